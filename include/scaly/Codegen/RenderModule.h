@@ -1,0 +1,47 @@
+//===- RenderModule.h - expression module to C source and header --*- C++ -*-===//
+#ifndef SCALY_CODEGEN_RENDERMODULE_H
+#define SCALY_CODEGEN_RENDERMODULE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include <string>
+
+namespace scaly::codegen {
+
+/// The build recipe a module is rendered for (seed 000, "Build recipe").
+struct RenderOptions {
+  std::string cpu = "generic";
+  int lanes = 1;
+  std::string dialect = "gnu";
+  std::string vectorLibm = "none";
+  bool reciprocal = false;
+  std::string lang = "c";
+};
+
+struct RenderedModule {
+  std::string name;
+  std::string source;
+  std::string header;
+  /// The recipe comment that opens both files.
+  std::string recipe;
+};
+
+/// The lowering pipeline from the expression dialect to the program dialect:
+/// map-to-loop, expand-calls, simplify, cse, lower-to-program, canonicalize,
+/// cse, plan-workspace.
+void buildLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef entry = "");
+
+/// Recipe comment text (without /* */) for `name` and `options`.
+std::string recipeText(llvm::StringRef name, const RenderOptions &options);
+
+/// Lower, convert and print `exprModule` (consumed). On failure returns
+/// false and puts the diagnostics in `error`.
+bool renderCModule(mlir::ModuleOp exprModule, const RenderOptions &options, RenderedModule &out,
+                   std::string &error);
+
+/// Print an EmitC module produced by scaly-program-to-emitc as C.
+bool printCSource(mlir::ModuleOp emitcModule, std::string &out, std::string &error);
+
+} // namespace scaly::codegen
+
+#endif

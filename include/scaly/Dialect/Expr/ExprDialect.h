@@ -1,0 +1,32 @@
+//===- ExprDialect.h - Scaly expression dialect -------------------*- C++ -*-===//
+#ifndef SCALY_DIALECT_EXPR_EXPRDIALECT_H
+#define SCALY_DIALECT_EXPR_EXPRDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "scaly/Dialect/Expr/ExprDialect.h.inc"
+#include "scaly/Dialect/Expr/ExprEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "scaly/Dialect/Expr/ExprAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "scaly/Dialect/Expr/ExprOps.h.inc"
+
+namespace scaly::expr {
+/// Number of elements of a static shaped type (1 for a scalar).
+int64_t numElements(mlir::Type type);
+/// C name of a math function for the given element type (sin / sinf).
+std::string cMathName(llvm::StringRef fn, mlir::Type elementType);
+} // namespace scaly::expr
+
+#endif

@@ -1,0 +1,25 @@
+//===- ProgramDialect.h - Scaly program dialect -------------------*- C++ -*-===//
+#ifndef SCALY_DIALECT_PROGRAM_PROGRAMDIALECT_H
+#define SCALY_DIALECT_PROGRAM_PROGRAMDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "scaly/Dialect/Program/ProgramDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "scaly/Dialect/Program/ProgramTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "scaly/Dialect/Program/ProgramOps.h.inc"
+
+#endif

@@ -1,0 +1,51 @@
+//===- CEmitter.h - print an EmitC module as C --------------------*- C++ -*-===//
+//
+// MLIR 19's EmitC translator prints C++ (std::tuple, bool) and names every
+// value v<N>, argument names included. Scaly's C module needs C that reads
+// like the seed: named parameters, const inputs, expressions inlined where a
+// value is used once, vector stores through may_alias types. This printer
+// handles the EmitC subset that scaly-program-to-emitc produces.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SCALY_TARGET_CEMITTER_H
+#define SCALY_TARGET_CEMITTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/Support/raw_ostream.h"
+#include <set>
+#include <string>
+
+namespace scaly::c {
+
+/// Discardable attribute naming a value, loop counter or argument in C.
+inline constexpr const char *kNameAttr = "scaly.name";
+/// Unit attribute on a pointer argument: its innermost element is const.
+inline constexpr const char *kConstAttr = "scaly.const";
+
+/// The vector typedefs a module uses (double2, float4, ...), each declared
+/// aligned to one element and may_alias, so stores never assume more
+/// alignment than the caller's buffer has.
+class VectorTypes {
+public:
+  /// Name of the vector of `width` elements of `elem`, recording its use.
+  std::string use(mlir::Type elem, int width);
+  /// One typedef line per vector type used.
+  std::string typedefs() const;
+
+private:
+  std::set<std::pair<std::string, int>> used;
+};
+
+/// C name of a scalar element type (double, float, int64_t, ...).
+std::string scalarCType(mlir::Type t);
+
+/// Print `module` (EmitC ops at the top level) as C source.
+mlir::LogicalResult printC(mlir::ModuleOp module, llvm::raw_ostream &os);
+
+/// Register the `--emit-c` translation with mlir-translate's registry.
+void registerEmitCTranslation();
+
+} // namespace scaly::c
+
+#endif

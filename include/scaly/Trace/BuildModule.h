@@ -1,0 +1,19 @@
+//===- BuildModule.h - traced graph to the expression dialect -----*- C++ -*-===//
+#ifndef SCALY_TRACE_BUILDMODULE_H
+#define SCALY_TRACE_BUILDMODULE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "scaly/Trace/Graph.h"
+
+namespace scaly::trace {
+
+/// Builds one expr.func for `root` (first in the module) and one for every
+/// Function it calls or maps, transitively. Distinct Functions that share a
+/// Python name get distinct symbols (`f`, `f_1`, ...), and each call stays
+/// bound to its own Function.
+mlir::OwningOpRef<mlir::ModuleOp> buildExprModule(mlir::MLIRContext &ctx, const Function &root);
+
+} // namespace scaly::trace
+
+#endif

@@ -1,0 +1,117 @@
+//===- Graph.h - the traced expression graph --------------------*- C++ -*-===//
+//
+// Tracing a Python function calls into this graph once per operator. Nodes
+// are plain structs in one vector, hash-consed so that an identical
+// subexpression is one node; no MLIR is created until a Function is lowered.
+// Shape and dtype rules live here, so every front end gets the same errors.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SCALY_TRACE_GRAPH_H
+#define SCALY_TRACE_GRAPH_H
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace scaly::trace {
+
+enum class DType : uint8_t { F64, F32, I32, I64, Bool };
+/// Parse "float64", "float32", "int32", "int64", "bool"; throws on others.
+DType parseDType(const std::string &name);
+const char *dtypeName(DType d);
+bool isFloat(DType d);
+
+using Shape = std::vector<int64_t>;
+int64_t numElements(const Shape &shape);
+std::string shapeString(const Shape &shape);
+
+enum class OpKind : uint8_t {
+  Input, Constant, Add, Sub, Mul, Div, Neg, Math, Math2, Cmp, Select, Cast,
+  Broadcast, Reshape, Gather, Concat, Sum, Call, Map, Result,
+};
+
+struct Function;
+
+/// One traced value (or, for Call and Map, one application whose values are
+/// picked by Result nodes).
+struct Node {
+  OpKind kind;
+  DType dtype = DType::F64;
+  Shape shape;
+  std::vector<int32_t> operands;
+  /// Input position, math function, comparison predicate or result index.
+  int32_t sub = 0;
+  /// Gather indices, or the map count.
+  std::vector<int64_t> ints;
+  /// Constant values (row-major), as doubles.
+  std::vector<double> values;
+  /// The called Function of Call and Map nodes.
+  std::shared_ptr<const Function> callee;
+};
+
+/// Names of elementwise functions, in the order of the expression dialect's
+/// MathFn / Math2Fn / CmpPredicate enums.
+extern const char *const kMathNames[17];
+extern const char *const kMath2Names[4];
+extern const char *const kCmpNames[6];
+int lookupName(const char *const *names, int count, const std::string &name, const char *what);
+
+class Graph {
+public:
+  const Node &node(int32_t id) const { return nodes_.at(id); }
+  size_t size() const { return nodes_.size(); }
+
+  int32_t input(int32_t position, Shape shape, DType dtype);
+  int32_t constant(std::vector<double> values, Shape shape, DType dtype);
+  /// Arithmetic with NumPy-like rules for scalars: a rank-0 operand is
+  /// broadcast; a constant operand takes the other operand's dtype.
+  int32_t binary(OpKind kind, int32_t a, int32_t b);
+  int32_t neg(int32_t a);
+  int32_t math(const std::string &fn, int32_t a);
+  int32_t math2(const std::string &fn, int32_t a, int32_t b);
+  int32_t compare(const std::string &pred, int32_t a, int32_t b);
+  int32_t select(int32_t cond, int32_t a, int32_t b);
+  int32_t cast(int32_t a, DType to);
+  int32_t broadcast(int32_t a, Shape shape);
+  int32_t reshape(int32_t a, Shape shape);
+  int32_t gather(int32_t a, std::vector<int64_t> indices, Shape shape);
+  int32_t concat(const std::vector<int32_t> &parts, Shape shape);
+  int32_t sum(int32_t a);
+  /// Applies `fn` and returns one Result node per output.
+  std::vector<int32_t> call(std::shared_ptr<const Function> fn, std::vector<int32_t> args);
+  std::vector<int32_t> map(std::shared_ptr<const Function> fn, int64_t count,
+                           std::vector<int32_t> args);
+
+private:
+  std::vector<Node> nodes_;
+  std::unordered_multimap<uint64_t, int32_t> interned_;
+
+  int32_t add(Node n);
+  const Node &checked(int32_t id) const;
+  /// Make `a` and `b` the same shape and dtype (scalar broadcast).
+  std::pair<int32_t, int32_t> unify(int32_t a, int32_t b, const char *what);
+};
+
+/// Declared input or output.
+struct Port {
+  std::string name;
+  Shape shape;
+  DType dtype;
+};
+
+/// A traced Scaly Function: its ports, its graph and the nodes it returns.
+struct Function {
+  std::string name;
+  std::vector<Port> inputs, outputs;
+  std::shared_ptr<Graph> graph;
+  std::vector<int32_t> results;
+  /// The returned value carried the .block() hint: calls keep a procedure.
+  bool block = false;
+};
+
+} // namespace scaly::trace
+
+#endif

@@ -1,0 +1,390 @@
+//===- ProgramToEmitC.cpp - program dialect to EmitC ----------------------===//
+//
+// Builds the C module of seed 000 in EmitC: recipe comment, includes, vector
+// typedefs, status codes and extern "C" guards (emitc.verbatim / include),
+// one `static inline` function per raw procedure, and the exported entry with
+// the five-argument pointer ABI and its null checks. Scalar arith and math
+// ops become EmitC expressions and libm calls (MLIR 19 has no math-to-emitc).
+//
+// Attributes the C printer reads: `scaly.name` names a value or loop counter,
+// `scaly.const` on a pointer argument makes its innermost element const.
+//
+//===----------------------------------------------------------------------===//
+
+#include "scaly/Conversion/Passes.h"
+#include "scaly/Target/CEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace scaly {
+#define GEN_PASS_DEF_PROGRAMTOEMITC
+#include "scaly/Conversion/Passes.h.inc"
+} // namespace scaly
+
+using namespace mlir;
+using namespace scaly;
+namespace pg = scaly::prog;
+
+namespace {
+
+constexpr const char *kStatusCodes = "#define SCALY_SUCCESS 0\n"
+                                     "#define SCALY_ERR_NULL_ABI 1\n"
+                                     "#define SCALY_ERR_NULL_WORK 2\n"
+                                     "#define SCALY_ERR_NULL_RESULT 3\n"
+                                     "#define SCALY_ERR_NULL_INPUT 4\n";
+
+Type convertPtr(Type t) {
+  if (auto p = dyn_cast<pg::PtrType>(t))
+    return emitc::PointerType::get(p.getElementType());
+  return t;
+}
+
+/// Translates the ops of one procedure body into EmitC.
+class BodyTranslator {
+public:
+  BodyTranslator(OpBuilder &b, c::VectorTypes &vectors) : b(b), vectors(vectors) {}
+
+  IRMapping map;
+
+  LogicalResult translate(Block &block) {
+    for (Operation &op : block.without_terminator())
+      if (failed(translateOp(&op)))
+        return failure();
+    return success();
+  }
+
+private:
+  OpBuilder &b;
+  c::VectorTypes &vectors;
+
+  Value lit(Type t, StringRef text, Location loc) {
+    return b.create<emitc::LiteralOp>(loc, t, text);
+  }
+  Value index(int64_t k, Location loc) {
+    return b.create<emitc::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(k));
+  }
+  Value get(Value v) { return map.lookup(v); }
+  Value call(StringRef fn, Type t, ValueRange args, Location loc) {
+    return b.create<emitc::CallOpaqueOp>(loc, TypeRange{t}, fn, args).getResult(0);
+  }
+
+  /// `ptr + k` as an EmitC expression (ptr itself when k == 0).
+  Value advance(Value ptr, int64_t k, Location loc) {
+    if (k == 0)
+      return ptr;
+    return b.create<emitc::AddOp>(loc, ptr.getType(), ptr, index(k, loc));
+  }
+
+  /// Stores of several values go through aligned(8), may_alias vector types
+  /// in chunks of 8, 4 and 2; one value left over is a plain store.
+  void store(ValueRange values, Value ptr, int64_t offset, Location loc) {
+    Type elem = cast<emitc::PointerType>(ptr.getType()).getPointee();
+    size_t i = 0, n = values.size();
+    while (i < n) {
+      size_t width = 1;
+      for (size_t w : {8, 4, 2})
+        if (n - i >= w) {
+          width = w;
+          break;
+        }
+      Value at = advance(ptr, offset + static_cast<int64_t>(i), loc);
+      if (width == 1) {
+        Value slot = b.create<emitc::SubscriptOp>(loc, elem, at, ValueRange{index(0, loc)});
+        b.create<emitc::AssignOp>(loc, slot, get(values[i]));
+      } else {
+        std::string vecName = vectors.use(elem, width);
+        auto vecType = emitc::OpaqueType::get(b.getContext(), vecName);
+        Value vp = b.create<emitc::CastOp>(loc, emitc::PointerType::get(vecType), at);
+        Value slot = b.create<emitc::SubscriptOp>(loc, vecType, vp, ValueRange{index(0, loc)});
+        SmallVector<Value> lanes;
+        for (size_t k = 0; k < width; ++k)
+          lanes.push_back(get(values[i + k]));
+        Value vec = call(vecName, vecType, lanes, loc);
+        b.create<emitc::AssignOp>(loc, slot, vec);
+      }
+      i += width;
+    }
+  }
+
+  template <typename EmitCOp>
+  LogicalResult binary(Operation *op) {
+    Value r = b.create<EmitCOp>(op->getLoc(), op->getResult(0).getType(),
+                                get(op->getOperand(0)), get(op->getOperand(1)));
+    map.map(op->getResult(0), r);
+    return success();
+  }
+
+  LogicalResult libm(Operation *op, StringRef fn) {
+    Type t = op->getResult(0).getType();
+    SmallVector<Value> args;
+    for (Value v : op->getOperands())
+      args.push_back(get(v));
+    map.map(op->getResult(0), call(expr::cMathName(fn, t), t, args, op->getLoc()));
+    return success();
+  }
+
+  LogicalResult translateOp(Operation *op) {
+    Location loc = op->getLoc();
+    return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+        .Case([&](pg::LoadOp o) {
+          Value v = b.create<emitc::SubscriptOp>(loc, o.getType(), get(o.getPtr()),
+                                                 ValueRange{index(o.getOffset(), loc)});
+          map.map(o, v);
+          return success();
+        })
+        .Case([&](pg::StoreOp o) {
+          store(o.getValues(), get(o.getPtr()), o.getOffset(), loc);
+          return success();
+        })
+        .Case([&](pg::OffsetOp o) {
+          Value base = get(o.getBase());
+          Value r = base;
+          if (o.getIndex()) {
+            Value idx = get(o.getIndex());
+            if (o.getScale() != 1)
+              idx = b.create<emitc::MulOp>(loc, b.getI64Type(), index(o.getScale(), loc), idx);
+            if (o.getBias() != 0)
+              idx = b.create<emitc::AddOp>(loc, b.getI64Type(), idx, index(o.getBias(), loc));
+            r = b.create<emitc::AddOp>(loc, base.getType(), base, idx);
+          } else {
+            r = advance(base, o.getBias(), loc);
+          }
+          map.map(o, r);
+          return success();
+        })
+        .Case([&](pg::WindowOp o) {
+          map.map(o, advance(get(o.getWorkspace()), o.getOffset(), loc));
+          return success();
+        })
+        .Case([&](pg::NullOp o) {
+          map.map(o, lit(convertPtr(o.getType()), "NULL", loc));
+          return success();
+        })
+        .Case([&](pg::CallOp o) {
+          SmallVector<Value> args;
+          for (Value v : o.getOperands())
+            args.push_back(get(v));
+          b.create<emitc::CallOp>(loc, TypeRange{}, o.getCallee(), args);
+          return success();
+        })
+        .Case([&](pg::ForOp o) {
+          auto loop = b.create<emitc::ForOp>(loc, index(o.getLower(), loc),
+                                             index(o.getUpper(), loc), index(o.getStep(), loc));
+          if (o.getName())
+            loop->setAttr(c::kNameAttr, o.getNameAttr());
+          map.map(o.getInductionVar(), loop.getInductionVar());
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(loop.getBody()->getTerminator());
+          return translate(*o.getBodyBlock());
+        })
+        .Case([&](arith::ConstantOp o) {
+          map.map(o.getResult(), b.create<emitc::ConstantOp>(loc, o.getType(), o.getValue()).getResult());
+          return success();
+        })
+        .Case<arith::AddFOp, arith::AddIOp>([&](Operation *o) { return binary<emitc::AddOp>(o); })
+        .Case<arith::SubFOp, arith::SubIOp>([&](Operation *o) { return binary<emitc::SubOp>(o); })
+        .Case<arith::MulFOp, arith::MulIOp>([&](Operation *o) { return binary<emitc::MulOp>(o); })
+        .Case<arith::DivFOp, arith::DivSIOp>([&](Operation *o) { return binary<emitc::DivOp>(o); })
+        .Case([&](arith::NegFOp o) {
+          map.map(o.getResult(), b.create<emitc::UnaryMinusOp>(loc, o.getType(), get(o.getOperand())).getResult());
+          return success();
+        })
+        .Case([&](arith::CmpFOp o) { return cmp(o, cmpPredicate(o.getPredicate())); })
+        .Case([&](arith::CmpIOp o) { return cmp(o, cmpPredicate(o.getPredicate())); })
+        .Case([&](arith::SelectOp o) {
+          Value r = b.create<emitc::ConditionalOp>(loc, o.getType(), get(o.getCondition()),
+                                                   get(o.getTrueValue()), get(o.getFalseValue()));
+          map.map(o.getResult(), r);
+          return success();
+        })
+        .Case<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp, arith::FPToSIOp,
+              arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>([&](Operation *o) {
+          map.map(o->getResult(0),
+                  b.create<emitc::CastOp>(loc, o->getResult(0).getType(), get(o->getOperand(0))));
+          return success();
+        })
+        .Case([&](arith::MinNumFOp o) { return libm(o, "fmin"); })
+        .Case([&](arith::MaxNumFOp o) { return libm(o, "fmax"); })
+        .Case([&](math::SinOp o) { return libm(o, "sin"); })
+        .Case([&](math::CosOp o) { return libm(o, "cos"); })
+        .Case([&](math::TanOp o) { return libm(o, "tan"); })
+        .Case([&](math::AsinOp o) { return libm(o, "asin"); })
+        .Case([&](math::AcosOp o) { return libm(o, "acos"); })
+        .Case([&](math::AtanOp o) { return libm(o, "atan"); })
+        .Case([&](math::Atan2Op o) { return libm(o, "atan2"); })
+        .Case([&](math::SinhOp o) { return libm(o, "sinh"); })
+        .Case([&](math::CoshOp o) { return libm(o, "cosh"); })
+        .Case([&](math::TanhOp o) { return libm(o, "tanh"); })
+        .Case([&](math::ExpOp o) { return libm(o, "exp"); })
+        .Case([&](math::LogOp o) { return libm(o, "log"); })
+        .Case([&](math::Log1pOp o) { return libm(o, "log1p"); })
+        .Case([&](math::ExpM1Op o) { return libm(o, "expm1"); })
+        .Case([&](math::SqrtOp o) { return libm(o, "sqrt"); })
+        .Case([&](math::AbsFOp o) { return libm(o, "abs"); })
+        .Case([&](math::FloorOp o) { return libm(o, "floor"); })
+        .Case([&](math::CeilOp o) { return libm(o, "ceil"); })
+        .Case([&](math::PowFOp o) { return libm(o, "pow"); })
+        .Default([&](Operation *other) {
+          return other->emitOpError("has no C form (program-to-emitc)"), failure();
+        });
+  }
+
+  static emitc::CmpPredicate cmpPredicate(arith::CmpFPredicate p) {
+    switch (p) {
+    case arith::CmpFPredicate::OLT: return emitc::CmpPredicate::lt;
+    case arith::CmpFPredicate::OLE: return emitc::CmpPredicate::le;
+    case arith::CmpFPredicate::OGT: return emitc::CmpPredicate::gt;
+    case arith::CmpFPredicate::OGE: return emitc::CmpPredicate::ge;
+    case arith::CmpFPredicate::OEQ: return emitc::CmpPredicate::eq;
+    default: return emitc::CmpPredicate::ne;
+    }
+  }
+  static emitc::CmpPredicate cmpPredicate(arith::CmpIPredicate p) {
+    switch (p) {
+    case arith::CmpIPredicate::slt: return emitc::CmpPredicate::lt;
+    case arith::CmpIPredicate::sle: return emitc::CmpPredicate::le;
+    case arith::CmpIPredicate::sgt: return emitc::CmpPredicate::gt;
+    case arith::CmpIPredicate::sge: return emitc::CmpPredicate::ge;
+    case arith::CmpIPredicate::eq: return emitc::CmpPredicate::eq;
+    default: return emitc::CmpPredicate::ne;
+    }
+  }
+  LogicalResult cmp(Operation *op, emitc::CmpPredicate p) {
+    map.map(op->getResult(0),
+            b.create<emitc::CmpOp>(op->getLoc(), op->getResult(0).getType(), p,
+                                   get(op->getOperand(0)), get(op->getOperand(1))));
+    return success();
+  }
+};
+
+DictionaryAttr argAttrs(OpBuilder &b, StringRef name, bool isConst) {
+  SmallVector<NamedAttribute> attrs{b.getNamedAttr(c::kNameAttr, b.getStringAttr(name))};
+  if (isConst)
+    attrs.push_back(b.getNamedAttr(c::kConstAttr, b.getUnitAttr()));
+  return b.getDictionaryAttr(attrs);
+}
+
+struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> {
+  using ProgramToEmitCBase::ProgramToEmitCBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto procs = llvm::to_vector(module.getOps<pg::ProcOp>());
+    OpBuilder b(module.getContext());
+    b.setInsertionPointToStart(module.getBody());
+    Location loc = module.getLoc();
+    c::VectorTypes vectors;
+
+    if (!recipe.empty())
+      b.create<emitc::VerbatimOp>(loc, "/* " + recipe + "\n */");
+    if (!header.empty())
+      b.create<emitc::IncludeOp>(loc, header, /*is_standard_include=*/false);
+    if (!header.empty())
+      b.create<emitc::VerbatimOp>(loc, "");
+    for (StringRef inc : {"math.h", "stddef.h", "stdint.h"})
+      b.create<emitc::IncludeOp>(loc, inc, /*is_standard_include=*/true);
+    auto typedefs = b.create<emitc::VerbatimOp>(loc, "");
+    b.create<emitc::VerbatimOp>(loc, kStatusCodes);
+    b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
+
+    for (pg::ProcOp proc : procs) {
+      if (failed(translateProc(b, proc, vectors)))
+        return signalPassFailure();
+      b.create<emitc::VerbatimOp>(loc, "");
+    }
+    b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\n}\n#endif");
+    typedefs.setValue(vectors.typedefs());
+    for (pg::ProcOp proc : procs)
+      proc.erase();
+  }
+
+  LogicalResult translateProc(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors) {
+    return proc.getEntry() ? translateEntry(b, proc, vectors) : translateRaw(b, proc, vectors);
+  }
+
+  /// static inline void <name>_raw(const T* in..., T* out..., T* w)
+  LogicalResult translateRaw(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors) {
+    SmallVector<Type> types;
+    SmallVector<Attribute> attrs;
+    for (auto [i, t] : llvm::enumerate(proc.getArgumentTypes())) {
+      types.push_back(convertPtr(t));
+      attrs.push_back(argAttrs(b, cast<StringAttr>(proc.getArgNames()[i]).getValue(),
+                               cast<pg::PtrType>(t).getReadonly()));
+    }
+    auto fn = b.create<emitc::FuncOp>(proc.getLoc(), proc.getSymName(),
+                                      b.getFunctionType(types, {}));
+    fn.setSpecifiersAttr(b.getStrArrayAttr({"static", "inline"}));
+    fn.setAllArgAttrs(attrs);
+    Block *body = fn.addEntryBlock();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(body);
+    BodyTranslator tr(b, vectors);
+    tr.map.map(proc.getBody().getArguments(), body->getArguments());
+    if (proc.getWorkspace() == 0)
+      b.create<emitc::VerbatimOp>(proc.getLoc(), "(void)w;");
+    if (failed(tr.translate(proc.getBody().front())))
+      return failure();
+    b.create<emitc::ReturnOp>(proc.getLoc(), Value());
+    return success();
+  }
+
+  /// int <name>(const T** arg, T** res, int* iw, T* w, int mem)
+  LogicalResult translateEntry(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors) {
+    Location loc = proc.getLoc();
+    Type elem = cast<pg::PtrType>(proc.getWorkspaceArg().getType()).getElementType();
+    Type ptr = emitc::PointerType::get(elem);
+    Type i32 = b.getI32Type();
+    SmallVector<Type> types{emitc::PointerType::get(ptr), emitc::PointerType::get(ptr),
+                            emitc::PointerType::get(i32), ptr, i32};
+    auto fn = b.create<emitc::FuncOp>(loc, proc.getSymName(), b.getFunctionType(types, {i32}));
+    fn.setAllArgAttrs(SmallVector<Attribute>{argAttrs(b, "arg", true), argAttrs(b, "res", false),
+                                             argAttrs(b, "iw", false), argAttrs(b, "w", false),
+                                             argAttrs(b, "mem", false)});
+    Block *body = fn.addEntryBlock();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(body);
+    auto verbatim = [&](const Twine &text) { b.create<emitc::VerbatimOp>(loc, text.str()); };
+    verbatim("(void)iw;");
+    verbatim("(void)mem;");
+    verbatim("if (!arg || !res) return SCALY_ERR_NULL_ABI;");
+    if (proc.getWorkspace() == 0)
+      verbatim("(void)w;");
+    else
+      verbatim("if (!w) return SCALY_ERR_NULL_WORK;");
+    // Only inputs and outputs that hold values must be non-null.
+    for (auto [i, n] : llvm::enumerate(proc.getInputSizes()))
+      if (n > 0)
+        verbatim("if (!arg[" + Twine(i) + "]) return SCALY_ERR_NULL_INPUT;");
+    for (auto [i, n] : llvm::enumerate(proc.getOutputSizes()))
+      if (n > 0)
+        verbatim("if (!res[" + Twine(i) + "]) return SCALY_ERR_NULL_RESULT;");
+
+    BodyTranslator tr(b, vectors);
+    auto subscript = [&](Value array, int64_t k) -> Value {
+      Value idx = b.create<emitc::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(k));
+      return b.create<emitc::SubscriptOp>(loc, ptr, array, ValueRange{idx});
+    };
+    unsigned nIn = proc.getNumInputs(), nOut = proc.getNumOutputs();
+    for (unsigned i = 0; i < nIn + nOut; ++i) {
+      BlockArgument a = proc.getBody().getArgument(i);
+      Type want = emitc::PointerType::get(cast<pg::PtrType>(a.getType()).getElementType());
+      Value slot = subscript(body->getArgument(i < nIn ? 0 : 1), i < nIn ? i : i - nIn);
+      if (want != ptr)
+        slot = b.create<emitc::CastOp>(loc, want, slot);
+      tr.map.map(a, slot);
+    }
+    tr.map.map(proc.getWorkspaceArg(), body->getArgument(3));
+    if (failed(tr.translate(proc.getBody().front())))
+      return failure();
+    b.create<emitc::ReturnOp>(loc, b.create<emitc::LiteralOp>(loc, i32, "SCALY_SUCCESS"));
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,460 @@
+//===- ExprOps.cpp - Scaly expression dialect ----------------------------===//
+//
+// Dialect registration, verifiers and folders of the expression dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#include "scaly/Dialect/Expr/ExprDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include <cmath>
+
+using namespace mlir;
+using namespace scaly::expr;
+
+#include "scaly/Dialect/Expr/ExprDialect.cpp.inc"
+#include "scaly/Dialect/Expr/ExprEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "scaly/Dialect/Expr/ExprAttrs.cpp.inc"
+
+void ExprDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "scaly/Dialect/Expr/ExprOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "scaly/Dialect/Expr/ExprAttrs.cpp.inc"
+      >();
+}
+
+Operation *ExprDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return builder.create<ConstantOp>(loc, type, elements);
+}
+
+int64_t scaly::expr::numElements(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return shaped.getNumElements();
+  return 1;
+}
+
+std::string scaly::expr::cMathName(StringRef fn, Type elementType) {
+  std::string name = fn == "abs" ? "fabs" : fn.str();
+  if (elementType.isF32())
+    name += "f";
+  return name;
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static RankedTensorType tensorOf(Type type) { return cast<RankedTensorType>(type); }
+
+/// The value of a float constant splat, if `attr` is one.
+static std::optional<double> splatValue(Attribute attr) {
+  auto dense = dyn_cast_or_null<DenseFPElementsAttr>(attr);
+  if (!dense || !dense.isSplat())
+    return std::nullopt;
+  return dense.getSplatValue<APFloat>().convertToDouble();
+}
+
+/// Elementwise fold of float constants; nullptr when either is not one.
+static Attribute foldFloats(ArrayRef<Attribute> operands, Type resultType,
+                            llvm::function_ref<double(ArrayRef<double>)> fn) {
+  SmallVector<DenseFPElementsAttr> dense;
+  for (Attribute a : operands) {
+    auto d = dyn_cast_or_null<DenseFPElementsAttr>(a);
+    if (!d)
+      return nullptr;
+    dense.push_back(d);
+  }
+  auto type = tensorOf(resultType);
+  int64_t n = type.getNumElements();
+  bool isF32 = type.getElementType().isF32();
+  SmallVector<APFloat> out;
+  SmallVector<double> args(dense.size());
+  for (int64_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < dense.size(); ++k) {
+      auto v = dense[k].isSplat() ? dense[k].getSplatValue<APFloat>()
+                                  : dense[k].getValues<APFloat>()[i];
+      args[k] = v.convertToDouble();
+    }
+    double r = fn(args);
+    out.push_back(isF32 ? APFloat(static_cast<float>(r)) : APFloat(r));
+  }
+  return DenseElementsAttr::get(type, out);
+}
+
+//===----------------------------------------------------------------------===//
+// FuncOp
+//===----------------------------------------------------------------------===//
+
+ParseResult FuncOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes,
+                          ArrayRef<Type> results, function_interface_impl::VariadicFlag,
+                          std::string &) { return builder.getFunctionType(argTypes, results); };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false, getFunctionTypeAttrName(result.name),
+      buildFuncType, getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void FuncOp::print(OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(p, *this, /*isVariadic=*/false,
+                                           getFunctionTypeAttrName(), getArgAttrsAttrName(),
+                                           getResAttrsAttrName());
+}
+
+LogicalResult FuncOp::verify() {
+  if (getArgNames().size() != getArgumentTypes().size())
+    return emitOpError("has ") << getArgumentTypes().size() << " inputs but "
+                               << getArgNames().size() << " arg_names";
+  if (getResNames().size() != getResultTypes().size())
+    return emitOpError("has ") << getResultTypes().size() << " outputs but "
+                               << getResNames().size() << " res_names";
+  for (Type t : getArgumentTypes())
+    if (!isa<RankedTensorType>(t) || !cast<RankedTensorType>(t).hasStaticShape())
+      return emitOpError("inputs must be statically shaped tensors, got ") << t;
+  return success();
+}
+
+LogicalResult ReturnOp::verify() {
+  auto func = (*this)->getParentOfType<FuncOp>();
+  if (getOperandTypes() != func.getResultTypes())
+    return emitOpError("returns types that differ from the signature of @")
+           << func.getSymName();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Calls, maps and loops
+//===----------------------------------------------------------------------===//
+
+static FailureOr<FuncOp> lookupCallee(Operation *op, SymbolTableCollection &table,
+                                      FlatSymbolRefAttr callee) {
+  auto fn = table.lookupNearestSymbolFrom<FuncOp>(op, callee);
+  if (!fn)
+    return op->emitOpError("calls '") << callee.getValue() << "', which is not an expr.func";
+  return fn;
+}
+
+LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &table) {
+  auto fn = lookupCallee(*this, table, getCalleeAttr());
+  if (failed(fn))
+    return failure();
+  if (getOperandTypes() != fn->getArgumentTypes())
+    return emitOpError("operand types do not match the inputs of @") << getCallee();
+  if (getResultTypes() != fn->getResultTypes())
+    return emitOpError("result types do not match the outputs of @") << getCallee();
+  return success();
+}
+
+/// `type` with a leading axis of length `count` added.
+static RankedTensorType withLeadingAxis(Type type, int64_t count) {
+  auto t = tensorOf(type);
+  SmallVector<int64_t> shape{count};
+  shape.append(t.getShape().begin(), t.getShape().end());
+  return RankedTensorType::get(shape, t.getElementType());
+}
+
+LogicalResult MapOp::verifySymbolUses(SymbolTableCollection &table) {
+  auto fn = lookupCallee(*this, table, getCalleeAttr());
+  if (failed(fn))
+    return failure();
+  if (getCount() < 1)
+    return emitOpError("count must be at least 1, got ") << getCount();
+  if (getNumOperands() != fn->getArgumentTypes().size())
+    return emitOpError("has ") << getNumOperands() << " operands but @" << getCallee()
+                               << " takes " << fn->getArgumentTypes().size();
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(getOperandTypes(), fn->getArgumentTypes()))) {
+    auto expected = withLeadingAxis(std::get<1>(pair), getCount());
+    if (std::get<0>(pair) != expected)
+      return emitOpError("operand #") << i << " must be " << expected << ", got "
+                                      << std::get<0>(pair);
+  }
+  for (auto [got, res] : llvm::zip(getResultTypes(), fn->getResultTypes()))
+    if (got != withLeadingAxis(res, getCount()))
+      return emitOpError("result type ") << got << " should be "
+                                         << withLeadingAxis(res, getCount());
+  return success();
+}
+
+LogicalResult LoopOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getNumOperands())
+    return emitOpError("body takes ") << body.getNumArguments() << " slices but the loop has "
+                                      << getNumOperands() << " operands";
+  for (auto [operand, arg] : llvm::zip(getOperands(), body.getArguments())) {
+    auto t = tensorOf(operand.getType());
+    if (t.getRank() < 1 || t.getDimSize(0) != getCount())
+      return emitOpError("operand of type ") << t << " has no leading axis of length " << getCount();
+    if (withLeadingAxis(arg.getType(), getCount()) != t)
+      return emitOpError("body argument ") << arg.getType() << " is not a slice of " << t;
+  }
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != getNumResults())
+    return emitOpError("yields ") << yield.getNumOperands() << " values for " << getNumResults()
+                                  << " results";
+  for (auto [y, r] : llvm::zip(yield.getOperandTypes(), getResultTypes()))
+    if (withLeadingAxis(y, getCount()) != r)
+      return emitOpError("yielded slice ") << y << " does not stack to " << r;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and elementwise ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                           ValueRange, DictionaryAttr attributes,
+                                           OpaqueProperties properties, RegionRange,
+                                           SmallVectorImpl<Type> &inferred) {
+  auto *props = properties.as<Properties *>();
+  Attribute value = props ? props->value : attributes.get("value");
+  auto elements = dyn_cast_or_null<ElementsAttr>(value);
+  if (!elements)
+    return failure();
+  inferred.push_back(elements.getType());
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  auto type = dyn_cast<RankedTensorType>(getValue().getType());
+  if (!type || !type.hasStaticShape())
+    return emitOpError("value must be a statically shaped tensor");
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult AddOp::fold(FoldAdaptor a) {
+  if (splatValue(a.getRhs()) == 0.0)
+    return getLhs();
+  if (splatValue(a.getLhs()) == 0.0)
+    return getRhs();
+  return foldFloats({a.getLhs(), a.getRhs()}, getType(),
+                    [](ArrayRef<double> v) { return v[0] + v[1]; });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor a) {
+  if (splatValue(a.getRhs()) == 0.0)
+    return getLhs();
+  return foldFloats({a.getLhs(), a.getRhs()}, getType(),
+                    [](ArrayRef<double> v) { return v[0] - v[1]; });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor a) {
+  if (splatValue(a.getRhs()) == 1.0)
+    return getLhs();
+  if (splatValue(a.getLhs()) == 1.0)
+    return getRhs();
+  return foldFloats({a.getLhs(), a.getRhs()}, getType(),
+                    [](ArrayRef<double> v) { return v[0] * v[1]; });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor a) {
+  if (splatValue(a.getRhs()) == 1.0)
+    return getLhs();
+  return foldFloats({a.getLhs(), a.getRhs()}, getType(),
+                    [](ArrayRef<double> v) { return v[0] / v[1]; });
+}
+
+OpFoldResult NegOp::fold(FoldAdaptor a) {
+  if (auto inner = getOperand().getDefiningOp<NegOp>())
+    return inner.getOperand();
+  return foldFloats({a.getOperand()}, getType(), [](ArrayRef<double> v) { return -v[0]; });
+}
+
+static double applyMath(MathFn fn, double x) {
+  switch (fn) {
+  case MathFn::sin: return std::sin(x);
+  case MathFn::cos: return std::cos(x);
+  case MathFn::tan: return std::tan(x);
+  case MathFn::asin: return std::asin(x);
+  case MathFn::acos: return std::acos(x);
+  case MathFn::atan: return std::atan(x);
+  case MathFn::sinh: return std::sinh(x);
+  case MathFn::cosh: return std::cosh(x);
+  case MathFn::tanh: return std::tanh(x);
+  case MathFn::exp: return std::exp(x);
+  case MathFn::log: return std::log(x);
+  case MathFn::log1p: return std::log1p(x);
+  case MathFn::expm1: return std::expm1(x);
+  case MathFn::sqrt: return std::sqrt(x);
+  case MathFn::abs: return std::fabs(x);
+  case MathFn::floor: return std::floor(x);
+  case MathFn::ceil: return std::ceil(x);
+  }
+  llvm_unreachable("unknown math function");
+}
+
+OpFoldResult MathOp::fold(FoldAdaptor a) {
+  MathFn fn = getFn();
+  return foldFloats({a.getOperand()}, getType(),
+                    [fn](ArrayRef<double> v) { return applyMath(fn, v[0]); });
+}
+
+OpFoldResult Math2Op::fold(FoldAdaptor a) {
+  Math2Fn fn = getFn();
+  return foldFloats({a.getLhs(), a.getRhs()}, getType(), [fn](ArrayRef<double> v) {
+    switch (fn) {
+    case Math2Fn::pow: return std::pow(v[0], v[1]);
+    case Math2Fn::atan2: return std::atan2(v[0], v[1]);
+    case Math2Fn::fmin: return std::fmin(v[0], v[1]);
+    case Math2Fn::fmax: return std::fmax(v[0], v[1]);
+    }
+    llvm_unreachable("unknown binary math function");
+  });
+}
+
+LogicalResult CmpOp::verify() {
+  if (tensorOf(getLhs().getType()).getShape() != getType().getShape())
+    return emitOpError("result shape must match the operand shape");
+  return success();
+}
+
+LogicalResult SelectOp::verify() {
+  if (getCond().getType().getShape() != getType().getShape())
+    return emitOpError("condition shape ") << getCond().getType()
+                                           << " must match the result shape " << getType();
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  if (tensorOf(getOperand().getType()).getShape() != tensorOf(getType()).getShape())
+    return emitOpError("cannot change the shape, only the element type");
+  return success();
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getOperand().getType() == getType())
+    return getOperand();
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Structure
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  auto in = tensorOf(getOperand().getType());
+  if (in.getRank() != 0)
+    return emitOpError("operand must be a scalar (rank 0), got ") << in;
+  if (in.getElementType() != tensorOf(getType()).getElementType())
+    return emitOpError("cannot change the element type");
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor a) {
+  if (getOperand().getType() == getType())
+    return getOperand();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(a.getOperand()))
+    return DenseElementsAttr::get(tensorOf(getType()), dense.getSplatValue<Attribute>());
+  return nullptr;
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto in = tensorOf(getOperand().getType()), out = tensorOf(getType());
+  if (in.getNumElements() != out.getNumElements())
+    return emitOpError("cannot reshape ") << in.getNumElements() << " elements to " << out;
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("cannot change the element type");
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor a) {
+  if (getOperand().getType() == getType())
+    return getOperand();
+  if (auto inner = getOperand().getDefiningOp<ReshapeOp>()) {
+    getOperandMutable().assign(inner.getOperand());
+    return getResult();
+  }
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(a.getOperand()))
+    return dense.reshape(tensorOf(getType()));
+  return nullptr;
+}
+
+LogicalResult GatherOp::verify() {
+  auto in = tensorOf(getOperand().getType()), out = tensorOf(getType());
+  if (static_cast<int64_t>(getIndices().size()) != out.getNumElements())
+    return emitOpError("has ") << getIndices().size() << " indices for a result of "
+                               << out.getNumElements() << " elements";
+  for (int64_t i : getIndices())
+    if (i < 0 || i >= in.getNumElements())
+      return emitOpError("index ") << i << " is outside the operand's " << in.getNumElements()
+                                   << " elements";
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("cannot change the element type");
+  return success();
+}
+
+OpFoldResult GatherOp::fold(FoldAdaptor a) {
+  ArrayRef<int64_t> idx = getIndices();
+  bool identity = getOperand().getType() == getType();
+  for (size_t i = 0; identity && i < idx.size(); ++i)
+    identity = idx[i] == static_cast<int64_t>(i);
+  if (identity)
+    return getOperand();
+  if (auto inner = getOperand().getDefiningOp<GatherOp>()) {
+    SmallVector<int64_t> composed;
+    for (int64_t i : idx)
+      composed.push_back(inner.getIndices()[i]);
+    getOperandMutable().assign(inner.getOperand());
+    setIndices(composed);
+    return getResult();
+  }
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(a.getOperand())) {
+    auto values = llvm::to_vector(dense.getValues<Attribute>());
+    SmallVector<Attribute> picked;
+    for (int64_t i : idx)
+      picked.push_back(values[i]);
+    return DenseElementsAttr::get(tensorOf(getType()), picked);
+  }
+  return nullptr;
+}
+
+LogicalResult ConcatOp::verify() {
+  int64_t total = 0;
+  auto out = tensorOf(getType());
+  for (Type t : getOperandTypes()) {
+    total += tensorOf(t).getNumElements();
+    if (tensorOf(t).getElementType() != out.getElementType())
+      return emitOpError("operand ") << t << " has another element type than " << out;
+  }
+  if (total != out.getNumElements())
+    return emitOpError("operands hold ") << total << " elements but the result " << out
+                                         << " holds " << out.getNumElements();
+  return success();
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor a) {
+  if (getNumOperands() == 1 && getOperand(0).getType() == getType())
+    return getOperand(0);
+  SmallVector<Attribute> values;
+  for (Attribute attr : a.getOperands()) {
+    auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+    if (!dense)
+      return nullptr;
+    llvm::append_range(values, dense.getValues<Attribute>());
+  }
+  return DenseElementsAttr::get(tensorOf(getType()), values);
+}
+
+LogicalResult SumOp::verify() {
+  auto in = tensorOf(getOperand().getType()), out = tensorOf(getType());
+  if (out.getRank() != 0 || out.getElementType() != in.getElementType())
+    return emitOpError("result must be a scalar of the operand's element type");
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "scaly/Dialect/Expr/ExprOps.cpp.inc"

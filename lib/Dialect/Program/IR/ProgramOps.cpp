@@ -1,0 +1,222 @@
+//===- ProgramOps.cpp - Scaly program dialect ----------------------------===//
+
+#include "scaly/Dialect/Program/ProgramDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace scaly::prog;
+
+#include "scaly/Dialect/Program/ProgramDialect.cpp.inc"
+#define GET_TYPEDEF_CLASSES
+#include "scaly/Dialect/Program/ProgramTypes.cpp.inc"
+
+void ProgDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "scaly/Dialect/Program/ProgramTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "scaly/Dialect/Program/ProgramOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// PtrType: !prog.ptr<f64> or !prog.ptr<const f64>
+//===----------------------------------------------------------------------===//
+
+Type PtrType::parse(AsmParser &parser) {
+  Type element;
+  bool readonly = false;
+  if (parser.parseLess())
+    return {};
+  if (succeeded(parser.parseOptionalKeyword("const")))
+    readonly = true;
+  if (parser.parseType(element) || parser.parseGreater())
+    return {};
+  if (!element.isF64() && !element.isF32() && !element.isInteger(32) &&
+      !element.isInteger(64) && !element.isInteger(1)) {
+    parser.emitError(parser.getNameLoc(), "pointer element must be f64, f32, i32, i64 or i1, got ")
+        << element;
+    return {};
+  }
+  return PtrType::get(parser.getContext(), element, readonly);
+}
+
+void PtrType::print(AsmPrinter &printer) const {
+  printer << "<" << (getReadonly() ? "const " : "") << getElementType() << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// ProcOp
+//===----------------------------------------------------------------------===//
+
+ParseResult ProcOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
+                          function_interface_impl::VariadicFlag,
+                          std::string &) { return builder.getFunctionType(argTypes, results); };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false, getFunctionTypeAttrName(result.name),
+      buildFuncType, getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void ProcOp::print(OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(p, *this, /*isVariadic=*/false,
+                                           getFunctionTypeAttrName(), getArgAttrsAttrName(),
+                                           getResAttrsAttrName());
+}
+
+LogicalResult ProcOp::verify() {
+  size_t expected = getNumInputs() + getNumOutputs() + 1;
+  if (getArgumentTypes().size() != expected)
+    return emitOpError("takes ") << getArgumentTypes().size() << " pointers but its "
+                                 << getNumInputs() << " inputs, " << getNumOutputs()
+                                 << " outputs and workspace need " << expected;
+  if (getArgNames().size() != expected)
+    return emitOpError("needs one name per argument (") << expected << "), got "
+                                                         << getArgNames().size();
+  if (!getResultTypes().empty())
+    return emitOpError("returns nothing: outputs are written through pointers");
+  for (auto [i, t] : llvm::enumerate(getArgumentTypes())) {
+    auto ptr = dyn_cast<PtrType>(t);
+    if (!ptr)
+      return emitOpError("argument #") << i << " must be a !prog.ptr, got " << t;
+    if (i < getNumInputs() && !ptr.getReadonly())
+      return emitOpError("input #") << i << " must be a read-only pointer (!prog.ptr<const T>)";
+    if (i >= getNumInputs() && ptr.getReadonly())
+      return emitOpError("argument #") << i << " is written and must not be const";
+  }
+  if (getWorkspace() < 0)
+    return emitOpError("workspace size must not be negative");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ForOp: prog.for %i = 0 to 10 step 1 { ... }
+//===----------------------------------------------------------------------===//
+
+void ForOp::build(OpBuilder &builder, OperationState &state, int64_t lower, int64_t upper,
+                  int64_t step, StringRef name) {
+  state.addAttribute(getLowerAttrName(state.name), builder.getI64IntegerAttr(lower));
+  state.addAttribute(getUpperAttrName(state.name), builder.getI64IntegerAttr(upper));
+  state.addAttribute(getStepAttrName(state.name), builder.getI64IntegerAttr(step));
+  if (!name.empty())
+    state.addAttribute(getNameAttrName(state.name), builder.getStringAttr(name));
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  block->addArgument(builder.getI64Type(), state.location);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  builder.create<YieldOp>(state.location);
+}
+
+ParseResult ForOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::Argument iv;
+  int64_t lower, upper, step = 1;
+  Builder &b = parser.getBuilder();
+  if (parser.parseArgument(iv) || parser.parseEqual() || parser.parseInteger(lower) ||
+      parser.parseKeyword("to") || parser.parseInteger(upper))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("step")) && parser.parseInteger(step))
+    return failure();
+  result.addAttribute("lower", b.getI64IntegerAttr(lower));
+  result.addAttribute("upper", b.getI64IntegerAttr(upper));
+  result.addAttribute("step", b.getI64IntegerAttr(step));
+  iv.type = b.getI64Type();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, {iv}) || parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  ForOp::ensureTerminator(*body, b, result.location);
+  return success();
+}
+
+void ForOp::print(OpAsmPrinter &p) {
+  p << " " << getInductionVar() << " = " << getLower() << " to " << getUpper();
+  if (getStep() != 1)
+    p << " step " << getStep();
+  p << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false, /*printBlockTerminators=*/false);
+  p.printOptionalAttrDict((*this)->getAttrs(), {"lower", "upper", "step"});
+}
+
+LogicalResult ForOp::verify() {
+  if (getStep() < 1)
+    return emitOpError("step must be positive, got ") << getStep();
+  if (getBody().front().getNumArguments() != 1 ||
+      !getBody().front().getArgument(0).getType().isInteger(64))
+    return emitOpError("body must take exactly one i64 induction variable");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Memory ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult OffsetOp::verify() {
+  if (getBase().getType() != getResult().getType())
+    return emitOpError("result type ") << getResult().getType() << " must equal the base type "
+                                       << getBase().getType();
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  auto ptr = cast<PtrType>(getPtr().getType());
+  if (ptr.getElementType() != getResult().getType())
+    return emitOpError("loads ") << getResult().getType() << " through " << ptr;
+  if (getOffset() < 0)
+    return emitOpError("offset must not be negative, got ") << getOffset();
+  return success();
+}
+
+void LoadOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getPtrMutable(), SideEffects::DefaultResource::get());
+}
+
+LogicalResult StoreOp::verify() {
+  auto ptr = cast<PtrType>(getPtr().getType());
+  if (ptr.getReadonly())
+    return emitOpError("cannot store through read-only pointer ") << ptr;
+  if (getValues().empty())
+    return emitOpError("needs at least one value");
+  for (Type t : getValues().getTypes())
+    if (t != ptr.getElementType())
+      return emitOpError("stores ") << t << " through " << ptr;
+  if (getOffset() < 0)
+    return emitOpError("offset must not be negative, got ") << getOffset();
+  return success();
+}
+
+void StoreOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(), &getPtrMutable(), SideEffects::DefaultResource::get());
+}
+
+LogicalResult WindowOp::verify() {
+  auto w = cast<PtrType>(getWorkspace().getType());
+  if (w.getReadonly() || getResult().getType() != PtrType::get(getContext(), w.getElementType(), false))
+    return emitOpError("must give a writable pointer of the workspace's element type");
+  if (getSize() < 1)
+    return emitOpError("size must be positive, got ") << getSize();
+  if (getOffset() < -1)
+    return emitOpError("offset must be -1 (unplanned) or a position, got ") << getOffset();
+  return success();
+}
+
+LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &table) {
+  auto proc = table.lookupNearestSymbolFrom<ProcOp>(*this, getCalleeAttr());
+  if (!proc)
+    return emitOpError("calls '") << getCallee() << "', which is not a prog.proc";
+  if (getOperandTypes() != proc.getArgumentTypes())
+    return emitOpError("operand types do not match the arguments of @") << getCallee();
+  if (proc.getEntry())
+    return emitOpError("cannot call the entry procedure @") << getCallee();
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "scaly/Dialect/Program/ProgramOps.cpp.inc"

@@ -1,0 +1,345 @@
+//===- CEmitter.cpp - print an EmitC module as C ---------------------------===//
+
+#include "scaly/Target/CEmitter.h"
+
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <cmath>
+
+using namespace mlir;
+using namespace scaly;
+
+std::string c::scalarCType(Type t) {
+  if (t.isF64()) return "double";
+  if (t.isF32()) return "float";
+  if (t.isInteger(64)) return "int64_t";
+  if (t.isInteger(32)) return "int";
+  if (t.isInteger(1)) return "int";
+  if (t.isIndex()) return "long long";
+  if (auto o = dyn_cast<emitc::OpaqueType>(t)) return o.getValue().str();
+  return "";
+}
+
+std::string c::VectorTypes::use(Type elem, int width) {
+  std::string scalar = scalarCType(elem);
+  used.insert({scalar, width});
+  return scalar + std::to_string(width);
+}
+
+std::string c::VectorTypes::typedefs() const {
+  std::string out;
+  for (auto &[scalar, width] : used) {
+    int bytes = scalar == "double" ? 8 : 4;
+    out += llvm::formatv("typedef {0} {0}{1} __attribute__((vector_size({2}), aligned({3}), "
+                         "may_alias));\n",
+                         scalar, width, bytes * width, bytes)
+               .str();
+  }
+  return out;
+}
+
+namespace {
+
+bool isVectorConstructor(StringRef callee) {
+  for (StringRef scalar : {"double", "float"})
+    if (callee.consume_front(scalar))
+      return callee == "2" || callee == "4" || callee == "8" || callee == "16";
+  return false;
+}
+
+std::string formatFloat(double v, bool isF32) {
+  if (std::isnan(v)) return "NAN";
+  if (std::isinf(v)) return v > 0 ? "INFINITY" : "(-INFINITY)";
+  char buf[64];
+  snprintf(buf, sizeof buf, isF32 ? "%.9g" : "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos)
+    s += ".0";
+  if (isF32)
+    s += "f";
+  return v < 0 ? "(" + s + ")" : s;
+}
+
+class CPrinter {
+public:
+  explicit CPrinter(llvm::raw_ostream &os) : os(os) {}
+
+  LogicalResult printModule(ModuleOp module) {
+    for (Operation &op : module.getBody()->getOperations()) {
+      LogicalResult ok =
+          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+              .Case([&](emitc::VerbatimOp v) {
+                os << v.getValue() << "\n";
+                return success();
+              })
+              .Case([&](emitc::IncludeOp inc) {
+                if (inc.getIsStandardInclude())
+                  os << "#include <" << inc.getInclude() << ">\n";
+                else
+                  os << "#include \"" << inc.getInclude() << "\"\n";
+                return success();
+              })
+              .Case([&](emitc::FuncOp fn) { return printFunc(fn); })
+              .Default([&](Operation *other) {
+                return other->emitOpError("cannot be printed at the top level of a C module");
+              });
+      if (failed(ok))
+        return failure();
+    }
+    return success();
+  }
+
+private:
+  llvm::raw_ostream &os;
+  int indent = 0;
+  DenseMap<Value, std::string> names;
+  DenseSet<Value> constPointers;
+  llvm::StringSet<> taken;
+  int nextScalar = 0, nextPointer = 0;
+
+  void line(const Twine &text) {
+    os.indent(2 * indent) << text << "\n";
+  }
+
+  std::string fresh(bool pointer) {
+    while (true) {
+      std::string n = pointer ? "t" + std::to_string(nextPointer++)
+                              : "v" + std::to_string(nextScalar++);
+      if (taken.insert(n).second)
+        return n;
+    }
+  }
+
+  std::string typeName(Type t, bool isConst) {
+    if (auto p = dyn_cast<emitc::PointerType>(t))
+      return typeName(p.getPointee(), isConst) + "*";
+    std::string s = c::scalarCType(t);
+    return isConst ? "const " + s : s;
+  }
+
+  /// A pointer value whose innermost element is const.
+  bool isConstPointer(Value v) {
+    if (constPointers.count(v))
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return false;
+    if (isa<emitc::AddOp, emitc::SubscriptOp, emitc::CastOp>(def) && isa<emitc::PointerType>(v.getType()))
+      return isConstPointer(def->getOperand(0));
+    return false;
+  }
+
+  LogicalResult printFunc(emitc::FuncOp fn) {
+    names.clear();
+    constPointers.clear();
+    taken.clear();
+    nextScalar = nextPointer = 0;
+    std::string sig;
+    if (auto specs = fn.getSpecifiers())
+      for (Attribute s : *specs)
+        sig += cast<StringAttr>(s).getValue().str() + " ";
+    auto results = fn.getFunctionType().getResults();
+    sig += results.empty() ? "void" : typeName(results[0], false);
+    sig += " " + fn.getSymName().str() + "(";
+    for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
+      auto nameAttr = fn.getArgAttrOfType<StringAttr>(i, c::kNameAttr);
+      std::string name = nameAttr ? nameAttr.getValue().str() : fresh(false);
+      taken.insert(name);
+      names[arg] = name;
+      bool isConst = static_cast<bool>(fn.getArgAttr(i, c::kConstAttr));
+      if (isConst)
+        constPointers.insert(arg);
+      sig += (i ? ", " : "") + typeName(arg.getType(), isConst) + " " + name;
+    }
+    sig += ") {";
+    line(sig);
+    ++indent;
+    LogicalResult ok = printBlock(fn.getBody().front(), /*isFunctionBody=*/true);
+    --indent;
+    line("}");
+    return ok;
+  }
+
+  /// Whether `op`'s single result is printed at its use instead of being
+  /// given a name.
+  bool inlined(Operation *op) {
+    if (isa<emitc::ConstantOp, emitc::LiteralOp>(op))
+      return true;
+    if (op->getNumResults() != 1)
+      return false;
+    Value r = op->getResult(0);
+    bool pointer = isa<emitc::PointerType>(r.getType());
+    if (isa<emitc::SubscriptOp>(op) && pointer)
+      return true; // arg[0]: cheaper to read than a name
+    if (isa<emitc::CastOp>(op) && pointer && r.hasOneUse())
+      return true;
+    if (!r.hasOneUse())
+      return false;
+    Operation *user = *r.getUsers().begin();
+    if (user->getBlock() != op->getBlock())
+      return false;
+    return isa<emitc::AddOp, emitc::SubOp, emitc::MulOp, emitc::DivOp, emitc::UnaryMinusOp,
+               emitc::CmpOp, emitc::ConditionalOp, emitc::CastOp, emitc::SubscriptOp,
+               emitc::CallOpaqueOp>(op);
+  }
+
+  std::string expr(Value v) {
+    auto it = names.find(v);
+    if (it != names.end())
+      return it->second;
+    Operation *op = v.getDefiningOp();
+    return exprOf(op);
+  }
+
+  std::string binary(Operation *op, StringRef sym) {
+    return "(" + expr(op->getOperand(0)) + " " + sym.str() + " " + expr(op->getOperand(1)) + ")";
+  }
+
+  std::string exprOf(Operation *op) {
+    return llvm::TypeSwitch<Operation *, std::string>(op)
+        .Case([&](emitc::ConstantOp c) { return constant(c.getValue()); })
+        .Case([&](emitc::LiteralOp l) { return l.getValue().str(); })
+        .Case([&](emitc::AddOp o) { return binary(o, "+"); })
+        .Case([&](emitc::SubOp o) { return binary(o, "-"); })
+        .Case([&](emitc::MulOp o) { return binary(o, "*"); })
+        .Case([&](emitc::DivOp o) { return binary(o, "/"); })
+        .Case([&](emitc::UnaryMinusOp o) { return "(-" + expr(o.getOperand()) + ")"; })
+        .Case([&](emitc::CmpOp o) {
+          static const char *syms[] = {"==", "!=", "<", "<=", ">", ">=", "<=>"};
+          return binary(o, syms[static_cast<int>(o.getPredicate())]);
+        })
+        .Case([&](emitc::ConditionalOp o) {
+          return "(" + expr(o.getCondition()) + " ? " + expr(o.getTrueValue()) + " : " +
+                 expr(o.getFalseValue()) + ")";
+        })
+        .Case([&](emitc::CastOp o) {
+          Value src = o.getSource();
+          bool isConst = isa<emitc::PointerType>(o.getType()) && isConstPointer(src);
+          return "((" + typeName(o.getType(), isConst) + ")" + expr(src) + ")";
+        })
+        .Case([&](emitc::SubscriptOp o) {
+          return expr(o.getValue()) + "[" + expr(o.getIndices()[0]) + "]";
+        })
+        .Case([&](emitc::CallOpaqueOp o) {
+          std::string args;
+          for (auto [i, a] : llvm::enumerate(o.getOperands()))
+            args += (i ? ", " : "") + expr(a);
+          if (isVectorConstructor(o.getCallee()))
+            return "(" + o.getCallee().str() + "){" + args + "}";
+          return o.getCallee().str() + "(" + args + ")";
+        })
+        .Default([&](Operation *other) {
+          other->emitOpError("has no C expression form");
+          return std::string("/*?*/");
+        });
+  }
+
+  std::string constant(Attribute attr) {
+    if (auto f = dyn_cast<FloatAttr>(attr))
+      return formatFloat(f.getValueAsDouble(), f.getType().isF32());
+    if (auto i = dyn_cast<IntegerAttr>(attr)) {
+      if (i.getType().isInteger(1))
+        return i.getValue().isZero() ? "0" : "1";
+      int64_t v = i.getValue().getSExtValue();
+      return v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v);
+    }
+    if (auto o = dyn_cast<emitc::OpaqueAttr>(attr))
+      return o.getValue().str();
+    return "/*?*/";
+  }
+
+  /// The left side of an assignment: *(T*)(p) for a vector slot.
+  std::string lvalue(Value var) {
+    if (auto sub = var.getDefiningOp<emitc::SubscriptOp>())
+      if (auto cast = sub.getValue().getDefiningOp<emitc::CastOp>()) {
+        auto idx = sub.getIndices()[0].getDefiningOp<emitc::ConstantOp>();
+        auto zero = idx ? dyn_cast<IntegerAttr>(idx.getValue()) : IntegerAttr();
+        if (zero && zero.getValue().isZero())
+          return "*(" + typeName(cast.getType(), false) + ")(" + expr(cast.getSource()) + ")";
+      }
+    return expr(var);
+  }
+
+  LogicalResult printBlock(Block &block, bool isFunctionBody) {
+    for (Operation &op : block) {
+      if (failed(printStatement(&op, isFunctionBody && &op == &block.back())))
+        return failure();
+    }
+    return success();
+  }
+
+  LogicalResult printStatement(Operation *op, bool lastInFunction) {
+    return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+        .Case([&](emitc::VerbatimOp v) {
+          line(v.getValue());
+          return success();
+        })
+        .Case([&](emitc::AssignOp a) {
+          line(lvalue(a.getVar()) + " = " + expr(a.getValue()) + ";");
+          return success();
+        })
+        .Case([&](emitc::CallOp call) {
+          std::string args;
+          for (auto [i, a] : llvm::enumerate(call.getOperands()))
+            args += (i ? ", " : "") + expr(a);
+          line(call.getCallee() + "(" + args + ");");
+          return success();
+        })
+        .Case([&](emitc::ForOp loop) {
+          auto nameAttr = loop->getAttrOfType<StringAttr>(c::kNameAttr);
+          std::string name = nameAttr ? nameAttr.getValue().str() : fresh(false);
+          if (!taken.insert(name).second && nameAttr)
+            name = fresh(false);
+          names[loop.getInductionVar()] = name;
+          std::string step = expr(loop.getStep());
+          std::string inc = step == "1" ? "++" + name : name + " += " + step;
+          line("for (long long " + name + " = " + expr(loop.getLowerBound()) + "; " + name +
+               " < " + expr(loop.getUpperBound()) + "; " + inc + ") {");
+          ++indent;
+          LogicalResult ok = printBlock(*loop.getBody(), false);
+          --indent;
+          line("}");
+          return ok;
+        })
+        .Case([&](emitc::YieldOp) { return success(); })
+        .Case([&](emitc::ReturnOp r) {
+          if (r.getOperand())
+            line("return " + expr(r.getOperand()) + ";");
+          else if (!lastInFunction)
+            line("return;");
+          return success();
+        })
+        .Default([&](Operation *other) -> LogicalResult {
+          if (other->getNumResults() == 0) {
+            if (auto call = dyn_cast<emitc::CallOpaqueOp>(other)) {
+              line(exprOf(call) + ";");
+              return success();
+            }
+            return other->emitOpError("has no C statement form");
+          }
+          if (inlined(other))
+            return success();
+          Value r = other->getResult(0);
+          bool pointer = isa<emitc::PointerType>(r.getType());
+          auto nameAttr = other->getAttrOfType<StringAttr>(c::kNameAttr);
+          std::string name = nameAttr && taken.insert(nameAttr.getValue()).second
+                                 ? nameAttr.getValue().str()
+                                 : fresh(pointer);
+          std::string init = exprOf(other);
+          names[r] = name;
+          line(typeName(r.getType(), pointer && isConstPointer(r)) + " " + name + " = " + init +
+               ";");
+          return success();
+        });
+  }
+};
+
+} // namespace
+
+LogicalResult c::printC(ModuleOp module, llvm::raw_ostream &os) {
+  CPrinter printer(os);
+  return printer.printModule(module);
+}

@@ -1,0 +1,30 @@
+//===- Passes.td - conversions between Scaly's dialects ------*- tablegen -*-===//
+
+#ifndef SCALY_CONVERSION_PASSES
+#define SCALY_CONVERSION_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def LowerToProgram : Pass<"scaly-lower-to-program", "::mlir::ModuleOp"> {
+  let summary = "Lower expression functions to program procedures over pointers (expr.loop becomes prog.for)";
+  let description = [{
+    The entry is the expr.func named by `entry` (default: the first one).
+    Every element of a small array becomes a scalar SSA value; values that
+    must live in memory (operands of kept calls and loops that are not
+    inputs) spill to workspace windows.
+  }];
+  let options = [Option<"entry", "entry", "std::string", "\"\"", "name of the exported function">];
+  let dependentDialects = ["::scaly::prog::ProgDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def ProgramToEmitC : Pass<"scaly-program-to-emitc", "::mlir::ModuleOp"> {
+  let summary = "Convert program procedures to EmitC functions with the pointer ABI, status codes and module layout";
+  let options = [
+    Option<"recipe", "recipe", "std::string", "\"\"", "build recipe comment text (without comment markers)">,
+    Option<"header", "header", "std::string", "\"\"", "header file to include first (empty: none)">
+  ];
+  let dependentDialects = ["::mlir::emitc::EmitCDialect"];
+}
+
+#endif // SCALY_CONVERSION_PASSES

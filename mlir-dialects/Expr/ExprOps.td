@@ -1,0 +1,319 @@
+//===- ExprOps.td - Scaly expression dialect -----------------*- tablegen -*-===//
+//
+// The expression dialect is what tracing a Python function produces: pure
+// operations on small statically shaped arrays (ranked tensors of f64, f32,
+// i32, i64 or i1; rank 0 is a scalar), one `expr.func` per Scaly Function,
+// calls and maps carrying the expand/block lowering hint.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SCALY_EXPR_OPS
+#define SCALY_EXPR_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/CallInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+def Expr_Dialect : Dialect {
+  let name = "expr";
+  let cppNamespace = "::scaly::expr";
+  let summary = "Scaly's traced array expressions";
+  let description = [{
+    Pure array operations of small static shape, as traced from Python.
+    Values are ranked tensors with static shape; rank 0 is a scalar.
+  }];
+  let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
+}
+
+class Expr_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Expr_Dialect, mnemonic, traits>;
+
+// Element types Scaly traces: float64, float32, int32, int64, bool.
+def Expr_ElementType : AnyTypeOf<[F64, F32, I32, I64, I1]>;
+def Expr_Array : StaticShapeTensorOf<[F64, F32, I32, I64, I1]>;
+def Expr_FloatArray : StaticShapeTensorOf<[F64, F32]>;
+
+//===----------------------------------------------------------------------===//
+// Enumerations
+//===----------------------------------------------------------------------===//
+
+def Expr_MathFn : I32EnumAttr<"MathFn", "elementwise math function", [
+    I32EnumAttrCase<"sin", 0>, I32EnumAttrCase<"cos", 1>,
+    I32EnumAttrCase<"tan", 2>, I32EnumAttrCase<"asin", 3>,
+    I32EnumAttrCase<"acos", 4>, I32EnumAttrCase<"atan", 5>,
+    I32EnumAttrCase<"sinh", 6>, I32EnumAttrCase<"cosh", 7>,
+    I32EnumAttrCase<"tanh", 8>, I32EnumAttrCase<"exp", 9>,
+    I32EnumAttrCase<"log", 10>, I32EnumAttrCase<"log1p", 11>,
+    I32EnumAttrCase<"expm1", 12>, I32EnumAttrCase<"sqrt", 13>,
+    I32EnumAttrCase<"abs", 14>, I32EnumAttrCase<"floor", 15>,
+    I32EnumAttrCase<"ceil", 16>]> {
+  let cppNamespace = "::scaly::expr";
+  let genSpecializedAttr = 0;
+}
+def Expr_MathFnAttr : EnumAttr<Expr_Dialect, Expr_MathFn, "math_fn">;
+
+def Expr_CmpPredicate : I32EnumAttr<"CmpPredicate", "comparison predicate", [
+    I32EnumAttrCase<"lt", 0>, I32EnumAttrCase<"le", 1>,
+    I32EnumAttrCase<"gt", 2>, I32EnumAttrCase<"ge", 3>,
+    I32EnumAttrCase<"eq", 4>, I32EnumAttrCase<"ne", 5>]> {
+  let cppNamespace = "::scaly::expr";
+  let genSpecializedAttr = 0;
+}
+def Expr_CmpPredicateAttr : EnumAttr<Expr_Dialect, Expr_CmpPredicate, "cmp_predicate">;
+
+//===----------------------------------------------------------------------===//
+// Functions, calls and maps
+//===----------------------------------------------------------------------===//
+
+def Expr_FuncOp : Expr_Op<"func", [
+    FunctionOpInterface, IsolatedFromAbove, Symbol, CallableOpInterface]> {
+  let summary = "a traced Scaly Function";
+  let description = [{
+    One symbol per Scaly Function. `arg_names` and `res_names` keep the
+    Python names of inputs and outputs. The unit attribute `block` records
+    that the traced result carried the `.block()` hint: calls of a blocked
+    function are kept as procedures by lowering instead of being expanded.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       StrArrayAttr:$arg_names,
+                       StrArrayAttr:$res_names,
+                       UnitAttr:$block,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() { return getFunctionType().getInputs(); }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() { return getFunctionType().getResults(); }
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+  }];
+}
+
+def Expr_ReturnOp : Expr_Op<"return", [Pure, HasParent<"FuncOp">, Terminator, ReturnLike]> {
+  let summary = "return the outputs of an expr.func";
+  let arguments = (ins Variadic<Expr_Array>:$operands);
+  let assemblyFormat = "($operands^ `:` type($operands))? attr-dict";
+  let hasVerifier = 1;
+}
+
+def Expr_CallOp : Expr_Op<"call", [
+    Pure, CallOpInterface, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "call another Scaly Function";
+  let description = [{
+    Calls `callee` on the operands. With the unit attribute `block` the call
+    survives lowering as a call of the callee's procedure; without it the
+    `scaly-expand-calls` pass inlines the callee.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Expr_Array>:$operands,
+                       UnitAttr:$block,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs);
+  let results = (outs Variadic<Expr_Array>:$results);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` attr-dict `:` functional-type($operands, results)
+  }];
+  let extraClassDeclaration = [{
+    ::mlir::CallInterfaceCallable getCallableForCallee() { return getCalleeAttr(); }
+    void setCalleeFromCallable(::mlir::CallInterfaceCallable c) {
+      (*this)->setAttr("callee", ::llvm::cast<::mlir::SymbolRefAttr>(c.get<::mlir::SymbolRefAttr>()));
+    }
+    ::mlir::Operation::operand_range getArgOperands() { return getOperands(); }
+    ::mlir::MutableOperandRange getArgOperandsMutable() { return getOperandsMutable(); }
+  }];
+}
+
+def Expr_MapOp : Expr_Op<"map", [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "map a Scaly Function over the leading axis of its operands";
+  let description = [{
+    `sc.vmap(fn, n)`: every operand has a leading axis of length `count` over
+    which `callee` is applied; results are stacked along a new leading axis.
+    One op, never `count` copies; `scaly-map-to-loop` turns it into an
+    `expr.loop`.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, I64Attr:$count,
+                       Variadic<Expr_Array>:$operands, UnitAttr:$block);
+  let results = (outs Variadic<Expr_Array>:$results);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` `count` $count attr-dict `:` functional-type($operands, results)
+  }];
+}
+
+def Expr_LoopOp : Expr_Op<"loop", [
+    RecursiveMemoryEffects, SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "a counted loop over leading-axis slices";
+  let description = [{
+    Runs the body `count` times. Iteration `i` sees slice `i` (along the
+    leading axis) of every operand as a block argument; the yielded values of
+    iteration `i` become slice `i` of the results. `name` names the loop
+    counter in the generated C.
+  }];
+  let arguments = (ins I64Attr:$count, Variadic<Expr_Array>:$operands,
+                       OptionalAttr<StrAttr>:$name);
+  let results = (outs Variadic<Expr_Array>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $count `(` $operands `)` attr-dict `:` functional-type($operands, results) $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Expr_YieldOp : Expr_Op<"yield", [Pure, HasParent<"LoopOp">, Terminator, ReturnLike]> {
+  let summary = "yield one iteration's slices from an expr.loop";
+  let arguments = (ins Variadic<Expr_Array>:$operands);
+  let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];
+  let assemblyFormat = "($operands^ `:` type($operands))? attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise arithmetic
+//===----------------------------------------------------------------------===//
+
+def Expr_ConstantOp : Expr_Op<"constant", [ConstantLike, Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "a constant array";
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Expr_Array:$result);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+class Expr_BinaryOp<string mnemonic, list<Trait> traits = []>
+    : Expr_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+  let arguments = (ins Expr_Array:$lhs, Expr_Array:$rhs);
+  let results = (outs Expr_Array:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Expr_AddOp : Expr_BinaryOp<"add", [Commutative]> { let summary = "elementwise sum"; }
+def Expr_SubOp : Expr_BinaryOp<"sub"> { let summary = "elementwise difference"; }
+def Expr_MulOp : Expr_BinaryOp<"mul", [Commutative]> { let summary = "elementwise product"; }
+def Expr_DivOp : Expr_BinaryOp<"div"> { let summary = "elementwise quotient"; }
+
+def Expr_Math2Fn : I32EnumAttr<"Math2Fn", "binary math function", [
+    I32EnumAttrCase<"pow", 0>, I32EnumAttrCase<"atan2", 1>,
+    I32EnumAttrCase<"fmin", 2>, I32EnumAttrCase<"fmax", 3>]> {
+  let cppNamespace = "::scaly::expr";
+  let genSpecializedAttr = 0;
+}
+def Expr_Math2FnAttr : EnumAttr<Expr_Dialect, Expr_Math2Fn, "math2_fn">;
+
+def Expr_Math2Op : Expr_Op<"math2", [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise binary math function (pow, atan2, fmin, fmax)";
+  let arguments = (ins Expr_Math2FnAttr:$fn, Expr_FloatArray:$lhs, Expr_FloatArray:$rhs);
+  let results = (outs Expr_FloatArray:$result);
+  let assemblyFormat = "$fn $lhs `,` $rhs attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Expr_NegOp : Expr_Op<"neg", [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise negation";
+  let arguments = (ins Expr_Array:$operand);
+  let results = (outs Expr_Array:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Expr_MathOp : Expr_Op<"math", [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise unary math function";
+  let arguments = (ins Expr_MathFnAttr:$fn, Expr_FloatArray:$operand);
+  let results = (outs Expr_FloatArray:$result);
+  let assemblyFormat = "$fn $operand attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Expr_CmpOp : Expr_Op<"cmp", [Pure, SameTypeOperands]> {
+  let summary = "elementwise comparison, giving a bool array";
+  let arguments = (ins Expr_CmpPredicateAttr:$predicate, Expr_Array:$lhs, Expr_Array:$rhs);
+  let results = (outs StaticShapeTensorOf<[I1]>:$result);
+  let assemblyFormat = "$predicate $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Expr_SelectOp : Expr_Op<"select", [Pure, AllTypesMatch<["on_true", "on_false", "result"]>]> {
+  let summary = "elementwise choice: cond ? on_true : on_false";
+  let arguments = (ins StaticShapeTensorOf<[I1]>:$cond, Expr_Array:$on_true, Expr_Array:$on_false);
+  let results = (outs Expr_Array:$result);
+  let assemblyFormat = "$cond `,` $on_true `,` $on_false attr-dict `:` type($cond) `,` type($result)";
+  let hasVerifier = 1;
+}
+
+def Expr_CastOp : Expr_Op<"cast", [Pure]> {
+  let summary = "elementwise conversion to another element type";
+  let arguments = (ins Expr_Array:$operand);
+  let results = (outs Expr_Array:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Structure: shapes, element selection, reductions
+//===----------------------------------------------------------------------===//
+
+def Expr_BroadcastOp : Expr_Op<"broadcast", [Pure]> {
+  let summary = "repeat a scalar over a shape";
+  let arguments = (ins Expr_Array:$operand);
+  let results = (outs Expr_Array:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Expr_ReshapeOp : Expr_Op<"reshape", [Pure]> {
+  let summary = "the same elements in row-major order, another shape";
+  let arguments = (ins Expr_Array:$operand);
+  let results = (outs Expr_Array:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Expr_GatherOp : Expr_Op<"gather", [Pure]> {
+  let summary = "pick elements by static row-major position";
+  let description = [{
+    Element `k` of the result (row-major) is element `indices[k]` of the
+    flattened operand. Indexing, slicing with steps, transposition and
+    reversal all trace to this one op.
+  }];
+  let arguments = (ins Expr_Array:$operand, DenseI64ArrayAttr:$indices);
+  let results = (outs Expr_Array:$result);
+  let assemblyFormat = "$operand $indices attr-dict `:` type($operand) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Expr_ConcatOp : Expr_Op<"concat", [Pure]> {
+  let summary = "concatenate operands in row-major order";
+  let description = [{
+    The result holds the elements of each operand, flattened, one operand
+    after the other. `sc.stack` and `sc.concat` along the leading axis trace
+    to this op; other axes add an `expr.gather`.
+  }];
+  let arguments = (ins Variadic<Expr_Array>:$operands);
+  let results = (outs Expr_Array:$result);
+  let assemblyFormat = "$operands attr-dict `:` functional-type($operands, $result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Expr_SumOp : Expr_Op<"sum", [Pure]> {
+  let summary = "sum of all elements";
+  let arguments = (ins Expr_Array:$operand);
+  let results = (outs Expr_Array:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `to` type($result)";
+  let hasVerifier = 1;
+}
+
+#endif // SCALY_EXPR_OPS

@@ -1,0 +1,23 @@
+//===- Passes.td - passes on the expression dialect ----------*- tablegen -*-===//
+
+#ifndef SCALY_EXPR_PASSES
+#define SCALY_EXPR_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def MapToLoop : Pass<"scaly-map-to-loop", "::mlir::ModuleOp"> {
+  let summary = "Turn each expr.map into an expr.loop whose body calls the mapped function";
+  let dependentDialects = ["::scaly::expr::ExprDialect"];
+}
+
+def ExpandCalls : Pass<"scaly-expand-calls", "::mlir::ModuleOp"> {
+  let summary = "Inline every expr.call without the block hint and drop functions left unused";
+  let dependentDialects = ["::scaly::expr::ExprDialect"];
+}
+
+def Simplify : Pass<"scaly-simplify", "::mlir::ModuleOp"> {
+  let summary = "Algebraic simplification and constant folding of expressions (x*1, x+0, --x, gather of gather)";
+  let dependentDialects = ["::scaly::expr::ExprDialect"];
+}
+
+#endif // SCALY_EXPR_PASSES

@@ -1,0 +1,168 @@
+//===- ProgramOps.td - Scaly program dialect -----------------*- tablegen -*-===//
+//
+// The program dialect is what lowering produces and what maps one to one onto
+// C: procedures over typed pointers, counted loops, loads and stores at
+// element offsets, workspace windows. Scalar arithmetic uses `arith` and
+// `math`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SCALY_PROGRAM_OPS
+#define SCALY_PROGRAM_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/CallInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Prog_Dialect : Dialect {
+  let name = "prog";
+  let cppNamespace = "::scaly::prog";
+  let summary = "Scaly's C-shaped programs: procedures, loops, buffers, workspace";
+  let useDefaultTypePrinterParser = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+}
+
+class Prog_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Prog_Dialect, mnemonic, traits>;
+
+def Prog_ScalarType : AnyTypeOf<[F64, F32, I32, I64, I1]>;
+
+def Prog_PtrType : TypeDef<Prog_Dialect, "Ptr"> {
+  let mnemonic = "ptr";
+  let summary = "pointer to elements of a buffer";
+  let description = [{
+    `!prog.ptr<f64>` points to writable elements, `!prog.ptr<const f64>` to
+    read-only ones (inputs). C prints them as `double*` and `const double*`.
+  }];
+  let parameters = (ins "::mlir::Type":$elementType, "bool":$readonly);
+  let hasCustomAssemblyFormat = 1;
+}
+
+def Prog_AnyPtr : Type<CPred<"::llvm::isa<::scaly::prog::PtrType>($_self)">, "pointer", "::scaly::prog::PtrType">;
+
+def Prog_ProcOp : Prog_Op<"proc", [FunctionOpInterface, IsolatedFromAbove, Symbol, CallableOpInterface]> {
+  let summary = "a C procedure over typed pointers";
+  let description = [{
+    Arguments are one pointer per input (read-only), one per output, and a
+    trailing workspace pointer `w`. `entry` marks the exported function, which
+    gets the five-argument pointer ABI when emitted; other procedures become
+    `static inline void <name>_raw(...)`. `workspace` is the number of
+    elements of `w` this procedure itself uses (set by workspace planning).
+    `input_sizes`/`output_sizes` give the number of stored elements of each.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       StrArrayAttr:$arg_names,
+                       DenseI64ArrayAttr:$input_sizes,
+                       DenseI64ArrayAttr:$output_sizes,
+                       UnitAttr:$entry,
+                       DefaultValuedAttr<I64Attr, "0">:$workspace,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() { return getFunctionType().getInputs(); }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() { return getFunctionType().getResults(); }
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    unsigned getNumInputs() { return getInputSizes().size(); }
+    unsigned getNumOutputs() { return getOutputSizes().size(); }
+    ::mlir::BlockArgument getWorkspaceArg() { return getBody().getArgument(getNumInputs() + getNumOutputs()); }
+  }];
+}
+
+def Prog_ReturnOp : Prog_Op<"return", [Pure, HasParent<"ProcOp">, Terminator, ReturnLike]> {
+  let summary = "end of a procedure";
+  let assemblyFormat = "attr-dict";
+}
+
+def Prog_ForOp : Prog_Op<"for", [SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects]> {
+  let summary = "counted loop: for (long long i = lower; i < upper; i += step)";
+  let arguments = (ins I64Attr:$lower, I64Attr:$upper, I64Attr:$step, OptionalAttr<StrAttr>:$name);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "int64_t":$lower, "int64_t":$upper, "int64_t":$step,
+                                 "::llvm::StringRef":$name)>];
+  let extraClassDeclaration = [{
+    ::mlir::Value getInductionVar() { return getBody().getArgument(0); }
+    ::mlir::Block *getBodyBlock() { return &getBody().front(); }
+  }];
+}
+
+def Prog_YieldOp : Prog_Op<"yield", [Pure, HasParent<"ForOp">, Terminator]> {
+  let summary = "end of a loop body";
+  let assemblyFormat = "attr-dict";
+}
+
+def Prog_OffsetOp : Prog_Op<"offset", [Pure]> {
+  let summary = "pointer advanced by index * scale + bias elements";
+  let arguments = (ins Prog_AnyPtr:$base, Optional<I64>:$index,
+                       DefaultValuedAttr<I64Attr, "1">:$scale,
+                       DefaultValuedAttr<I64Attr, "0">:$bias);
+  let results = (outs Prog_AnyPtr:$result);
+  let assemblyFormat = "$base (`[` $index^ `]`)? attr-dict `:` type($base) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Prog_LoadOp : Prog_Op<"load", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "read element `offset` of a buffer";
+  let arguments = (ins Prog_AnyPtr:$ptr, I64Attr:$offset);
+  let results = (outs Prog_ScalarType:$result);
+  let assemblyFormat = "$ptr `[` $offset `]` attr-dict `:` type($ptr) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Prog_StoreOp : Prog_Op<"store", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "write consecutive elements starting at `offset`";
+  let description = [{
+    Stores `values` to elements offset, offset+1, ... of `ptr`. A store of
+    several values is emitted through aligned(8), may_alias vector types.
+  }];
+  let arguments = (ins Variadic<Prog_ScalarType>:$values, Prog_AnyPtr:$ptr, I64Attr:$offset);
+  let assemblyFormat = "$values `,` $ptr `[` $offset `]` attr-dict `:` type($values) `,` type($ptr)";
+  let hasVerifier = 1;
+}
+
+def Prog_WindowOp : Prog_Op<"window", [Pure]> {
+  let summary = "a window of the workspace holding a spilled temporary";
+  let description = [{
+    `size` elements of the procedure's workspace starting at element
+    `offset`; `offset` is -1 until `scaly-plan-workspace` assigns it.
+  }];
+  let arguments = (ins Prog_AnyPtr:$workspace, I64Attr:$size,
+                       DefaultValuedAttr<I64Attr, "-1">:$offset);
+  let results = (outs Prog_AnyPtr:$result);
+  let assemblyFormat = "$workspace `size` $size attr-dict `:` type($workspace) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Prog_NullOp : Prog_Op<"null", [Pure]> {
+  let summary = "a null pointer (NULL), e.g. the workspace of a callee that spills nothing";
+  let results = (outs Prog_AnyPtr:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Prog_CallOp : Prog_Op<"call", [CallOpInterface, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "call a procedure with pointers to its inputs, outputs and workspace";
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Prog_AnyPtr>:$operands,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs);
+  let assemblyFormat = "$callee `(` $operands `)` attr-dict `:` type($operands)";
+  let extraClassDeclaration = [{
+    ::mlir::CallInterfaceCallable getCallableForCallee() { return getCalleeAttr(); }
+    void setCalleeFromCallable(::mlir::CallInterfaceCallable c) {
+      (*this)->setAttr("callee", ::llvm::cast<::mlir::SymbolRefAttr>(c.get<::mlir::SymbolRefAttr>()));
+    }
+    ::mlir::Operation::operand_range getArgOperands() { return getOperands(); }
+    ::mlir::MutableOperandRange getArgOperandsMutable() { return getOperandsMutable(); }
+  }];
+}
+
+#endif // SCALY_PROGRAM_OPS
