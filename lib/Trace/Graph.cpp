@@ -3,6 +3,8 @@
 #include "scaly/Trace/Graph.h"
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <cstring>
 #include <functional>
 
@@ -128,14 +130,40 @@ int32_t Graph::constant(std::vector<double> values, Shape shape, DType dtype) {
   return add(std::move(n));
 }
 
+/// Whether every value converts to `to` and back unchanged (float32 only
+/// needs to be in range: 0.1 stays "0.1" at float32 precision).
+static bool fitsExactly(const std::vector<double> &values, DType to) {
+  for (double v : values) {
+    switch (to) {
+    case DType::F64: break;
+    case DType::F32:
+      if (std::isfinite(v) && std::fabs(v) > 3.4028234663852886e38) return false;
+      break;
+    case DType::I32:
+      if (v != std::trunc(v) || v < INT32_MIN || v > INT32_MAX) return false;
+      break;
+    case DType::I64:
+      if (v != std::trunc(v) || std::fabs(v) > 9007199254740992.0) return false;
+      break;
+    case DType::Bool:
+      if (v != 0.0 && v != 1.0) return false;
+      break;
+    }
+  }
+  return true;
+}
+
 std::pair<int32_t, int32_t> Graph::unify(int32_t a, int32_t b, const char *what) {
   const Node *na = &checked(a), *nb = &checked(b);
-  // A constant adopts the other operand's dtype (0.1 * x stays float32 for a
-  // float32 x); otherwise dtypes must agree.
+  // A constant adopts the other operand's dtype when its values convert
+  // exactly (0.1 * x stays float32 for a float32 x); otherwise dtypes must
+  // agree.
   if (na->dtype != nb->dtype) {
-    if (na->kind == OpKind::Constant && nb->kind != OpKind::Constant)
+    bool aWeak = na->kind == OpKind::Constant && fitsExactly(na->values, nb->dtype);
+    bool bWeak = nb->kind == OpKind::Constant && fitsExactly(nb->values, na->dtype);
+    if (aWeak && (nb->kind != OpKind::Constant || !bWeak))
       a = constant(na->values, na->shape, nb->dtype);
-    else if (nb->kind == OpKind::Constant)
+    else if (bWeak)
       b = constant(nb->values, nb->shape, na->dtype);
     else
       throw std::invalid_argument(std::string(what) + ": operands have dtypes " +

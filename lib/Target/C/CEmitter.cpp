@@ -220,13 +220,11 @@ private:
           bool isConst = isa<emitc::PointerType>(o.getType()) && isConstPointer(src);
           return "((" + typeName(o.getType(), isConst) + ")" + expr(src) + ")";
         })
-        .Case([&](emitc::SubscriptOp o) {
-          return expr(o.getValue()) + "[" + expr(o.getIndices()[0]) + "]";
-        })
+        .Case([&](emitc::SubscriptOp o) { return subscript(o); })
         .Case([&](emitc::CallOpaqueOp o) {
           std::string args;
           for (auto [i, a] : llvm::enumerate(o.getOperands()))
-            args += (i ? ", " : "") + expr(a);
+            args += (i ? ", " : "") + stripParens(expr(a));
           if (isVectorConstructor(o.getCallee()))
             return "(" + o.getCallee().str() + "){" + args + "}";
           return o.getCallee().str() + "(" + args + ")";
@@ -235,6 +233,41 @@ private:
           other->emitOpError("has no C expression form");
           return std::string("/*?*/");
         });
+  }
+
+  /// p[k]; (p + i)[0] reads better as p[i], and (p + i)[k] as p[i + k],
+  /// when the sum is not named.
+  std::string subscript(emitc::SubscriptOp o) {
+    Value base = o.getValue(), idx = o.getIndices()[0];
+    auto add = base.getDefiningOp<emitc::AddOp>();
+    if (add && !names.count(base) && isa<emitc::PointerType>(add.getType())) {
+      std::string offset = expr(add.getRhs());
+      std::optional<int64_t> k = constantIndex(idx);
+      if (k == 0)
+        return expr(add.getLhs()) + "[" + stripParens(offset) + "]";
+      return expr(add.getLhs()) + "[" + stripParens(offset) + " + " + expr(idx) + "]";
+    }
+    return expr(base) + "[" + stripParens(expr(idx)) + "]";
+  }
+
+  static std::optional<int64_t> constantIndex(Value v) {
+    if (auto c = v.getDefiningOp<emitc::ConstantOp>())
+      if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+        return i.getValue().getSExtValue();
+    return std::nullopt;
+  }
+
+  /// "(a + b)" -> "a + b" when the outer parentheses enclose everything.
+  static std::string stripParens(const std::string &s) {
+    if (s.size() < 2 || s.front() != '(' || s.back() != ')')
+      return s;
+    int depth = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+      depth += s[i] == '(' ? 1 : (s[i] == ')' ? -1 : 0);
+      if (depth == 0 && i + 1 < s.size())
+        return s;
+    }
+    return s.substr(1, s.size() - 2);
   }
 
   std::string constant(Attribute attr) {
@@ -258,7 +291,8 @@ private:
         auto idx = sub.getIndices()[0].getDefiningOp<emitc::ConstantOp>();
         auto zero = idx ? dyn_cast<IntegerAttr>(idx.getValue()) : IntegerAttr();
         if (zero && zero.getValue().isZero())
-          return "*(" + typeName(cast.getType(), false) + ")(" + expr(cast.getSource()) + ")";
+          return "*(" + typeName(cast.getType(), false) + ")(" +
+                 stripParens(expr(cast.getSource())) + ")";
       }
     return expr(var);
   }
@@ -284,7 +318,7 @@ private:
         .Case([&](emitc::CallOp call) {
           std::string args;
           for (auto [i, a] : llvm::enumerate(call.getOperands()))
-            args += (i ? ", " : "") + expr(a);
+            args += (i ? ", " : "") + stripParens(expr(a));
           line(call.getCallee() + "(" + args + ");");
           return success();
         })
@@ -330,8 +364,8 @@ private:
                                  : fresh(pointer);
           std::string init = exprOf(other);
           names[r] = name;
-          line(typeName(r.getType(), pointer && isConstPointer(r)) + " " + name + " = " + init +
-               ";");
+          line(typeName(r.getType(), pointer && isConstPointer(r)) + " " + name + " = " +
+               stripParens(init) + ";");
           return success();
         });
   }

@@ -1,0 +1,23 @@
+"""Scaly: numerical models in Python, compiled to readable, self-contained C.
+
+    import scaly as sc
+
+    @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
+    def euler(z, u):
+        return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()])
+"""
+
+from ._function import Arg, Function, L, arg, function
+from ._trace import DTYPES, Expr
+from .ops import (abs, acos, asin, atan, atan2, cast, ceil, concat, cos, cosh, dot, exp, expm1,
+                  floor, fmax, fmin, log, log1p, matmul, norm2, pow, sin, sinh, sqrt, stack, sum,
+                  sumsqr, tan, tanh, vmap, where)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Arg", "DTYPES", "Expr", "Function", "L", "arg", "function", "abs", "acos", "asin", "atan",
+    "atan2", "cast", "ceil", "concat", "cos", "cosh", "dot", "exp", "expm1", "floor", "fmax",
+    "fmin", "log", "log1p", "matmul", "norm2", "pow", "sin", "sinh", "sqrt", "stack", "sum",
+    "sumsqr", "tan", "tanh", "vmap", "where",
+]

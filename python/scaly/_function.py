@@ -1,0 +1,204 @@
+"""`sc.arg`, `sc.function` and the traced `Function`."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+from . import _scaly
+from ._trace import Expr, as_expr, normalize_dtype, normalize_shape
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class Arg:
+    """A declared input or output: a name, a shape (None: inferred) and a dtype (None: default)."""
+
+    __slots__ = ("name", "shape", "dtype")
+
+    def __init__(self, name, shape=None, dtype=None):
+        if not isinstance(name, str) or not _IDENTIFIER.match(name):
+            raise ValueError(
+                f"argument name {name!r} is not a valid identifier (letters, digits and _, "
+                "not starting with a digit)")
+        self.name = name
+        self.shape = None if shape is None or shape is Ellipsis else normalize_shape(shape, f"'{name}'")
+        self.dtype = None if dtype is None else normalize_dtype(dtype, f"'{name}'")
+
+    def __repr__(self):
+        return f"sc.arg({self.name!r}, {self.shape!r}, dtype={self.dtype!r})"
+
+
+def arg(name, shape=None, dtype=None):
+    """Declare an input or output named `name`.
+
+    `shape`: an int is a vector, a tuple a shape, ``()`` a scalar; for an
+    output it may be omitted or ``...`` to take the traced result's shape.
+    `dtype`: float64 (default for inputs), float32, int32, int64 or bool; an
+    output without one takes the traced result's dtype.
+    """
+    return Arg(name, shape, dtype)
+
+
+L = arg
+
+
+class Function:
+    """A traced Scaly function.
+
+    Calling it with `Expr` arguments (inside another traced function) records
+    a call; `inputs` and `outputs` list ``(name, shape, dtype)`` tuples.
+    """
+
+    def __init__(self, traced, pyfunc=None):
+        self._traced = traced
+        self.__wrapped__ = pyfunc
+        self.__doc__ = getattr(pyfunc, "__doc__", None)
+        self._runtime = None
+
+    @property
+    def name(self):
+        """The function's name (the Python function's name)."""
+        return self._traced.name
+
+    @property
+    def inputs(self):
+        """Declared inputs as (name, shape, dtype) tuples."""
+        return [tuple(p) for p in self._traced.inputs]
+
+    @property
+    def outputs(self):
+        """Outputs as (name, shape, dtype) tuples, shapes and dtypes resolved by tracing."""
+        return [tuple(p) for p in self._traced.outputs]
+
+    @property
+    def blocked(self):
+        """Whether the traced result carried the `.block()` hint."""
+        return self._traced.block
+
+    def mlir(self):
+        """The expression-dialect MLIR of this function and its callees, as text."""
+        return _scaly.expr_module(self._traced)
+
+    def __repr__(self):
+        ins = ", ".join(f"{n}: {d}{list(s)}" for n, s, d in self.inputs)
+        outs = ", ".join(f"{n}: {d}{list(s)}" for n, s, d in self.outputs)
+        return f"<scaly.Function {self.name}({ins}) -> ({outs})>"
+
+    def __call__(self, *args):
+        if len(args) != len(self.inputs):
+            raise TypeError(f"{self.name}() takes {len(self.inputs)} inputs "
+                            f"({', '.join(n for n, _, _ in self.inputs)}), got {len(args)}")
+        if any(isinstance(a, Expr) for a in args):
+            return self._call_traced(args)
+        from .runtime import call_numeric
+        return call_numeric(self, args)
+
+    def _call_traced(self, args):
+        graph = next(a._g for a in args if isinstance(a, Expr))
+        ids = []
+        for (name, shape, dtype), a in zip(self.inputs, args):
+            e = as_expr(a, graph)
+            if e.dtype != dtype and not isinstance(a, Expr):
+                e = e.astype(dtype)
+            ids.append(e._id)
+        results = [Expr(graph, r) for r in graph.call(self._traced, ids)]
+        return results[0] if len(results) == 1 else tuple(results)
+
+
+def _split_declarations(pyfunc, decls, outputs):
+    """Inputs and outputs from `@sc.function(*decls, outputs=...)`."""
+    for d in decls:
+        if not isinstance(d, Arg):
+            raise TypeError(f"sc.function: declarations must be sc.arg(...), got {d!r}")
+    try:
+        params = [p for p in inspect.signature(pyfunc).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = None
+    if outputs is None:
+        # As in sc.function(sc.L("x", 3), sc.L("energy", ...)): the first k
+        # declarations name the k parameters, the rest name the outputs.
+        if params is None:
+            raise TypeError("sc.function: cannot read the parameters of "
+                            f"{pyfunc!r}; pass outputs=...")
+        k = len(params)
+        if len(decls) < k:
+            raise TypeError(f"sc.function: {pyfunc.__name__}() takes {k} parameters but only "
+                            f"{len(decls)} inputs are declared")
+        inputs, outs = list(decls[:k]), list(decls[k:])
+    else:
+        inputs = list(decls)
+        outs = [outputs] if isinstance(outputs, Arg) else list(outputs)
+        for o in outs:
+            if not isinstance(o, Arg):
+                raise TypeError(f"sc.function: outputs must be sc.arg(...), got {o!r}")
+        if params is not None and len(params) != len(inputs):
+            raise TypeError(f"sc.function: {pyfunc.__name__}() takes {len(params)} parameters but "
+                            f"{len(inputs)} inputs are declared")
+    names = [d.name for d in inputs + outs]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"sc.function: names used twice among inputs and outputs: {', '.join(dup)}")
+    for d in inputs:
+        if d.shape is None:
+            raise ValueError(f"sc.function: input '{d.name}' needs a shape")
+    return inputs, outs
+
+
+def trace(pyfunc, inputs, outputs):
+    """Trace `pyfunc` on symbolic inputs; returns a `Function`."""
+    name = pyfunc.__name__
+    if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name or ""):
+        raise ValueError(f"function name {name!r} is not a valid identifier")
+    graph = _scaly.Graph()
+    args = [Expr(graph, graph.input(i, list(d.shape), d.dtype or "float64"))
+            for i, d in enumerate(inputs)]
+    result = pyfunc(*args)
+    results = list(result) if isinstance(result, (tuple, list)) else [result]
+    if not outputs:
+        outputs = [Arg(f"o{k}") if len(results) > 1 else Arg("out") for k in range(len(results))]
+    if len(results) != len(outputs):
+        raise ValueError(f"{name}() returned {len(results)} values but {len(outputs)} outputs "
+                         f"are declared ({', '.join(o.name for o in outputs)})")
+    exprs, ports, blocked = [], [], False
+    for out, r in zip(outputs, results):
+        if not isinstance(r, Expr):
+            if isinstance(r, (int, float, bool)) or hasattr(r, "__array__"):
+                r = as_expr(r, graph)
+            else:
+                raise TypeError(f"{name}() must return Exprs; output '{out.name}' is "
+                                f"{type(r).__name__}")
+        if r._g is not graph:
+            raise ValueError(f"{name}(): output '{out.name}' was traced in another function")
+        blocked |= r._blocked
+        if out.dtype is not None and r.dtype != out.dtype:
+            raise TypeError(f"{name}(): output '{out.name}' is declared {out.dtype} but the "
+                            f"traced value is {r.dtype}; use .astype('{out.dtype}')")
+        if out.shape is not None and r.shape != out.shape:
+            raise ValueError(f"{name}(): output '{out.name}' is declared with shape "
+                             f"{out.shape} but the traced value has shape {r.shape}")
+        exprs.append(r)
+        ports.append((out.name, list(r.shape), r.dtype))
+    ins = [(d.name, list(d.shape), d.dtype or "float64") for d in inputs]
+    traced = _scaly.TracedFunction(name, ins, ports, graph, [e._id for e in exprs], blocked)
+    return Function(traced, pyfunc)
+
+
+def function(*decls, outputs=None):
+    """Decorator: trace a Python function once into a Scaly `Function`.
+
+    ``@sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))``
+    declares two inputs and one output; with ``outputs`` omitted, the
+    declarations after the function's parameters name its outputs.
+    """
+    if len(decls) == 1 and callable(decls[0]) and not isinstance(decls[0], Arg):
+        raise TypeError("sc.function needs declarations: @sc.function(sc.arg('x', 3), ...)")
+
+    def decorate(pyfunc):
+        if not callable(pyfunc):
+            raise TypeError(f"sc.function decorates a function, got {pyfunc!r}")
+        inputs, outs = _split_declarations(pyfunc, decls, outputs)
+        return trace(pyfunc, inputs, outs)
+
+    return decorate

@@ -1,0 +1,271 @@
+"""Tracing: symbolic array expressions (`Expr`) recorded in a C++ graph.
+
+Each Python operator on an `Expr` is one call into the `scaly._scaly.Graph`
+that the enclosing `@sc.function` trace owns; shape and dtype rules (and their
+error messages) live in C++.
+"""
+
+from __future__ import annotations
+
+import numbers
+import operator
+
+import numpy as np
+
+from . import _scaly
+
+DTYPES = ("float64", "float32", "int32", "int64", "bool")
+_NUMPY_DTYPES = {np.dtype(d).name: d for d in DTYPES}
+
+
+def normalize_dtype(dtype, what="dtype"):
+    """Return the Scaly name of `dtype` (a string, NumPy dtype or type)."""
+    if isinstance(dtype, str) and dtype in DTYPES:
+        return dtype
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        name = None
+    if name in _NUMPY_DTYPES:
+        return _NUMPY_DTYPES[name]
+    raise TypeError(f"{what}: unknown dtype {dtype!r}; expected one of {', '.join(DTYPES)}")
+
+
+def normalize_shape(shape, what="shape"):
+    """Return `shape` as a tuple of non-negative ints: an int is a vector."""
+    if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
+        shape = (int(shape),)
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"{what}: expected an int or a tuple of ints, got {shape!r}")
+    out = []
+    for d in shape:
+        if not isinstance(d, numbers.Integral) or isinstance(d, bool):
+            raise TypeError(f"{what}: dimensions must be ints, got {d!r} in {tuple(shape)!r}")
+        if d < 0:
+            raise ValueError(f"{what}: dimensions must be >= 0, got {tuple(shape)!r}")
+        out.append(int(d))
+    return tuple(out)
+
+
+class Expr:
+    """A symbolic array inside a traced `sc.function`.
+
+    Supports arithmetic (`+ - * / ** @`, unary `-`), comparisons, indexing
+    and slicing (row-major, negative indices and steps), `.T`, `.reshape`,
+    `.vec()`, elementwise math methods, `.astype` and the `.block()` hint.
+    """
+
+    __slots__ = ("_g", "_id", "_blocked")
+    __array_priority__ = 1000  # NumPy defers to our reflected operators
+
+    def __init__(self, graph, node, blocked=False):
+        self._g = graph
+        self._id = node
+        self._blocked = blocked
+
+    # -- properties --------------------------------------------------------
+    @property
+    def shape(self):
+        """The static shape, a tuple of ints (``()`` for a scalar)."""
+        return self._g.shape(self._id)
+
+    @property
+    def dtype(self):
+        """The element type: one of float64, float32, int32, int64, bool."""
+        return self._g.dtype(self._id)
+
+    @property
+    def ndim(self):
+        """Number of dimensions."""
+        return len(self.shape)
+
+    @property
+    def size(self):
+        """Number of elements."""
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a scalar Expr")
+        return self.shape[0]
+
+    def __repr__(self):
+        return f"Expr(shape={self.shape}, dtype={self.dtype})"
+
+    def __bool__(self):
+        raise TypeError(
+            "an Expr has no truth value while tracing; use sc.where(cond, a, b) instead of if/and/or")
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a scalar Expr")
+        return (self[i] for i in range(self.shape[0]))
+
+    # -- arithmetic --------------------------------------------------------
+    def _binary(self, op, other, reflected=False):
+        other = as_expr(other, self._g, like=self)
+        a, b = (other, self) if reflected else (self, other)
+        return Expr(self._g, self._g.binary(op, a._id, b._id))
+
+    def __add__(self, o): return self._binary("add", o)
+    def __radd__(self, o): return self._binary("add", o, True)
+    def __sub__(self, o): return self._binary("sub", o)
+    def __rsub__(self, o): return self._binary("sub", o, True)
+    def __mul__(self, o): return self._binary("mul", o)
+    def __rmul__(self, o): return self._binary("mul", o, True)
+    def __truediv__(self, o): return self._binary("div", o)
+    def __rtruediv__(self, o): return self._binary("div", o, True)
+    def __neg__(self): return Expr(self._g, self._g.neg(self._id))
+    def __pos__(self): return self
+
+    def __pow__(self, o):
+        return pow_(self, o)
+
+    def __rpow__(self, o):
+        return pow_(as_expr(o, self._g, like=self), self)
+
+    def __matmul__(self, o):
+        from .ops import matmul
+        return matmul(self, o)
+
+    def __rmatmul__(self, o):
+        from .ops import matmul
+        return matmul(as_expr(o, self._g, like=self), self)
+
+    def _compare(self, pred, other):
+        other = as_expr(other, self._g, like=self)
+        return Expr(self._g, self._g.compare(pred, self._id, other._id))
+
+    def __lt__(self, o): return self._compare("lt", o)
+    def __le__(self, o): return self._compare("le", o)
+    def __gt__(self, o): return self._compare("gt", o)
+    def __ge__(self, o): return self._compare("ge", o)
+    def __eq__(self, o): return self._compare("eq", o)
+    def __ne__(self, o): return self._compare("ne", o)
+    __hash__ = object.__hash__
+
+    # -- structure ---------------------------------------------------------
+    def __getitem__(self, key):
+        if isinstance(key, Expr) or (isinstance(key, tuple) and any(isinstance(k, Expr) for k in key)):
+            raise TypeError("indexing with an Expr is not supported: indices must be static")
+        positions = np.arange(self.size, dtype=np.int64).reshape(self.shape)
+        try:
+            picked = positions[key]
+        except IndexError as e:
+            raise IndexError(f"{e} (indexing an Expr of shape {self.shape})") from None
+        picked = np.asarray(picked)
+        return Expr(self._g, self._g.gather(self._id, picked.ravel().tolist(), list(picked.shape)))
+
+    @property
+    def T(self):
+        """The transpose (axes reversed)."""
+        if self.ndim < 2:
+            return self
+        positions = np.arange(self.size, dtype=np.int64).reshape(self.shape).T
+        return Expr(self._g, self._g.gather(self._id, positions.ravel().tolist(), list(positions.shape)))
+
+    def reshape(self, *shape):
+        """The same elements in row-major order with another shape; one -1 is inferred."""
+        if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
+            shape = shape[0]
+        shape = tuple(shape)
+        if shape.count(-1) == 1:
+            rest = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+            if rest == 0 or self.size % rest:
+                raise ValueError(f"cannot reshape {self.shape} to {shape}")
+            shape = tuple(self.size // rest if d == -1 else d for d in shape)
+        shape = normalize_shape(shape, "reshape")
+        return Expr(self._g, self._g.reshape(self._id, list(shape)))
+
+    def vec(self):
+        """All elements as a vector, in row-major order."""
+        return self.reshape((self.size,))
+
+    def ravel(self):
+        """Same as `vec()`."""
+        return self.vec()
+
+    def astype(self, dtype):
+        """Elementwise conversion to `dtype`."""
+        return Expr(self._g, self._g.cast(self._id, normalize_dtype(dtype)))
+
+    def block(self):
+        """Lowering hint: keep the function returning this value as its own C procedure."""
+        return Expr(self._g, self._id, blocked=True)
+
+    def sum(self):
+        """Sum of all elements."""
+        return Expr(self._g, self._g.sum(self._id))
+
+
+def _math_method(name):
+    def method(self):
+        return Expr(self._g, self._g.math(name, self._id))
+    method.__name__ = name
+    method.__doc__ = f"Elementwise {name}."
+    return method
+
+
+MATH_FUNCTIONS = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp",
+                  "log", "log1p", "expm1", "sqrt", "abs", "floor", "ceil")
+for _name in MATH_FUNCTIONS:
+    setattr(Expr, _name, _math_method(_name))
+Expr.__abs__ = Expr.abs
+
+
+def _graph_of(*values):
+    graphs = {id(v._g): v._g for v in values if isinstance(v, Expr)}
+    if len(graphs) > 1:
+        raise ValueError("these Exprs belong to different traced functions and cannot be mixed")
+    return next(iter(graphs.values()), None)
+
+
+def as_expr(value, graph=None, like=None):
+    """Turn `value` (an Expr, number, list or NumPy array) into an Expr of `graph`.
+
+    A constant combined with an Expr takes that Expr's dtype when its values
+    convert exactly (weak typing, as in JAX: ``0.1 * x`` stays float32 for a
+    float32 ``x``); the graph refuses a lossy conversion such as 0.5 to int.
+    """
+    if isinstance(value, Expr):
+        if graph is not None and value._g is not graph:
+            raise ValueError("this Expr belongs to another traced function and cannot be mixed in")
+        return value
+    if graph is None:
+        raise TypeError(f"expected an Expr, got {type(value).__name__}")
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "fiub":
+        raise TypeError(f"cannot use {type(value).__name__} ({arr.dtype}) as an array constant")
+    dtype = {"f": "float64", "i": "int64", "u": "int64", "b": "bool"}[arr.dtype.kind]
+    if arr.dtype == np.float32:
+        dtype = "float32"
+    values = arr.astype(np.float64).ravel().tolist()
+    return Expr(graph, graph.constant(values, list(arr.shape), dtype))
+
+
+def pow_(base, exponent):
+    """Elementwise power; small integer exponents become multiplications."""
+    graph = _graph_of(base, exponent)
+    if isinstance(base, Expr) and isinstance(exponent, numbers.Integral) and 0 <= exponent <= 4:
+        if exponent == 0:
+            return as_expr(np.ones(base.shape), graph).astype(base.dtype) if base.shape else \
+                as_expr(1.0, graph, like=base)
+        out = base
+        for _ in range(int(exponent) - 1):
+            out = out * base
+        return out
+    like = base if isinstance(base, Expr) else exponent
+    a = as_expr(base, graph, like=like)
+    b = as_expr(exponent, graph, like=like)
+    return Expr(graph, graph.math2("pow", a._id, b._id))
+
+
+def binary_math(name, a, b):
+    """Elementwise two-argument math function (atan2, fmin, fmax, pow)."""
+    graph = _graph_of(a, b)
+    if graph is None:
+        raise TypeError(f"{name}: at least one argument must be an Expr")
+    like = a if isinstance(a, Expr) else b
+    a = as_expr(a, graph, like=like)
+    b = as_expr(b, graph, like=like)
+    return Expr(graph, graph.math2(name, a._id, b._id))

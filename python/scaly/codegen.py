@@ -1,0 +1,77 @@
+"""Exporting C: `render_c_module`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import _scaly
+from ._function import Function
+
+CPUS = ("generic", "x86-64-v2", "x86-64-v3", "x86-64-v4", "native")
+LANES = (1, 2, 4, 8, "auto")
+DIALECTS = ("gnu",)
+VECTOR_LIBMS = ("none", "glibc")
+LANGS = ("c", "cpp")
+
+
+@dataclass(frozen=True)
+class RenderedModule:
+    """A rendered C module: `source` (<name>.c), `header` (<name>.h) and the `recipe` comment."""
+
+    name: str
+    source: str
+    header: str
+    recipe: str
+
+    def write(self, directory):
+        """Write <name>.c and <name>.h into `directory`; returns the two paths."""
+        import os
+        os.makedirs(directory, exist_ok=True)
+        c_path = os.path.join(directory, f"{self.name}.c")
+        h_path = os.path.join(directory, f"{self.name}.h")
+        with open(c_path, "w") as f:
+            f.write(self.source)
+        with open(h_path, "w") as f:
+            f.write(self.header)
+        return c_path, h_path
+
+
+def _check(name, value, allowed):
+    if value not in allowed or isinstance(value, bool) != isinstance(allowed[0], bool):
+        raise ValueError(f"render_c_module: {name}={value!r} is not one of "
+                         f"{', '.join(repr(a) for a in allowed)}")
+
+
+def render_c_module(fn, *, cpu="generic", lanes=1, dialect="gnu", vector_libm="none",
+                    reciprocal=False, lang="c", casadi=False):
+    """Render the C module of `fn` for a build recipe; returns a `RenderedModule`.
+
+    Every option is validated. Options whose code generation is not built yet
+    raise NotImplementedError.
+    """
+    if not isinstance(fn, Function):
+        raise TypeError(f"render_c_module: expected a scaly Function, got {type(fn).__name__}")
+    _check("cpu", cpu, CPUS)
+    if lanes not in LANES or isinstance(lanes, bool):
+        raise ValueError(f"render_c_module: lanes={lanes!r} is not one of 1, 2, 4, 8, 'auto'")
+    _check("dialect", dialect, DIALECTS)
+    _check("vector_libm", vector_libm, VECTOR_LIBMS)
+    if not isinstance(reciprocal, bool):
+        raise ValueError(f"render_c_module: reciprocal must be True or False, got {reciprocal!r}")
+    _check("lang", lang, LANGS)
+    if not isinstance(casadi, bool):
+        raise ValueError(f"render_c_module: casadi must be True or False, got {casadi!r}")
+    if lanes != 1:
+        raise NotImplementedError("render_c_module: vector widening (lanes != 1) is not built yet")
+    if vector_libm != "none":
+        raise NotImplementedError("render_c_module: vector_libm='glibc' is not built yet")
+    if reciprocal:
+        raise NotImplementedError("render_c_module: reciprocal=True is not built yet")
+    if lang != "c":
+        raise NotImplementedError("render_c_module: lang='cpp' is not built yet")
+    if casadi:
+        raise NotImplementedError("render_c_module: casadi=True is not built yet")
+    out = _scaly.render(fn._traced, {"cpu": cpu, "lanes": lanes, "dialect": dialect,
+                                     "vector_libm": vector_libm, "reciprocal": reciprocal,
+                                     "lang": lang})
+    return RenderedModule(out["name"], out["source"], out["header"], out["recipe"])

@@ -1,0 +1,217 @@
+"""Array functions of the authoring API: sc.stack, sc.where, sc.sum, sc.vmap, ..."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._trace import MATH_FUNCTIONS, Expr, _graph_of, as_expr, binary_math, pow_
+
+
+def _graph(values, what):
+    graph = _graph_of(*values)
+    if graph is None:
+        raise TypeError(f"{what}: at least one argument must be an Expr")
+    return graph
+
+
+def stack(values, axis=0):
+    """Stack arrays of equal shape along a new axis (default: leading)."""
+    values = list(values)
+    if not values:
+        raise ValueError("stack: needs at least one array")
+    graph = _graph(values, "stack")
+    exprs = [as_expr(v, graph) for v in values]
+    # Numbers take the dtype of the Exprs among them.
+    like = next(v for v in values if isinstance(v, Expr))
+    exprs = [e if isinstance(v, Expr) or e.dtype == like.dtype else e.astype(like.dtype)
+             for v, e in zip(values, exprs)]
+    shape = exprs[0].shape
+    for i, e in enumerate(exprs):
+        if e.shape != shape:
+            raise ValueError(f"stack: element {i} has shape {e.shape}, element 0 has {shape}")
+    ndim = len(shape) + 1
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"stack: axis {axis} is out of range for {ndim} dimensions")
+    axis %= ndim
+    out = Expr(graph, graph.concat([e._id for e in exprs], [len(exprs), *shape]))
+    if axis == 0:
+        return out
+    order = list(range(1, ndim))
+    order.insert(axis, 0)
+    return _transpose(out, order)
+
+
+def _transpose(e, order):
+    positions = np.arange(e.size, dtype=np.int64).reshape(e.shape).transpose(order)
+    return Expr(e._g, e._g.gather(e._id, positions.ravel().tolist(), list(positions.shape)))
+
+
+def concat(values, axis=0):
+    """Join arrays along an existing axis (default: leading)."""
+    values = list(values)
+    if not values:
+        raise ValueError("concat: needs at least one array")
+    graph = _graph(values, "concat")
+    exprs = [as_expr(v, graph) for v in values]
+    ndim = exprs[0].ndim
+    if ndim == 0:
+        raise ValueError("concat: scalars have no axis to join; use sc.stack")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"concat: axis {axis} is out of range for {ndim} dimensions")
+    axis %= ndim
+    for i, e in enumerate(exprs):
+        if e.ndim != ndim or e.shape[:axis] + e.shape[axis + 1:] != \
+                exprs[0].shape[:axis] + exprs[0].shape[axis + 1:]:
+            raise ValueError(f"concat: element {i} has shape {e.shape}, incompatible with "
+                             f"{exprs[0].shape} along axis {axis}")
+    if axis != 0:
+        order = [axis] + [d for d in range(ndim) if d != axis]
+        moved = [_transpose(e, order) for e in exprs]
+        joined = concat(moved, 0)
+        inverse = list(np.argsort(order))
+        return _transpose(joined, inverse)
+    shape = [sum(e.shape[0] for e in exprs), *exprs[0].shape[1:]]
+    return Expr(graph, graph.concat([e._id for e in exprs], shape))
+
+
+def where(cond, on_true, on_false):
+    """Elementwise choice: `on_true` where `cond` holds, else `on_false`."""
+    graph = _graph([cond, on_true, on_false], "where")
+    like = on_true if isinstance(on_true, Expr) else on_false
+    a = as_expr(on_true, graph, like=like if isinstance(like, Expr) else None)
+    b = as_expr(on_false, graph, like=like if isinstance(like, Expr) else None)
+    c = as_expr(cond, graph)
+    return Expr(graph, graph.select(c._id, a._id, b._id))
+
+
+def sum(x, axis=None):  # noqa: A001 - the authoring API's name
+    """Sum of all elements, or along `axis`."""
+    x = _expr(x, "sum")
+    if axis is None:
+        return x.sum()
+    if not isinstance(axis, numbers.Integral) or not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"sum: axis {axis!r} is out of range for shape {x.shape}")
+    axis %= x.ndim
+    order = [d for d in range(x.ndim) if d != axis] + [axis]
+    moved = _transpose(x, order) if order != list(range(x.ndim)) else x
+    rows = moved.reshape((-1, x.shape[axis])) if moved.size else moved
+    parts = [rows[i].sum() for i in range(rows.shape[0])]
+    out_shape = x.shape[:axis] + x.shape[axis + 1:]
+    return stack(parts).reshape(out_shape)
+
+
+def _expr(x, what):
+    if not isinstance(x, Expr):
+        raise TypeError(f"{what}: expected an Expr, got {type(x).__name__}")
+    return x
+
+
+def sumsqr(x):
+    """Sum of squares of all elements."""
+    x = _expr(x, "sumsqr")
+    return (x * x).sum()
+
+
+def dot(a, b):
+    """Inner product of two vectors of equal length (sum of elementwise products)."""
+    graph = _graph([a, b], "dot")
+    a, b = as_expr(a, graph), as_expr(b, graph)
+    if a.shape != b.shape:
+        raise ValueError(f"dot: shapes {a.shape} and {b.shape} differ")
+    return (a * b).sum()
+
+
+def norm2(x):
+    """Euclidean norm of all elements."""
+    return sumsqr(x).sqrt()
+
+
+def matmul(a, b):
+    """Matrix product with NumPy's rules for 1-D and 2-D operands."""
+    graph = _graph([a, b], "matmul")
+    a, b = as_expr(a, graph), as_expr(b, graph)
+    if a.ndim == 0 or b.ndim == 0 or a.ndim > 2 or b.ndim > 2:
+        raise ValueError(f"@: needs 1-D or 2-D operands, got shapes {a.shape} and {b.shape}")
+    a2 = a.reshape((1, a.shape[0])) if a.ndim == 1 else a
+    b2 = b.reshape((b.shape[0], 1)) if b.ndim == 1 else b
+    m, k = a2.shape
+    k2, n = b2.shape
+    if k != k2:
+        raise ValueError(f"@: inner dimensions differ: {a.shape} @ {b.shape}")
+    # Row i of a repeated for every column j, against column j of b.
+    ai = np.arange(m * k).reshape(m, k)
+    bj = np.arange(k * n).reshape(k, n).T
+    left = Expr(graph, graph.gather(a2._id, np.repeat(ai, n, axis=0).ravel().tolist(), [m * n, k]))
+    right = Expr(graph, graph.gather(b2._id, np.tile(bj, (m, 1)).ravel().tolist(), [m * n, k]))
+    prod = left * right
+    out = stack([prod[r].sum() for r in range(m * n)]) if m * n else prod.reshape((0,))
+    shape = (m, n) if a.ndim == 2 and b.ndim == 2 else ((m,) if b.ndim == 1 and a.ndim == 2 else
+                                                       ((n,) if a.ndim == 1 and b.ndim == 2 else ()))
+    return out.reshape(shape)
+
+
+def atan2(y, x):
+    """Elementwise atan2(y, x)."""
+    return binary_math("atan2", y, x)
+
+
+def fmin(a, b):
+    """Elementwise minimum (NaN-ignoring, like C's fmin)."""
+    return binary_math("fmin", a, b)
+
+
+def fmax(a, b):
+    """Elementwise maximum (NaN-ignoring, like C's fmax)."""
+    return binary_math("fmax", a, b)
+
+
+def pow(base, exponent):  # noqa: A001
+    """Elementwise power."""
+    if not isinstance(base, Expr) and not isinstance(exponent, Expr):
+        raise TypeError("pow: at least one argument must be an Expr")
+    return pow_(base, exponent)
+
+
+def cast(x, dtype):
+    """Elementwise conversion of `x` to `dtype`."""
+    return _expr(x, "cast").astype(dtype)
+
+
+def _math_function(name):
+    def fn(x):
+        return getattr(_expr(x, name), name)()
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name} of an Expr."
+    return fn
+
+
+for _name in MATH_FUNCTIONS:
+    globals()[_name] = _math_function(_name)
+
+
+class _Mapped:
+    """`sc.vmap(fn, n)`: call with arrays whose leading axis has length n."""
+
+    def __init__(self, fn, count):
+        from ._function import Function
+        if not isinstance(fn, Function):
+            raise TypeError(f"vmap: expected a scaly Function, got {type(fn).__name__}")
+        if not isinstance(count, numbers.Integral) or isinstance(count, bool) or count < 1:
+            raise ValueError(f"vmap: count must be a positive int, got {count!r}")
+        self.fn, self.count = fn, int(count)
+
+    def __call__(self, *args):
+        fn = self.fn
+        if len(args) != len(fn.inputs):
+            raise TypeError(f"vmap({fn.name}) takes {len(fn.inputs)} inputs, got {len(args)}")
+        graph = _graph(args, f"vmap({fn.name})")
+        ids = [as_expr(a, graph)._id for a in args]
+        results = [Expr(graph, r) for r in graph.map(fn._traced, self.count, ids)]
+        return results[0] if len(results) == 1 else tuple(results)
+
+
+def vmap(fn, n):
+    """Map Function `fn` over the leading axis (length `n`) of its inputs; lowers to a loop."""
+    return _Mapped(fn, n)

@@ -1,0 +1,187 @@
+//===- ScalyModule.cpp - Python bindings of the Scaly core ----------------===//
+//
+// The `scaly._scaly` extension: the tracing graph (one call per Python
+// operator), traced Functions, and code generation. C++ exceptions map to
+// Python ones: std::invalid_argument -> ValueError, std::out_of_range ->
+// IndexError.
+//
+//===----------------------------------------------------------------------===//
+
+#include "scaly/Codegen/RenderModule.h"
+#include "scaly/InitScaly.h"
+#include "scaly/Trace/BuildModule.h"
+#include "scaly/Trace/Graph.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+using namespace scaly;
+using trace::DType;
+using trace::Graph;
+using trace::OpKind;
+
+namespace {
+
+/// A context with exactly Scaly's dialects, single-threaded: compiling one
+/// small module gains nothing from a thread pool.
+std::unique_ptr<mlir::MLIRContext> makeContext() {
+  mlir::DialectRegistry registry;
+  registerScalyDialects(registry);
+  auto ctx = std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
+  ctx->loadAllAvailableDialects();
+  return ctx;
+}
+
+OpKind binaryKind(const std::string &op) {
+  if (op == "add") return OpKind::Add;
+  if (op == "sub") return OpKind::Sub;
+  if (op == "mul") return OpKind::Mul;
+  if (op == "div") return OpKind::Div;
+  throw std::invalid_argument("unknown binary operator '" + op + "'");
+}
+
+std::vector<trace::Port> ports(const std::vector<std::tuple<std::string, trace::Shape, std::string>> &in) {
+  std::vector<trace::Port> out;
+  for (auto &[name, shape, dtype] : in)
+    out.push_back({name, shape, trace::parseDType(dtype)});
+  return out;
+}
+
+py::tuple portTuple(const trace::Port &p) {
+  return py::make_tuple(p.name, py::tuple(py::cast(p.shape)), trace::dtypeName(p.dtype));
+}
+
+std::string exprModuleText(const trace::Function &fn) {
+  auto ctx = makeContext();
+  auto module = trace::buildExprModule(*ctx, fn);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  return text;
+}
+
+py::dict render(const trace::Function &fn, const py::dict &options) {
+  codegen::RenderOptions o;
+  for (auto item : options) {
+    std::string key = py::cast<std::string>(item.first);
+    py::handle v = item.second;
+    if (key == "cpu") o.cpu = py::cast<std::string>(v);
+    else if (key == "lanes") o.lanes = py::cast<int>(v);
+    else if (key == "dialect") o.dialect = py::cast<std::string>(v);
+    else if (key == "vector_libm") o.vectorLibm = py::cast<std::string>(v);
+    else if (key == "reciprocal") o.reciprocal = py::cast<bool>(v);
+    else if (key == "lang") o.lang = py::cast<std::string>(v);
+    else throw std::invalid_argument("unknown render option '" + key + "'");
+  }
+  codegen::RenderedModule out;
+  std::string error;
+  bool ok;
+  {
+    py::gil_scoped_release release;
+    auto ctx = makeContext();
+    auto module = trace::buildExprModule(*ctx, fn);
+    ok = codegen::renderCModule(*module, o, out, error);
+  }
+  if (!ok)
+    throw std::runtime_error("code generation failed for '" + fn.name + "': " + error);
+  py::dict d;
+  d["name"] = out.name;
+  d["source"] = out.source;
+  d["header"] = out.header;
+  d["recipe"] = out.recipe;
+  return d;
+}
+
+} // namespace
+
+PYBIND11_MODULE(_scaly, m) {
+  m.doc() = "Scaly core: tracing graph, traced functions, C code generation";
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p)
+        std::rethrow_exception(p);
+    } catch (const std::length_error &e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+
+  py::class_<Graph, std::shared_ptr<Graph>>(m, "Graph", "A traced expression graph")
+      .def(py::init<>())
+      .def("__len__", &Graph::size)
+      .def("shape", [](const Graph &g, int32_t id) { return py::tuple(py::cast(g.node(id).shape)); })
+      .def("dtype", [](const Graph &g, int32_t id) { return trace::dtypeName(g.node(id).dtype); })
+      .def("input", [](Graph &g, int32_t pos, trace::Shape shape, const std::string &dtype) {
+        return g.input(pos, std::move(shape), trace::parseDType(dtype));
+      })
+      .def("constant", [](Graph &g, std::vector<double> values, trace::Shape shape,
+                          const std::string &dtype) {
+        return g.constant(std::move(values), std::move(shape), trace::parseDType(dtype));
+      })
+      .def("binary", [](Graph &g, const std::string &op, int32_t a, int32_t b) {
+        return g.binary(binaryKind(op), a, b);
+      })
+      .def("neg", &Graph::neg)
+      .def("math", &Graph::math)
+      .def("math2", &Graph::math2)
+      .def("compare", &Graph::compare)
+      .def("select", &Graph::select)
+      .def("cast", [](Graph &g, int32_t a, const std::string &dtype) {
+        return g.cast(a, trace::parseDType(dtype));
+      })
+      .def("broadcast", &Graph::broadcast)
+      .def("reshape", &Graph::reshape)
+      .def("gather", &Graph::gather)
+      .def("concat", &Graph::concat)
+      .def("sum", &Graph::sum)
+      .def("call", [](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args) {
+        return g.call(std::move(fn), std::move(args));
+      })
+      .def("map", [](Graph &g, std::shared_ptr<trace::Function> fn, int64_t count,
+                     std::vector<int32_t> args) { return g.map(std::move(fn), count, std::move(args)); });
+
+  py::class_<trace::Function, std::shared_ptr<trace::Function>>(m, "TracedFunction")
+      .def(py::init([](std::string name,
+                       const std::vector<std::tuple<std::string, trace::Shape, std::string>> &inputs,
+                       const std::vector<std::tuple<std::string, trace::Shape, std::string>> &outputs,
+                       std::shared_ptr<Graph> graph, std::vector<int32_t> results, bool block) {
+             auto fn = std::make_shared<trace::Function>();
+             fn->name = std::move(name);
+             fn->inputs = ports(inputs);
+             fn->outputs = ports(outputs);
+             if (results.size() != fn->outputs.size())
+               throw std::invalid_argument("outputs and results differ in number");
+             for (size_t k = 0; k < results.size(); ++k) {
+               const trace::Node &n = graph->node(results[k]);
+               if (n.shape != fn->outputs[k].shape || n.dtype != fn->outputs[k].dtype)
+                 throw std::invalid_argument("output '" + fn->outputs[k].name +
+                                             "' does not match its traced value");
+             }
+             fn->graph = std::move(graph);
+             fn->results = std::move(results);
+             fn->block = block;
+             return fn;
+           }),
+           py::arg("name"), py::arg("inputs"), py::arg("outputs"), py::arg("graph"),
+           py::arg("results"), py::arg("block") = false)
+      .def_readonly("name", &trace::Function::name)
+      .def_readonly("block", &trace::Function::block)
+      .def_property_readonly("inputs", [](const trace::Function &f) {
+        py::list l;
+        for (auto &p : f.inputs) l.append(portTuple(p));
+        return l;
+      })
+      .def_property_readonly("outputs", [](const trace::Function &f) {
+        py::list l;
+        for (auto &p : f.outputs) l.append(portTuple(p));
+        return l;
+      })
+      .def_property_readonly("num_nodes", [](const trace::Function &f) { return f.graph->size(); });
+
+  m.def("expr_module", &exprModuleText, "The expression-dialect module of a traced function");
+  m.def("render", &render, "Render the C module and header of a traced function",
+        py::arg("fn"), py::arg("options") = py::dict());
+}
