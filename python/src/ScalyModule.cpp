@@ -10,7 +10,12 @@
 #include "scaly/Codegen/RenderModule.h"
 #include "scaly/InitScaly.h"
 #include "scaly/Trace/BuildModule.h"
+#include "scaly/Trace/Digest.h"
 #include "scaly/Trace/Graph.h"
+#include "scaly/JIT/ClangCompiler.h"
+#include "scaly/JIT/ObjectLoader.h"
+
+#include "Kernel.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -180,6 +185,56 @@ PYBIND11_MODULE(_scaly, m) {
         return l;
       })
       .def_property_readonly("num_nodes", [](const trace::Function &f) { return f.graph->size(); });
+
+  m.def("graph_digest", &trace::graphDigest,
+        "SHA-256 of a traced function's graph, names and types (the index key's first part)");
+
+  py::class_<jit::LoadedObject>(m, "JitObject", "An object file linked into the process by ORC")
+      .def("lookup", [](jit::LoadedObject &o, const std::string &symbol) {
+        std::string error;
+        uint64_t addr = o.lookup(symbol, error);
+        if (!addr)
+          throw std::runtime_error("symbol '" + symbol + "' not found: " + error);
+        return addr;
+      });
+  m.def("jit_compile",
+        [](const std::vector<std::pair<std::string, std::string>> &files,
+           const std::vector<std::string> &flags) {
+          std::string object, diagnostics;
+          bool ok;
+          {
+            py::gil_scoped_release release;
+            ok = jit::compileToObject(files, flags, object, diagnostics);
+          }
+          if (!ok)
+            throw std::runtime_error("in-process clang failed to compile " + files.at(0).first +
+                                     ":\n" + diagnostics);
+          return py::bytes(object);
+        },
+        "Compile files[0] (C) to an object with in-process Clang", py::arg("files"),
+        py::arg("flags"));
+  m.def("jit_load",
+        [](const py::bytes &object, const std::string &name) {
+          std::string error;
+          auto loaded = jit::loadObject(std::string(object), name, error);
+          if (!loaded)
+            throw std::runtime_error("cannot load the object of '" + name + "': " + error);
+          return loaded;
+        },
+        "Link an object file into the process with ORC LLJIT", py::arg("object"), py::arg("name"));
+  m.def("probe_macros",
+        [](const std::vector<std::string> &flags) {
+          std::string macros, diagnostics;
+          if (!jit::probeMacros(flags, macros, diagnostics))
+            throw std::runtime_error("clang -dM -E failed:\n" + diagnostics);
+          return macros;
+        },
+        "Predefined macros of in-process clang -dM -E with the given flags");
+  m.def("clang_version", &jit::clangVersion);
+  m.def("prelude_version", &jit::preludeVersion);
+
+  if (python::registerKernelType(m.ptr()) < 0)
+    throw py::error_already_set();
 
   m.def("expr_module", &exprModuleText, "The expression-dialect module of a traced function");
   m.def("render", &render, "Render the C module and header of a traced function",

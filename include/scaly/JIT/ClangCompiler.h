@@ -1,0 +1,45 @@
+//===- ClangCompiler.h - compile C in process with Clang ----------*- C++ -*-===//
+//
+// The JIT compiles the same C text render_c_module writes, in process: the
+// Clang driver builds the cc1 command line (so the target, CPU and resource
+// directory are what `clang -c` would use), the source and its header are
+// supplied as in-memory files, and EmitObjAction writes the object into a
+// string.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SCALY_JIT_CLANGCOMPILER_H
+#define SCALY_JIT_CLANGCOMPILER_H
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace scaly::jit {
+
+/// In-memory files: path -> contents. The first is the one compiled.
+using VirtualFiles = std::vector<std::pair<std::string, std::string>>;
+
+/// Compile `files[0]` to an ELF object with `flags` (e.g. -O2
+/// -march=native -fno-math-errno). On failure returns false and puts Clang's
+/// diagnostics in `diagnostics`.
+bool compileToObject(const VirtualFiles &files, const std::vector<std::string> &flags,
+                     std::string &object, std::string &diagnostics);
+
+/// The predefined macros of `clang -dM -E` with `flags` (the host recipe probe).
+bool probeMacros(const std::vector<std::string> &flags, std::string &macros,
+                 std::string &diagnostics);
+
+/// Clang's version string, e.g. "clang version 19.1.7 (...)".
+std::string clangVersion();
+
+/// Declarations of the C library that generated modules use (math.h,
+/// stddef.h, stdint.h), exactly as the C standard declares them. The JIT
+/// puts these in front of the system's headers: parsing glibc's math.h is
+/// most of the time of compiling a small kernel.
+const VirtualFiles &preludeHeaders();
+/// Changes whenever the prelude's text changes (part of the cache key).
+std::string preludeVersion();
+
+} // namespace scaly::jit
+
+#endif

@@ -1,0 +1,233 @@
+//===- ClangCompiler.cpp - compile C in process with Clang ---------------===//
+
+#include "scaly/JIT/ClangCompiler.h"
+
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Basic/Version.h"
+#include "clang/CodeGen/CodeGenAction.h"
+#include "clang/Driver/Compilation.h"
+#include "clang/Driver/Driver.h"
+#include "clang/Driver/Job.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Frontend/FrontendActions.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Frontend/Utils.h"
+#include "clang/Lex/Preprocessor.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/VirtualFileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <mutex>
+
+using namespace clang;
+
+namespace scaly::jit {
+namespace {
+
+constexpr const char *kClangPath = "/usr/lib/llvm-19/bin/clang";
+constexpr const char *kPreludeDir = "/scaly-jit/prelude";
+constexpr const char *kWorkDir = "/scaly-jit/src";
+
+constexpr const char *kMathH = R"(/* Scaly JIT prelude: the C library's math.h declarations a module uses. */
+#ifndef SCALY_PRELUDE_MATH_H
+#define SCALY_PRELUDE_MATH_H
+#define NAN (__builtin_nanf(""))
+#define INFINITY (__builtin_inff())
+double sin(double); double cos(double); double tan(double);
+double asin(double); double acos(double); double atan(double); double atan2(double, double);
+double sinh(double); double cosh(double); double tanh(double);
+double exp(double); double log(double); double log1p(double); double expm1(double);
+double sqrt(double); double fabs(double); double floor(double); double ceil(double);
+double pow(double, double); double fmin(double, double); double fmax(double, double);
+float sinf(float); float cosf(float); float tanf(float);
+float asinf(float); float acosf(float); float atanf(float); float atan2f(float, float);
+float sinhf(float); float coshf(float); float tanhf(float);
+float expf(float); float logf(float); float log1pf(float); float expm1f(float);
+float sqrtf(float); float fabsf(float); float floorf(float); float ceilf(float);
+float powf(float, float); float fminf(float, float); float fmaxf(float, float);
+#endif
+)";
+
+constexpr const char *kStddefH = R"(/* Scaly JIT prelude: stddef.h */
+#ifndef SCALY_PRELUDE_STDDEF_H
+#define SCALY_PRELUDE_STDDEF_H
+typedef __SIZE_TYPE__ size_t;
+typedef __PTRDIFF_TYPE__ ptrdiff_t;
+#define NULL ((void*)0)
+#endif
+)";
+
+constexpr const char *kStdintH = R"(/* Scaly JIT prelude: stdint.h */
+#ifndef SCALY_PRELUDE_STDINT_H
+#define SCALY_PRELUDE_STDINT_H
+typedef __INT8_TYPE__ int8_t;
+typedef __UINT8_TYPE__ uint8_t;
+typedef __INT16_TYPE__ int16_t;
+typedef __UINT16_TYPE__ uint16_t;
+typedef __INT32_TYPE__ int32_t;
+typedef __UINT32_TYPE__ uint32_t;
+typedef __INT64_TYPE__ int64_t;
+typedef __UINT64_TYPE__ uint64_t;
+typedef __INTPTR_TYPE__ intptr_t;
+typedef __UINTPTR_TYPE__ uintptr_t;
+#endif
+)";
+
+constexpr const char *kStdboolH = R"(/* Scaly JIT prelude: stdbool.h */
+#ifndef SCALY_PRELUDE_STDBOOL_H
+#define SCALY_PRELUDE_STDBOOL_H
+#define bool _Bool
+#define true 1
+#define false 0
+#endif
+)";
+
+void initializeTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+/// A file system where the prelude and the sources exist in memory, over
+/// the real one (for the resource directory's headers).
+llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> overlay(const VirtualFiles &files) {
+  auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  for (auto &[name, text] : preludeHeaders())
+    memory->addFile(std::string(kPreludeDir) + "/" + name, 0,
+                    llvm::MemoryBuffer::getMemBufferCopy(text));
+  for (auto &[name, text] : files)
+    memory->addFile(std::string(kWorkDir) + "/" + name, 0,
+                    llvm::MemoryBuffer::getMemBufferCopy(text));
+  auto fs = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  fs->pushOverlay(memory);
+  return fs;
+}
+
+/// Build a compiler instance for `clang <flags> <file>` through the driver.
+std::unique_ptr<CompilerInstance> makeInstance(const std::vector<std::string> &flags,
+                                               const std::string &file,
+                                               llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs,
+                                               llvm::raw_ostream &diagOS, bool &ok) {
+  ok = false;
+  auto diagOpts = llvm::makeIntrusiveRefCnt<DiagnosticOptions>();
+  auto *printer = new TextDiagnosticPrinter(diagOS, &*diagOpts);
+  auto diagIDs = llvm::makeIntrusiveRefCnt<DiagnosticIDs>();
+  DiagnosticsEngine diags(diagIDs, &*diagOpts, printer);
+
+  std::vector<std::string> argStore{kClangPath};
+  argStore.insert(argStore.end(), flags.begin(), flags.end());
+  // The prelude shadows the C library's headers; nothing else changes.
+  argStore.push_back("-nostdlibinc");
+  argStore.push_back(std::string("-isystem") + kPreludeDir);
+  argStore.push_back(file);
+  std::vector<const char *> args;
+  for (auto &a : argStore)
+    args.push_back(a.c_str());
+
+  driver::Driver driver(kClangPath, llvm::sys::getDefaultTargetTriple(), diags,
+                        "scaly jit", fs);
+  driver.setCheckInputsExist(false);
+  std::unique_ptr<driver::Compilation> compilation(driver.BuildCompilation(args));
+  if (!compilation || diags.hasErrorOccurred())
+    return nullptr;
+  const driver::JobList &jobs = compilation->getJobs();
+  if (jobs.size() != 1 || !isa<driver::Command>(*jobs.begin())) {
+    diagOS << "scaly jit: the clang driver did not produce exactly one compile job\n";
+    return nullptr;
+  }
+  const auto &cc1 = cast<driver::Command>(*jobs.begin()).getArguments();
+  auto instance = std::make_unique<CompilerInstance>();
+  instance->createDiagnostics(new TextDiagnosticPrinter(diagOS, &*diagOpts), true);
+  if (!CompilerInvocation::CreateFromArgs(instance->getInvocation(), cc1,
+                                          instance->getDiagnostics(), kClangPath))
+    return nullptr;
+  instance->createFileManager(fs);
+  ok = true;
+  return instance;
+}
+
+/// `clang -E -dM` into a string: PrintPreprocessedAction always writes to
+/// its output file, so this action prints to a stream of ours.
+class MacroDumpAction : public PreprocessorFrontendAction {
+public:
+  explicit MacroDumpAction(std::string &out) : out(out) {}
+
+protected:
+  void ExecuteAction() override {
+    CompilerInstance &ci = getCompilerInstance();
+    llvm::raw_string_ostream os(out);
+    DoPrintPreprocessedInput(ci.getPreprocessor(), &os, ci.getPreprocessorOutputOpts());
+  }
+
+private:
+  std::string &out;
+};
+
+} // namespace
+
+const VirtualFiles &preludeHeaders() {
+  static const VirtualFiles files{{"math.h", kMathH},
+                                  {"stddef.h", kStddefH},
+                                  {"stdint.h", kStdintH},
+                                  {"stdbool.h", kStdboolH}};
+  return files;
+}
+
+std::string preludeVersion() {
+  llvm::SHA256 hash;
+  for (auto &[name, text] : preludeHeaders()) {
+    hash.update(name);
+    hash.update(text);
+  }
+  auto digest = hash.final();
+  return llvm::toHex(llvm::ArrayRef<uint8_t>(digest.data(), 8), true);
+}
+
+std::string clangVersion() { return getClangFullVersion(); }
+
+bool compileToObject(const VirtualFiles &files, const std::vector<std::string> &flags,
+                     std::string &object, std::string &diagnostics) {
+  initializeTargets();
+  llvm::raw_string_ostream diagOS(diagnostics);
+  std::vector<std::string> all{"-c"};
+  all.insert(all.end(), flags.begin(), flags.end());
+  all.push_back("-o");
+  all.push_back("/scaly-jit/out.o");
+  bool ok;
+  auto instance = makeInstance(all, std::string(kWorkDir) + "/" + files.front().first,
+                               overlay(files), diagOS, ok);
+  if (!ok)
+    return false;
+  llvm::SmallString<0> buffer;
+  instance->setOutputStream(std::make_unique<llvm::raw_svector_ostream>(buffer));
+  EmitObjAction action;
+  if (!instance->ExecuteAction(action) || instance->getDiagnostics().hasErrorOccurred())
+    return false;
+  object.assign(buffer.begin(), buffer.end());
+  return !object.empty();
+}
+
+bool probeMacros(const std::vector<std::string> &flags, std::string &macros,
+                 std::string &diagnostics) {
+  initializeTargets();
+  llvm::raw_string_ostream diagOS(diagnostics);
+  std::vector<std::string> all{"-E", "-dM"};
+  all.insert(all.end(), flags.begin(), flags.end());
+  bool ok;
+  auto instance = makeInstance(all, std::string(kWorkDir) + "/probe.c",
+                               overlay({{"probe.c", ""}}), diagOS, ok);
+  if (!ok)
+    return false;
+  MacroDumpAction action(macros);
+  return instance->ExecuteAction(action);
+}
+
+} // namespace scaly::jit

@@ -1,0 +1,354 @@
+//===- Kernel.cpp - the fast numerical call type --------------------------===//
+//
+// A Kernel wraps the exported entry of a compiled module. Calling it takes
+// the CPython vectorcall path, not pybind11's overload machinery: NumPy's C
+// API checks dtype, shape and contiguity and gives the data pointer (no copy
+// for a contiguous array of the right dtype), one PyArray_SimpleNew per
+// output, then one C call. The GIL is released around calls that move many
+// elements.
+//
+//===----------------------------------------------------------------------===//
+
+#define PY_SSIZE_T_CLEAN
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL scaly_ARRAY_API
+#include "Kernel.h"
+
+#include <numpy/arrayobject.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace scaly::python {
+namespace {
+
+using Entry = int (*)(const void **, void **, int *, void *, int);
+
+struct Port {
+  std::string name;
+  std::vector<npy_intp> shape;
+  int typenum;
+  npy_intp size;
+};
+
+constexpr int kMaxPorts = 64;
+/// Calls that move at least this many elements release the GIL.
+constexpr npy_intp kReleaseGilElements = 1 << 14;
+
+struct KernelObject {
+  PyObject_HEAD
+  vectorcallfunc vectorcall;
+  Entry entry;
+  PyObject *owner; // keeps the code alive (JIT object or shared library)
+  std::vector<Port> *inputs;
+  std::vector<Port> *outputs;
+  std::string *name;
+  size_t workspaceBytes;
+  npy_intp totalElements;
+};
+
+std::string shapeText(int ndim, const npy_intp *dims) {
+  std::string s = "(";
+  for (int i = 0; i < ndim; ++i)
+    s += (i ? ", " : "") + std::to_string(dims[i]);
+  if (ndim == 1)
+    s += ",";
+  return s + ")";
+}
+
+int typenumOf(const std::string &dtype) {
+  if (dtype == "float64") return NPY_FLOAT64;
+  if (dtype == "float32") return NPY_FLOAT32;
+  if (dtype == "int32") return NPY_INT32;
+  if (dtype == "int64") return NPY_INT64;
+  if (dtype == "bool") return NPY_BOOL;
+  return -1;
+}
+
+const char *dtypeText(int typenum) {
+  switch (typenum) {
+  case NPY_FLOAT64: return "float64";
+  case NPY_FLOAT32: return "float32";
+  case NPY_INT32: return "int32";
+  case NPY_INT64: return "int64";
+  case NPY_BOOL: return "bool";
+  }
+  return "?";
+}
+
+/// The array to pass for input `port`: `obj` itself when it already fits,
+/// else a converted copy (new reference). Null with an exception set when it
+/// cannot be converted safely or has the wrong shape.
+PyArrayObject *prepareInput(KernelObject *k, const Port &port, PyObject *obj) {
+  PyArrayObject *arr;
+  if (PyArray_Check(obj)) {
+    auto *given = reinterpret_cast<PyArrayObject *>(obj);
+    PyArray_Descr *want = PyArray_DescrFromType(port.typenum);
+    if (PyArray_TYPE(given) != port.typenum &&
+        !PyArray_CanCastTypeTo(PyArray_DESCR(given), want, NPY_SAFE_CASTING)) {
+      Py_DECREF(want);
+      PyErr_Format(PyExc_TypeError,
+                   "%s(): input '%s' expects dtype %s, got %s (cast it explicitly with .astype())",
+                   k->name->c_str(), port.name.c_str(), dtypeText(port.typenum),
+                   PyArray_DESCR(given)->typeobj->tp_name);
+      return nullptr;
+    }
+    Py_DECREF(want);
+    arr = reinterpret_cast<PyArrayObject *>(
+        PyArray_FromAny(obj, PyArray_DescrFromType(port.typenum), 0, 0,
+                        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, nullptr));
+  } else {
+    // Lists and scalars: NumPy's conversion, then the same shape check.
+    arr = reinterpret_cast<PyArrayObject *>(
+        PyArray_FromAny(obj, PyArray_DescrFromType(port.typenum), 0, 0,
+                        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, nullptr));
+    if (!arr) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "%s(): input '%s' expects a %s array of shape %s, got %s",
+                   k->name->c_str(), port.name.c_str(), dtypeText(port.typenum),
+                   shapeText(static_cast<int>(port.shape.size()), port.shape.data()).c_str(),
+                   Py_TYPE(obj)->tp_name);
+      return nullptr;
+    }
+    if (port.typenum != NPY_FLOAT64 && port.typenum != NPY_FLOAT32) {
+      // FORCECAST would turn 0.5 into 0 for an integer input: refuse.
+      PyArrayObject *check = reinterpret_cast<PyArrayObject *>(
+          PyArray_FromAny(obj, nullptr, 0, 0, 0, nullptr));
+      bool lossy = check && !PyArray_CanCastTypeTo(PyArray_DESCR(check),
+                                                   PyArray_DESCR(arr), NPY_SAFE_CASTING);
+      Py_XDECREF(check);
+      if (lossy) {
+        Py_DECREF(arr);
+        PyErr_Format(PyExc_TypeError, "%s(): input '%s' expects %s values",
+                     k->name->c_str(), port.name.c_str(), dtypeText(port.typenum));
+        return nullptr;
+      }
+    }
+  }
+  if (!arr)
+    return nullptr;
+  int ndim = PyArray_NDIM(arr);
+  bool same = ndim == static_cast<int>(port.shape.size());
+  for (int i = 0; same && i < ndim; ++i)
+    same = PyArray_DIMS(arr)[i] == port.shape[i];
+  if (!same) {
+    PyErr_Format(PyExc_ValueError, "%s(): input '%s' expects shape %s, got %s", k->name->c_str(),
+                 port.name.c_str(),
+                 shapeText(static_cast<int>(port.shape.size()), port.shape.data()).c_str(),
+                 shapeText(ndim, PyArray_DIMS(arr)).c_str());
+    Py_DECREF(arr);
+    return nullptr;
+  }
+  return arr;
+}
+
+PyObject *kernelCall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+  auto *k = reinterpret_cast<KernelObject *>(self);
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  const auto &ins = *k->inputs;
+  const auto &outs = *k->outputs;
+  if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+    PyErr_Format(PyExc_TypeError, "%s() takes inputs by position only", k->name->c_str());
+    return nullptr;
+  }
+  if (nargs != static_cast<Py_ssize_t>(ins.size())) {
+    PyErr_Format(PyExc_TypeError, "%s() takes %zu inputs, got %zd", k->name->c_str(), ins.size(),
+                 nargs);
+    return nullptr;
+  }
+  PyArrayObject *inArrays[kMaxPorts];
+  PyObject *outArrays[kMaxPorts];
+  const void *argPtrs[kMaxPorts];
+  void *resPtrs[kMaxPorts];
+  Py_ssize_t done = 0, made = 0;
+  PyObject *result = nullptr;
+  for (; done < nargs; ++done) {
+    inArrays[done] = prepareInput(k, ins[done], args[done]);
+    if (!inArrays[done])
+      goto cleanup;
+    argPtrs[done] = PyArray_DATA(inArrays[done]);
+  }
+  for (; made < static_cast<Py_ssize_t>(outs.size()); ++made) {
+    const Port &p = outs[made];
+    outArrays[made] = PyArray_SimpleNew(static_cast<int>(p.shape.size()),
+                                        const_cast<npy_intp *>(p.shape.data()), p.typenum);
+    if (!outArrays[made])
+      goto cleanup;
+    resPtrs[made] = PyArray_DATA(reinterpret_cast<PyArrayObject *>(outArrays[made]));
+  }
+  {
+    // The workspace: on the stack when small, else 64-byte aligned heap.
+    alignas(64) unsigned char small[4096];
+    void *w = nullptr;
+    void *heap = nullptr;
+    if (k->workspaceBytes > sizeof small) {
+      heap = std::aligned_alloc(64, (k->workspaceBytes + 63) / 64 * 64);
+      if (!heap) {
+        PyErr_NoMemory();
+        goto cleanup;
+      }
+      w = heap;
+    } else if (k->workspaceBytes) {
+      w = small;
+    }
+    int status;
+    if (k->totalElements >= kReleaseGilElements) {
+      Py_BEGIN_ALLOW_THREADS
+      status = k->entry(argPtrs, resPtrs, nullptr, w, 0);
+      Py_END_ALLOW_THREADS
+    } else {
+      status = k->entry(argPtrs, resPtrs, nullptr, w, 0);
+    }
+    std::free(heap);
+    if (status != 0) {
+      PyErr_Format(PyExc_RuntimeError, "%s() returned status %d", k->name->c_str(), status);
+      goto cleanup;
+    }
+  }
+  if (outs.size() == 1) {
+    result = outArrays[0];
+    made = 0;
+  } else {
+    result = PyTuple_New(static_cast<Py_ssize_t>(outs.size()));
+    if (result) {
+      for (Py_ssize_t i = 0; i < made; ++i)
+        PyTuple_SET_ITEM(result, i, outArrays[i]);
+      made = 0;
+    }
+  }
+cleanup:
+  for (Py_ssize_t i = 0; i < done; ++i)
+    Py_DECREF(inArrays[i]);
+  for (Py_ssize_t i = 0; i < made; ++i)
+    Py_DECREF(outArrays[i]);
+  return result;
+}
+
+bool parsePorts(PyObject *list, std::vector<Port> &ports, const char *what) {
+  PyObject *seq = PySequence_Fast(list, what);
+  if (!seq)
+    return false;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  if (n > kMaxPorts) {
+    PyErr_Format(PyExc_ValueError, "at most %d %s", kMaxPorts, what);
+    Py_DECREF(seq);
+    return false;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+    const char *name, *dtype;
+    PyObject *shape;
+    if (!PyArg_ParseTuple(item, "sOs", &name, &shape, &dtype)) {
+      Py_DECREF(seq);
+      return false;
+    }
+    Port p{name, {}, typenumOf(dtype), 1};
+    if (p.typenum < 0) {
+      PyErr_Format(PyExc_ValueError, "unknown dtype '%s'", dtype);
+      Py_DECREF(seq);
+      return false;
+    }
+    PyObject *dims = PySequence_Fast(shape, "shape must be a sequence");
+    if (!dims) {
+      Py_DECREF(seq);
+      return false;
+    }
+    for (Py_ssize_t d = 0; d < PySequence_Fast_GET_SIZE(dims); ++d) {
+      npy_intp v = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(dims, d));
+      p.shape.push_back(v);
+      p.size *= v;
+    }
+    Py_DECREF(dims);
+    if (PyErr_Occurred()) {
+      Py_DECREF(seq);
+      return false;
+    }
+    ports.push_back(std::move(p));
+  }
+  Py_DECREF(seq);
+  return true;
+}
+
+int kernelInit(PyObject *self, PyObject *args, PyObject *kwargs) {
+  auto *k = reinterpret_cast<KernelObject *>(self);
+  static const char *keywords[] = {"address", "owner", "name", "inputs", "outputs",
+                                   "workspace_bytes", nullptr};
+  unsigned long long address;
+  PyObject *owner, *ins, *outs;
+  const char *name;
+  Py_ssize_t workspace;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "KOsOOn", const_cast<char **>(keywords),
+                                   &address, &owner, &name, &ins, &outs, &workspace))
+    return -1;
+  if (!address) {
+    PyErr_SetString(PyExc_ValueError, "Kernel: null entry address");
+    return -1;
+  }
+  auto inputs = std::make_unique<std::vector<Port>>();
+  auto outputs = std::make_unique<std::vector<Port>>();
+  if (!parsePorts(ins, *inputs, "inputs") || !parsePorts(outs, *outputs, "outputs"))
+    return -1;
+  k->entry = reinterpret_cast<Entry>(static_cast<uintptr_t>(address));
+  Py_INCREF(owner);
+  Py_XSETREF(k->owner, owner);
+  delete k->inputs;
+  delete k->outputs;
+  delete k->name;
+  k->totalElements = 0;
+  for (auto &p : *inputs) k->totalElements += p.size;
+  for (auto &p : *outputs) k->totalElements += p.size;
+  k->inputs = inputs.release();
+  k->outputs = outputs.release();
+  k->name = new std::string(name);
+  k->workspaceBytes = static_cast<size_t>(workspace);
+  k->vectorcall = kernelCall;
+  return 0;
+}
+
+PyObject *kernelNew(PyTypeObject *type, PyObject *, PyObject *) {
+  auto *k = reinterpret_cast<KernelObject *>(type->tp_alloc(type, 0));
+  return reinterpret_cast<PyObject *>(k);
+}
+
+void kernelDealloc(PyObject *self) {
+  auto *k = reinterpret_cast<KernelObject *>(self);
+  delete k->inputs;
+  delete k->outputs;
+  delete k->name;
+  Py_XDECREF(k->owner);
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyObject *kernelRepr(PyObject *self) {
+  auto *k = reinterpret_cast<KernelObject *>(self);
+  return PyUnicode_FromFormat("<scaly Kernel %s>", k->name ? k->name->c_str() : "?");
+}
+
+PyTypeObject KernelType; // filled in by registerKernelType
+
+} // namespace
+
+int registerKernelType(PyObject *module) {
+  if (_import_array() < 0)
+    return -1;
+  Py_SET_REFCNT(&KernelType, 1);
+  KernelType.tp_name = "scaly._scaly.Kernel";
+  KernelType.tp_basicsize = sizeof(KernelObject);
+  KernelType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL;
+  KernelType.tp_doc = "A compiled entry: call it with NumPy arrays, lists or scalars.";
+  KernelType.tp_new = kernelNew;
+  KernelType.tp_init = kernelInit;
+  KernelType.tp_dealloc = kernelDealloc;
+  KernelType.tp_repr = kernelRepr;
+  KernelType.tp_call = PyVectorcall_Call;
+  KernelType.tp_vectorcall_offset = offsetof(KernelObject, vectorcall);
+  if (PyType_Ready(&KernelType) < 0)
+    return -1;
+  Py_INCREF(&KernelType);
+  return PyModule_AddObject(module, "Kernel", reinterpret_cast<PyObject *>(&KernelType));
+}
+
+} // namespace scaly::python

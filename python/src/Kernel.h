@@ -1,0 +1,12 @@
+//===- Kernel.h - the fast numerical call type ----------------------------===//
+#ifndef SCALY_PYTHON_KERNEL_H
+#define SCALY_PYTHON_KERNEL_H
+
+#include <Python.h>
+
+namespace scaly::python {
+/// Registers `scaly._scaly.Kernel` on `module`; imports NumPy's C API.
+int registerKernelType(PyObject *module);
+} // namespace scaly::python
+
+#endif

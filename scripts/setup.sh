@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Set up Scaly on Debian 12: install the Debian packages it needs (only those
+# missing), configure with CMake + Ninja (ccache when present, Python pinned to
+# /usr/bin/python3, shared libMLIR/libLLVM/libclang-cpp) and build.
+#   scripts/setup.sh            # build into ./build
+#   BUILD_DIR=/tmp/b scripts/setup.sh
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$here/build}
+
+packages=(
+  cmake ninja-build ccache g++ git
+  llvm-19-dev libmlir-19-dev mlir-19-tools libclang-19-dev libclang-cpp19-dev clang-19 lld-19
+  llvm-19-tools
+  python3 python3-numpy python3-pytest python3-pybind11 pybind11-dev
+  googletest libgtest-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "scaly setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S "$here" -B "$build" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DPython_EXECUTABLE=/usr/bin/python3 >/dev/null
+cmake --build "$build"
