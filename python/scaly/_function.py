@@ -54,7 +54,8 @@ class Function:
         self._traced = traced
         self.__wrapped__ = pyfunc
         self.__doc__ = getattr(pyfunc, "__doc__", None)
-        self._runtime = None
+        self._kernel = None
+        self._recompile_id = None
 
     @property
     def name(self):
@@ -85,7 +86,29 @@ class Function:
         outs = ", ".join(f"{n}: {d}{list(s)}" for n, s, d in self.outputs)
         return f"<scaly.Function {self.name}({ins}) -> ({outs})>"
 
+    def compile(self):
+        """Load (or build) the compiled module without evaluating; returns self."""
+        from .runtime import compile_function
+        compile_function(self)
+        return self
+
+    def recompile(self):
+        """Drop the compiled handle; the next call or compile() builds under a fresh key.
+
+        Kernels already handed out stay callable; the cache's index entries,
+        which other processes use, are left as they were.
+        """
+        from .runtime import recompile_function
+        recompile_function(self)
+
     def __call__(self, *args):
+        kernel = self._kernel
+        if kernel is not None:
+            try:
+                return kernel(*args)
+            except TypeError:
+                if not any(isinstance(a, Expr) for a in args):
+                    raise
         if len(args) != len(self.inputs):
             raise TypeError(f"{self.name}() takes {len(self.inputs)} inputs "
                             f"({', '.join(n for n, _, _ in self.inputs)}), got {len(args)}")

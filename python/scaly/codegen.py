@@ -75,3 +75,10 @@ def render_c_module(fn, *, cpu="generic", lanes=1, dialect="gnu", vector_libm="n
                                      "vector_libm": vector_libm, "reciprocal": reciprocal,
                                      "lang": lang})
     return RenderedModule(out["name"], out["source"], out["header"], out["recipe"])
+
+
+def render_native(fn):
+    """The module the JIT compiles: the host recipe (cpu="native"), otherwise defaults."""
+    out = _scaly.render(fn._traced, {"cpu": "native", "lanes": 1, "dialect": "gnu",
+                                     "vector_libm": "none", "reciprocal": False, "lang": "c"})
+    return RenderedModule(out["name"], out["source"], out["header"], out["recipe"])

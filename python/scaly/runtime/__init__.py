@@ -1,0 +1,7 @@
+"""Numerical calls: the JIT, the on-disk cache and the in-memory tables."""
+
+from .jit import (CACHE_VERSION, CompileError, cache_root, call_numeric, compile_function,
+                  counters, recompile_function)
+
+__all__ = ["CACHE_VERSION", "CompileError", "cache_root", "call_numeric", "compile_function",
+           "counters", "recompile_function"]

@@ -1,0 +1,436 @@
+"""The JIT: compile a Function's C module on first use and cache it on disk.
+
+What is compiled is exactly the text `render_c_module` writes, rendered for
+the host (``cpu="native"``). By default Clang compiles it in process and ORC
+links the object; with ``SCALY_CC`` set, that compiler builds ``lib<name>.so``
+and it is opened with dlopen. Layout of the cache root (``SCALY_CACHE_DIR``,
+else ``$XDG_CACHE_HOME/scaly``, else ``~/.cache/scaly``)::
+
+    <key>/<name>.c, <name>.h      the exact source compiled
+    <key>/<name>.o | lib<name>.so  the artifact
+    <key>/meta.json                SHA-256 of source and artifact, written last
+    index/<index key>.json         graph digest -> artifact, relative to the root
+    compilers/<id>.json            compiler fingerprints, reused while the
+                                   compiler's path, size and mtime stay the same
+
+Every file is written to a temporary named after the process and renamed into
+place, so parallel processes never see a half-written file.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import itertools
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .. import _scaly
+
+# Raise whenever generated code or the cache layout changes.
+CACHE_VERSION = "scaly-cache-1"
+
+_IMPORT_TIME = time.time()
+_LOCK = threading.RLock()
+_COUNTERS = {"render": 0, "compile": 0, "load": 0, "index_hit": 0, "memory_hit": 0}
+_BY_KEY: dict = {}     # cache key -> (address, owner, workspace bytes)
+_BY_INDEX: dict = {}   # index key -> same
+_RECOMPILES = itertools.count(1)
+
+
+class CompileError(RuntimeError):
+    """The C compiler failed or is missing; the message shows its diagnostics."""
+
+
+def counters():
+    """Copies of this process's JIT counters: renders, compiles, loads, index and memory hits."""
+    return dict(_COUNTERS)
+
+
+def cache_root():
+    """The cache root: SCALY_CACHE_DIR, else $XDG_CACHE_HOME/scaly, else ~/.cache/scaly."""
+    override = os.environ.get("SCALY_CACHE_DIR")
+    if override:
+        return Path(override).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "scaly"
+
+
+# -- files -------------------------------------------------------------------
+
+def _write_atomic(path: Path, data: bytes):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}.{threading.get_ident()}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read_json(path: Path):
+    try:
+        with open(path, "rb") as f:
+            value = json.loads(f.read())
+        return value if isinstance(value, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
+# -- compilers ---------------------------------------------------------------
+
+def _optimization():
+    return os.environ.get("SCALY_CC_OPT", "-O2")
+
+
+def _cpu_identity():
+    """The CPU's feature flags: a cache shared between machines must not mix them."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return _sha256(line.encode())[:16]
+    except OSError:
+        pass
+    return platform.processor()
+
+
+class _Compiler:
+    """The compiler in use, its fingerprint, and the host recipe probe."""
+
+    def __init__(self):
+        self.external = os.environ.get("SCALY_CC") or None
+        self.opt = _optimization()
+        if self.external:
+            exe = shutil.which(self.external.split()[0])
+            if exe is None:
+                raise CompileError(f"SCALY_CC={self.external!r}: compiler not found on PATH")
+            self.exe = os.path.realpath(exe)
+            self.command = self.external.split()
+        else:
+            self.exe = _libclang_path()
+            self.command = ["scaly-in-process-clang"]
+        self.fingerprint, self.macros = self._fingerprint()
+
+    def flags(self):
+        """The compile command without paths, in order."""
+        flags = [self.opt, "-march=native", "-fno-math-errno", "-fPIC"]
+        if self.external:
+            flags += ["-shared"]
+        return flags + ["-lm"]
+
+    def _fingerprint(self):
+        st = os.stat(self.exe)
+        stamp = {"command": self.command, "path": self.exe, "size": st.st_size,
+                 "mtime_ns": st.st_mtime_ns, "cpu": _cpu_identity()}
+        ident = _sha256(json.dumps(stamp, sort_keys=True).encode())[:32]
+        path = cache_root() / "compilers" / f"{ident}.json"
+        stored = _read_json(path)
+        if stored and stored.get("stamp") == stamp and isinstance(stored.get("macros"), str):
+            version, macros = stored["version"], stored["macros"]
+        else:
+            version, macros = self._probe()
+            _write_atomic(path, json.dumps({"stamp": stamp, "version": version,
+                                            "macros": macros}).encode())
+        text = json.dumps([stamp, version, macros])
+        return _sha256(text.encode()), macros
+
+    def _probe(self):
+        if not self.external:
+            version = f"{_scaly.clang_version()} prelude {_scaly.prelude_version()}"
+            return version, _scaly.probe_macros(["-march=native"])
+        version = _run([*self.command, "--version"], "--version").stdout
+        macros = _run([*self.command, "-march=native", "-dM", "-E", "-x", "c", os.devnull],
+                      "the host recipe probe (-march=native -dM -E)").stdout
+        return version, macros
+
+
+def _run(cmd, what):
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        raise CompileError(f"cannot run the compiler {cmd[0]!r} for {what}: {e}") from None
+    if proc.returncode != 0:
+        raise CompileError(f"{' '.join(cmd)} failed ({what}) with status {proc.returncode}:\n"
+                           f"{proc.stderr}{proc.stdout}")
+    return proc
+
+
+def _libclang_path():
+    for line in open("/proc/self/maps"):
+        if "libclang-cpp" in line:
+            return line.split()[-1]
+    return "/usr/lib/llvm-19/lib/libclang-cpp.so.19.1"
+
+
+_COMPILER = None
+
+
+def _compiler():
+    """The compiler for this process, probed once; re-probed if SCALY_CC or SCALY_CC_OPT change."""
+    global _COMPILER
+    want = (os.environ.get("SCALY_CC") or None, _optimization(), str(cache_root()))
+    if _COMPILER is None or _COMPILER[0] != want:
+        _COMPILER = (want, _Compiler())
+    return _COMPILER[1]
+
+
+# -- source state (for the index) ---------------------------------------------
+
+_SOURCE_HASHES: dict = {}
+
+
+def _scaly_files():
+    package = Path(__file__).resolve().parent.parent
+    files = [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+             and p.suffix in (".py", ".so")]
+    for line in open("/proc/self/maps"):
+        path = line.split()[-1] if line.count(" ") >= 5 else ""
+        if "/libScaly" in path:
+            files.append(Path(path))
+    return sorted(set(files))
+
+
+def _source_state():
+    """(digest of Scaly's code, whether it is safe to trust the index).
+
+    Python sources are hashed by content, binaries by size and mtime. The
+    index is not trusted when a file changed after import or less than two
+    seconds before: the files on disk may then not be the code that runs.
+    """
+    h = hashlib.sha256()
+    trusted = True
+    for p in _scaly_files():
+        st = p.stat()
+        if st.st_mtime > _IMPORT_TIME - 2.0:
+            trusted = False
+        h.update(str(p.name).encode())
+        if p.suffix == ".py":
+            key = (str(p), st.st_size, st.st_mtime_ns)
+            if key not in _SOURCE_HASHES:
+                _SOURCE_HASHES[key] = _sha256(p.read_bytes())
+            h.update(_SOURCE_HASHES[key].encode())
+        else:
+            h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
+    from .. import __version__
+    h.update(f"scaly {__version__} python {sys.version} numpy {np.__version__}".encode())
+    return h.hexdigest(), trusted
+
+
+# -- keys --------------------------------------------------------------------
+
+def _entry_type(fn):
+    dtypes = {d for _, _, d in fn.inputs + fn.outputs}
+    return "double" if dtypes <= {"float64"} else ("float" if dtypes == {"float32"} else "void")
+
+
+def _abi_signature(fn):
+    t = _entry_type(fn)
+    ports = [(n, list(s), d) for n, s, d in fn.inputs] + [(n, list(s), d) for n, s, d in fn.outputs]
+    return f"int(const {t}**, {t}**, int*, {t}*, int) {json.dumps(ports)}"
+
+
+def _key(*parts):
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()
+
+
+# -- build and load -----------------------------------------------------------
+
+def _artifact_name(cc, name):
+    return f"lib{name}.so" if cc.external else f"{name}.o"
+
+
+def _render(fn):
+    from ..codegen import render_native
+    _COUNTERS["render"] += 1
+    return render_native(fn)
+
+
+def _build(cc, directory: Path, module):
+    """Compile `module` into `directory`; write source, artifact, then meta.json."""
+    name = module.name
+    source = module.source.encode()
+    header = module.header.encode()
+    _write_atomic(directory / f"{name}.c", source)
+    _write_atomic(directory / f"{name}.h", header)
+    artifact = directory / _artifact_name(cc, name)
+    _COUNTERS["compile"] += 1
+    if cc.external:
+        tmp = artifact.with_name(f"{artifact.name}.tmp.{os.getpid()}.{threading.get_ident()}")
+        try:
+            cmd = [*cc.command, *cc.flags()[:-1], "-o", str(tmp), str(directory / f"{name}.c"), "-lm"]
+            _run(cmd, f"compiling {name}")
+            data = tmp.read_bytes()
+            os.replace(tmp, artifact)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+    else:
+        try:
+            data = _scaly.jit_compile([(f"{name}.c", module.source), (f"{name}.h", module.header)],
+                                      cc.flags()[:-1])
+        except RuntimeError as e:
+            raise CompileError(str(e)) from None
+        _write_atomic(artifact, data)
+    meta = {"name": name, "artifact": artifact.name, "source_sha256": _sha256(source),
+            "header_sha256": _sha256(header), "artifact_sha256": _sha256(data)}
+    _write_atomic(directory / "meta.json", json.dumps(meta).encode())
+    return data
+
+
+def _verified_artifact(cc, directory: Path, name):
+    """The artifact bytes when the directory is complete and intact, else None."""
+    meta = _read_json(directory / "meta.json")
+    if not meta or meta.get("name") != name or meta.get("artifact") != _artifact_name(cc, name):
+        return None
+    try:
+        source = (directory / f"{name}.c").read_bytes()
+        header = (directory / f"{name}.h").read_bytes()
+        data = (directory / meta["artifact"]).read_bytes()
+    except OSError:
+        return None
+    if (_sha256(source) != meta.get("source_sha256") or _sha256(header) != meta.get("header_sha256")
+            or _sha256(data) != meta.get("artifact_sha256")):
+        return None
+    return data
+
+
+def _load(cc, directory: Path, name, data):
+    """Link the artifact into the process; returns (address, owner)."""
+    _COUNTERS["load"] += 1
+    if cc.external:
+        lib = ctypes.CDLL(str(directory / f"lib{name}.so"), mode=os.RTLD_LOCAL | os.RTLD_NOW)
+        return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value, lib
+    obj = _scaly.jit_load(data, name)
+    return obj.lookup(name), obj
+
+
+def _workspace_bytes(header, name):
+    marker = f"#define {name}_SZ_W "
+    start = header.index(marker) + len(marker)
+    return int(header[start:header.index("\n", start)]) * 8
+
+
+def _load_or_build(cc, fn, root: Path, key, module):
+    """Load the artifact under `key`, rebuilding it when missing or damaged."""
+    directory = root / key
+    name = module.name
+    data = _verified_artifact(cc, directory, name)
+    for attempt in range(2):
+        if data is None:
+            data = _build(cc, directory, module)
+        try:
+            address, owner = _load(cc, directory, name, data)
+            return address, owner, directory
+        except (OSError, RuntimeError, AttributeError):
+            if attempt:
+                raise
+            data = None  # garbage that passed the checks: rebuild once
+    raise AssertionError("unreachable")
+
+
+def compile_function(fn):
+    """Make `fn` callable: load its artifact from memory, the index or the cache, or build it."""
+    with _LOCK:
+        if fn._kernel is not None:
+            return fn._kernel
+        cc = _compiler()
+        root = cache_root()
+        abi = _abi_signature(fn)
+        compile_cmd = " ".join(cc.command + cc.flags())
+        recompiled = fn._recompile_id is not None
+        index_key = None
+        if not recompiled:
+            source_digest, trusted = _source_state()
+            index_key = _key(_scaly.graph_digest(fn._traced), source_digest, CACHE_VERSION, abi,
+                             "host lanes=1 cpu=native vector_libm=none", cc.fingerprint, "",
+                             compile_cmd)
+            hit = _BY_INDEX.get(index_key)
+            if hit is not None:
+                _COUNTERS["memory_hit"] += 1
+                return _make_kernel(fn, *hit)
+            if trusted:
+                loaded = _from_index(cc, fn, root, index_key)
+                if loaded is not None:
+                    _BY_INDEX[index_key] = loaded
+                    return _make_kernel(fn, *loaded)
+        module = _render(fn)
+        extra = f"recompile {os.getpid()} {fn._recompile_id}" if recompiled else ""
+        key = _key(CACHE_VERSION, abi, module.name, module.source + module.header,
+                   cc.fingerprint, "", compile_cmd, extra)
+        hit = None if recompiled else _BY_KEY.get(key)
+        if hit is not None:
+            _COUNTERS["memory_hit"] += 1
+        else:
+            address, owner, directory = _load_or_build(cc, fn, root, key, module)
+            hit = (address, owner, _workspace_bytes(module.header, module.name), module.name)
+            if not recompiled:
+                _BY_KEY[key] = hit
+                entry = {"artifact": f"{key}/{_artifact_name(cc, module.name)}",
+                         "name": module.name, "workspace_bytes": hit[2]}
+                _write_atomic(root / "index" / f"{index_key}.json", json.dumps(entry).encode())
+        if index_key is not None:
+            _BY_INDEX[index_key] = hit
+        return _make_kernel(fn, *hit)
+
+
+def _from_index(cc, fn, root: Path, index_key):
+    entry = _read_json(root / "index" / f"{index_key}.json")
+    if not entry or not isinstance(entry.get("artifact"), str):
+        return None
+    rel = Path(entry["artifact"])
+    if rel.is_absolute() or ".." in rel.parts or len(rel.parts) != 2:
+        return None
+    name = entry.get("name")
+    if not isinstance(name, str) or not isinstance(entry.get("workspace_bytes"), int):
+        return None
+    directory = root / rel.parts[0]
+    data = _verified_artifact(cc, directory, name)
+    if data is None:
+        return None  # deleted or damaged behind the entry: render and compile again
+    try:
+        address, owner = _load(cc, directory, name, data)
+    except (OSError, RuntimeError, AttributeError):
+        return None
+    _COUNTERS["index_hit"] += 1
+    return (address, owner, entry["workspace_bytes"], name)
+
+
+def _make_kernel(fn, address, owner, workspace_bytes, name):
+    kernel = _scaly.Kernel(address, owner, fn.name, fn.inputs, fn.outputs, workspace_bytes)
+    fn._kernel = kernel
+    return kernel
+
+
+def recompile_function(fn):
+    """Drop `fn`'s handle; its next call or compile() builds again under a fresh key."""
+    with _LOCK:
+        fn._kernel = None
+        fn._recompile_id = next(_RECOMPILES)
+
+
+def call_numeric(fn, args):
+    """Evaluate `fn` on NumPy arrays, lists or scalars (compiling on first use)."""
+    kernel = fn._kernel or compile_function(fn)
+    return kernel(*args)
