@@ -226,6 +226,7 @@ bool probeMacros(const std::vector<std::string> &flags, std::string &macros,
                                overlay({{"probe.c", ""}}), diagOS, ok);
   if (!ok)
     return false;
+  macros.clear();
   MacroDumpAction action(macros);
   return instance->ExecuteAction(action);
 }

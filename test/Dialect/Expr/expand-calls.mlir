@@ -1,4 +1,5 @@
 // RUN: scaly-opt %s --scaly-expand-calls | FileCheck %s
+// RUN: scaly-opt %s --scaly-expand-calls | FileCheck %s --check-prefix=ERASED
 //
 // scaly-expand-calls inlines every expr.call without the block hint (also the
 // calls a copied body brings in, and calls inside loop bodies and inside kept
@@ -16,8 +17,9 @@
 // CHECK-NEXT:      %[[N:.*]] = expr.neg %[[E]] : tensor<f64>
 // CHECK-NEXT:      expr.yield %[[N]] : tensor<f64>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    expr.return %[[M2]], %[[K]], %[[L]]
-expr.func @main(%x: tensor<2xf64>, %s: tensor<f64>) -> (tensor<2xf64>, tensor<2xf64>, tensor<2xf64>) attributes {arg_names = ["x", "s"], res_names = ["a", "b", "c"]} {
+// CHECK-NEXT:    %[[MP:.*]] = expr.map @mapped(%[[X]]) count 2
+// CHECK-NEXT:    expr.return %[[M2]], %[[K]], %[[L]], %[[MP]]
+expr.func @main(%x: tensor<2xf64>, %s: tensor<f64>) -> (tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>) attributes {arg_names = ["x", "s"], res_names = ["a", "b", "c", "d"]} {
   %0 = expr.call @outer(%x, %s) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
   %1 = expr.call @kept(%0) {block} : (tensor<2xf64>) -> tensor<2xf64>
   %2 = expr.loop 2 (%x) : (tensor<2xf64>) -> tensor<2xf64> {
@@ -25,7 +27,8 @@ expr.func @main(%x: tensor<2xf64>, %s: tensor<f64>) -> (tensor<2xf64>, tensor<2x
     %n = expr.call @negate(%e) : (tensor<f64>) -> tensor<f64>
     expr.yield %n : tensor<f64>
   }
-  expr.return %0, %1, %2 : tensor<2xf64>, tensor<2xf64>, tensor<2xf64>
+  %3 = expr.map @mapped(%x) count 2 : (tensor<2xf64>) -> tensor<2xf64>
+  expr.return %0, %1, %2, %3 : tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>
 }
 
 // @outer calls @inner twice; both copies are expanded into @main.
@@ -66,20 +69,25 @@ expr.func @only_from_unused(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_
   expr.return %x : tensor<2xf64>
 }
 
-// Still referenced by an expr.map: kept.
-// CHECK-LABEL: expr.func @mapper(
-// CHECK:         expr.map @mapped
+// Referenced by an expr.map of @main: kept. A function only a removed
+// function referenced through a map is erased with it.
 // CHECK-LABEL: expr.func @mapped(
-expr.func @mapper(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["y"], block} {
-  %0 = expr.map @mapped(%x) count 2 : (tensor<2xf64>) -> tensor<2xf64>
+expr.func @unused_mapper(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["y"], block} {
+  %0 = expr.map @only_mapped_from_unused(%x) count 2 : (tensor<2xf64>) -> tensor<2xf64>
   expr.return %0 : tensor<2xf64>
+}
+expr.func @only_mapped_from_unused(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  expr.return %x : tensor<f64>
 }
 expr.func @mapped(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
   expr.return %x : tensor<f64>
 }
 
-// CHECK-NOT:     @outer
-// CHECK-NOT:     @inner
-// CHECK-NOT:     @negate
-// CHECK-NOT:     @unused
-// CHECK-NOT:     @only_from_unused
+// Exactly these three functions are left.
+// ERASED-NOT:    expr.func @{{outer|inner|negate|unused|only_from_unused|unused_mapper|only_mapped_from_unused}}(
+// ERASED:        expr.func @main(
+// ERASED-NOT:    expr.func @{{outer|inner|negate|unused|only_from_unused|unused_mapper|only_mapped_from_unused}}(
+// ERASED:        expr.func @kept(
+// ERASED-NOT:    expr.func @{{outer|inner|negate|unused|only_from_unused|unused_mapper|only_mapped_from_unused}}(
+// ERASED:        expr.func @mapped(
+// ERASED-NOT:    expr.func

@@ -1,0 +1,78 @@
+//===- GraphTest.cpp - the traced expression graph ------------------------===//
+
+#include "scaly/Trace/Digest.h"
+#include "scaly/Trace/Graph.h"
+
+#include <gtest/gtest.h>
+
+using namespace scaly::trace;
+
+TEST(Graph, IdenticalSubexpressionsAreOneNode) {
+  Graph g;
+  int32_t x = g.input(0, {3}, DType::F64);
+  int32_t a = g.math("sin", x);
+  int32_t b = g.math("sin", x);
+  EXPECT_EQ(a, b);
+  int32_t c = g.math("cos", x);
+  EXPECT_NE(a, c);
+  size_t before = g.size();
+  EXPECT_EQ(g.binary(OpKind::Add, a, c), g.binary(OpKind::Add, b, c));
+  EXPECT_EQ(g.size(), before + 1);
+}
+
+TEST(Graph, ScalarsBroadcastAndConstantsAdoptTheDtype) {
+  Graph g;
+  int32_t x = g.input(0, {2, 2}, DType::F32);
+  int32_t k = g.constant({0.5}, {}, DType::F64);
+  int32_t y = g.binary(OpKind::Mul, k, x);
+  EXPECT_EQ(g.node(y).dtype, DType::F32);
+  EXPECT_EQ(g.node(y).shape, (Shape{2, 2}));
+}
+
+TEST(Graph, LossyConstantConversionIsRefused) {
+  Graph g;
+  int32_t i = g.input(0, {2}, DType::I64);
+  int32_t half = g.constant({0.5}, {}, DType::F64);
+  EXPECT_THROW(g.binary(OpKind::Mul, i, half), std::invalid_argument);
+  int32_t two = g.constant({2.0}, {}, DType::F64);
+  EXPECT_EQ(g.node(g.binary(OpKind::Mul, i, two)).dtype, DType::I64);
+}
+
+TEST(Graph, ShapeErrorsNameBothShapes) {
+  Graph g;
+  int32_t a = g.input(0, {3}, DType::F64);
+  int32_t b = g.input(1, {2}, DType::F64);
+  try {
+    g.binary(OpKind::Add, a, b);
+    FAIL() << "expected a shape error";
+  } catch (const std::invalid_argument &e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("(3,)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("(2,)"), std::string::npos) << msg;
+  }
+  EXPECT_THROW(g.reshape(a, {2, 2}), std::invalid_argument);
+  EXPECT_THROW(g.gather(a, {3}, {}), std::out_of_range);
+  EXPECT_THROW(g.math("sine", a), std::invalid_argument);
+  EXPECT_THROW(parseDType("float16"), std::invalid_argument);
+}
+
+TEST(Digest, SameTraceSameDigestAndNamesMatter) {
+  auto build = [](const std::string &name, double k) {
+    auto g = std::make_shared<Graph>();
+    int32_t x = g->input(0, {2}, DType::F64);
+    int32_t y = g->binary(OpKind::Mul, x, g->constant({k}, {}, DType::F64));
+    g->math("cos", x); // dead node: must not change the digest
+    auto fn = std::make_shared<Function>();
+    fn->name = name;
+    fn->inputs = {{"x", {2}, DType::F64}};
+    fn->outputs = {{"y", {2}, DType::F64}};
+    fn->graph = g;
+    fn->results = {y};
+    return fn;
+  };
+  auto a = build("f", 2.0), b = build("f", 2.0);
+  EXPECT_EQ(graphDigest(*a), graphDigest(*b));
+  EXPECT_NE(graphDigest(*a), graphDigest(*build("g", 2.0)));
+  EXPECT_NE(graphDigest(*a), graphDigest(*build("f", 3.0)));
+  EXPECT_EQ(graphDigest(*a).size(), 64u);
+}

@@ -1,0 +1,60 @@
+//===- JITTest.cpp - in-process Clang and the ORC loader -------------------===//
+
+#include "scaly/JIT/ClangCompiler.h"
+#include "scaly/JIT/ObjectLoader.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+
+using namespace scaly::jit;
+
+namespace {
+const char *kSource = R"(#include <math.h>
+int twice_sin(const double** arg, double** res, int* iw, double* w, int mem) {
+  (void)iw; (void)w; (void)mem;
+  res[0][0] = 2.0 * sin(arg[0][0]);
+  return 0;
+}
+)";
+using Entry = int (*)(const double **, double **, int *, double *, int);
+} // namespace
+
+TEST(JIT, CompileLoadAndCall) {
+  std::string object, diagnostics;
+  ASSERT_TRUE(compileToObject({{"twice_sin.c", kSource}}, {"-O2", "-fno-math-errno"}, object,
+                              diagnostics))
+      << diagnostics;
+  std::string error;
+  auto loaded = loadObject(object, "twice_sin", error);
+  ASSERT_TRUE(loaded) << error;
+  auto fn = reinterpret_cast<Entry>(loaded->lookup("twice_sin", error));
+  ASSERT_TRUE(fn) << error;
+  double x = 0.3, y = 0;
+  const double *arg[] = {&x};
+  double *res[] = {&y};
+  EXPECT_EQ(fn(arg, res, nullptr, nullptr, 0), 0);
+  EXPECT_DOUBLE_EQ(y, 2.0 * std::sin(0.3));
+}
+
+TEST(JIT, CompileErrorsCarryDiagnostics) {
+  std::string object, diagnostics;
+  EXPECT_FALSE(compileToObject({{"bad.c", "int f( { return 0; }"}}, {"-O2"}, object, diagnostics));
+  EXPECT_NE(diagnostics.find("error"), std::string::npos) << diagnostics;
+}
+
+TEST(JIT, GarbageObjectsAreRejected) {
+  std::string error;
+  EXPECT_FALSE(loadObject("definitely not an ELF file", "junk", error));
+  EXPECT_FALSE(error.empty());
+  std::string object, diagnostics;
+  ASSERT_TRUE(compileToObject({{"twice_sin.c", kSource}}, {"-O2"}, object, diagnostics));
+  EXPECT_FALSE(loadObject(object.substr(0, object.size() / 3), "truncated", error));
+}
+
+TEST(JIT, ProbeSeesTheTargetMacros) {
+  std::string macros, diagnostics;
+  ASSERT_TRUE(probeMacros({"-march=x86-64-v3"}, macros, diagnostics)) << diagnostics;
+  EXPECT_NE(macros.find("#define __AVX2__ 1"), std::string::npos);
+  ASSERT_TRUE(probeMacros({"-march=x86-64"}, macros, diagnostics)) << diagnostics;
+  EXPECT_EQ(macros.find("#define __AVX2__ 1"), std::string::npos);
+}
