@@ -11,6 +11,8 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <atomic>
+
 using namespace mlir;
 
 namespace scaly::codegen {
@@ -45,6 +47,8 @@ std::string recipeText(StringRef name, const RenderOptions &o) {
 
 namespace {
 
+std::atomic<long> loweredCount{0}, renderedCount{0};
+
 /// Collects diagnostics into a string while alive.
 struct DiagnosticCollector {
   std::string text;
@@ -60,7 +64,14 @@ struct DiagnosticCollector {
         }) {}
 };
 
-std::string elementCType(Type t) { return c::scalarCType(t); }
+/// C type of a buffer element: bool buffers hold uint8_t, none is void.
+std::string elementCType(Type t) {
+  if (isa<NoneType>(t))
+    return "void";
+  if (t.isInteger(1))
+    return "uint8_t";
+  return c::scalarCType(t);
+}
 
 /// The header: recipe, include guard, SZ_* macros and the entry declaration.
 std::string renderHeader(prog::ProcOp entry, StringRef recipe, const RenderOptions &o) {
@@ -99,6 +110,8 @@ std::string renderHeader(prog::ProcOp entry, StringRef recipe, const RenderOptio
 
 } // namespace
 
+RenderCounters renderCounters() { return {loweredCount.load(), renderedCount.load()}; }
+
 bool printCSource(ModuleOp emitcModule, std::string &out, std::string &error) {
   DiagnosticCollector diags(emitcModule.getContext());
   llvm::raw_string_ostream os(out);
@@ -117,6 +130,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     error = (what + ":\n" + diags.text).str();
     return false;
   };
+  ++loweredCount;
   PassManager lower(ctx);
   buildLoweringPipeline(lower);
   if (failed(lower.run(module)))
@@ -131,6 +145,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   out.recipe = recipeText(out.name, options);
   out.header = renderHeader(entry, out.recipe, options);
 
+  ++renderedCount;
   PassManager toC(ctx);
   ProgramToEmitCOptions emitOptions;
   emitOptions.recipe = out.recipe;

@@ -22,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <atomic>
 #include <mutex>
 
 using namespace clang;
@@ -191,10 +192,14 @@ std::string preludeVersion() {
   return llvm::toHex(llvm::ArrayRef<uint8_t>(digest.data(), 8), true);
 }
 
+static std::atomic<long> compiles{0};
+long compileCount() { return compiles.load(); }
+
 std::string clangVersion() { return getClangFullVersion(); }
 
 bool compileToObject(const VirtualFiles &files, const std::vector<std::string> &flags,
                      std::string &object, std::string &diagnostics) {
+  ++compiles;
   initializeTargets();
   llvm::raw_string_ostream diagOS(diagnostics);
   std::vector<std::string> all{"-c"};

@@ -36,7 +36,9 @@ def Prog_PtrType : TypeDef<Prog_Dialect, "Ptr"> {
   let summary = "pointer to elements of a buffer";
   let description = [{
     `!prog.ptr<f64>` points to writable elements, `!prog.ptr<const f64>` to
-    read-only ones (inputs). C prints them as `double*` and `const double*`.
+    read-only ones (inputs). C prints them as `double*` and `const double*`;
+    i1 elements are stored as `uint8_t`, and `!prog.ptr<none>` is `void*`
+    (the workspace of a function whose inputs and outputs mix dtypes).
   }];
   let parameters = (ins "::mlir::Type":$elementType, "bool":$readonly);
   let hasCustomAssemblyFormat = 1;
@@ -51,7 +53,8 @@ def Prog_ProcOp : Prog_Op<"proc", [FunctionOpInterface, IsolatedFromAbove, Symbo
     trailing workspace pointer `w`. `entry` marks the exported function, which
     gets the five-argument pointer ABI when emitted; other procedures become
     `static inline void <name>_raw(...)`. `workspace` is the number of
-    elements of `w` this procedure itself uses (set by workspace planning).
+    bytes of `w` this procedure needs, its callees' included (set by
+    scaly-plan-workspace).
     `input_sizes`/`output_sizes` give the number of stored elements of each.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
@@ -133,8 +136,9 @@ def Prog_StoreOp : Prog_Op<"store", [DeclareOpInterfaceMethods<MemoryEffectsOpIn
 def Prog_WindowOp : Prog_Op<"window", [Pure]> {
   let summary = "a window of the workspace holding a spilled temporary";
   let description = [{
-    `size` elements of the procedure's workspace starting at element
-    `offset`; `offset` is -1 until `scaly-plan-workspace` assigns it.
+    `size` elements (of the result's element type) of the procedure's
+    workspace, starting `offset` bytes from `w`; `offset` is -1 until
+    `scaly-plan-workspace` assigns it, always a multiple of 64 bytes.
   }];
   let arguments = (ins Prog_AnyPtr:$workspace, I64Attr:$size,
                        DefaultValuedAttr<I64Attr, "-1">:$offset);

@@ -48,6 +48,7 @@ struct KernelObject {
   std::string *name;
   size_t workspaceBytes;
   npy_intp totalElements;
+  long long copies; // inputs that had to be converted (tests prove zero-copy with it)
 };
 
 std::string shapeText(int ndim, const npy_intp *dims) {
@@ -169,6 +170,8 @@ PyObject *kernelCall(PyObject *self, PyObject *const *args, size_t nargsf, PyObj
     inArrays[done] = prepareInput(k, ins[done], args[done]);
     if (!inArrays[done])
       goto cleanup;
+    if (reinterpret_cast<PyObject *>(inArrays[done]) != args[done])
+      ++k->copies;
     argPtrs[done] = PyArray_DATA(inArrays[done]);
   }
   for (; made < static_cast<Py_ssize_t>(outs.size()); ++made) {
@@ -327,6 +330,24 @@ PyObject *kernelRepr(PyObject *self) {
   return PyUnicode_FromFormat("<scaly Kernel %s>", k->name ? k->name->c_str() : "?");
 }
 
+PyObject *kernelCopies(PyObject *self, void *) {
+  return PyLong_FromLongLong(reinterpret_cast<KernelObject *>(self)->copies);
+}
+
+PyObject *kernelReleasesGil(PyObject *self, void *) {
+  return PyBool_FromLong(reinterpret_cast<KernelObject *>(self)->totalElements >= kReleaseGilElements);
+}
+
+PyObject *kernelWorkspace(PyObject *self, void *) {
+  return PyLong_FromSize_t(reinterpret_cast<KernelObject *>(self)->workspaceBytes);
+}
+
+PyGetSetDef kernelGetSet[] = {
+    {"copies", kernelCopies, nullptr, "inputs converted (copied) so far", nullptr},
+    {"releases_gil", kernelReleasesGil, nullptr, "whether calls run without the GIL", nullptr},
+    {"workspace_bytes", kernelWorkspace, nullptr, "workspace allocated per call", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
 PyTypeObject KernelType; // filled in by registerKernelType
 
 } // namespace
@@ -343,6 +364,7 @@ int registerKernelType(PyObject *module) {
   KernelType.tp_init = kernelInit;
   KernelType.tp_dealloc = kernelDealloc;
   KernelType.tp_repr = kernelRepr;
+  KernelType.tp_getset = kernelGetSet;
   KernelType.tp_call = PyVectorcall_Call;
   KernelType.tp_vectorcall_offset = offsetof(KernelObject, vectorcall);
   if (PyType_Ready(&KernelType) < 0)

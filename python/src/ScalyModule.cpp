@@ -231,6 +231,14 @@ PYBIND11_MODULE(_scaly, m) {
         },
         "Predefined macros of in-process clang -dM -E with the given flags");
   m.def("clang_version", &jit::clangVersion);
+  m.def("native_counters", [] {
+    auto r = codegen::renderCounters();
+    py::dict d;
+    d["lowered"] = r.lowered;
+    d["rendered"] = r.rendered;
+    d["compiled"] = jit::compileCount();
+    return d;
+  }, "How often this process lowered, rendered and compiled in process (C++ side)");
   m.def("prelude_version", &jit::preludeVersion);
 
   if (python::registerKernelType(m.ptr()) < 0)

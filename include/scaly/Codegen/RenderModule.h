@@ -39,6 +39,14 @@ std::string recipeText(llvm::StringRef name, const RenderOptions &options);
 bool renderCModule(mlir::ModuleOp exprModule, const RenderOptions &options, RenderedModule &out,
                    std::string &error);
 
+/// How many times this process lowered and rendered a module (tests use
+/// these to prove that a cache hit did neither).
+struct RenderCounters {
+  long lowered = 0;
+  long rendered = 0;
+};
+RenderCounters renderCounters();
+
 /// Print an EmitC module produced by scaly-program-to-emitc as C.
 bool printCSource(mlir::ModuleOp emitcModule, std::string &out, std::string &error);
 

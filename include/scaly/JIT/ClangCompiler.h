@@ -25,6 +25,9 @@ using VirtualFiles = std::vector<std::pair<std::string, std::string>>;
 bool compileToObject(const VirtualFiles &files, const std::vector<std::string> &flags,
                      std::string &object, std::string &diagnostics);
 
+/// How many times this process ran compileToObject.
+long compileCount();
+
 /// The predefined macros of `clang -dM -E` with `flags` (the host recipe probe).
 bool probeMacros(const std::vector<std::string> &flags, std::string &macros,
                  std::string &diagnostics);

@@ -46,8 +46,7 @@ Type elementOf(Type t) { return tensorOf(t).getElementType(); }
 /// Lowers one expr.func body into a prog.proc body.
 class ProcLowering {
 public:
-  ProcLowering(OpBuilder &builder, SymbolTable &symbols, Type workspaceElem)
-      : b(builder), symbols(symbols), workspaceElem(workspaceElem) {}
+  ProcLowering(OpBuilder &builder, SymbolTable &symbols) : b(builder), symbols(symbols) {}
 
   LogicalResult lower(ex::FuncOp func, pg::ProcOp proc) {
     Block &entry = proc.getBody().front();
@@ -70,7 +69,6 @@ public:
 private:
   OpBuilder &b;
   SymbolTable &symbols;
-  Type workspaceElem;
   Value workspace;
   DenseMap<Value, Stored> values;
   /// Memory a value should be produced in, when it ends in an output or slice.
@@ -432,17 +430,23 @@ public:
   static std::string procName(StringRef callee) { return (callee + "_raw").str(); }
 };
 
-/// The element type a procedure's workspace holds: f32 when every input and
-/// output is f32, f64 otherwise.
-Type workspaceElement(ex::FuncOp func) {
-  Builder b(func.getContext());
-  bool allF32 = true;
-  for (Type t : llvm::concat<const Type>(func.getArgumentTypes(), func.getResultTypes()))
+/// The element type of the workspace, by the seed's pointer rule for the
+/// entry: f64 when every input and output of the entry is f64, f32 when all
+/// are f32, none (void*) for any mix. Every procedure uses the entry's.
+Type workspaceElement(ex::FuncOp entry) {
+  Builder b(entry.getContext());
+  bool allF64 = true, allF32 = true;
+  for (Type t : llvm::concat<const Type>(entry.getArgumentTypes(), entry.getResultTypes())) {
+    allF64 &= elementOf(t).isF64();
     allF32 &= elementOf(t).isF32();
-  return allF32 ? b.getF32Type() : b.getF64Type();
+  }
+  if (allF64)
+    return b.getF64Type();
+  return allF32 ? Type(b.getF32Type()) : Type(b.getNoneType());
 }
 
-pg::ProcOp createProc(OpBuilder &b, ex::FuncOp func, StringRef name, bool entry) {
+pg::ProcOp createProc(OpBuilder &b, ex::FuncOp func, StringRef name, bool entry,
+                      Type workspaceElem) {
   MLIRContext *ctx = b.getContext();
   SmallVector<Type> argTypes;
   SmallVector<Attribute> names;
@@ -457,7 +461,7 @@ pg::ProcOp createProc(OpBuilder &b, ex::FuncOp func, StringRef name, bool entry)
     names.push_back(n);
     outSizes.push_back(ex::numElements(t));
   }
-  argTypes.push_back(pg::PtrType::get(ctx, workspaceElement(func), false));
+  argTypes.push_back(pg::PtrType::get(ctx, workspaceElem, false));
   names.push_back(b.getStringAttr("w"));
   auto proc = b.create<pg::ProcOp>(func.getLoc(), name, b.getFunctionType(argTypes, {}),
                                    b.getArrayAttr(names), b.getDenseI64ArrayAttr(inSizes),
@@ -507,8 +511,9 @@ struct LowerToProgramPass : scaly::impl::LowerToProgramBase<LowerToProgramPass> 
       std::string name = isEntry ? func.getSymName().str()
                                  : ProcLowering::procName(func.getSymName());
       OpBuilder::InsertionGuard guard(b);
-      pg::ProcOp proc = createProc(b, func, name, isEntry);
-      ProcLowering lowering(b, symbols, workspaceElement(func));
+      Type wElem = workspaceElement(root);
+      pg::ProcOp proc = createProc(b, func, name, isEntry, wElem);
+      ProcLowering lowering(b, symbols);
       if (failed(lowering.lower(func, proc)))
         return signalPassFailure();
     }

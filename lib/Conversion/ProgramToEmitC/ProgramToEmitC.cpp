@@ -39,9 +39,23 @@ constexpr const char *kStatusCodes = "#define SCALY_SUCCESS 0\n"
                                      "#define SCALY_ERR_NULL_RESULT 3\n"
                                      "#define SCALY_ERR_NULL_INPUT 4\n";
 
+/// C's `void`, `int` (the ABI's iw, mem and status) and `char` (byte offsets).
+Type voidType(MLIRContext *ctx) { return emitc::OpaqueType::get(ctx, "void"); }
+Type intType(MLIRContext *ctx) { return emitc::OpaqueType::get(ctx, "int"); }
+Type charType(MLIRContext *ctx) { return emitc::OpaqueType::get(ctx, "char"); }
+
+/// Bytes of one element as C stores it (bool as uint8_t).
+int64_t elementBytes(Type t) {
+  if (isa<NoneType, emitc::OpaqueType>(t) || t.isInteger(1))
+    return 1;
+  return t.getIntOrFloatBitWidth() / 8;
+}
+
+Type convertElement(Type t) { return isa<NoneType>(t) ? voidType(t.getContext()) : t; }
+
 Type convertPtr(Type t) {
   if (auto p = dyn_cast<pg::PtrType>(t))
-    return emitc::PointerType::get(p.getElementType());
+    return emitc::PointerType::get(convertElement(p.getElementType()));
   return t;
 }
 
@@ -81,15 +95,17 @@ private:
     return b.create<emitc::AddOp>(loc, ptr.getType(), ptr, index(k, loc));
   }
 
-  /// Stores of several values go through aligned(8), may_alias vector types
-  /// in chunks of 8, 4 and 2; one value left over is a plain store.
+  /// Stores of several floats go through may_alias vector types aligned to
+  /// one element, in chunks of 8, 4 and 2; integers, bools and a value left
+  /// over are plain stores.
   void store(ValueRange values, Value ptr, int64_t offset, Location loc) {
     Type elem = cast<emitc::PointerType>(ptr.getType()).getPointee();
     size_t i = 0, n = values.size();
+    bool useVectors = isa<FloatType>(elem);
     while (i < n) {
       size_t width = 1;
       for (size_t w : {8, 4, 2})
-        if (n - i >= w) {
+        if (useVectors && n - i >= w) {
           width = w;
           break;
         }
@@ -110,6 +126,23 @@ private:
       }
       i += width;
     }
+  }
+
+  /// The window's pointer: `w + k` when w has the window's element type,
+  /// else `(T*)((char*)w + bytes)`.
+  Value window(Value w, pg::WindowOp o, Location loc) {
+    Type want = convertPtr(o.getType());
+    Type wElem = cast<emitc::PointerType>(w.getType()).getPointee();
+    Type elem = cast<emitc::PointerType>(want).getPointee();
+    int64_t bytes = o.getOffset();
+    if (wElem == elem)
+      return advance(w, bytes / elementBytes(elem), loc);
+    if (!isa<emitc::OpaqueType>(wElem) && bytes % elementBytes(wElem) == 0 &&
+        isa<emitc::OpaqueType>(elem))
+      return b.create<emitc::CastOp>(loc, want, advance(w, bytes / elementBytes(wElem), loc));
+    Value raw = b.create<emitc::CastOp>(loc, emitc::PointerType::get(charType(b.getContext())), w);
+    raw = advance(raw, bytes, loc);
+    return b.create<emitc::CastOp>(loc, want, raw);
   }
 
   template <typename EmitCOp>
@@ -159,7 +192,7 @@ private:
           return success();
         })
         .Case([&](pg::WindowOp o) {
-          map.map(o, advance(get(o.getWorkspace()), o.getOffset(), loc));
+          map.map(o, window(get(o.getWorkspace()), o, loc));
           return success();
         })
         .Case([&](pg::NullOp o) {
@@ -334,15 +367,17 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     return success();
   }
 
-  /// int <name>(const T** arg, T** res, int* iw, T* w, int mem)
+  /// int <name>(const T** arg, T** res, int* iw, T* w, int mem), with T
+  /// double, float or void by the seed's rule (the workspace's type).
   LogicalResult translateEntry(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors) {
     Location loc = proc.getLoc();
-    Type elem = cast<pg::PtrType>(proc.getWorkspaceArg().getType()).getElementType();
-    Type ptr = emitc::PointerType::get(elem);
-    Type i32 = b.getI32Type();
+    MLIRContext *ctx = b.getContext();
+    Type ptr = convertPtr(proc.getWorkspaceArg().getType());
+    bool typed = !isa<emitc::OpaqueType>(cast<emitc::PointerType>(ptr).getPointee());
+    Type intT = intType(ctx);
     SmallVector<Type> types{emitc::PointerType::get(ptr), emitc::PointerType::get(ptr),
-                            emitc::PointerType::get(i32), ptr, i32};
-    auto fn = b.create<emitc::FuncOp>(loc, proc.getSymName(), b.getFunctionType(types, {i32}));
+                            emitc::PointerType::get(intT), ptr, intT};
+    auto fn = b.create<emitc::FuncOp>(loc, proc.getSymName(), b.getFunctionType(types, {intT}));
     fn.setAllArgAttrs(SmallVector<Attribute>{argAttrs(b, "arg", true), argAttrs(b, "res", false),
                                              argAttrs(b, "iw", false), argAttrs(b, "w", false),
                                              argAttrs(b, "mem", false)});
@@ -370,19 +405,24 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       Value idx = b.create<emitc::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(k));
       return b.create<emitc::SubscriptOp>(loc, ptr, array, ValueRange{idx});
     };
+    // With void pointers, each input and output is cast once to its C type,
+    // under its own name.
     unsigned nIn = proc.getNumInputs(), nOut = proc.getNumOutputs();
     for (unsigned i = 0; i < nIn + nOut; ++i) {
       BlockArgument a = proc.getBody().getArgument(i);
-      Type want = emitc::PointerType::get(cast<pg::PtrType>(a.getType()).getElementType());
+      Type want = convertPtr(a.getType());
       Value slot = subscript(body->getArgument(i < nIn ? 0 : 1), i < nIn ? i : i - nIn);
-      if (want != ptr)
-        slot = b.create<emitc::CastOp>(loc, want, slot);
+      if (!typed) {
+        auto cast = b.create<emitc::CastOp>(loc, want, slot);
+        cast->setAttr(c::kNameAttr, proc.getArgNames()[i]);
+        slot = cast;
+      }
       tr.map.map(a, slot);
     }
     tr.map.map(proc.getWorkspaceArg(), body->getArgument(3));
     if (failed(tr.translate(proc.getBody().front())))
       return failure();
-    b.create<emitc::ReturnOp>(loc, b.create<emitc::LiteralOp>(loc, i32, "SCALY_SUCCESS"));
+    b.create<emitc::ReturnOp>(loc, b.create<emitc::LiteralOp>(loc, intT, "SCALY_SUCCESS"));
     return success();
   }
 };

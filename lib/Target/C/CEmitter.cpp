@@ -16,7 +16,7 @@ std::string c::scalarCType(Type t) {
   if (t.isF64()) return "double";
   if (t.isF32()) return "float";
   if (t.isInteger(64)) return "int64_t";
-  if (t.isInteger(32)) return "int";
+  if (t.isInteger(32)) return "int32_t";
   if (t.isInteger(1)) return "int";
   if (t.isIndex()) return "long long";
   if (auto o = dyn_cast<emitc::OpaqueType>(t)) return o.getValue().str();
@@ -114,8 +114,13 @@ private:
   }
 
   std::string typeName(Type t, bool isConst) {
-    if (auto p = dyn_cast<emitc::PointerType>(t))
-      return typeName(p.getPointee(), isConst) + "*";
+    if (auto p = dyn_cast<emitc::PointerType>(t)) {
+      // Bool buffers hold one byte per value.
+      Type pointee = p.getPointee();
+      if (pointee.isInteger(1))
+        return std::string(isConst ? "const " : "") + "uint8_t*";
+      return typeName(pointee, isConst) + "*";
+    }
     std::string s = c::scalarCType(t);
     return isConst ? "const " + s : s;
   }
@@ -168,6 +173,8 @@ private:
   bool inlined(Operation *op) {
     if (isa<emitc::ConstantOp, emitc::LiteralOp>(op))
       return true;
+    if (op->hasAttr(c::kNameAttr))
+      return false; // named on purpose, e.g. an input cast from void*
     if (op->getNumResults() != 1)
       return false;
     Value r = op->getResult(0);
@@ -287,7 +294,8 @@ private:
   /// The left side of an assignment: *(T*)(p) for a vector slot.
   std::string lvalue(Value var) {
     if (auto sub = var.getDefiningOp<emitc::SubscriptOp>())
-      if (auto cast = sub.getValue().getDefiningOp<emitc::CastOp>()) {
+      if (auto cast = sub.getValue().getDefiningOp<emitc::CastOp>();
+          cast && !names.count(cast.getResult())) {
         auto idx = sub.getIndices()[0].getDefiningOp<emitc::ConstantOp>();
         auto zero = idx ? dyn_cast<IntegerAttr>(idx.getValue()) : IntegerAttr();
         if (zero && zero.getValue().isZero())
@@ -312,7 +320,7 @@ private:
           return success();
         })
         .Case([&](emitc::AssignOp a) {
-          line(lvalue(a.getVar()) + " = " + expr(a.getValue()) + ";");
+          line(lvalue(a.getVar()) + " = " + stripParens(expr(a.getValue())) + ";");
           return success();
         })
         .Case([&](emitc::CallOp call) {

@@ -42,8 +42,10 @@ CACHE_VERSION = "scaly-cache-1"
 _IMPORT_TIME = time.time()
 _LOCK = threading.RLock()
 _COUNTERS = {"render": 0, "compile": 0, "load": 0, "index_hit": 0, "memory_hit": 0}
-_BY_KEY: dict = {}     # cache key -> (address, owner, workspace bytes)
-_BY_INDEX: dict = {}   # index key -> same
+# In-memory tables, per cache root: (root, cache key) and (root, index key)
+# -> (address, owner, workspace bytes, entry name).
+_BY_KEY: dict = {}
+_BY_INDEX: dict = {}
 _RECOMPILES = itertools.count(1)
 
 
@@ -52,8 +54,11 @@ class CompileError(RuntimeError):
 
 
 def counters():
-    """Copies of this process's JIT counters: renders, compiles, loads, index and memory hits."""
-    return dict(_COUNTERS)
+    """This process's JIT counters: renders, compiles, loads, index and memory hits, and
+    the C++ side's counts of lowering, rendering and in-process compiling."""
+    out = dict(_COUNTERS)
+    out.update(_scaly.native_counters())
+    return out
 
 
 def cache_root():
@@ -366,32 +371,32 @@ def compile_function(fn):
             index_key = _key(_scaly.graph_digest(fn._traced), source_digest, CACHE_VERSION, abi,
                              "host lanes=1 cpu=native vector_libm=none", cc.fingerprint, "",
                              compile_cmd)
-            hit = _BY_INDEX.get(index_key)
+            hit = _BY_INDEX.get((root, index_key))
             if hit is not None:
                 _COUNTERS["memory_hit"] += 1
                 return _make_kernel(fn, *hit)
             if trusted:
                 loaded = _from_index(cc, fn, root, index_key)
                 if loaded is not None:
-                    _BY_INDEX[index_key] = loaded
+                    _BY_INDEX[(root, index_key)] = loaded
                     return _make_kernel(fn, *loaded)
         module = _render(fn)
         extra = f"recompile {os.getpid()} {fn._recompile_id}" if recompiled else ""
         key = _key(CACHE_VERSION, abi, module.name, module.source + module.header,
                    cc.fingerprint, "", compile_cmd, extra)
-        hit = None if recompiled else _BY_KEY.get(key)
+        hit = None if recompiled else _BY_KEY.get((root, key))
         if hit is not None:
             _COUNTERS["memory_hit"] += 1
         else:
             address, owner, directory = _load_or_build(cc, fn, root, key, module)
             hit = (address, owner, _workspace_bytes(module.header, module.name), module.name)
             if not recompiled:
-                _BY_KEY[key] = hit
+                _BY_KEY[(root, key)] = hit
                 entry = {"artifact": f"{key}/{_artifact_name(cc, module.name)}",
                          "name": module.name, "workspace_bytes": hit[2]}
                 _write_atomic(root / "index" / f"{index_key}.json", json.dumps(entry).encode())
         if index_key is not None:
-            _BY_INDEX[index_key] = hit
+            _BY_INDEX[(root, index_key)] = hit
         return _make_kernel(fn, *hit)
 
 

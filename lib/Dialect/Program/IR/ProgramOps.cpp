@@ -40,8 +40,9 @@ Type PtrType::parse(AsmParser &parser) {
   if (parser.parseType(element) || parser.parseGreater())
     return {};
   if (!element.isF64() && !element.isF32() && !element.isInteger(32) &&
-      !element.isInteger(64) && !element.isInteger(1)) {
-    parser.emitError(parser.getNameLoc(), "pointer element must be f64, f32, i32, i64 or i1, got ")
+      !element.isInteger(64) && !element.isInteger(1) && !llvm::isa<NoneType>(element)) {
+    parser.emitError(parser.getNameLoc(),
+                     "pointer element must be f64, f32, i32, i64, i1 or none, got ")
         << element;
     return {};
   }
@@ -169,6 +170,8 @@ LogicalResult LoadOp::verify() {
   auto ptr = cast<PtrType>(getPtr().getType());
   if (ptr.getElementType() != getResult().getType())
     return emitOpError("loads ") << getResult().getType() << " through " << ptr;
+  if (isa<NoneType>(ptr.getElementType()))
+    return emitOpError("cannot load through a void pointer");
   if (getOffset() < 0)
     return emitOpError("offset must not be negative, got ") << getOffset();
   return success();
@@ -198,12 +201,13 @@ void StoreOp::getEffects(SmallVectorImpl<SideEffects::EffectInstance<MemoryEffec
 
 LogicalResult WindowOp::verify() {
   auto w = cast<PtrType>(getWorkspace().getType());
-  if (w.getReadonly() || getResult().getType() != PtrType::get(getContext(), w.getElementType(), false))
-    return emitOpError("must give a writable pointer of the workspace's element type");
+  if (w.getReadonly() || cast<PtrType>(getResult().getType()).getReadonly())
+    return emitOpError("must be a writable window of a writable workspace");
   if (getSize() < 1)
     return emitOpError("size must be positive, got ") << getSize();
-  if (getOffset() < -1)
-    return emitOpError("offset must be -1 (unplanned) or a position, got ") << getOffset();
+  if (getOffset() < -1 || (getOffset() >= 0 && getOffset() % 64 != 0))
+    return emitOpError("offset must be -1 (unplanned) or a multiple of 64 bytes, got ")
+           << getOffset();
   return success();
 }
 

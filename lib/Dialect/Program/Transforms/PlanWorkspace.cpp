@@ -3,8 +3,8 @@
 // Each prog.window of a procedure gets an offset that is a multiple of 64
 // bytes from w, with its padding counted. A callee that needs workspace is
 // passed w advanced past the caller's own windows; a callee that needs none
-// gets NULL. A procedure's `workspace` attribute becomes the number of
-// elements it needs including its callees: the entry's is the header's SZ_W.
+// gets NULL. A procedure's `workspace` attribute becomes the number of bytes
+// it needs including its callees: the entry's gives the header's SZ_W.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +23,11 @@ using namespace scaly::prog;
 
 namespace {
 
-int64_t elementBytes(Type t) { return t.isInteger(1) ? 1 : (t.getIntOrFloatBitWidth() + 7) / 8; }
+int64_t elementBytes(Type t) {
+  if (isa<NoneType>(t) || t.isInteger(1))
+    return 1;
+  return (t.getIntOrFloatBitWidth() + 7) / 8;
+}
 
 int64_t roundUp(int64_t n, int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
@@ -40,14 +44,13 @@ struct PlanWorkspacePass : scaly::prog::impl::PlanWorkspaceBase<PlanWorkspacePas
   }
 
   LogicalResult plan(ProcOp proc, SymbolTable &symbols) {
-    Type elem = cast<PtrType>(proc.getWorkspaceArg().getType()).getElementType();
-    int64_t align = kWorkspaceAlignBytes / elementBytes(elem);
     int64_t own = 0;
     proc.walk([&](WindowOp window) {
-      if (window.getWorkspace() != proc.getWorkspaceArg())
+      if (window.getWorkspace() != proc.getWorkspaceArg() || window.getOffset() >= 0)
         return;
+      Type t = cast<PtrType>(window.getResult().getType()).getElementType();
       window.setOffset(own);
-      own += roundUp(window.getSize(), align);
+      own += roundUp(window.getSize() * elementBytes(t), kWorkspaceAlignBytes);
     });
     int64_t calleeNeed = 0;
     LogicalResult result = success();
@@ -63,16 +66,15 @@ struct PlanWorkspacePass : scaly::prog::impl::PlanWorkspaceBase<PlanWorkspacePas
       OpBuilder b(call);
       int64_t need = callee.getWorkspace();
       auto calleeW = cast<PtrType>(callee.getWorkspaceArg().getType());
-      if (calleeW.getElementType() != elem && need > 0) {
-        result = call.emitOpError("callee workspace of another element type is not supported");
-        return;
-      }
       Value passed;
-      if (need == 0)
+      if (need == 0) {
         passed = b.create<NullOp>(call.getLoc(), calleeW);
-      else
-        passed = b.create<WindowOp>(call.getLoc(), calleeW, wArg, b.getI64IntegerAttr(need),
+      } else {
+        int64_t calleeElem = elementBytes(calleeW.getElementType());
+        passed = b.create<WindowOp>(call.getLoc(), calleeW, wArg,
+                                    b.getI64IntegerAttr((need + calleeElem - 1) / calleeElem),
                                     b.getI64IntegerAttr(own));
+      }
       call->setOperand(call.getNumOperands() - 1, passed);
       calleeNeed = std::max(calleeNeed, need);
     });

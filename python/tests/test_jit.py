@@ -1,0 +1,296 @@
+"""JIT, on-disk cache and reuse (seed 000, "Compilation and caching" onwards)."""
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import scaly as sc
+from scaly.codegen import render_c_module, render_native
+from scaly.runtime import CompileError, cache_root, counters
+
+from jitutil import ENERGY, key_dirs, run_snippet, temporaries
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    root = tmp_path / "cache"
+    monkeypatch.setenv("SCALY_CACHE_DIR", str(root))
+    monkeypatch.delenv("SCALY_CC", raising=False)
+    monkeypatch.delenv("SCALY_CC_OPT", raising=False)
+    return root
+
+
+def make_energy(name="energy"):
+    def energy(x):
+        return sc.sumsqr(x)
+    energy.__name__ = name
+    return sc.function(sc.L("x", 3), sc.L("energy", ...))(energy)
+
+
+def test_first_call_compiles_and_matches_numpy(cache):
+    energy = make_energy()
+    x = np.array([1.5, -2.0, 0.25])
+    assert energy(x) == pytest.approx(x @ x, rel=1e-15)
+    assert isinstance(energy(x), np.ndarray) and energy(x).shape == ()
+
+
+def test_cache_directory_holds_the_exact_source_and_artifact(cache):
+    energy = make_energy()
+    energy.compile()
+    (key,) = key_dirs(cache)
+    files = sorted(os.listdir(cache / key))
+    assert files == ["energy.c", "energy.h", "energy.o", "meta.json"]
+    assert (cache / key / "energy.c").read_text() == render_native(energy).source
+    assert "CPU baseline: host-local native CPU" in (cache / key / "energy.c").read_text()
+    assert len(key) == 64 and int(key, 16) >= 0
+
+
+def test_compile_loads_without_evaluating_and_returns_self(cache):
+    energy = make_energy()
+    before = counters()
+    assert energy.compile() is energy
+    after = counters()
+    assert after["compile"] == before["compile"] + 1
+    assert after["load"] == before["load"] + 1
+
+
+def test_cache_root_resolution(tmp_path):
+    code = "import json; from scaly.runtime import cache_root; print(json.dumps(str(cache_root())))"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCALY_") and k != "XDG_CACHE_HOME"}
+    run = lambda extra: json.loads(subprocess.run(
+        ["/usr/bin/python3", "-c", code], env={**env, **extra}, capture_output=True, text=True,
+        check=True).stdout)
+    from jitutil import PACKAGE_DIR
+    base = {"PYTHONPATH": PACKAGE_DIR, "HOME": str(tmp_path / "home")}
+    assert run({**base, "SCALY_CACHE_DIR": str(tmp_path / "c")}) == str(tmp_path / "c")
+    assert run({**base, "XDG_CACHE_HOME": str(tmp_path / "x")}) == str(tmp_path / "x" / "scaly")
+    assert run(base) == str(tmp_path / "home" / ".cache" / "scaly")
+
+
+def test_new_process_reuses_without_lowering_rendering_or_compiling(cache):
+    code = ENERGY + """
+import json, numpy as np
+from scaly.runtime import counters
+energy.compile()
+out = counters()
+out["value"] = float(energy(np.array([1.0, 2.0, 3.0])))
+print(json.dumps(out))
+"""
+    first = run_snippet(code, cache)
+    assert first["compiled"] == 1 and first["lowered"] == 1 and first["value"] == 14.0
+    second = run_snippet(code, cache)
+    assert second["lowered"] == 0 and second["rendered"] == 0 and second["compiled"] == 0
+    assert second["index_hit"] == 1 and second["value"] == 14.0
+
+
+def test_moved_cache_still_hits_the_index(cache, tmp_path):
+    code = ENERGY + "import json\nfrom scaly.runtime import counters\nenergy.compile()\nprint(json.dumps(counters()))"
+    run_snippet(code, cache)
+    moved = tmp_path / "moved"
+    shutil.move(str(cache), str(moved))
+    out = run_snippet(code, moved)
+    assert out["index_hit"] == 1 and out["lowered"] == 0
+
+
+def test_deleted_artifact_is_rebuilt(cache):
+    code = ENERGY + "import json\nfrom scaly.runtime import counters\nenergy.compile()\nprint(json.dumps({**counters(), 'v': float(energy([1,1,1]))}))"
+    run_snippet(code, cache)
+    (key,) = key_dirs(cache)
+    os.unlink(cache / key / "energy.o")
+    out = run_snippet(code, cache)
+    assert out["compiled"] == 1 and out["v"] == 3.0
+
+
+@pytest.mark.parametrize("victim,damage", [
+    ("energy.o", b""), ("energy.o", b"\x7fELF garbage"), ("energy.o", "truncate"),
+    ("energy.c", b"int main(void) { return 1; }"), ("meta.json", b"{not json"),
+])
+def test_damaged_cache_files_are_detected_and_rebuilt(cache, victim, damage):
+    code = ENERGY + "import json\nfrom scaly.runtime import counters\nenergy.compile()\nprint(json.dumps({**counters(), 'v': float(energy([1,2,2]))}))"
+    run_snippet(code, cache)
+    (key,) = key_dirs(cache)
+    path = cache / key / victim
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2] if damage == "truncate" else damage)
+    out = run_snippet(code, cache)
+    assert out["v"] == 9.0 and out["compiled"] == 1
+    assert (cache / key / victim).read_bytes() == data or victim == "meta.json"
+
+
+def test_garbage_index_entry_is_ignored(cache):
+    code = ENERGY + "import json\nfrom scaly.runtime import counters\nenergy.compile()\nprint(json.dumps({**counters(), 'v': float(energy([0,0,2]))}))"
+    run_snippet(code, cache)
+    (entry,) = os.listdir(cache / "index")
+    for junk in (b"\x00\x01garbage", b'{"artifact": "../../etc/passwd", "name": "x", "workspace_bytes": 0}'):
+        (cache / "index" / entry).write_bytes(junk)
+        out = run_snippet(code, cache)
+        assert out["v"] == 4.0 and out["index_hit"] == 0
+
+
+def test_second_function_with_same_source_hits_memory(cache):
+    a = make_energy()
+    a.compile()
+    before = counters()
+    b = make_energy()
+    b.compile()
+    after = counters()
+    assert after["compiled"] == before["compiled"] and after["lowered"] == before["lowered"]
+    assert after["memory_hit"] == before["memory_hit"] + 1
+    assert b(np.ones(3)) == 3.0
+
+
+def test_recompile_uses_a_fresh_key_and_keeps_old_handles(cache):
+    energy = make_energy()
+    old = energy.compile()._kernel
+    index_before = {p: (cache / "index" / p).read_bytes() for p in os.listdir(cache / "index")}
+    dirs_before = set(key_dirs(cache))
+    energy.recompile()
+    assert energy._kernel is None
+    before = counters()
+    energy.compile()
+    after = counters()
+    assert after["compiled"] == before["compiled"] + 1 and after["rendered"] == before["rendered"] + 1
+    new_dirs = set(key_dirs(cache)) - dirs_before
+    assert len(new_dirs) == 1
+    assert {p: (cache / "index" / p).read_bytes() for p in os.listdir(cache / "index")} == index_before
+    x = np.array([1.0, 2.0, 3.0])
+    assert old(x) == 14.0 and energy(x) == 14.0
+
+
+def test_scaly_cc_opt_changes_the_key(cache, monkeypatch):
+    make_energy().compile()
+    monkeypatch.setenv("SCALY_CC_OPT", "-O3")
+    e2 = make_energy()
+    e2.compile()
+    assert len(key_dirs(cache)) == 2
+    assert e2(np.ones(3)) == 3.0
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang-19"])
+def test_external_compiler_builds_a_shared_library(cache, monkeypatch, cc):
+    monkeypatch.setenv("SCALY_CC", cc)
+    energy = make_energy(f"energy_{cc.replace('-', '_')}")
+    x = np.array([3.0, 4.0, 12.0])
+    assert energy(x) == 169.0
+    (key,) = key_dirs(cache)
+    name = energy.name
+    assert sorted(os.listdir(cache / key)) == sorted([f"{name}.c", f"{name}.h", f"lib{name}.so", "meta.json"])
+
+
+def test_missing_compiler_is_a_clear_error(cache, monkeypatch):
+    monkeypatch.setenv("SCALY_CC", "/nonexistent/bin/cc")
+    with pytest.raises(CompileError, match="SCALY_CC"):
+        make_energy("energy_missing_cc").compile()
+
+
+def test_failing_compiler_shows_its_diagnostics(cache, monkeypatch, tmp_path):
+    fake = tmp_path / "fakecc"
+    fake.write_text("#!/bin/sh\nfor a; do [ \"$a\" = -shared ] && { echo 'fakecc: boom at line 7' >&2; exit 3; }; done\nexec gcc \"$@\"\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("SCALY_CC", str(fake))
+    with pytest.raises(CompileError, match="boom at line 7"):
+        make_energy("energy_failing_cc").compile()
+    assert temporaries(cache) == []
+
+
+def test_parallel_cold_cache(cache):
+    code = ENERGY + "import json\nprint(json.dumps(float(energy([1.0, 2.0, 4.0]))))"
+    from jitutil import PACKAGE_DIR
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCALY_")}
+    env.update({"SCALY_CACHE_DIR": str(cache), "PYTHONPATH": PACKAGE_DIR})
+    procs = [subprocess.Popen(["/usr/bin/python3", "-c", code], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(8)]
+    results = [p.communicate() + (p.returncode,) for p in procs]
+    assert all(rc == 0 for _, _, rc in results), [err for _, err, _ in results]
+    assert {out.strip() for out, _, _ in results} == {"21.0"}
+    assert len(key_dirs(cache)) == 1
+    assert len(os.listdir(cache / "index")) == 1
+    assert temporaries(cache) == []
+
+
+def test_sources_changed_recently_force_rendering(cache, tmp_path):
+    # A private copy of the package whose files we may touch.
+    from jitutil import PACKAGE_DIR
+    copy = tmp_path / "pkg"
+    shutil.copytree(os.path.join(PACKAGE_DIR, "scaly"), copy / "scaly",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    old = time.time() - 3600
+    for d, _, files in os.walk(copy):
+        for f in files:
+            os.utime(os.path.join(d, f), (old, old))
+    code = ENERGY + "import json\nfrom scaly.runtime import counters\nenergy.compile()\nprint(json.dumps(counters()))"
+    run_snippet(code, cache, pythonpath=str(copy))
+    assert run_snippet(code, cache, pythonpath=str(copy))["rendered"] == 0
+    os.utime(copy / "scaly" / "ops.py")  # changed just now: less than two seconds ago
+    assert run_snippet(code, cache, pythonpath=str(copy))["rendered"] == 1
+    os.utime(copy / "scaly" / "ops.py", (old, old))
+    changed_after_import = ENERGY + """
+import json, os, scaly
+from scaly.runtime import counters
+os.utime(os.path.join(os.path.dirname(scaly.__file__), "ops.py"))
+energy.compile()
+print(json.dumps(counters()))"""
+    assert run_snippet(changed_after_import, cache, pythonpath=str(copy))["rendered"] == 1
+
+
+def test_numerical_call_inputs(cache):
+    @sc.function(sc.arg("a", (2, 2)), sc.arg("s", ()), sc.arg("n", 3, dtype="int64"),
+                 outputs=(sc.arg("y"), sc.arg("m")))
+    def mixed(a, s, n):
+        return a * s, n * 2
+
+    y, m = mixed([[1, 2], [3, 4]], 0.5, np.array([1, 2, 3]))
+    np.testing.assert_array_equal(y, [[0.5, 1.0], [1.5, 2.0]])
+    np.testing.assert_array_equal(m, [2, 4, 6])
+    assert y.dtype == np.float64 and m.dtype == np.int64
+    with pytest.raises(ValueError, match="input 'a' expects shape \\(2, 2\\), got \\(4,\\)"):
+        mixed(np.zeros(4), 1.0, np.zeros(3, dtype=np.int64))
+    with pytest.raises(TypeError, match="input 'n' expects dtype int64"):
+        mixed(np.zeros((2, 2)), 1.0, np.zeros(3))
+    with pytest.raises(TypeError, match="takes 3 inputs"):
+        mixed(np.zeros((2, 2)), 1.0)
+    with pytest.raises(TypeError, match="input 'n'"):
+        mixed(np.zeros((2, 2)), 1.0, [0.5, 1, 2])
+
+
+def test_contiguous_input_of_the_right_dtype_is_not_copied(cache):
+    energy = make_energy()
+    kernel = energy.compile()._kernel
+    x = np.arange(3.0)
+    for _ in range(5):
+        energy(x)
+    assert kernel.copies == 0
+    energy(x[::-1])          # not contiguous: converted
+    energy([1.0, 2.0, 3.0])  # a list: converted
+    assert kernel.copies == 2
+
+
+def test_large_calls_release_the_gil(cache):
+    @sc.function(sc.arg("x", 20000), outputs=sc.arg("y"))
+    def twice(x):
+        return sc.vmap(make_scale(), 20000)(x)
+
+    assert twice.compile()._kernel.releases_gil
+    assert not make_energy().compile()._kernel.releases_gil
+    x = np.random.default_rng(1).normal(size=20000)
+    results = {}
+    threads = [threading.Thread(target=lambda i=i: results.__setitem__(i, twice(x))) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r in results.values():
+        np.testing.assert_array_equal(r, 2 * x)
+
+
+def make_scale():
+    @sc.function(sc.arg("v", ()), outputs=sc.arg("w"))
+    def scale(v):
+        return 2.0 * v
+    return scale

@@ -1,0 +1,81 @@
+// RUN: scaly-opt %s | FileCheck %s
+// RUN: scaly-opt %s --mlir-print-op-generic | scaly-opt | FileCheck %s
+//
+// The program dialect parses and prints: prog.proc (raw and entry, with
+// workspace), prog.for (default and explicit step, name), prog.load,
+// prog.store (one and several values), prog.offset (with and without index),
+// prog.window, prog.null, prog.call, with arith/math scalar ops. The stores
+// are written in generic form: the custom form printed for prog.store does
+// not parse back (see store-roundtrip.xfail-candidate.mlir.txt).
+
+// CHECK-LABEL: prog.proc @helper_raw(
+// CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
+// CHECK-SAME:    attributes {arg_names = ["x", "y", "w"], input_sizes = array<i64: 2>, output_sizes = array<i64: 2>, workspace = 0 : i64}
+// CHECK-NEXT:    %[[A:.*]] = prog.load %[[X]][0] : <const f64> -> f64
+// CHECK-NEXT:    %[[B:.*]] = prog.load %[[X]][1] : <const f64> -> f64
+// CHECK-NEXT:    %[[S:.*]] = math.sin %[[A]] : f64
+// CHECK-NEXT:    %[[M:.*]] = arith.mulf %[[S]], %[[B]] : f64
+// CHECK-NEXT:    prog.store %[[M]], %[[S]], %[[Y]][0] : f64, f64, <f64>
+// CHECK-NEXT:    prog.store %[[M]], %[[Y]][1] : f64, <f64>
+// CHECK-NEXT:    prog.return
+prog.proc @helper_raw(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], input_sizes = array<i64: 2>, output_sizes = array<i64: 2>} {
+  %a = prog.load %x[0] : !prog.ptr<const f64> -> f64
+  %b = prog.load %x[1] : !prog.ptr<const f64> -> f64
+  %s = math.sin %a : f64
+  %m = arith.mulf %s, %b : f64
+  "prog.store"(%m, %s, %y) <{offset = 0 : i64}> : (f64, f64, !prog.ptr<f64>) -> ()
+  "prog.store"(%m, %y) <{offset = 1 : i64}> : (f64, !prog.ptr<f64>) -> ()
+  prog.return
+}
+
+// CHECK-LABEL: prog.proc @main(
+// CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[N:[^:]*]]: !prog.ptr<const i32>, %[[Y:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
+// CHECK-SAME:    entry
+// CHECK-SAME:    input_sizes = array<i64: 8, 1>, output_sizes = array<i64: 8>, workspace = 16 : i64
+// CHECK-NEXT:    %[[C:.*]] = arith.constant 2.000000e+00 : f64
+// CHECK-NEXT:    prog.load %[[N]][0] : <const i32> -> i32
+// CHECK-NEXT:    %[[WIN:.*]] = prog.window %[[W]] size 2 : <f64> -> <f64>
+// CHECK-NEXT:    prog.store %[[C]], %[[C]], %[[WIN]][0] : f64, f64, <f64>
+// CHECK-NEXT:    %[[NUL:.*]] = prog.null : <f64>
+// CHECK-NEXT:    %[[X4:.*]] = prog.offset %[[X]] {bias = 4 : i64} : <const f64> -> <const f64>
+// CHECK-NEXT:    prog.call @helper_raw(%[[X4]], %[[Y]], %[[NUL]]) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
+// CHECK-NEXT:    prog.for %[[IT:.*]] = 0 to 4 {
+// CHECK-NEXT:      %[[XI:.*]] = prog.offset %[[X]][%[[IT]]] {scale = 2 : i64} : <const f64> -> <const f64>
+// CHECK-NEXT:      %[[YI:.*]] = prog.offset %[[Y]][%[[IT]]] {bias = 1 : i64, scale = 2 : i64} : <f64> -> <f64>
+// CHECK-NEXT:      prog.call @helper_raw(%[[XI]], %[[YI]], %[[NUL]])
+// CHECK-NEXT:    } {name = "it_y"}
+// CHECK-NEXT:    prog.for %{{.*}} = 1 to 7 step 3 {
+// CHECK-NEXT:      prog.load %[[X]][0] : <const f64> -> f64
+// CHECK-NEXT:    }
+// CHECK-NEXT:    prog.for %{{.*}} = 0 to 2 {
+// CHECK-NEXT:    }
+// CHECK-NEXT:    prog.return
+prog.proc @main(%x: !prog.ptr<const f64>, %n: !prog.ptr<const i32>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "n", "y", "w"], input_sizes = array<i64: 8, 1>, output_sizes = array<i64: 8>, entry, workspace = 16} {
+  %c = arith.constant 2.0 : f64
+  %i = prog.load %n[0] : !prog.ptr<const i32> -> i32
+  %win = prog.window %w size 2 : !prog.ptr<f64> -> !prog.ptr<f64>
+  "prog.store"(%c, %c, %win) <{offset = 0 : i64}> : (f64, f64, !prog.ptr<f64>) -> ()
+  %nul = prog.null : !prog.ptr<f64>
+  %x4 = prog.offset %x {bias = 4} : !prog.ptr<const f64> -> !prog.ptr<const f64>
+  prog.call @helper_raw(%x4, %y, %nul) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
+  prog.for %it = 0 to 4 {
+    %xi = prog.offset %x[%it] {scale = 2} : !prog.ptr<const f64> -> !prog.ptr<const f64>
+    %yi = prog.offset %y[%it] {scale = 2, bias = 1} : !prog.ptr<f64> -> !prog.ptr<f64>
+    prog.call @helper_raw(%xi, %yi, %nul) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
+  } {name = "it_y"}
+  prog.for %j = 1 to 7 step 3 {
+    %v = prog.load %x[0] : !prog.ptr<const f64> -> f64
+    prog.yield
+  }
+  prog.for %k = 0 to 2 step 1 {
+  }
+  prog.return
+}
+
+// Pointers to every element type; a procedure with no inputs.
+// CHECK-LABEL: prog.proc @types(
+// CHECK-SAME:    !prog.ptr<f32>, %{{[^:]*}}: !prog.ptr<i64>, %{{[^:]*}}: !prog.ptr<i1>, %{{[^:]*}}: !prog.ptr<i32>
+// CHECK-SAME:    input_sizes = array<i64>, output_sizes = array<i64: 1, 1, 1>
+prog.proc @types(%a: !prog.ptr<f32>, %b: !prog.ptr<i64>, %c: !prog.ptr<i1>, %w: !prog.ptr<i32>) attributes {arg_names = ["a", "b", "c", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1, 1, 1>} {
+  prog.return
+}
