@@ -6,6 +6,7 @@
 #include "scaly/Dialect/Expr/Passes.h"
 #include "scaly/Dialect/Program/Passes.h"
 #include "scaly/Target/CEmitter.h"
+#include "scaly/Target/ReservedNames.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Transforms/Passes.h"
@@ -73,37 +74,118 @@ std::string elementCType(Type t) {
   return c::scalarCType(t);
 }
 
-/// The header: recipe, include guard, SZ_* macros and the entry declaration.
-std::string renderHeader(prog::ProcOp entry, StringRef recipe, const RenderOptions &o) {
+/// An input or output as the header describes it.
+struct Port {
+  std::string name;
+  SmallVector<int64_t> shape;
+  Type element;
+};
+
+/// Ports of the entry, read from its expr.func before lowering.
+std::pair<std::vector<Port>, std::vector<Port>> entryPorts(ModuleOp module) {
+  std::vector<Port> ins, outs;
+  auto funcs = module.getOps<expr::FuncOp>();
+  if (funcs.empty())
+    return {ins, outs};
+  expr::FuncOp root = *funcs.begin();
+  for (auto [t, n] : llvm::zip(root.getArgumentTypes(), root.getArgNames())) {
+    auto tt = cast<RankedTensorType>(t);
+    ins.push_back({cast<StringAttr>(n).str(), SmallVector<int64_t>(tt.getShape()),
+                   tt.getElementType()});
+  }
+  for (auto [t, n] : llvm::zip(root.getResultTypes(), root.getResNames())) {
+    auto tt = cast<RankedTensorType>(t);
+    outs.push_back({cast<StringAttr>(n).str(), SmallVector<int64_t>(tt.getShape()),
+                    tt.getElementType()});
+  }
+  return {ins, outs};
+}
+
+/// One struct field per port: `double zs[20];`, `double s;` for a scalar, a
+/// comment for a port without values (ISO C has no zero-length arrays).
+std::string structFields(const std::vector<Port> &ports, bool cxx) {
+  std::string s;
+  for (const Port &p : ports) {
+    std::string field = c::safeIdentifier(p.name);
+    int64_t n = 1;
+    std::string dims;
+    for (int64_t d : p.shape) {
+      n *= d;
+      dims += "[" + std::to_string(d) + "]";
+    }
+    std::string type = elementCType(p.element);
+    if (cxx && type.find("int") != std::string::npos && type.back() == 't')
+      type = "std::" + type;
+    if (n == 0)
+      s += "  /* " + field + ": no values */\n";
+    else
+      s += "  " + type + " " + field + dims + ";\n";
+  }
+  if (s.empty() || s.find(';') == std::string::npos)
+    s += "  char unused_; /* no values at all */\n";
+  return s;
+}
+
+std::string portList(const std::vector<Port> &ports) {
+  std::string list;
+  for (size_t i = 0; i < ports.size(); ++i) {
+    std::string dims;
+    for (int64_t d : ports[i].shape)
+      dims += "[" + std::to_string(d) + "]";
+    list += llvm::formatv("\n *   [{0}] {1}: {2}{3}", i, ports[i].name,
+                          elementCType(ports[i].element), dims.empty() ? " (scalar)" : dims)
+                .str();
+  }
+  return list;
+}
+
+/// The header: recipe, include guard, SZ_* sizes, typed structs and the
+/// entry's declaration; in C, or for lang="cpp" in C++ inside a namespace
+/// named after the function.
+std::string renderHeader(prog::ProcOp entry, const std::vector<Port> &ins,
+                         const std::vector<Port> &outs, StringRef recipe,
+                         const RenderOptions &o) {
   std::string name = entry.getSymName().str();
   Type wElem = cast<prog::PtrType>(entry.getWorkspaceArg().getType()).getElementType();
   std::string t = elementCType(wElem);
-  std::string guard = "SCALY_" + llvm::StringRef(name).upper() + "_H";
+  int64_t wElemBytes = isa<NoneType>(wElem) ? 1 : wElem.getIntOrFloatBitWidth() / 8;
+  int64_t szW = (entry.getWorkspace() + wElemBytes - 1) / wElemBytes;
+  bool cxx = o.lang == "cpp";
+  std::string guard = "SCALY_" + llvm::StringRef(name).upper() + (cxx ? "_HPP" : "_H");
   std::string s = "/* " + recipe.str() + "\n */\n";
   s += "#ifndef " + guard + "\n#define " + guard + "\n\n";
+  std::string doc = "/* Inputs (arg[i]):" + portList(ins) + "\n * Outputs (res[i]):" +
+                    portList(outs) +
+                    "\n * SZ_W counts elements of w's type (bytes when it is void*)."
+                    "\n * The entry returns 0 on success, else a SCALY_ERR_* status code. */\n";
+  std::string decl = llvm::formatv("int {0}(const {1}** arg, {1}** res, int* iw, {1}* w, int mem);",
+                                   name, t)
+                         .str();
+  if (cxx) {
+    s += "#include <cstddef>\n#include <cstdint>\n\n";
+    s += "namespace " + name + " {\n\n";
+    s += llvm::formatv("constexpr int SZ_ARG = {0};\nconstexpr int SZ_RES = {1};\n"
+                       "constexpr int SZ_IW = 0;\nconstexpr int SZ_W = {2};\n\n",
+                       entry.getNumInputs(), entry.getNumOutputs(), szW)
+             .str();
+    s += doc;
+    s += "struct alignas(16) In {\n" + structFields(ins, true) + "};\n\n";
+    s += "struct alignas(16) Out {\n" + structFields(outs, true) + "};\n\n";
+    s += "extern \"C\" " + decl + "\n\n";
+    s += "} // namespace " + name + "\n\n#endif\n";
+    return s;
+  }
   s += "#include <stddef.h>\n#include <stdint.h>\n\n";
   s += llvm::formatv("#define {0}_SZ_ARG {1}\n#define {0}_SZ_RES {2}\n#define {0}_SZ_IW 0\n"
                      "#define {0}_SZ_W {3}\n\n",
-                     name, entry.getNumInputs(), entry.getNumOutputs(), entry.getWorkspace())
+                     name, entry.getNumInputs(), entry.getNumOutputs(), szW)
            .str();
-  auto names = entry.getArgNames();
-  auto sizes = [&](unsigned first, ArrayRef<int64_t> n) {
-    std::string list;
-    for (size_t i = 0; i < n.size(); ++i) {
-      Type e = cast<prog::PtrType>(entry.getArgumentTypes()[first + i]).getElementType();
-      list += llvm::formatv("\n *   [{0}] {1}: {2} {3}", i,
-                            cast<StringAttr>(names[first + i]).getValue(), elementCType(e), n[i])
-                  .str();
-    }
-    return list;
-  };
-  s += "/* Inputs (arg), number of stored values:" + sizes(0, entry.getInputSizes()) +
-       "\n * Outputs (res), number of stored values:" +
-       sizes(entry.getNumInputs(), entry.getOutputSizes()) +
-       "\n * Returns 0 on success, else a SCALY_ERR_* status code. */\n";
-  s += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
-  s += llvm::formatv("int {0}(const {1}** arg, {1}** res, int* iw, {1}* w, int mem);\n\n", name, t)
-           .str();
+  s += doc;
+  s += "typedef struct __attribute__((aligned(16))) {\n" + structFields(ins, false) + "} " +
+       name + "_in;\n\n";
+  s += "typedef struct __attribute__((aligned(16))) {\n" + structFields(outs, false) + "} " +
+       name + "_out;\n\n";
+  s += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n" + decl + "\n\n";
   s += "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
   return s;
 }
@@ -131,6 +213,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     return false;
   };
   ++loweredCount;
+  auto [ins, outs] = entryPorts(module);
   PassManager lower(ctx);
   buildLoweringPipeline(lower);
   if (failed(lower.run(module)))
@@ -143,7 +226,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     return fail("lowering produced no entry procedure");
   out.name = entry.getSymName().str();
   out.recipe = recipeText(out.name, options);
-  out.header = renderHeader(entry, out.recipe, options);
+  out.header = renderHeader(entry, ins, outs, out.recipe, options);
 
   ++renderedCount;
   PassManager toC(ctx);

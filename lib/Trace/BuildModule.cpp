@@ -33,13 +33,17 @@ class ModuleBuilder {
 public:
   ModuleBuilder(MLIRContext &ctx, ModuleOp module) : ctx(ctx), module(module) {}
 
-  /// Symbol of `fn`, building its expr.func on first use.
+  /// Symbol of `fn`, building its expr.func on first use. Callees become
+  /// `<symbol>_raw` procedures, so no callee symbol may make `<root>` that way.
   StringRef symbolFor(const Function &fn) {
     auto it = symbols.find(&fn);
     if (it != symbols.end())
       return it->second;
+    bool isRoot = symbols.empty();
+    if (isRoot)
+      rootName = fn.name;
     std::string name = fn.name;
-    for (int k = 1; !taken.insert(name).second; ++k)
+    for (int k = 1; !taken.insert(name).second || (!isRoot && name + "_raw" == rootName); ++k)
       name = fn.name + "_" + std::to_string(k);
     symbols[&fn] = name;
     build(fn, name);
@@ -51,6 +55,7 @@ private:
   ModuleOp module;
   llvm::DenseMap<const Function *, std::string> symbols;
   llvm::StringSet<> taken;
+  std::string rootName;
 
   void build(const Function &fn, StringRef name) {
     OpBuilder b(&ctx);

@@ -16,19 +16,29 @@ LANGS = ("c", "cpp")
 
 @dataclass(frozen=True)
 class RenderedModule:
-    """A rendered C module: `source` (<name>.c), `header` (<name>.h) and the `recipe` comment."""
+    """A rendered C module: `source` (<name>.c), `header` and the `recipe` comment.
+
+    The header is C (<name>.h, included by the source) or, for lang="cpp",
+    C++ (<name>.hpp, which the source does not include).
+    """
 
     name: str
     source: str
     header: str
     recipe: str
+    lang: str = "c"
+
+    @property
+    def header_name(self):
+        """File name of the header: <name>.h, or <name>.hpp for lang="cpp"."""
+        return f"{self.name}.hpp" if self.lang == "cpp" else f"{self.name}.h"
 
     def write(self, directory):
-        """Write <name>.c and <name>.h into `directory`; returns the two paths."""
+        """Write <name>.c and the header into `directory`; returns the two paths."""
         import os
         os.makedirs(directory, exist_ok=True)
         c_path = os.path.join(directory, f"{self.name}.c")
-        h_path = os.path.join(directory, f"{self.name}.h")
+        h_path = os.path.join(directory, self.header_name)
         with open(c_path, "w") as f:
             f.write(self.source)
         with open(h_path, "w") as f:
@@ -67,14 +77,12 @@ def render_c_module(fn, *, cpu="generic", lanes=1, dialect="gnu", vector_libm="n
         raise NotImplementedError("render_c_module: vector_libm='glibc' is not built yet")
     if reciprocal:
         raise NotImplementedError("render_c_module: reciprocal=True is not built yet")
-    if lang != "c":
-        raise NotImplementedError("render_c_module: lang='cpp' is not built yet")
     if casadi:
         raise NotImplementedError("render_c_module: casadi=True is not built yet")
     out = _scaly.render(fn._traced, {"cpu": cpu, "lanes": lanes, "dialect": dialect,
                                      "vector_libm": vector_libm, "reciprocal": reciprocal,
                                      "lang": lang})
-    return RenderedModule(out["name"], out["source"], out["header"], out["recipe"])
+    return RenderedModule(out["name"], out["source"], out["header"], out["recipe"], lang)
 
 
 def render_native(fn):

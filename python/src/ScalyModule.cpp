@@ -9,6 +9,7 @@
 
 #include "scaly/Codegen/RenderModule.h"
 #include "scaly/InitScaly.h"
+#include "scaly/Target/ReservedNames.h"
 #include "scaly/Trace/BuildModule.h"
 #include "scaly/Trace/Digest.h"
 #include "scaly/Trace/Graph.h"
@@ -82,6 +83,10 @@ py::dict render(const trace::Function &fn, const py::dict &options) {
     else if (key == "lang") o.lang = py::cast<std::string>(v);
     else throw std::invalid_argument("unknown render option '" + key + "'");
   }
+  std::string problem = c::entryNameProblem(fn.name);
+  if (!problem.empty())
+    throw std::invalid_argument("cannot export '" + fn.name + "' as the entry of a C module: " +
+                                problem + "; rename the Python function");
   codegen::RenderedModule out;
   std::string error;
   bool ok;

@@ -296,6 +296,15 @@ private:
   }
 };
 
+/// A port's C name: the ABI's own names (arg, res, iw, w, mem) stay free
+/// for the ABI, so a port called `w` becomes `w_`.
+std::string portName(StringRef name) {
+  std::string out = name.str();
+  while (llvm::is_contained({"arg", "res", "iw", "w", "mem"}, out))
+    out += "_";
+  return out;
+}
+
 DictionaryAttr argAttrs(OpBuilder &b, StringRef name, bool isConst) {
   SmallVector<NamedAttribute> attrs{b.getNamedAttr(c::kNameAttr, b.getStringAttr(name))};
   if (isConst)
@@ -347,7 +356,9 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     SmallVector<Attribute> attrs;
     for (auto [i, t] : llvm::enumerate(proc.getArgumentTypes())) {
       types.push_back(convertPtr(t));
-      attrs.push_back(argAttrs(b, cast<StringAttr>(proc.getArgNames()[i]).getValue(),
+      bool isWorkspace = i + 1 == proc.getArgumentTypes().size();
+      StringRef name = cast<StringAttr>(proc.getArgNames()[i]).getValue();
+      attrs.push_back(argAttrs(b, isWorkspace ? std::string("w") : portName(name),
                                cast<pg::PtrType>(t).getReadonly()));
     }
     auto fn = b.create<emitc::FuncOp>(proc.getLoc(), proc.getSymName(),
@@ -413,9 +424,10 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       Type want = convertPtr(a.getType());
       Value slot = subscript(body->getArgument(i < nIn ? 0 : 1), i < nIn ? i : i - nIn);
       if (!typed) {
-        auto cast = b.create<emitc::CastOp>(loc, want, slot);
-        cast->setAttr(c::kNameAttr, proc.getArgNames()[i]);
-        slot = cast;
+        auto named = b.create<emitc::CastOp>(loc, want, slot);
+        StringRef port = llvm::cast<StringAttr>(proc.getArgNames()[i]).getValue();
+        named->setAttr(c::kNameAttr, b.getStringAttr(portName(port)));
+        slot = named;
       }
       tr.map.map(a, slot);
     }

@@ -1,6 +1,7 @@
 //===- CEmitter.cpp - print an EmitC module as C ---------------------------===//
 
 #include "scaly/Target/CEmitter.h"
+#include "scaly/Target/ReservedNames.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -104,6 +105,14 @@ private:
     os.indent(2 * indent) << text << "\n";
   }
 
+  /// `want` made safe (no C or C++ keyword) and unused in this function.
+  std::string claim(llvm::StringRef want) {
+    std::string name = c::safeIdentifier(want);
+    while (!taken.insert(name).second)
+      name += "_";
+    return name;
+  }
+
   std::string fresh(bool pointer) {
     while (true) {
       std::string n = pointer ? "t" + std::to_string(nextPointer++)
@@ -151,8 +160,7 @@ private:
     sig += " " + fn.getSymName().str() + "(";
     for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
       auto nameAttr = fn.getArgAttrOfType<StringAttr>(i, c::kNameAttr);
-      std::string name = nameAttr ? nameAttr.getValue().str() : fresh(false);
-      taken.insert(name);
+      std::string name = nameAttr ? claim(nameAttr.getValue()) : fresh(false);
       names[arg] = name;
       bool isConst = static_cast<bool>(fn.getArgAttr(i, c::kConstAttr));
       if (isConst)
@@ -332,9 +340,7 @@ private:
         })
         .Case([&](emitc::ForOp loop) {
           auto nameAttr = loop->getAttrOfType<StringAttr>(c::kNameAttr);
-          std::string name = nameAttr ? nameAttr.getValue().str() : fresh(false);
-          if (!taken.insert(name).second && nameAttr)
-            name = fresh(false);
+          std::string name = nameAttr ? claim(nameAttr.getValue()) : fresh(false);
           names[loop.getInductionVar()] = name;
           std::string step = expr(loop.getStep());
           std::string inc = step == "1" ? "++" + name : name + " += " + step;
@@ -367,9 +373,7 @@ private:
           Value r = other->getResult(0);
           bool pointer = isa<emitc::PointerType>(r.getType());
           auto nameAttr = other->getAttrOfType<StringAttr>(c::kNameAttr);
-          std::string name = nameAttr && taken.insert(nameAttr.getValue()).second
-                                 ? nameAttr.getValue().str()
-                                 : fresh(pointer);
+          std::string name = nameAttr ? claim(nameAttr.getValue()) : fresh(pointer);
           std::string init = exprOf(other);
           names[r] = name;
           line(typeName(r.getType(), pointer && isConstPointer(r)) + " " + name + " = " +

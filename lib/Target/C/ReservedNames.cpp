@@ -1,0 +1,102 @@
+//===- ReservedNames.cpp - names C output must not use ---------------------===//
+
+#include "scaly/Target/ReservedNames.h"
+
+#include "llvm/ADT/StringSet.h"
+
+namespace scaly::c {
+namespace {
+
+const llvm::StringSet<> &cKeywords() {
+  static const llvm::StringSet<> set{
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+      "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+      "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+      "typedef", "union", "unsigned", "void", "volatile", "while", "_Alignas", "_Alignof",
+      "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert",
+      "_Thread_local", "alignas", "alignof", "bool", "constexpr", "false", "nullptr",
+      "static_assert", "thread_local", "true", "typeof", "typeof_unqual"};
+  return set;
+}
+
+const llvm::StringSet<> &cxxKeywords() {
+  static const llvm::StringSet<> set{
+      "and", "and_eq", "asm", "bitand", "bitor", "catch", "char8_t", "char16_t", "char32_t",
+      "class", "compl", "concept", "const_cast", "consteval", "constinit", "co_await",
+      "co_return", "co_yield", "decltype", "delete", "dynamic_cast", "explicit", "export",
+      "friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "operator", "or",
+      "or_eq", "private", "protected", "public", "reinterpret_cast", "requires",
+      "static_cast", "template", "this", "throw", "try", "typeid", "typename", "using",
+      "virtual", "wchar_t", "xor", "xor_eq"};
+  return set;
+}
+
+/// Functions and macros of the C library a module or its caller has in scope.
+const llvm::StringSet<> &libraryNames() {
+  static const llvm::StringSet<> set = [] {
+    llvm::StringSet<> s;
+    const char *math[] = {
+        "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil", "copysign",
+        "cos", "cosh", "erf", "erfc", "exp", "exp2", "expm1", "fabs", "fdim", "floor", "fma",
+        "fmax", "fmin", "fmod", "frexp", "hypot", "ilogb", "ldexp", "lgamma", "llrint",
+        "llround", "log", "log10", "log1p", "log2", "logb", "lrint", "lround", "modf", "nan",
+        "nearbyint", "nextafter", "nexttoward", "pow", "remainder", "remquo", "rint", "round",
+        "scalbln", "scalbn", "sin", "sinh", "sqrt", "tan", "tanh", "tgamma", "trunc"};
+    for (const char *f : math) {
+      s.insert(f);
+      s.insert(std::string(f) + "f");
+      s.insert(std::string(f) + "l");
+    }
+    for (const char *n :
+         {"abs", "labs", "div", "isnan", "isinf", "isfinite", "signbit", "fpclassify",
+          "INFINITY", "NAN", "HUGE_VAL", "NULL", "offsetof", "size_t", "ptrdiff_t", "main",
+          "malloc", "calloc", "realloc", "free", "aligned_alloc", "abort", "exit", "atexit",
+          "memcpy", "memmove", "memset", "memcmp", "strlen", "printf", "fprintf", "sprintf",
+          "snprintf", "puts", "errno", "assert", "int8_t", "int16_t", "int32_t", "int64_t",
+          "uint8_t", "uint16_t", "uint32_t", "uint64_t", "intptr_t", "uintptr_t"})
+      s.insert(n);
+    return s;
+  }();
+  return set;
+}
+
+bool isVectorTypedef(llvm::StringRef name) {
+  for (llvm::StringRef scalar : {"double", "float"})
+    if (name.consume_front(scalar))
+      return !name.empty() && name.find_first_not_of("0123456789") == llvm::StringRef::npos;
+  return false;
+}
+
+} // namespace
+
+bool isCKeyword(llvm::StringRef name) { return cKeywords().contains(name); }
+bool isCxxKeyword(llvm::StringRef name) { return cxxKeywords().contains(name); }
+
+std::string entryNameProblem(llvm::StringRef name) {
+  if (name.empty())
+    return "the name is empty";
+  if (!(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') ||
+      name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+          llvm::StringRef::npos)
+    return "it is not a C identifier";
+  if (isCKeyword(name))
+    return "it is a C keyword";
+  if (isCxxKeyword(name))
+    return "it is a C++ keyword";
+  if (libraryNames().contains(name))
+    return "it is a name of the C library (math.h, stdlib.h, stdint.h, ...)";
+  if (name.starts_with("SCALY_") || name.starts_with("scaly_") || isVectorTypedef(name))
+    return "the generated module defines it";
+  if (name.starts_with("__") || (name.size() > 1 && name[0] == '_' && std::isupper(name[1])))
+    return "the C standard reserves identifiers starting with __ or _ and a capital";
+  return "";
+}
+
+std::string safeIdentifier(llvm::StringRef name) {
+  std::string out = name.str();
+  while (isCKeyword(out) || isCxxKeyword(out))
+    out += "_";
+  return out;
+}
+
+} // namespace scaly::c
