@@ -20,6 +20,7 @@ include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "ScalyAttrs.td"
 
 def Expr_Dialect : Dialect {
   let name = "expr";
@@ -140,7 +141,7 @@ def Expr_MapOp : Expr_Op<"map", [Pure, DeclareOpInterfaceMethods<SymbolUserOpInt
     One op, never `count` copies; `scaly-map-to-loop` turns it into an
     `expr.loop`.
   }];
-  let arguments = (ins FlatSymbolRefAttr:$callee, I64Attr:$count,
+  let arguments = (ins FlatSymbolRefAttr:$callee, Scaly_I64Attr:$count,
                        Variadic<Expr_Array>:$operands, UnitAttr:$block);
   let results = (outs Variadic<Expr_Array>:$results);
   let assemblyFormat = [{
@@ -157,7 +158,7 @@ def Expr_LoopOp : Expr_Op<"loop", [
     iteration `i` become slice `i` of the results. `name` names the loop
     counter in the generated C.
   }];
-  let arguments = (ins I64Attr:$count, Variadic<Expr_Array>:$operands,
+  let arguments = (ins Scaly_I64Attr:$count, Variadic<Expr_Array>:$operands,
                        OptionalAttr<StrAttr>:$name);
   let results = (outs Variadic<Expr_Array>:$results);
   let regions = (region SizedRegion<1>:$body);

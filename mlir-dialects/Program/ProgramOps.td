@@ -17,6 +17,7 @@ include "mlir/Interfaces/CallInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "ScalyAttrs.td"
 
 def Prog_Dialect : Dialect {
   let name = "prog";
@@ -63,7 +64,7 @@ def Prog_ProcOp : Prog_Op<"proc", [FunctionOpInterface, IsolatedFromAbove, Symbo
                        DenseI64ArrayAttr:$input_sizes,
                        DenseI64ArrayAttr:$output_sizes,
                        UnitAttr:$entry,
-                       DefaultValuedAttr<I64Attr, "0">:$workspace,
+                       DefaultValuedAttr<Scaly_I64Attr, "0">:$workspace,
                        OptionalAttr<DictArrayAttr>:$arg_attrs,
                        OptionalAttr<DictArrayAttr>:$res_attrs);
   let regions = (region SizedRegion<1>:$body);
@@ -86,7 +87,7 @@ def Prog_ReturnOp : Prog_Op<"return", [Pure, HasParent<"ProcOp">, Terminator, Re
 
 def Prog_ForOp : Prog_Op<"for", [SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects]> {
   let summary = "counted loop: for (long long i = lower; i < upper; i += step)";
-  let arguments = (ins I64Attr:$lower, I64Attr:$upper, I64Attr:$step, OptionalAttr<StrAttr>:$name);
+  let arguments = (ins Scaly_I64Attr:$lower, Scaly_I64Attr:$upper, Scaly_I64Attr:$step, OptionalAttr<StrAttr>:$name);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
@@ -105,10 +106,10 @@ def Prog_YieldOp : Prog_Op<"yield", [Pure, HasParent<"ForOp">, Terminator]> {
 }
 
 def Prog_OffsetOp : Prog_Op<"offset", [Pure]> {
-  let summary = "pointer advanced by index * scale + bias elements";
+  let summary = "pointer advanced by index * scale + bias elements (may add const)";
   let arguments = (ins Prog_AnyPtr:$base, Optional<I64>:$index,
-                       DefaultValuedAttr<I64Attr, "1">:$scale,
-                       DefaultValuedAttr<I64Attr, "0">:$bias);
+                       DefaultValuedAttr<Scaly_I64Attr, "1">:$scale,
+                       DefaultValuedAttr<Scaly_I64Attr, "0">:$bias);
   let results = (outs Prog_AnyPtr:$result);
   let assemblyFormat = "$base (`[` $index^ `]`)? attr-dict `:` type($base) `->` type($result)";
   let hasVerifier = 1;
@@ -116,7 +117,7 @@ def Prog_OffsetOp : Prog_Op<"offset", [Pure]> {
 
 def Prog_LoadOp : Prog_Op<"load", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "read element `offset` of a buffer";
-  let arguments = (ins Prog_AnyPtr:$ptr, I64Attr:$offset);
+  let arguments = (ins Prog_AnyPtr:$ptr, Scaly_I64Attr:$offset);
   let results = (outs Prog_ScalarType:$result);
   let assemblyFormat = "$ptr `[` $offset `]` attr-dict `:` type($ptr) `->` type($result)";
   let hasVerifier = 1;
@@ -128,20 +129,21 @@ def Prog_StoreOp : Prog_Op<"store", [DeclareOpInterfaceMethods<MemoryEffectsOpIn
     Stores `values` to elements offset, offset+1, ... of `ptr`. A store of
     several values is emitted through aligned(8), may_alias vector types.
   }];
-  let arguments = (ins Variadic<Prog_ScalarType>:$values, Prog_AnyPtr:$ptr, I64Attr:$offset);
+  let arguments = (ins Variadic<Prog_ScalarType>:$values, Prog_AnyPtr:$ptr, Scaly_I64Attr:$offset);
   let assemblyFormat = "$values `,` $ptr `[` $offset `]` attr-dict `:` type($values) `,` type($ptr)";
   let hasVerifier = 1;
 }
 
-def Prog_WindowOp : Prog_Op<"window", [Pure]> {
+def Prog_WindowOp : Prog_Op<"window", [MemoryEffects<[MemAlloc]>]> {
   let summary = "a window of the workspace holding a spilled temporary";
   let description = [{
     `size` elements (of the result's element type) of the procedure's
     workspace, starting `offset` bytes from `w`; `offset` is -1 until
     `scaly-plan-workspace` assigns it, always a multiple of 64 bytes.
+    Each window is its own allocation (CSE must never merge two).
   }];
-  let arguments = (ins Prog_AnyPtr:$workspace, I64Attr:$size,
-                       DefaultValuedAttr<I64Attr, "-1">:$offset);
+  let arguments = (ins Prog_AnyPtr:$workspace, Scaly_I64Attr:$size,
+                       DefaultValuedAttr<Scaly_I64Attr, "-1">:$offset);
   let results = (outs Prog_AnyPtr:$result);
   let assemblyFormat = "$workspace `size` $size attr-dict `:` type($workspace) `->` type($result)";
   let hasVerifier = 1;

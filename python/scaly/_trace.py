@@ -240,7 +240,21 @@ def as_expr(value, graph=None, like=None):
     if arr.dtype == np.float32:
         dtype = "float32"
     values = arr.astype(np.float64).ravel().tolist()
+    if like is not None and like.dtype != dtype and _fits(values, like.dtype):
+        dtype = like.dtype
     return Expr(graph, graph.constant(values, list(arr.shape), dtype))
+
+
+def _fits(values, dtype):
+    """Whether `values` convert to `dtype` without changing (float32: in range)."""
+    if dtype == "float64":
+        return True
+    if dtype == "float32":
+        return all(abs(v) <= 3.4028234663852886e38 or v != v for v in values)
+    if dtype == "bool":
+        return all(v in (0.0, 1.0) for v in values)
+    bound = 2 ** 31 if dtype == "int32" else 2 ** 53
+    return all(v == int(v) and -bound <= v < bound for v in values if v == v and abs(v) != float("inf"))
 
 
 def pow_(base, exponent):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import numbers
 
 import numpy as np
@@ -72,7 +73,7 @@ def concat(values, axis=0):
         joined = concat(moved, 0)
         inverse = list(np.argsort(order))
         return _transpose(joined, inverse)
-    shape = [sum(e.shape[0] for e in exprs), *exprs[0].shape[1:]]
+    shape = [builtins.sum(e.shape[0] for e in exprs), *exprs[0].shape[1:]]
     return Expr(graph, graph.concat([e._id for e in exprs], shape))
 
 
@@ -117,7 +118,8 @@ def sumsqr(x):
 def dot(a, b):
     """Inner product of two vectors of equal length (sum of elementwise products)."""
     graph = _graph([a, b], "dot")
-    a, b = as_expr(a, graph), as_expr(b, graph)
+    like = a if isinstance(a, Expr) else b
+    a, b = as_expr(a, graph, like=like), as_expr(b, graph, like=like)
     if a.shape != b.shape:
         raise ValueError(f"dot: shapes {a.shape} and {b.shape} differ")
     return (a * b).sum()
@@ -131,7 +133,8 @@ def norm2(x):
 def matmul(a, b):
     """Matrix product with NumPy's rules for 1-D and 2-D operands."""
     graph = _graph([a, b], "matmul")
-    a, b = as_expr(a, graph), as_expr(b, graph)
+    like = a if isinstance(a, Expr) else b
+    a, b = as_expr(a, graph, like=like), as_expr(b, graph, like=like)
     if a.ndim == 0 or b.ndim == 0 or a.ndim > 2 or b.ndim > 2:
         raise ValueError(f"@: needs 1-D or 2-D operands, got shapes {a.shape} and {b.shape}")
     a2 = a.reshape((1, a.shape[0])) if a.ndim == 1 else a

@@ -4,7 +4,8 @@
 // simplify, cse, lower-to-program, canonicalize, cse, plan-workspace) on the
 // rollout: with the block hint @euler stays a procedure called in the loop
 // with a NULL workspace; without it @euler is expanded into the loop body,
-// x*1 is gone, the constant is hoisted and shared, and no expr op is left.
+// x*1 is gone, the constant is hoisted and shared, and no expr op is left;
+// spills get 64-byte windows and the workspace sizes add up.
 
 // CHECK-LABEL: prog.proc @euler_raw(
 // CHECK-SAME:    workspace = 0 : i64
@@ -82,4 +83,45 @@ expr.func @euler(%z: tensor<2xf64>, %u: tensor<f64>) -> tensor<2xf64> attributes
   %e = expr.add %z1, %d : tensor<f64>
   %r = expr.concat %b, %e : (tensor<f64>, tensor<f64>) -> tensor<2xf64>
   expr.return %r : tensor<2xf64>
+}
+
+// -----
+
+// Spills through the whole pipeline: the callee's window is planned at 0
+// (workspace 64 bytes); the entry's two spills take 64 and 128 bytes and the
+// callee gets a window of 64 bytes (8 doubles) after them: 256 in all.
+// CHECK-LABEL: prog.proc @spiller_raw(
+// CHECK-SAME:    workspace = 64 : i64
+// CHECK:         prog.window %{{.*}} size 3 {offset = 0 : i64} : <f64> -> <f64>
+// CHECK-LABEL: prog.proc @main(
+// CHECK-SAME:    %[[W:[^:]*]]: !prog.ptr<f64>)
+// CHECK-SAME:    workspace = 256 : i64
+// CHECK:         prog.window %[[W]] size 3 {offset = 0 : i64} : <f64> -> <f64>
+// CHECK:         prog.window %[[W]] size 9 {offset = 64 : i64} : <f64> -> <f64>
+// CHECK:         %[[CW:.*]] = prog.window %[[W]] size 8 {offset = 192 : i64} : <f64> -> <f64>
+// CHECK-NEXT:    prog.call @spiller_raw(%{{.*}}, %{{.*}}, %[[CW]])
+expr.func @main(%x: tensor<3xf64>, %m: tensor<9xf64>) -> (tensor<3xf64>, tensor<9xf64>, tensor<3xf64>) attributes {arg_names = ["x", "m"], res_names = ["a", "b", "c"]} {
+  %0 = expr.mul %x, %x : tensor<3xf64>
+  %1 = expr.loop 3 (%0) : (tensor<3xf64>) -> tensor<3xf64> {
+  ^bb0(%e: tensor<f64>):
+    %s = expr.math sin %e : tensor<f64>
+    expr.yield %s : tensor<f64>
+  }
+  %2 = expr.neg %m : tensor<9xf64>
+  %3 = expr.loop 9 (%2) : (tensor<9xf64>) -> tensor<9xf64> {
+  ^bb0(%e: tensor<f64>):
+    %c = expr.math cos %e : tensor<f64>
+    expr.yield %c : tensor<f64>
+  }
+  %4 = expr.call @spiller(%x) {block} : (tensor<3xf64>) -> tensor<3xf64>
+  expr.return %1, %3, %4 : tensor<3xf64>, tensor<9xf64>, tensor<3xf64>
+}
+expr.func @spiller(%x: tensor<3xf64>) -> tensor<3xf64> attributes {arg_names = ["x"], res_names = ["y"], block} {
+  %0 = expr.add %x, %x : tensor<3xf64>
+  %1 = expr.loop 3 (%0) : (tensor<3xf64>) -> tensor<3xf64> {
+  ^bb0(%e: tensor<f64>):
+    %t = expr.math tanh %e : tensor<f64>
+    expr.yield %t : tensor<f64>
+  }
+  expr.return %1 : tensor<3xf64>
 }

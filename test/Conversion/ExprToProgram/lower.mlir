@@ -3,13 +3,14 @@
 // scaly-lower-to-program: every element becomes one scalar (arith/math ops
 // on prog.load results), outputs are written with one prog.store each,
 // loops become prog.for over offset slices with results produced straight
-// in the output (destination passing), a computed loop operand spills to an
-// unplanned prog.window, and a blocked call becomes a prog.call of <name>_raw
-// defined before its caller.
+// in the output (destination passing), and a blocked call becomes a
+// prog.call of <name>_raw defined before its caller. The workspace pointer is
+// f64 or f32 when every input and output of the entry is, else none (void*).
+// Spills to prog.window are in lower-spill.mlir.
 
 // CHECK-LABEL: prog.proc @elementwise(
 // CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[S:[^:]*]]: !prog.ptr<const f64>, %[[I:[^:]*]]: !prog.ptr<const i32>,
-// CHECK-SAME:    %[[Y:[^:]*]]: !prog.ptr<f64>, %[[J:[^:]*]]: !prog.ptr<i32>, %[[T:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
+// CHECK-SAME:    %[[Y:[^:]*]]: !prog.ptr<f64>, %[[J:[^:]*]]: !prog.ptr<i32>, %[[T:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<none>)
 // CHECK-SAME:    attributes {arg_names = ["x", "s", "i", "y", "j", "t", "w"], entry, input_sizes = array<i64: 2, 1, 2>, output_sizes = array<i64: 2, 2, 1>, workspace = 0 : i64}
 // CHECK-DAG:     %[[S0:.*]] = prog.load %[[S]][0] : <const f64> -> f64
 // CHECK-DAG:     %[[X0:.*]] = prog.load %[[X]][0] : <const f64> -> f64
@@ -59,7 +60,7 @@ expr.func @elementwise(%x: tensor<2xf64>, %s: tensor<f64>, %i: tensor<2xi32>) ->
 // Constants become arith.constant; casts between element types.
 // CHECK-LABEL: prog.proc @casts(
 // CHECK-SAME:    %[[F:[^:]*]]: !prog.ptr<const f32>, %[[B:[^:]*]]: !prog.ptr<const i1>, %[[L:[^:]*]]: !prog.ptr<const i64>,
-// CHECK-SAME:    %[[OF:[^:]*]]: !prog.ptr<f64>, %[[OB:[^:]*]]: !prog.ptr<i1>, %[[OI:[^:]*]]: !prog.ptr<i32>, %[[OL:[^:]*]]: !prog.ptr<i64>, %[[W:[^:]*]]: !prog.ptr<f64>)
+// CHECK-SAME:    %[[OF:[^:]*]]: !prog.ptr<f64>, %[[OB:[^:]*]]: !prog.ptr<i1>, %[[OI:[^:]*]]: !prog.ptr<i32>, %[[OL:[^:]*]]: !prog.ptr<i64>, %[[W:[^:]*]]: !prog.ptr<none>)
 // CHECK-DAG:     arith.constant 2.500000e+00 : f32
 // CHECK-DAG:     %[[F0:.*]] = prog.load %[[F]][0] : <const f32> -> f32
 // CHECK:         %[[FE:.*]] = arith.extf %{{.*}} : f32 to f64
@@ -161,60 +162,43 @@ expr.func @rows(%m: tensor<3x2xf64>) -> (tensor<3x2xf64>, tensor<3xf64>) attribu
 
 // -----
 
-// A loop over a computed value: the value spills to an unplanned window
-// (offset -1, size = its element count) before the loop reads slices of it.
-// CHECK-LABEL: prog.proc @spill_loop(
-// CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
-// CHECK:         %[[M0:.*]] = arith.mulf
-// CHECK:         %[[M1:.*]] = arith.mulf
-// CHECK:         %[[M2:.*]] = arith.mulf
-// CHECK-NEXT:    %[[WIN:.*]] = prog.window %[[W]] size 3 : <f64> -> <f64>
-// CHECK-NEXT:    prog.store %[[M0]], %[[M1]], %[[M2]], %[[WIN]][0] : f64, f64, f64, <f64>
-// CHECK-NEXT:    prog.for %[[I:.*]] = 0 to 3 {
-// CHECK-NEXT:      %[[WI:.*]] = prog.offset %[[WIN]][%[[I]]] : <f64> -> <f64>
-// CHECK-NEXT:      %[[YI:.*]] = prog.offset %[[Y]][%[[I]]] : <f64> -> <f64>
-// CHECK-NEXT:      %[[E:.*]] = prog.load %[[WI]][0] : <f64> -> f64
-// CHECK-NEXT:      %[[S:.*]] = math.sin %[[E]] : f64
-// CHECK-NEXT:      prog.store %[[S]], %[[YI]][0] : f64, <f64>
-// CHECK-NEXT:    }
-expr.func @spill_loop(%x: tensor<3xf64>) -> tensor<3xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
-  %0 = expr.mul %x, %x : tensor<3xf64>
-  %1 = expr.loop 3 (%0) : (tensor<3xf64>) -> tensor<3xf64> {
-  ^bb0(%e: tensor<f64>):
-    %s = expr.math sin %e : tensor<f64>
-    expr.yield %s : tensor<f64>
-  }
-  expr.return %1 : tensor<3xf64>
-}
-
-// -----
-
-// Blocked calls on an input: the first result is produced in the output
-// (destination passing), the second lands in a window because it is
-// computed on; the callee procedure is emitted once.
+// Blocked calls on an input: each result is produced in its output
+// (destination passing, no copy); the callee procedure is emitted once and
+// every procedure of an all-f64 entry gets an f64 workspace.
 // CHECK-LABEL: prog.proc @g_raw(
+// CHECK-SAME:    %{{[^:]*}}: !prog.ptr<f64>)
 // CHECK:         math.cos
 // CHECK-LABEL: prog.proc @caller(
 // CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>, %[[Z:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
 // CHECK-NEXT:    prog.call @g_raw(%[[X]], %[[Y]], %[[W]]) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
-// CHECK-NEXT:    %[[WIN:.*]] = prog.window %[[W]] size 2 : <f64> -> <f64>
-// CHECK-NEXT:    prog.call @g_raw(%[[X]], %[[WIN]], %[[W]])
-// CHECK-NEXT:    %[[A:.*]] = prog.load %[[WIN]][0] : <f64> -> f64
-// CHECK-NEXT:    %[[B:.*]] = prog.load %[[WIN]][1] : <f64> -> f64
-// CHECK-NEXT:    %[[NA:.*]] = arith.negf %[[A]] : f64
-// CHECK-NEXT:    %[[NB:.*]] = arith.negf %[[B]] : f64
-// CHECK-NEXT:    prog.store %[[NA]], %[[NB]], %[[Z]][0] : f64, f64, <f64>
+// CHECK-NEXT:    prog.call @g_raw(%[[X]], %[[Z]], %[[W]]) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
 // CHECK-NEXT:    prog.return
 // CHECK-NOT:     prog.proc @g_raw
 expr.func @caller(%x: tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>) attributes {arg_names = ["x"], res_names = ["y", "z"]} {
   %0 = expr.call @g(%x) {block} : (tensor<2xf64>) -> tensor<2xf64>
   %1 = expr.call @g(%x) {block} : (tensor<2xf64>) -> tensor<2xf64>
-  %2 = expr.neg %1 : tensor<2xf64>
-  expr.return %0, %2 : tensor<2xf64>, tensor<2xf64>
+  expr.return %0, %1 : tensor<2xf64>, tensor<2xf64>
 }
 expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["r"], block} {
   %0 = expr.math cos %x : tensor<2xf64>
   expr.return %0 : tensor<2xf64>
+}
+
+// -----
+
+// A mixed-dtype entry: all procedures share its void* (none) workspace.
+// CHECK-LABEL: prog.proc @h_raw(
+// CHECK-SAME:    %{{[^:]*}}: !prog.ptr<const f32>, %{{[^:]*}}: !prog.ptr<f32>, %{{[^:]*}}: !prog.ptr<none>)
+// CHECK-LABEL: prog.proc @mixed(
+// CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[F:[^:]*]]: !prog.ptr<const f32>, %[[Y:[^:]*]]: !prog.ptr<f64>, %[[G:[^:]*]]: !prog.ptr<f32>, %[[W:[^:]*]]: !prog.ptr<none>)
+// CHECK:         prog.call @h_raw(%[[F]], %[[G]], %[[W]]) : !prog.ptr<const f32>, !prog.ptr<f32>, !prog.ptr<none>
+expr.func @mixed(%x: tensor<2xf64>, %f: tensor<2xf32>) -> (tensor<2xf64>, tensor<2xf32>) attributes {arg_names = ["x", "f"], res_names = ["y", "g"]} {
+  %0 = expr.call @h(%f) {block} : (tensor<2xf32>) -> tensor<2xf32>
+  expr.return %x, %0 : tensor<2xf64>, tensor<2xf32>
+}
+expr.func @h(%f: tensor<2xf32>) -> tensor<2xf32> attributes {arg_names = ["f"], res_names = ["r"], block} {
+  %0 = expr.math sin %f : tensor<2xf32>
+  expr.return %0 : tensor<2xf32>
 }
 
 // -----

@@ -2,7 +2,9 @@
 //
 // Verifier errors of the program dialect: procedure signatures (pointer
 // count vs input/output sizes, names, const inputs, writable outputs),
-// loads/stores (types, read-only pointers), offsets, windows, loops and calls.
+// loads/stores (types, read-only pointers, void pointers), offsets, windows,
+// loops and calls, with negative sizes, steps, offsets and workspaces
+// rejected (signed attribute values).
 
 // expected-error @+1 {{'prog.proc' op takes 2 pointers but its 1 inputs, 1 outputs and workspace need 3}}
 prog.proc @p(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>) attributes {arg_names = ["x", "y"], input_sizes = array<i64: 1>, output_sizes = array<i64: 1>} {
@@ -53,7 +55,7 @@ prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) -> f64 attributes {arg_name
 
 // -----
 
-// expected-error @+1 {{pointer element must be f64, f32, i32, i64 or i1, got 'f16'}}
+// expected-error @+1 {{pointer element must be f64, f32, i32, i64, i1 or none, got 'f16'}}
 prog.proc @p(%y: !prog.ptr<f16>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
   prog.return
 }
@@ -95,7 +97,7 @@ prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y
 // -----
 
 prog.proc @p(%x: !prog.ptr<const f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "w"], input_sizes = array<i64: 4>, output_sizes = array<i64>} {
-  // expected-error @+1 {{'prog.offset' op result type '!prog.ptr<f64>' must equal the base type '!prog.ptr<const f64>'}}
+  // expected-error @+1 {{'prog.offset' op result type '!prog.ptr<f64>' must be the base type '!prog.ptr<const f64>' or its const version}}
   %0 = prog.offset %x {bias = 1} : !prog.ptr<const f64> -> !prog.ptr<f64>
   prog.return
 }
@@ -111,15 +113,7 @@ prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y
 // -----
 
 prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
-  // expected-error @+1 {{'prog.window' op must give a writable pointer of the workspace's element type}}
-  %0 = prog.window %w size 2 : !prog.ptr<f64> -> !prog.ptr<f32>
-  prog.return
-}
-
-// -----
-
-prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
-  // expected-error @+1 {{'prog.window' op must give a writable pointer of the workspace's element type}}
+  // expected-error @+1 {{'prog.window' op must be a writable window of a writable workspace}}
   %0 = prog.window %w size 2 : !prog.ptr<f64> -> !prog.ptr<const f64>
   prog.return
 }
@@ -127,7 +121,7 @@ prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y
 // -----
 
 prog.proc @p(%x: !prog.ptr<const f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "w"], input_sizes = array<i64: 2>, output_sizes = array<i64>} {
-  // expected-error @+1 {{'prog.window' op must give a writable pointer of the workspace's element type}}
+  // expected-error @+1 {{'prog.window' op must be a writable window of a writable workspace}}
   %0 = prog.window %x size 2 : !prog.ptr<const f64> -> !prog.ptr<f64>
   prog.return
 }
@@ -135,8 +129,24 @@ prog.proc @p(%x: !prog.ptr<const f64>, %w: !prog.ptr<f64>) attributes {arg_names
 // -----
 
 prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
-  // expected-error @+1 {{'prog.window' op offset must be -1 (unplanned) or a position}}
+  // expected-error @+1 {{'prog.window' op offset must be -1 (unplanned) or a multiple of 64 bytes}}
   %0 = prog.window %w size 2 {offset = -2} : !prog.ptr<f64> -> !prog.ptr<f64>
+  prog.return
+}
+
+// -----
+
+prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
+  // expected-error @+1 {{'prog.window' op offset must be -1 (unplanned) or a multiple of 64 bytes}}
+  %0 = prog.window %w size 2 {offset = 32} : !prog.ptr<f64> -> !prog.ptr<f64>
+  prog.return
+}
+
+// -----
+
+prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<none>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
+  // expected-error @+1 {{'prog.load' op loads 'f64' through '!prog.ptr<none>'}}
+  %0 = prog.load %w[0] : !prog.ptr<none> -> f64
   prog.return
 }
 
@@ -208,5 +218,46 @@ prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y
     // expected-error @+1 {{'prog.return' op expects parent op 'prog.proc'}}
     prog.return
   }
+  prog.return
+}
+
+// -----
+
+prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
+  // expected-error @+1 {{'prog.window' op size must be positive, got -3}}
+  %0 = prog.window %w size -3 : !prog.ptr<f64> -> !prog.ptr<f64>
+  prog.return
+}
+
+// -----
+
+prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
+  // expected-error @+1 {{'prog.for' op step must be positive, got -1}}
+  prog.for %i = 0 to 4 step -1 {
+  }
+  prog.return
+}
+
+// -----
+
+prog.proc @p(%x: !prog.ptr<const f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "w"], input_sizes = array<i64: 1>, output_sizes = array<i64>} {
+  // expected-error @+1 {{'prog.load' op offset must not be negative, got -1}}
+  %0 = prog.load %x[-1] : !prog.ptr<const f64> -> f64
+  prog.return
+}
+
+// -----
+
+prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
+  %c = arith.constant 1.0 : f64
+  // expected-error @+1 {{'prog.store' op offset must not be negative, got -2}}
+  "prog.store"(%c, %y) <{offset = -2 : i64}> : (f64, !prog.ptr<f64>) -> ()
+  prog.return
+}
+
+// -----
+
+// expected-error @+1 {{'prog.proc' op workspace size must not be negative}}
+prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>, workspace = -4} {
   prog.return
 }

@@ -4,9 +4,12 @@
 // The program dialect parses and prints: prog.proc (raw and entry, with
 // workspace), prog.for (default and explicit step, name), prog.load,
 // prog.store (one and several values), prog.offset (with and without index),
-// prog.window, prog.null, prog.call, with arith/math scalar ops. The stores
-// are written in generic form: the custom form printed for prog.store does
-// not parse back (see store-roundtrip.xfail-candidate.mlir.txt).
+// prog.null, prog.call, with arith/math scalar ops, and pointers to every
+// element type including none (void*). The stores are written in generic
+// form: the custom form printed for prog.store does not parse back (see
+// store-roundtrip.xfail-candidate.mlir.txt). Windows: unplanned (offset -1,
+// not printed), planned at multiples of 64 bytes, of another element type
+// than the workspace; a loop with a negative lower bound prints signed.
 
 // CHECK-LABEL: prog.proc @helper_raw(
 // CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
@@ -34,8 +37,7 @@ prog.proc @helper_raw(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.pt
 // CHECK-SAME:    input_sizes = array<i64: 8, 1>, output_sizes = array<i64: 8>, workspace = 16 : i64
 // CHECK-NEXT:    %[[C:.*]] = arith.constant 2.000000e+00 : f64
 // CHECK-NEXT:    prog.load %[[N]][0] : <const i32> -> i32
-// CHECK-NEXT:    %[[WIN:.*]] = prog.window %[[W]] size 2 : <f64> -> <f64>
-// CHECK-NEXT:    prog.store %[[C]], %[[C]], %[[WIN]][0] : f64, f64, <f64>
+// CHECK-NEXT:    prog.store %[[C]], %[[C]], %[[W]][0] : f64, f64, <f64>
 // CHECK-NEXT:    %[[NUL:.*]] = prog.null : <f64>
 // CHECK-NEXT:    %[[X4:.*]] = prog.offset %[[X]] {bias = 4 : i64} : <const f64> -> <const f64>
 // CHECK-NEXT:    prog.call @helper_raw(%[[X4]], %[[Y]], %[[NUL]]) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
@@ -53,8 +55,7 @@ prog.proc @helper_raw(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.pt
 prog.proc @main(%x: !prog.ptr<const f64>, %n: !prog.ptr<const i32>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "n", "y", "w"], input_sizes = array<i64: 8, 1>, output_sizes = array<i64: 8>, entry, workspace = 16} {
   %c = arith.constant 2.0 : f64
   %i = prog.load %n[0] : !prog.ptr<const i32> -> i32
-  %win = prog.window %w size 2 : !prog.ptr<f64> -> !prog.ptr<f64>
-  "prog.store"(%c, %c, %win) <{offset = 0 : i64}> : (f64, f64, !prog.ptr<f64>) -> ()
+  "prog.store"(%c, %c, %w) <{offset = 0 : i64}> : (f64, f64, !prog.ptr<f64>) -> ()
   %nul = prog.null : !prog.ptr<f64>
   %x4 = prog.offset %x {bias = 4} : !prog.ptr<const f64> -> !prog.ptr<const f64>
   prog.call @helper_raw(%x4, %y, %nul) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
@@ -74,8 +75,26 @@ prog.proc @main(%x: !prog.ptr<const f64>, %n: !prog.ptr<const i32>, %y: !prog.pt
 
 // Pointers to every element type; a procedure with no inputs.
 // CHECK-LABEL: prog.proc @types(
-// CHECK-SAME:    !prog.ptr<f32>, %{{[^:]*}}: !prog.ptr<i64>, %{{[^:]*}}: !prog.ptr<i1>, %{{[^:]*}}: !prog.ptr<i32>
-// CHECK-SAME:    input_sizes = array<i64>, output_sizes = array<i64: 1, 1, 1>
-prog.proc @types(%a: !prog.ptr<f32>, %b: !prog.ptr<i64>, %c: !prog.ptr<i1>, %w: !prog.ptr<i32>) attributes {arg_names = ["a", "b", "c", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1, 1, 1>} {
+// CHECK-SAME:    !prog.ptr<f32>, %{{[^:]*}}: !prog.ptr<i64>, %{{[^:]*}}: !prog.ptr<i1>, %{{[^:]*}}: !prog.ptr<i32>, %{{[^:]*}}: !prog.ptr<none>
+// CHECK-SAME:    input_sizes = array<i64>, output_sizes = array<i64: 1, 1, 1, 1>
+prog.proc @types(%a: !prog.ptr<f32>, %b: !prog.ptr<i64>, %c: !prog.ptr<i1>, %d: !prog.ptr<i32>, %w: !prog.ptr<none>) attributes {arg_names = ["a", "b", "c", "d", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1, 1, 1, 1>} {
+  prog.return
+}
+
+// CHECK-LABEL: prog.proc @windows(
+// CHECK-SAME:    %[[W:[^:]*]]: !prog.ptr<none>)
+// CHECK-SAME:    workspace = 192 : i64
+// CHECK-NEXT:    prog.window %[[W]] size 2 : <none> -> <f64>
+// CHECK-NEXT:    prog.window %[[W]] size 2 {offset = 0 : i64} : <none> -> <f64>
+// CHECK-NEXT:    prog.window %[[W]] size 16 {offset = 64 : i64} : <none> -> <i32>
+// CHECK-NEXT:    prog.window %[[W]] size 3 {offset = 128 : i64} : <none> -> <i1>
+// CHECK-NEXT:    prog.for %{{.*}} = -2 to 4 step 2 {
+prog.proc @windows(%y: !prog.ptr<f64>, %w: !prog.ptr<none>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>, workspace = 192} {
+  %0 = prog.window %w size 2 : !prog.ptr<none> -> !prog.ptr<f64>
+  %1 = prog.window %w size 2 {offset = 0} : !prog.ptr<none> -> !prog.ptr<f64>
+  %2 = prog.window %w size 16 {offset = 64} : !prog.ptr<none> -> !prog.ptr<i32>
+  %3 = prog.window %w size 3 {offset = 128} : !prog.ptr<none> -> !prog.ptr<i1>
+  prog.for %i = -2 to 4 step 2 {
+  }
   prog.return
 }

@@ -160,9 +160,13 @@ LogicalResult ForOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult OffsetOp::verify() {
-  if (getBase().getType() != getResult().getType())
-    return emitOpError("result type ") << getResult().getType() << " must equal the base type "
-                                       << getBase().getType();
+  // The result may add const (an output read back as a callee's input) but
+  // never drop it.
+  auto base = cast<PtrType>(getBase().getType()), result = cast<PtrType>(getResult().getType());
+  if (base.getElementType() != result.getElementType() ||
+      (base.getReadonly() && !result.getReadonly()))
+    return emitOpError("result type ") << result << " must be the base type " << base
+                                       << " or its const version";
   return success();
 }
 

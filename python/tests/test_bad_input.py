@@ -1,0 +1,862 @@
+"""Bad inputs at trace, export and call time: the exception type and a message that names
+the offending argument or value and says what was expected.
+
+Cases that expose a defect in Scaly are kept and marked ``xfail(strict=True)`` with a
+``BUG:`` reason; each asserts the behaviour a fix should produce.
+"""
+
+import re
+
+import numpy as np
+import pytest
+
+import scaly as sc
+from scaly.codegen import render_c_module
+
+from jitutil import run_snippet
+
+
+# -- helpers -------------------------------------------------------------------
+
+def trace1(body, decl, outputs=None, name="f"):
+    """Trace `body` as a one-input function named `name` with input `decl`."""
+    def f(x):
+        return body(x)
+    f.__name__ = name
+    return sc.function(decl, outputs=outputs)(f)
+
+
+def vec(n=3, dtype=None, name="x"):
+    return sc.arg(name, n, dtype)
+
+
+MAT = sc.arg("x", (2, 3))
+SCALAR = sc.arg("x", ())
+
+
+def esc(text):
+    return re.escape(text)
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A private JIT cache: numerical calls must not touch the user's cache."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("SCALY_CACHE_DIR", str(root))
+    monkeypatch.delenv("SCALY_CC", raising=False)
+    monkeypatch.delenv("SCALY_CC_OPT", raising=False)
+    return root
+
+
+def make_scale():
+    @sc.function(sc.arg("v", ()), outputs=sc.arg("w"))
+    def scale(v):
+        return 2.0 * v
+    return scale
+
+
+def make_two():
+    @sc.function(sc.arg("a", 3), sc.arg("b", ()), outputs=sc.arg("c"))
+    def two(a, b):
+        return a * b
+    return two
+
+
+def make_inc():
+    @sc.function(sc.arg("n", (), dtype="int64"), outputs=sc.arg("m"))
+    def inc(n):
+        return n + 1
+    return inc
+
+
+def make_mixed():
+    @sc.function(sc.arg("a", (2, 2)), sc.arg("s", ()), sc.arg("n", 3, dtype="int64"),
+                 outputs=(sc.arg("y"), sc.arg("m")))
+    def mixed(a, s, n):
+        return a * s, n * 2
+    return mixed
+
+
+# -- trace time: operators, indexing, structure, math ----------------------------
+
+TRACE_CASES = [
+    # shape mismatch between Exprs (and Expr vs array constants)
+    pytest.param(vec(), lambda x: x + x[:2], ValueError,
+                 esc("+: shapes (3,) and (2,) do not match (only scalars broadcast)"), id="add-shape"),
+    pytest.param(vec(), lambda x: x - x[:2], ValueError,
+                 esc("-: shapes (3,) and (2,) do not match"), id="sub-shape"),
+    pytest.param(MAT, lambda x: x * x.T, ValueError,
+                 esc("*: shapes (2, 3) and (3, 2) do not match"), id="mul-shape-2d"),
+    pytest.param(vec(), lambda x: x / x.reshape(3, 1), ValueError,
+                 esc("/: shapes (3,) and (3, 1) do not match"), id="div-shape-rank"),
+    pytest.param(vec(), lambda x: np.ones(2) + x, ValueError,
+                 esc("+: shapes (2,) and (3,) do not match"), id="ndarray-radd-shape"),
+    pytest.param(vec(), lambda x: x - [1.0, 2.0], ValueError,
+                 esc("-: shapes (3,) and (2,) do not match"), id="list-sub-shape"),
+    pytest.param(vec(), lambda x: x >= x[:2], ValueError,
+                 esc("ge: shapes (3,) and (2,) do not match"), id="compare-shape"),
+    pytest.param(vec(), lambda x: x ** x[:2], ValueError,
+                 esc("pow: shapes (3,) and (2,) do not match"), id="pow-shape"),
+    pytest.param(vec(), lambda x: sc.fmax(x, x[:2]), ValueError,
+                 esc("fmax: shapes (3,) and (2,) do not match"), id="fmax-shape"),
+    # dtype mismatch and constants that cannot be arrays
+    pytest.param(vec(), lambda x: x + x.astype("int64"), ValueError,
+                 esc("+: operands have dtypes float64 and int64; cast one with .astype()"),
+                 id="float-plus-int"),
+    pytest.param(vec(dtype="int64"), lambda x: x + 0.5, ValueError,
+                 esc("+: operands have dtypes int64 and float64"), id="int-plus-half"),
+    pytest.param(vec(dtype="int32"), lambda x: x + 2**40, ValueError,
+                 esc("+: operands have dtypes int32 and int64"), id="int32-plus-huge"),
+    pytest.param(vec(), lambda x: x + "a", TypeError,
+                 r"cannot use str \(<U1\) as an array constant", id="plus-str"),
+    pytest.param(vec(), lambda x: x * None, TypeError,
+                 r"cannot use NoneType \(object\) as an array constant", id="times-None"),
+    pytest.param(vec(), lambda x: x + 1j, TypeError,
+                 r"cannot use complex \(complex128\) as an array constant", id="plus-complex"),
+    # index out of range, too many indices, bad index types
+    pytest.param(vec(), lambda x: x[3], IndexError,
+                 esc("index 3 is out of bounds for axis 0 with size 3 (indexing an Expr of shape (3,))"),
+                 id="index-pos"),
+    pytest.param(vec(), lambda x: x[-4], IndexError,
+                 esc("index -4 is out of bounds for axis 0 with size 3 (indexing an Expr of shape (3,))"),
+                 id="index-neg"),
+    pytest.param(MAT, lambda x: x[1, 5], IndexError,
+                 esc("index 5 is out of bounds for axis 1 with size 3 (indexing an Expr of shape (2, 3))"),
+                 id="index-multi-pos"),
+    pytest.param(MAT, lambda x: x[-3, 0], IndexError,
+                 esc("index -3 is out of bounds for axis 0 with size 2 (indexing an Expr of shape (2, 3))"),
+                 id="index-multi-neg-axis0"),
+    pytest.param(MAT, lambda x: x[0, -4], IndexError,
+                 esc("index -4 is out of bounds for axis 1 with size 3"), id="index-multi-neg-axis1"),
+    pytest.param(vec(), lambda x: x[[0, 5]], IndexError,
+                 esc("index 5 is out of bounds for axis 0 with size 3"), id="index-fancy"),
+    pytest.param(vec(), lambda x: x[0, 0], IndexError,
+                 esc("too many indices for array: array is 1-dimensional, but 2 were indexed "
+                     "(indexing an Expr of shape (3,))"), id="too-many-1d"),
+    pytest.param(MAT, lambda x: x[0, 0, 0], IndexError,
+                 esc("array is 2-dimensional, but 3 were indexed (indexing an Expr of shape (2, 3))"),
+                 id="too-many-2d"),
+    pytest.param(SCALAR, lambda x: x[0], IndexError,
+                 esc("array is 0-dimensional, but 1 were indexed (indexing an Expr of shape ())"),
+                 id="index-scalar"),
+    pytest.param(vec(), lambda x: x[1.0], IndexError,
+                 r"only integers, slices .* are valid indices \(indexing an Expr of shape \(3,\)\)",
+                 id="index-float"),
+    pytest.param(vec(), lambda x: x["a"], IndexError,
+                 r"only integers, slices .* are valid indices", id="index-str"),
+    pytest.param(vec(), lambda x: x[np.array([True, False])], IndexError,
+                 r"boolean index did not match .* dimension is 3 but corresponding boolean "
+                 r"dimension is 2", id="index-bool-mask-length"),
+    pytest.param(vec(), lambda x: x[::0], ValueError, "slice step cannot be zero", id="slice-step-0"),
+    pytest.param(vec(), lambda x: x[x[0]], TypeError,
+                 "indexing with an Expr is not supported: indices must be static", id="index-expr"),
+    pytest.param(MAT, lambda x: x[0, x[0, 0]], TypeError,
+                 "indexing with an Expr is not supported", id="index-tuple-with-expr"),
+    # reshape
+    pytest.param(vec(), lambda x: x.reshape(2, 2), ValueError,
+                 esc("cannot reshape (3,) (3 elements) to (2, 2) (4 elements)"), id="reshape-size"),
+    pytest.param(vec(), lambda x: x.reshape(2, -1), ValueError,
+                 esc("cannot reshape (3,) to (2, -1)"), id="reshape-minus1-indivisible"),
+    pytest.param(vec(), lambda x: x.reshape(0, -1), ValueError,
+                 esc("cannot reshape (3,) to (0, -1)"), id="reshape-minus1-zero"),
+    pytest.param(vec(), lambda x: x.reshape(-3), ValueError,
+                 esc("reshape: dimensions must be >= 0, got (-3,)"), id="reshape-negative"),
+    pytest.param(vec(), lambda x: x.reshape(1.5, 2), TypeError,
+                 esc("reshape: dimensions must be ints, got 1.5 in (1.5, 2)"), id="reshape-float"),
+    # bool arithmetic
+    pytest.param(vec(), lambda x: (x > 0) + (x > 1), ValueError,
+                 esc("+ is not defined on bool arrays"), id="bool-add"),
+    pytest.param(vec(), lambda x: (x > 0) * 1, ValueError,
+                 esc("* is not defined on bool arrays"), id="bool-mul-one"),
+    pytest.param(vec(), lambda x: (x > 0) * 2, ValueError,
+                 esc("*: operands have dtypes bool and int64"), id="bool-mul-two"),
+    pytest.param(vec(), lambda x: (x > 0) / (x < 0), ValueError,
+                 esc("/ is not defined on bool arrays"), id="bool-div"),
+    pytest.param(vec(), lambda x: -(x > 0), ValueError,
+                 "negation needs a float array, got bool", id="bool-neg"),
+    pytest.param(vec(), lambda x: sc.sum(x > 0), ValueError,
+                 "sum of a bool array: cast it to a number first", id="bool-sum"),
+    # math functions on int arrays
+    pytest.param(vec(dtype="int64"), lambda x: x.sin(), ValueError,
+                 "sin needs a float array, got int64; cast it first", id="int-sin"),
+    pytest.param(vec(dtype="int32"), lambda x: sc.sqrt(x), ValueError,
+                 "sqrt needs a float array, got int32; cast it first", id="int-sqrt"),
+    pytest.param(vec(dtype="int32"), lambda x: sc.exp(x), ValueError,
+                 "exp needs a float array, got int32", id="int-exp"),
+    pytest.param(vec(dtype="int64"), lambda x: sc.log(x), ValueError,
+                 "log needs a float array, got int64", id="int-log"),
+    pytest.param(vec(dtype="int32"), lambda x: sc.atan2(x, x), ValueError,
+                 "atan2 needs float arrays, got int32", id="int-atan2"),
+    pytest.param(vec(dtype="int64"), lambda x: sc.fmin(x, x), ValueError,
+                 "fmin needs float arrays, got int64", id="int-fmin"),
+    pytest.param(vec(dtype="int64"), lambda x: x ** -1, ValueError,
+                 "pow needs float arrays, got int64", id="int-pow-negative"),
+    pytest.param(vec(dtype="int64"), lambda x: x ** 0.5, ValueError,
+                 esc("pow: operands have dtypes int64 and float64"), id="int-pow-half"),
+    # sc.where
+    pytest.param(vec(), lambda x: sc.where(x, x, 0.0), ValueError,
+                 "where: the condition must be bool, got float64", id="where-float-cond"),
+    pytest.param(vec(), lambda x: sc.where(x.astype("int64"), x, 0.0), ValueError,
+                 "where: the condition must be bool, got int64", id="where-int-cond"),
+    pytest.param(vec(), lambda x: sc.where(x[:2] > 0, x, 0.0), ValueError,
+                 esc("where: condition shape (2,) does not match (3,)"), id="where-cond-shape"),
+    # sc.stack / sc.concat
+    pytest.param(vec(), lambda x: sc.stack([x, x[:2]]), ValueError,
+                 esc("stack: element 1 has shape (2,), element 0 has (3,)"), id="stack-shapes"),
+    pytest.param(vec(), lambda x: sc.stack([]), ValueError,
+                 "stack: needs at least one array", id="stack-empty"),
+    pytest.param(vec(), lambda x: sc.stack([1.0, 2.0]), TypeError,
+                 "stack: at least one argument must be an Expr", id="stack-no-expr"),
+    pytest.param(vec(), lambda x: sc.stack([x, x], axis=2), ValueError,
+                 "stack: axis 2 is out of range for 2 dimensions", id="stack-axis"),
+    pytest.param(vec(), lambda x: sc.concat([x[0], x[1]]), ValueError,
+                 "concat: scalars have no axis to join; use sc.stack", id="concat-scalars"),
+    pytest.param(vec(), lambda x: sc.concat([x, x], axis=1), ValueError,
+                 "concat: axis 1 is out of range for 1 dimensions", id="concat-axis-pos"),
+    pytest.param(vec(), lambda x: sc.concat([x, x], axis=-2), ValueError,
+                 "concat: axis -2 is out of range for 1 dimensions", id="concat-axis-neg"),
+    pytest.param(vec(), lambda x: sc.concat([x.reshape(3, 1), x.reshape(1, 3)]), ValueError,
+                 esc("concat: element 1 has shape (1, 3), incompatible with (3, 1) along axis 0"),
+                 id="concat-shapes"),
+    pytest.param(vec(), lambda x: sc.concat([]), ValueError,
+                 "concat: needs at least one array", id="concat-empty"),
+    # sc.dot / @ / sc.sum
+    pytest.param(vec(), lambda x: sc.dot(x, x[:2]), ValueError,
+                 esc("dot: shapes (3,) and (2,) differ"), id="dot-shapes"),
+    pytest.param(vec(), lambda x: sc.dot(x[0], x), ValueError,
+                 esc("dot: shapes () and (3,) differ"), id="dot-scalar-vector"),
+    pytest.param(MAT, lambda x: x @ x, ValueError,
+                 esc("@: inner dimensions differ: (2, 3) @ (2, 3)"), id="matmul-inner-2d"),
+    pytest.param(vec(), lambda x: x @ x[:2], ValueError,
+                 esc("@: inner dimensions differ: (3,) @ (2,)"), id="matmul-inner-1d"),
+    pytest.param(sc.arg("x", (2, 2, 2)), lambda x: x @ x, ValueError,
+                 esc("@: needs 1-D or 2-D operands, got shapes (2, 2, 2) and (2, 2, 2)"),
+                 id="matmul-3d"),
+    pytest.param(sc.arg("x", (2, 2)), lambda x: x @ 3.0, ValueError,
+                 esc("@: needs 1-D or 2-D operands, got shapes (2, 2) and ()"), id="matmul-scalar"),
+    pytest.param(vec(), lambda x: sc.sum(x, axis=1), ValueError,
+                 esc("sum: axis 1 is out of range for shape (3,)"), id="sum-axis"),
+    pytest.param(MAT, lambda x: sc.sum(x, axis=-3), ValueError,
+                 esc("sum: axis -3 is out of range for shape (2, 3)"), id="sum-axis-neg"),
+    # truth value, len and iteration
+    pytest.param(vec(), lambda x: x if x else -x, TypeError,
+                 r"an Expr has no truth value while tracing; use sc\.where", id="if-expr"),
+    pytest.param(vec(), lambda x: not x, TypeError, "has no truth value", id="not-expr"),
+    pytest.param(vec(), lambda x: x and x, TypeError, "has no truth value", id="and-expr"),
+    pytest.param(vec(), lambda x: 0 < x[0] < 1, TypeError, "has no truth value", id="chained-compare"),
+    pytest.param(vec(), lambda x: x[0] in [1.0], TypeError, "has no truth value", id="in-list"),
+    pytest.param(SCALAR, lambda x: len(x), TypeError, r"len\(\) of a scalar Expr", id="len-scalar"),
+    pytest.param(SCALAR, lambda x: list(x), TypeError, "iteration over a scalar Expr", id="iter-scalar"),
+    # dtypes of casts
+    pytest.param(vec(), lambda x: x.astype("float16"), TypeError,
+                 "unknown dtype 'float16'; expected one of float64, float32, int32, int64, bool",
+                 id="astype-float16"),
+    pytest.param(vec(), lambda x: sc.cast(x, "complex64"), TypeError,
+                 "unknown dtype 'complex64'; expected one of float64", id="cast-complex"),
+]
+
+
+@pytest.mark.parametrize("decl,body,exc,match", TRACE_CASES)
+def test_trace_time_errors(decl, body, exc, match):
+    with pytest.raises(exc, match=match):
+        trace1(body, decl)
+
+
+@pytest.mark.parametrize("call,match", [
+    pytest.param(lambda: sc.sin(1.0), "sin: expected an Expr, got float", id="sin-float"),
+    pytest.param(lambda: sc.sum([1, 2]), "sum: expected an Expr, got list", id="sum-list"),
+    pytest.param(lambda: sc.norm2([1.0]), "sumsqr: expected an Expr, got list", id="norm2-list"),
+    pytest.param(lambda: sc.pow(2.0, 3.0), "pow: at least one argument must be an Expr", id="pow-numbers"),
+    pytest.param(lambda: sc.fmin(2.0, 3.0), "fmin: at least one argument must be an Expr", id="fmin-numbers"),
+    pytest.param(lambda: sc.dot([1.0], [2.0]), "dot: at least one argument must be an Expr", id="dot-lists"),
+    pytest.param(lambda: sc.where(True, 1.0, 2.0), "where: at least one argument must be an Expr",
+                 id="where-numbers"),
+])
+def test_array_functions_need_an_expr(call, match):
+    with pytest.raises(TypeError, match=match):
+        call()
+
+
+# -- trace time: what the traced function returns ------------------------------
+
+@pytest.mark.parametrize("value,kind", [
+    pytest.param("abc", "str", id="str"),
+    pytest.param(None, "NoneType", id="None"),
+    pytest.param({"a": 1.0}, "dict", id="dict"),
+    pytest.param(object(), "object", id="object"),
+])
+def test_non_expr_return(value, kind):
+    with pytest.raises(TypeError, match=rf"f\(\) must return Exprs; output 'out' is {kind}$"):
+        trace1(lambda x: value, vec())
+
+
+def test_non_expr_among_several_returns_names_the_output():
+    with pytest.raises(TypeError, match="output 'o1' is str"):
+        trace1(lambda x: [x, "a"], vec())
+
+
+@pytest.mark.parametrize("outputs,body,match", [
+    pytest.param(sc.arg("y"), lambda x: (x, x),
+                 esc("f() returned 2 values but 1 outputs are declared (y)"), id="two-for-one"),
+    pytest.param((sc.arg("y"), sc.arg("z")), lambda x: x,
+                 esc("f() returned 1 values but 2 outputs are declared (y, z)"), id="one-for-two"),
+    pytest.param((sc.arg("y"), sc.arg("z")), lambda x: (x, x, x),
+                 esc("f() returned 3 values but 2 outputs are declared (y, z)"), id="three-for-two"),
+])
+def test_wrong_number_of_outputs(outputs, body, match):
+    with pytest.raises(ValueError, match=match):
+        trace1(body, vec(), outputs=outputs)
+
+
+def test_declared_output_shape_differs():
+    with pytest.raises(ValueError, match=esc("f(): output 'y' is declared with shape (4,) but the "
+                                             "traced value has shape (3,)")):
+        trace1(lambda x: x, vec(), outputs=sc.arg("y", 4))
+
+
+def test_declared_output_scalar_but_vector_traced():
+    with pytest.raises(ValueError, match=esc("output 'y' is declared with shape () but the traced "
+                                             "value has shape (3,)")):
+        trace1(lambda x: x, vec(), outputs=sc.arg("y", ()))
+
+
+def test_declared_output_dtype_differs():
+    with pytest.raises(TypeError, match=esc("f(): output 'y' is declared int64 but the traced value "
+                                            "is float64; use .astype('int64')")):
+        trace1(lambda x: x, vec(), outputs=sc.arg("y", dtype="int64"))
+
+
+# -- Exprs of two different traces ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def leaked():
+    """An Expr kept from a finished trace."""
+    kept = []
+
+    @sc.function(sc.arg("x", 3), outputs=sc.arg("y"))
+    def first(x):
+        kept.append(x)
+        return x
+    return kept[0]
+
+
+@pytest.mark.parametrize("body,match", [
+    pytest.param(lambda x, o: x + o, "this Expr belongs to another traced function", id="add"),
+    pytest.param(lambda x, o: o * x, "this Expr belongs to another traced function", id="rmul-order"),
+    pytest.param(lambda x, o: sc.stack([x, o]), "these Exprs belong to different traced functions",
+                 id="stack"),
+    pytest.param(lambda x, o: sc.where(x > 0, o, x), "these Exprs belong to different traced functions",
+                 id="where"),
+    pytest.param(lambda x, o: x @ o, "these Exprs belong to different traced functions", id="matmul"),
+    pytest.param(lambda x, o: make_two()(x, o[0]), "this Expr belongs to another traced function",
+                 id="call"),
+    pytest.param(lambda x, o: o, esc("f(): output 'out' was traced in another function"), id="return"),
+])
+def test_exprs_of_another_trace(leaked, body, match):
+    with pytest.raises(ValueError, match=match):
+        trace1(lambda x: body(x, leaked), vec())
+
+
+# -- declarations: sc.arg and sc.function -------------------------------------
+
+@pytest.mark.parametrize("name", ["1x", "", "a-b", "a b", "é", "x.y"])
+def test_invalid_argument_name(name):
+    with pytest.raises(ValueError, match=rf"argument name {re.escape(repr(name))} is not a valid "
+                                         r"identifier \(letters, digits and _"):
+        sc.arg(name, 3)
+
+
+@pytest.mark.xfail(reason="BUG: sc.arg with a non-str name raises ValueError; a wrong type should be "
+                          "a TypeError (as normalize_shape does for non-int dims)", strict=True)
+@pytest.mark.parametrize("name", [3, None, b"x"], ids=["int", "None", "bytes"])
+def test_non_str_argument_name_is_a_type_error(name):
+    with pytest.raises(TypeError, match=rf"argument name {re.escape(repr(name))}"):
+        sc.arg(name, 3)
+
+
+@pytest.mark.parametrize("dtype,shown", [
+    ("float16", "'float16'"), ("foo", "'foo'"), ("uint8", "'uint8'"), ("i4,i4", "'i4,i4'"),
+    (complex, "<class 'complex'>"), (3, "3"),
+])
+def test_unknown_dtype_in_arg(dtype, shown):
+    # NumPy's np.dtype("foo") is a TypeError too.
+    with pytest.raises(TypeError, match=esc(f"'x': unknown dtype {shown}; expected one of float64, "
+                                            "float32, int32, int64, bool")):
+        sc.arg("x", 3, dtype)
+
+
+@pytest.mark.parametrize("shape,exc,match", [
+    pytest.param(-1, ValueError, esc("'x': dimensions must be >= 0, got (-1,)"), id="negative"),
+    pytest.param((2, -3), ValueError, esc("'x': dimensions must be >= 0, got (2, -3)"), id="negative-in-tuple"),
+    pytest.param(2.5, TypeError, esc("'x': expected an int or a tuple of ints, got 2.5"), id="float"),
+    pytest.param((2, 3.0), TypeError, esc("'x': dimensions must be ints, got 3.0 in (2, 3.0)"),
+                 id="float-in-tuple"),
+    pytest.param("3", TypeError, esc("'x': expected an int or a tuple of ints, got '3'"), id="str"),
+    pytest.param(True, TypeError, esc("'x': expected an int or a tuple of ints, got True"), id="bool"),
+    pytest.param((True, 2), TypeError, esc("'x': dimensions must be ints, got True in (True, 2)"),
+                 id="bool-in-tuple"),
+])
+def test_bad_shape_in_arg(shape, exc, match):
+    with pytest.raises(exc, match=match):
+        sc.arg("x", shape)
+
+
+@pytest.mark.xfail(reason="BUG: dimensions beyond int64 or whose product overflows int64 are not "
+                          "rejected by sc.arg/trace: 2**63 fails in pybind11 ('incompatible function "
+                          "arguments', input name not mentioned), and (2**32, 2**32) is accepted with "
+                          "a size that wraps to 0 (x.reshape((0,)) then traces)", strict=True)
+@pytest.mark.parametrize("shape", [2**63, (2**32, 2**32)], ids=["dim-2**63", "product-2**64"])
+def test_shape_too_large(shape):
+    with pytest.raises((ValueError, OverflowError), match="'x'"):
+        trace1(lambda x: x.reshape((0,)) if x.size == 0 else x, sc.arg("x", shape))
+
+
+@pytest.mark.parametrize("decls,outputs,pyfunc,match", [
+    pytest.param((sc.arg("x", 3), sc.arg("x", 3)), sc.arg("y"), lambda: (lambda x, y: x),
+                 "names used twice among inputs and outputs: x", id="two-inputs"),
+    pytest.param((sc.arg("x", 3),), sc.arg("x"), lambda: (lambda x: x),
+                 "names used twice among inputs and outputs: x", id="input-and-output"),
+    pytest.param((sc.arg("x", 3), sc.arg("x")), None, lambda: (lambda x: x),
+                 "names used twice among inputs and outputs: x", id="input-and-implicit-output"),
+    pytest.param((sc.arg("a", 3), sc.arg("b", 3)), (sc.arg("y"), sc.arg("b")),
+                 lambda: (lambda a, b: (a, b)),
+                 "names used twice among inputs and outputs: b", id="output-reuses-input"),
+    pytest.param((sc.arg("x"),), sc.arg("y"), lambda: (lambda x: x),
+                 "sc.function: input 'x' needs a shape", id="input-without-shape"),
+    pytest.param((sc.arg("x", ...),), sc.arg("y"), lambda: (lambda x: x),
+                 "sc.function: input 'x' needs a shape", id="input-with-ellipsis"),
+])
+def test_bad_declarations_value_error(decls, outputs, pyfunc, match):
+    fn = pyfunc()  # a fresh function whose parameters match the inputs
+    with pytest.raises(ValueError, match=match):
+        sc.function(*decls, outputs=outputs)(fn)
+
+
+def _f(x):
+    return x
+
+
+def test_bare_decorator():
+    with pytest.raises(TypeError, match=esc("sc.function needs declarations: @sc.function(sc.arg('x', 3), ...)")):
+        sc.function(_f)
+
+
+@pytest.mark.parametrize("decls,outputs,match", [
+    pytest.param(("x", 3), None, esc("sc.function: declarations must be sc.arg(...), got 'x'"), id="str-decl"),
+    pytest.param((("x", 3),), None, esc("declarations must be sc.arg(...), got ('x', 3)"), id="tuple-decl"),
+    pytest.param((sc.arg("x", 3),), "y", esc("sc.function: outputs must be sc.arg(...), got 'y'"),
+                 id="str-outputs"),
+    pytest.param((sc.arg("x", 3),), [sc.arg("y"), 3], esc("outputs must be sc.arg(...), got 3"),
+                 id="int-in-outputs"),
+    pytest.param((), None, esc("sc.function: _f() takes 1 parameters but only 0 inputs are declared"),
+                 id="no-declarations"),
+    pytest.param((sc.arg("x", 3), sc.arg("y", 3)), sc.arg("z"),
+                 esc("sc.function: _f() takes 1 parameters but 2 inputs are declared"),
+                 id="more-inputs-than-parameters"),
+])
+def test_bad_declarations_type_error(decls, outputs, match):
+    with pytest.raises(TypeError, match=match):
+        sc.function(*decls, outputs=outputs)(_f)
+
+
+def test_decorating_a_non_callable():
+    with pytest.raises(TypeError, match="sc.function decorates a function, got 42"):
+        sc.function(sc.arg("x", 3))(42)
+
+
+@pytest.mark.parametrize("name", ["<lambda>", "é", "a-b"])
+def test_function_name_not_an_identifier(name):
+    with pytest.raises(ValueError, match=f"function name {re.escape(repr(name))} is not a valid identifier"):
+        trace1(lambda x: x, vec(), name=name)
+
+
+# -- calling a Function inside a trace, and sc.vmap ----------------------------
+
+@pytest.mark.parametrize("body,exc,match", [
+    pytest.param(lambda x: make_scale()(x[0], x[1]), TypeError,
+                 esc("scale() takes 1 inputs (v), got 2"), id="too-many"),
+    pytest.param(lambda x: make_scale()(), TypeError, esc("scale() takes 1 inputs (v), got 0"),
+                 id="none"),
+    pytest.param(lambda x: make_two()(x), TypeError, esc("two() takes 2 inputs (a, b), got 1"),
+                 id="too-few"),
+    pytest.param(lambda x: make_scale()(v=x[0]), TypeError, "unexpected keyword argument 'v'",
+                 id="keyword"),
+    pytest.param(lambda x: make_scale()(x), ValueError,
+                 esc("scale(): input 'v' expects shape (), got (3,)"), id="shape"),
+    pytest.param(lambda x: make_two()(x, x), ValueError,
+                 esc("two(): input 'b' expects shape (), got (3,)"), id="shape-second"),
+    pytest.param(lambda x: make_inc()(x[0]), ValueError,
+                 esc("inc(): input 'n' expects dtype int64, got float64"), id="dtype"),
+])
+def test_calling_a_function_while_tracing(body, exc, match):
+    with pytest.raises(exc, match=match):
+        trace1(body, vec())
+
+
+@pytest.mark.parametrize("count", [0, -2])
+def test_vmap_count_not_positive(count):
+    with pytest.raises(ValueError, match=f"vmap: count must be a positive int, got {count}"):
+        sc.vmap(make_scale(), count)
+
+
+@pytest.mark.xfail(reason="BUG: sc.vmap with a count that is not an int (2.0, '3', True) raises "
+                          "ValueError; a wrong type should be a TypeError", strict=True)
+@pytest.mark.parametrize("count", [2.0, "3", True], ids=["float", "str", "bool"])
+def test_vmap_count_not_an_int_is_a_type_error(count):
+    with pytest.raises(TypeError, match=f"vmap: count must be a positive int, got {re.escape(repr(count))}"):
+        sc.vmap(make_scale(), count)
+
+
+@pytest.mark.parametrize("fn,kind", [(lambda v: v, "function"), (np.sin, "ufunc"), ("scale", "str")],
+                         ids=["lambda", "ufunc", "str"])
+def test_vmap_of_a_non_function(fn, kind):
+    with pytest.raises(TypeError, match=f"vmap: expected a scaly Function, got {kind}"):
+        sc.vmap(fn, 3)
+
+
+@pytest.mark.parametrize("body,exc,match", [
+    pytest.param(lambda x: sc.vmap(make_scale(), 3)(x[0]), ValueError,
+                 esc("scale(): input 'v' expects shape (3,), got ()"), id="no-leading-axis"),
+    pytest.param(lambda x: sc.vmap(make_scale(), 2)(x), ValueError,
+                 esc("scale(): input 'v' expects shape (2,), got (3,)"), id="leading-axis-length"),
+    pytest.param(lambda x: sc.vmap(make_two(), 3)(sc.stack([x, x, x]), x[0]), ValueError,
+                 esc("two(): input 'b' expects shape (3,), got ()"), id="second-operand-unmapped"),
+    pytest.param(lambda x: sc.vmap(make_scale(), 3)(x.astype("int64")), ValueError,
+                 esc("scale(): input 'v' expects dtype float64, got int64"), id="dtype"),
+    pytest.param(lambda x: sc.vmap(make_scale(), 3)(x, x), TypeError,
+                 esc("vmap(scale) takes 1 inputs, got 2"), id="arity"),
+    pytest.param(lambda x: sc.vmap(make_scale(), 3)([1.0, 2.0, 3.0]), TypeError,
+                 esc("vmap(scale): at least one argument must be an Expr"), id="no-expr"),
+])
+def test_vmap_operands(body, exc, match):
+    with pytest.raises(exc, match=match):
+        trace1(body, vec())
+
+
+# -- export time: render_c_module ----------------------------------------------
+
+CPU_LIST = "'generic', 'x86-64-v2', 'x86-64-v3', 'x86-64-v4', 'native'"
+
+
+@pytest.mark.parametrize("option,match", [
+    pytest.param({"cpu": "i386"}, f"cpu='i386' is not one of {CPU_LIST}", id="cpu-unknown"),
+    pytest.param({"cpu": None}, f"cpu=None is not one of {CPU_LIST}", id="cpu-None"),
+    pytest.param({"cpu": True}, f"cpu=True is not one of {CPU_LIST}", id="cpu-bool"),
+    pytest.param({"lanes": 3}, "lanes=3 is not one of 1, 2, 4, 8, 'auto'", id="lanes-3"),
+    pytest.param({"lanes": 0}, "lanes=0 is not one of 1, 2, 4, 8, 'auto'", id="lanes-0"),
+    pytest.param({"lanes": "4"}, "lanes='4' is not one of 1, 2, 4, 8, 'auto'", id="lanes-str"),
+    pytest.param({"lanes": True}, "lanes=True is not one of 1, 2, 4, 8, 'auto'", id="lanes-bool"),
+    pytest.param({"dialect": "c99"}, "dialect='c99' is not one of 'gnu'", id="dialect"),
+    pytest.param({"dialect": "GNU"}, "dialect='GNU' is not one of 'gnu'", id="dialect-case"),
+    pytest.param({"vector_libm": "svml"}, "vector_libm='svml' is not one of 'none', 'glibc'",
+                 id="vector_libm"),
+    pytest.param({"vector_libm": None}, "vector_libm=None is not one of 'none', 'glibc'",
+                 id="vector_libm-None"),
+    pytest.param({"reciprocal": 1}, "reciprocal must be True or False, got 1", id="reciprocal-int"),
+    pytest.param({"reciprocal": "no"}, "reciprocal must be True or False, got 'no'", id="reciprocal-str"),
+    pytest.param({"lang": "c++"}, "lang='c\\+\\+' is not one of 'c', 'cpp'", id="lang"),
+    pytest.param({"lang": "C"}, "lang='C' is not one of 'c', 'cpp'", id="lang-case"),
+    pytest.param({"casadi": 1}, "casadi must be True or False, got 1", id="casadi-int"),
+    pytest.param({"casadi": "no"}, "casadi must be True or False, got 'no'", id="casadi-str"),
+])
+def test_render_invalid_option(option, match):
+    with pytest.raises(ValueError, match=f"^render_c_module: {match}$"):
+        render_c_module(make_scale(), **option)
+
+
+@pytest.mark.xfail(reason="BUG: render_c_module(lanes=1.0) passes validation (1.0 == 1) and reaches "
+                          "pybind11's int cast: RuntimeError 'Unable to cast Python instance to C++ "
+                          "type'; lanes=2.0 likewise passes and raises NotImplementedError instead of "
+                          "ValueError", strict=True)
+@pytest.mark.parametrize("lanes", [1.0, 2.0])
+def test_render_float_lanes(lanes):
+    with pytest.raises(ValueError, match=f"lanes={lanes!r} is not one of 1, 2, 4, 8, 'auto'"):
+        render_c_module(make_scale(), lanes=lanes)
+
+
+@pytest.mark.parametrize("option,match", [
+    pytest.param({"lanes": 2}, esc("vector widening (lanes != 1) is not built yet"), id="lanes-2"),
+    pytest.param({"lanes": 4}, esc("vector widening (lanes != 1) is not built yet"), id="lanes-4"),
+    pytest.param({"lanes": "auto"}, esc("vector widening (lanes != 1) is not built yet"), id="lanes-auto"),
+    pytest.param({"vector_libm": "glibc"}, "vector_libm='glibc' is not built yet", id="vector_libm-glibc"),
+    pytest.param({"reciprocal": True}, "reciprocal=True is not built yet", id="reciprocal"),
+    pytest.param({"casadi": True}, "casadi=True is not built yet", id="casadi"),
+])
+def test_render_option_not_built_yet(option, match):
+    with pytest.raises(NotImplementedError, match=f"^render_c_module: {match}$"):
+        render_c_module(make_scale(), **option)
+
+
+@pytest.mark.parametrize("value,kind", [
+    (lambda v: v, "function"), (None, "NoneType"), ("scale", "str"),
+])
+def test_render_a_non_function(value, kind):
+    with pytest.raises(TypeError, match=f"render_c_module: expected a scaly Function, got {kind}"):
+        render_c_module(value)
+
+
+def test_render_a_traced_core_object():
+    with pytest.raises(TypeError, match="expected a scaly Function, got TracedFunction"):
+        render_c_module(make_scale()._traced)
+
+
+def test_render_unknown_option_and_positional_option():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'cpus'"):
+        render_c_module(make_scale(), cpus="native")
+    with pytest.raises(TypeError, match="takes 1 positional argument but 2 were given"):
+        render_c_module(make_scale(), "native")
+
+
+@pytest.mark.parametrize("name,why", [
+    ("int", "it is a C keyword"),
+    ("double", "it is a C keyword"),
+    ("class", "it is a C\\+\\+ keyword"),
+    ("new", "it is a C\\+\\+ keyword"),
+    ("main", "it is a name of the C library"),
+    ("log", "it is a name of the C library"),
+    ("exp", "it is a name of the C library"),
+    ("expf", "it is a name of the C library"),
+    ("malloc", "it is a name of the C library"),
+    ("NULL", "it is a name of the C library"),
+    ("double2", "the generated module defines it"),
+    ("float4", "the generated module defines it"),
+    ("SCALY_x", "the generated module defines it"),
+    ("__x", "the C standard reserves identifiers starting with __"),
+    ("_X", "the C standard reserves identifiers starting with __ or _ and a capital"),
+])
+def test_reserved_entry_name(name, why):
+    fn = trace1(lambda x: 2.0 * x, vec(), name=name)  # tracing accepts the name
+    with pytest.raises(ValueError, match=f"^cannot export '{name}' as the entry of a C module: {why}.*"
+                                         "; rename the Python function$"):
+        render_c_module(fn)
+
+
+# -- call time: numerical calls through the JIT --------------------------------
+
+@pytest.fixture
+def mixed(cache):
+    return make_mixed()
+
+
+A22 = np.zeros((2, 2))
+N3 = np.zeros(3, dtype=np.int64)
+
+
+@pytest.mark.parametrize("args,exc,match", [
+    pytest.param((np.zeros(4), 1.0, N3), ValueError,
+                 esc("mixed(): input 'a' expects shape (2, 2), got (4,)"), id="shape"),
+    pytest.param((np.zeros((2, 2, 1)), 1.0, N3), ValueError,
+                 esc("mixed(): input 'a' expects shape (2, 2), got (2, 2, 1)"), id="shape-extra-axis"),
+    pytest.param((A22, [1.0], N3), ValueError,
+                 esc("mixed(): input 's' expects shape (), got (1,)"), id="scalar-given-vector"),
+    pytest.param((A22, 1.0, np.zeros(4, dtype=np.int64)), ValueError,
+                 esc("mixed(): input 'n' expects shape (3,), got (4,)"), id="int-shape"),
+    pytest.param((A22, 1.0, np.zeros(3)), TypeError,
+                 esc("mixed(): input 'n' expects dtype int64, got numpy.float64 (cast it explicitly "
+                     "with .astype())"), id="float-array-for-int64"),
+    pytest.param((A22.astype(complex), 1.0, N3), TypeError,
+                 esc("mixed(): input 'a' expects dtype float64, got numpy.complex128"),
+                 id="complex-array-for-float64"),
+    pytest.param((A22, 1.0, [0.5, 1, 2]), TypeError,
+                 esc("mixed(): input 'n' expects int64 values"), id="lossy-list-for-int64"),
+    pytest.param((A22, 1.0, 2.5), TypeError,
+                 esc("mixed(): input 'n' expects int64 values"), id="lossy-scalar-for-int64"),
+    pytest.param((A22, 1.0, [2**70, 1, 2]), TypeError,
+                 esc("mixed(): input 'n' expects a int64 array of shape (3,), got list"), id="int-overflow"),
+    pytest.param((A22, "abc", N3), TypeError,
+                 esc("mixed(): input 's' expects a float64 array of shape (), got str"), id="str"),
+    pytest.param((A22, 1 + 2j, N3), TypeError,
+                 esc("mixed(): input 's' expects a float64 array of shape (), got complex"), id="complex"),
+    pytest.param((A22, object(), N3), TypeError,
+                 esc("mixed(): input 's' expects a float64 array of shape (), got object"), id="object"),
+    pytest.param(([[1, 2], [3]], 1.0, N3), TypeError,
+                 esc("mixed(): input 'a' expects a float64 array of shape (2, 2), got list"), id="ragged"),
+    pytest.param((A22, 1.0, None), TypeError,
+                 esc("mixed(): input 'n' expects a int64 array of shape (3,), got NoneType"),
+                 id="None-for-int64"),
+    pytest.param((A22, 1.0), TypeError, esc("mixed() takes 3 inputs"), id="too-few"),
+    pytest.param((A22, 1.0, N3, N3), TypeError, esc("mixed() takes 3 inputs"), id="too-many"),
+    pytest.param((), TypeError, esc("mixed() takes 3 inputs"), id="none"),
+])
+def test_numerical_call_bad_inputs(mixed, args, exc, match):
+    with pytest.raises(exc, match=match):
+        mixed(*args)
+    # Compiled now: the second call goes straight to the Kernel and must say the same.
+    mixed.compile()
+    with pytest.raises(exc, match=match):
+        mixed(*args)
+    y, m = mixed(A22 + 1, 2.0, np.array([1, 2, 3]))  # still usable
+    np.testing.assert_array_equal(y, np.full((2, 2), 2.0))
+    np.testing.assert_array_equal(m, [2, 4, 6])
+
+
+def test_numerical_call_by_keyword(mixed):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'n'"):
+        mixed(A22, 1.0, n=N3)
+    kernel = mixed.compile()._kernel
+    with pytest.raises(TypeError, match=esc("mixed() takes inputs by position only")):
+        kernel(A22, 1.0, n=N3)
+
+
+@pytest.mark.parametrize("args,match", [
+    pytest.param((np.zeros(3),), esc("bb(): input 'b' expects dtype bool, got numpy.float64"),
+                 id="float-array"),
+    pytest.param(([0, 1, 2],), esc("bb(): input 'b' expects bool values"), id="int-list"),
+])
+def test_numerical_call_bool_input(cache, args, match):
+    @sc.function(sc.arg("b", 3, dtype="bool"), outputs=sc.arg("o"))
+    def bb(b):
+        return sc.where(b, np.ones(3), np.zeros(3))
+    with pytest.raises(TypeError, match=match):
+        bb(*args)
+
+
+def test_numerical_call_reserved_name(cache):
+    fn = trace1(lambda x: 2.0 * x, vec(), name="main")
+    with pytest.raises(ValueError, match="cannot export 'main' as the entry of a C module"):
+        fn(np.zeros(3))
+
+
+# -- bugs: each asserts the behaviour a fix should produce ----------------------
+
+@pytest.mark.xfail(reason="BUG: x.reshape(-1, -1) says 'dimensions must be >= 0, got (-1, -1)', which "
+                          "contradicts the one inferred -1 reshape allows; it should say only one "
+                          "dimension can be -1", strict=True)
+def test_reshape_two_inferred_dimensions():
+    with pytest.raises(ValueError, match=r"(only one|one -1|more than one|ambiguous)"):
+        trace1(lambda x: x.reshape(-1, -1), vec(4))
+
+
+@pytest.mark.xfail(reason="BUG: sc.stack of a float64 and an int64 Expr reports 'concat: dtypes "
+                          "float64 and int64 differ', naming concat instead of stack", strict=True)
+def test_stack_of_mixed_dtypes_names_stack():
+    with pytest.raises(ValueError, match="stack.*dtypes float64 and int64"):
+        trace1(lambda x: sc.stack([x, x.astype("int64")]), vec())
+
+
+@pytest.mark.xfail(reason="BUG: a non-int axis in sc.stack/sc.concat/sc.sum is not reported as a "
+                          "bad axis: stack(axis=0.5) -> TypeError \"'float' object cannot be "
+                          "interpreted as an integer\", concat(axis='0') -> TypeError \"'<=' not "
+                          "supported...\", concat(axis=0.5) -> TypeError 'slice indices must be "
+                          "integers', sum(axis='a') -> ValueError 'axis 'a' is out of range'",
+                   strict=True)
+@pytest.mark.parametrize("body", [
+    lambda x: sc.stack([x, x], axis=0.5),
+    lambda x: sc.concat([x, x], axis="0"),
+    lambda x: sc.concat([x, x], axis=0.5),
+    lambda x: sc.sum(x, axis="a"),
+], ids=["stack-0.5", "concat-'0'", "concat-0.5", "sum-'a'"])
+def test_non_int_axis(body):
+    with pytest.raises(TypeError, match=r"axis .*(int|integer)"):
+        trace1(body, vec())
+
+
+@pytest.mark.xfail(reason="BUG: sc.dot of two (2, 2) matrices is accepted and returns the scalar "
+                          "sum(a*b) (30 for [[1,2],[3,4]]), while np.dot gives the matrix product; "
+                          "sc.dot is documented for vectors and should refuse other ranks",
+                   strict=True)
+def test_dot_of_matrices():
+    with pytest.raises(ValueError, match=r"dot: .*(vector|1-D)"):
+        trace1(lambda x: sc.dot(x, x), sc.arg("x", (2, 2)))
+
+
+@pytest.mark.xfail(reason="BUG: x + float('nan') on an int64 Expr is accepted: the NaN constant is "
+                          "'weakly' converted to int64 (-9223372036854775808) instead of the dtype "
+                          "error that x + 0.5 gives", strict=True)
+def test_nan_constant_with_int_expr():
+    with pytest.raises(ValueError, match=esc("+: operands have dtypes int64 and float64")):
+        trace1(lambda x: x + float("nan"), vec(dtype="int64"))
+
+
+@pytest.mark.xfail(reason="BUG: a number passed for an int input of a Function called while tracing "
+                          "is cast with .astype(): 0.5 silently becomes 0 (the numerical call and "
+                          "as_expr refuse such a lossy conversion)", strict=True)
+def test_lossy_constant_for_int_input_while_tracing():
+    @sc.function(sc.arg("n", (), dtype="int64"), sc.arg("k", (), dtype="int64"), outputs=sc.arg("m"))
+    def addn(n, k):
+        return n + k
+    with pytest.raises((TypeError, ValueError), match="'k'"):
+        trace1(lambda x: addn(x.astype("int64"), 0.5), SCALAR)
+
+
+@pytest.mark.xfail(reason="BUG: dividing int arrays with / traces a truncating C division: "
+                          "a / 2 for int64 [1, 2, 3] returns [0, 1, 1] where Python and NumPy give "
+                          "[0.5, 1.0, 1.5]", strict=True)
+def test_int_true_division(cache):
+    try:
+        half = trace1(lambda a: a / 2, vec(dtype="int64"))
+    except TypeError:
+        return  # refusing int / int at trace time would be fine too
+    np.testing.assert_allclose(half(np.array([1, 2, 3])), [0.5, 1.0, 1.5])
+
+
+@pytest.mark.xfail(reason="BUG: int64 division by the constant 0 is traced and compiled (Clang warns "
+                          "of undefined behaviour) and returns garbage such as [376752378, 0, 32]",
+                   strict=True)
+def test_int_division_by_constant_zero():
+    with pytest.raises((ValueError, ZeroDivisionError), match="zero"):
+        trace1(lambda a: a / 0, vec(dtype="int64"))
+
+
+@pytest.mark.xfail(reason="BUG: a numerical call that divides int64 inputs by 0 (or INT64_MIN by -1) "
+                          "kills the interpreter with SIGFPE (the process dies on signal 8)", strict=True)
+@pytest.mark.parametrize("a,b", [("[1, 2, 3]", "[1, 0, 1]"), ("[-2**63, 1, 1]", "[-1, 1, 1]")],
+                         ids=["by-zero", "min-by-minus-one"])
+def test_int_division_does_not_crash_the_interpreter(cache, a, b):
+    code = f"""
+    import numpy as np, scaly as sc
+    @sc.function(sc.arg("a", 3, dtype="int64"), sc.arg("b", 3, dtype="int64"), outputs=sc.arg("q"))
+    def idiv(a, b):
+        return a / b
+    try:
+        idiv(np.array({a}, dtype=np.int64), np.array({b}, dtype=np.int64))
+    except Exception as e:
+        print(type(e).__name__, e)
+    print("alive")
+    """
+    proc = run_snippet(code, cache, check=False)
+    assert proc.returncode == 0 and "alive" in proc.stdout, (proc.returncode, proc.stderr[-2000:])
+
+
+@pytest.mark.xfail(reason="BUG: None for a float64 scalar input is converted by NumPy to NaN and the "
+                          "call silently returns NaNs (None for an int64 input is refused)", strict=True)
+def test_numerical_call_none_for_float_input(mixed):
+    with pytest.raises(TypeError, match=esc("mixed(): input 's' expects a float64 array of shape (), "
+                                            "got NoneType")):
+        mixed(A22, None, N3)
+
+
+@pytest.mark.xfail(reason="BUG: a list of small Python ints for an int32 input is refused with "
+                          "\"input 'k' expects int32 values\" (the check compares int64 -> int32 "
+                          "castability, not the values)", strict=True)
+def test_numerical_call_int_list_for_int32_input(cache):
+    @sc.function(sc.arg("k", 3, dtype="int32"), outputs=sc.arg("o"))
+    def i32(k):
+        return k * 2
+    with pytest.raises(TypeError, match=esc("i32(): input 'k' expects int32 values")):
+        i32([0.5, 1, 2])  # lossy: refused, as it should be
+    np.testing.assert_array_equal(i32([1, 2, 3]), [2, 4, 6])
+
+
+@pytest.mark.xfail(reason="BUG: an input or output named NULL is written as the struct member "
+                          "'double NULL[3];' in the header, where NULL is a macro: the JIT fails with "
+                          "CompileError instead of the name being renamed or refused", strict=True)
+def test_port_named_like_a_macro(cache):
+    try:
+        fn = trace1(lambda x: 2.0 * x, sc.arg("NULL", 3), outputs=sc.arg("y"), name="twice")
+        out = fn(np.array([1.0, 2.0, 3.0]))
+    except ValueError as e:
+        assert "NULL" in str(e)
+    else:
+        np.testing.assert_array_equal(out, [2.0, 4.0, 6.0])
+
+
+@pytest.mark.xfail(reason="BUG: renaming a keyword port collides with another port: inputs 'int' and "
+                          "'int_' both become the struct member 'int_' (duplicate member, CompileError)",
+                   strict=True)
+def test_renamed_keyword_port_collides(cache):
+    @sc.function(sc.arg("int", 3), sc.arg("int_", 3), outputs=sc.arg("y"))
+    def add(a, b):
+        return a * 2.0 + b
+    out = add(np.array([1.0, 2.0, 3.0]), np.array([10.0, 20.0, 30.0]))
+    np.testing.assert_array_equal(out, [12.0, 24.0, 36.0])
