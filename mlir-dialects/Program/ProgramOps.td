@@ -130,7 +130,7 @@ def Prog_StoreOp : Prog_Op<"store", [DeclareOpInterfaceMethods<MemoryEffectsOpIn
     several values is emitted through aligned(8), may_alias vector types.
   }];
   let arguments = (ins Variadic<Prog_ScalarType>:$values, Prog_AnyPtr:$ptr, Scaly_I64Attr:$offset);
-  let assemblyFormat = "$values `,` $ptr `[` $offset `]` attr-dict `:` type($values) `,` type($ptr)";
+  let assemblyFormat = "$values `to` $ptr `[` $offset `]` attr-dict `:` type($values) `into` type($ptr)";
   let hasVerifier = 1;
 }
 

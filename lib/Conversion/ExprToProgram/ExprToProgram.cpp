@@ -18,6 +18,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace scaly {
@@ -55,6 +56,7 @@ public:
     for (auto [i, arg] : llvm::enumerate(func.getArguments()))
       values[arg] = Stored{{}, entry.getArgument(i)};
     b.setInsertionPointToStart(&entry);
+    scopes.push_back({&func.getBody().front(), nullptr});
     auto ret = cast<ex::ReturnOp>(func.getBody().front().getTerminator());
     for (auto [k, v] : llvm::enumerate(ret.getOperands()))
       hintDestination(v, entry.getArgument(nIn + k), &func.getBody().front());
@@ -75,6 +77,13 @@ private:
   DenseMap<Value, Value> destination;
   /// Loads already made, per block: (block, ptr, offset) -> value.
   DenseMap<std::tuple<Block *, Value, int64_t>, Value> loads;
+  /// The expression blocks being lowered, outermost first, each with the
+  /// prog.for that opened it (null for the function body).
+  struct Scope {
+    Block *exprBlock;
+    Operation *openedBy;
+  };
+  SmallVector<Scope> scopes;
 
   /// Produce `v` directly in `ptr` if it is computed in `block` (a value
   /// from an enclosing block is copied instead: the pointer would not
@@ -122,11 +131,19 @@ private:
   }
 
   /// A pointer to the elements of `v`, spilling them to the workspace when
-  /// they are scalars.
+  /// they are scalars. The spill goes where `v` is defined: for a value from
+  /// outside the loop being lowered, just before the loop that encloses the
+  /// use, so it is written once and dominates every later use.
   Value inMemory(Value v, Location loc) {
     const Stored &s = values[v];
     if (s.inMemory())
       return s.ptr;
+    OpBuilder::InsertionGuard guard(b);
+    for (size_t k = 0; k + 1 < scopes.size(); ++k)
+      if (scopes[k].exprBlock == v.getParentBlock()) {
+        b.setInsertionPoint(scopes[k + 1].openedBy);
+        break;
+      }
     Value window = newWindow(v.getType(), loc);
     writeTo(v, window, loc);
     values[v] = Stored{{}, window};
@@ -233,7 +250,8 @@ private:
           return success();
         })
         .Case([&](ex::ReshapeOp o) {
-          values[o] = values[o.getOperand()];
+          Stored same = values[o.getOperand()]; // copy: the insert below may rehash
+          values[o] = std::move(same);
           return success();
         })
         .Case([&](ex::GatherOp o) {
@@ -411,6 +429,8 @@ private:
                                     b.getI64IntegerAttr(ex::numElements(sliceType)),
                                     b.getI64IntegerAttr(0));
     };
+    scopes.push_back({&body, forOp});
+    auto popScope = llvm::make_scope_exit([&] { scopes.pop_back(); });
     for (auto [arg, ptr] : llvm::zip(body.getArguments(), inPtrs))
       values[arg] = Stored{{}, slice(ptr, arg.getType())};
     auto yield = cast<ex::YieldOp>(body.getTerminator());
@@ -493,20 +513,26 @@ struct LowerToProgramPass : scaly::impl::LowerToProgramBase<LowerToProgramPass> 
         return signalPassFailure();
       }
     }
-    // Procedures needed: the entry and, transitively, every callee of a kept call.
-    SmallVector<ex::FuncOp> order{root};
-    DenseSet<Operation *> seen{root};
-    for (size_t i = 0; i < order.size(); ++i)
-      order[i].walk([&](ex::CallOp call) {
-        auto callee = symbols.lookup<ex::FuncOp>(call.getCallee());
-        if (callee && seen.insert(callee).second)
-          order.push_back(callee);
+    // Procedures needed: the entry and, transitively, every callee of a kept
+    // call, callees before callers (post-order), so that the C module defines
+    // each procedure before its first use and workspace planning sees every
+    // callee's need before its callers.
+    SmallVector<ex::FuncOp> order;
+    DenseSet<Operation *> seen;
+    std::function<void(ex::FuncOp)> visit = [&](ex::FuncOp f) {
+      if (!seen.insert(f).second)
+        return;
+      f.walk([&](ex::CallOp call) {
+        if (auto callee = symbols.lookup<ex::FuncOp>(call.getCallee()))
+          visit(callee);
       });
+      order.push_back(f);
+    };
+    visit(root);
 
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());
-    // Callees first, so that the C module defines each procedure before use.
-    for (ex::FuncOp func : llvm::reverse(order)) {
+    for (ex::FuncOp func : order) {
       bool isEntry = func == root;
       std::string name = isEntry ? func.getSymName().str()
                                  : ProcLowering::procName(func.getSymName());

@@ -224,6 +224,21 @@ private:
         .Case<arith::SubFOp, arith::SubIOp>([&](Operation *o) { return binary<emitc::SubOp>(o); })
         .Case<arith::MulFOp, arith::MulIOp>([&](Operation *o) { return binary<emitc::MulOp>(o); })
         .Case<arith::DivFOp, arith::DivSIOp>([&](Operation *o) { return binary<emitc::DivOp>(o); })
+        .Case([&](arith::XOrIOp o) {
+          // The canonical form of "not" on bools is x ^ true.
+          if (o.getType().isInteger(1)) {
+            if (auto c = o.getRhs().getDefiningOp<arith::ConstantOp>())
+              if (auto i = dyn_cast<IntegerAttr>(c.getValue()); i && i.getValue().isAllOnes()) {
+                map.map(o.getResult(), b.create<emitc::LogicalNotOp>(loc, o.getType(),
+                                                                     get(o.getLhs())).getResult());
+                return success();
+              }
+          }
+          return binary<emitc::BitwiseXorOp>(o);
+        })
+        .Case<arith::AndIOp>([&](Operation *o) { return binary<emitc::BitwiseAndOp>(o); })
+        .Case<arith::OrIOp>([&](Operation *o) { return binary<emitc::BitwiseOrOp>(o); })
+        .Case<arith::RemSIOp>([&](Operation *o) { return binary<emitc::RemOp>(o); })
         .Case([&](arith::NegFOp o) {
           map.map(o.getResult(), b.create<emitc::UnaryMinusOp>(loc, o.getType(), get(o.getOperand())).getResult());
           return success();

@@ -97,6 +97,7 @@ private:
   llvm::raw_ostream &os;
   int indent = 0;
   DenseMap<Value, std::string> names;
+  DenseMap<Operation *, int64_t> writeEpoch;
   DenseSet<Value> constPointers;
   llvm::StringSet<> taken;
   int nextScalar = 0, nextPointer = 0;
@@ -196,9 +197,13 @@ private:
     Operation *user = *r.getUsers().begin();
     if (user->getBlock() != op->getBlock())
       return false;
+    // A read stays in place when anything may write memory before its use.
+    if (isa<emitc::SubscriptOp>(op) && writeEpoch.lookup(op) != writeEpoch.lookup(user))
+      return false;
     return isa<emitc::AddOp, emitc::SubOp, emitc::MulOp, emitc::DivOp, emitc::UnaryMinusOp,
-               emitc::CmpOp, emitc::ConditionalOp, emitc::CastOp, emitc::SubscriptOp,
-               emitc::CallOpaqueOp>(op);
+               emitc::LogicalNotOp, emitc::BitwiseXorOp, emitc::BitwiseAndOp,
+               emitc::BitwiseOrOp, emitc::RemOp, emitc::CmpOp, emitc::ConditionalOp,
+               emitc::CastOp, emitc::SubscriptOp, emitc::CallOpaqueOp>(op);
   }
 
   std::string expr(Value v) {
@@ -222,6 +227,11 @@ private:
         .Case([&](emitc::MulOp o) { return binary(o, "*"); })
         .Case([&](emitc::DivOp o) { return binary(o, "/"); })
         .Case([&](emitc::UnaryMinusOp o) { return "(-" + expr(o.getOperand()) + ")"; })
+        .Case([&](emitc::LogicalNotOp o) { return "(!" + expr(o.getOperand()) + ")"; })
+        .Case([&](emitc::BitwiseXorOp o) { return binary(o, "^"); })
+        .Case([&](emitc::BitwiseAndOp o) { return binary(o, "&"); })
+        .Case([&](emitc::BitwiseOrOp o) { return binary(o, "|"); })
+        .Case([&](emitc::RemOp o) { return binary(o, "%"); })
         .Case([&](emitc::CmpOp o) {
           static const char *syms[] = {"==", "!=", "<", "<=", ">", ">=", "<=>"};
           return binary(o, syms[static_cast<int>(o.getPredicate())]);
@@ -313,7 +323,20 @@ private:
     return expr(var);
   }
 
+  /// Number each op with the count of memory-writing statements before it
+  /// in its block (assignments, calls without results, loops, verbatim).
+  void numberWrites(Block &block) {
+    int64_t epoch = 0;
+    for (Operation &op : block) {
+      writeEpoch[&op] = epoch;
+      if (isa<emitc::AssignOp, emitc::CallOp, emitc::ForOp, emitc::VerbatimOp>(op) ||
+          (isa<emitc::CallOpaqueOp>(op) && op.getNumResults() == 0))
+        ++epoch;
+    }
+  }
+
   LogicalResult printBlock(Block &block, bool isFunctionBody) {
+    numberWrites(block);
     for (Operation &op : block) {
       if (failed(printStatement(&op, isFunctionBody && &op == &block.back())))
         return failure();

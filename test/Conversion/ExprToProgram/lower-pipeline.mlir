@@ -59,7 +59,7 @@ expr.func @euler(%z: tensor<2xf64>, %u: tensor<f64>) -> tensor<2xf64> attributes
 // CHECK-NEXT:      %[[S:.*]] = math.sin %[[U0]] : f64
 // CHECK-NEXT:      %[[D:.*]] = arith.mulf %[[S]], %[[C]] : f64
 // CHECK-NEXT:      %[[E:.*]] = arith.addf %[[Z1]], %[[D]] : f64
-// CHECK-NEXT:      prog.store %[[B]], %[[E]], %[[O]][0] : f64, f64, <f64>
+// CHECK-NEXT:      prog.store %[[B]], %[[E]] to %[[O]][0] : f64, f64 into <f64>
 // CHECK-NEXT:    } {name = "it_zn"}
 // CHECK-NEXT:    prog.return
 // CHECK-NOT:     prog.call

@@ -13,13 +13,13 @@
 // CHECK:         %[[M1:.*]] = arith.mulf
 // CHECK:         %[[M2:.*]] = arith.mulf
 // CHECK-NEXT:    %[[WIN:.*]] = prog.window %[[W]] size 3 : <f64> -> <f64>
-// CHECK-NEXT:    prog.store %[[M0]], %[[M1]], %[[M2]], %[[WIN]][0] : f64, f64, f64, <f64>
+// CHECK-NEXT:    prog.store %[[M0]], %[[M1]], %[[M2]] to %[[WIN]][0] : f64, f64, f64 into <f64>
 // CHECK-NEXT:    prog.for %[[I:.*]] = 0 to 3 {
 // CHECK-NEXT:      %[[WI:.*]] = prog.offset %[[WIN]][%[[I]]] : <f64> -> <f64>
 // CHECK-NEXT:      %[[YI:.*]] = prog.offset %[[Y]][%[[I]]] : <f64> -> <f64>
 // CHECK-NEXT:      %[[E:.*]] = prog.load %[[WI]][0] : <f64> -> f64
 // CHECK-NEXT:      %[[S:.*]] = math.sin %[[E]] : f64
-// CHECK-NEXT:      prog.store %[[S]], %[[YI]][0] : f64, <f64>
+// CHECK-NEXT:      prog.store %[[S]] to %[[YI]][0] : f64 into <f64>
 // CHECK-NEXT:    }
 expr.func @spill_loop(%x: tensor<3xf64>) -> tensor<3xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
   %0 = expr.mul %x, %x : tensor<3xf64>
@@ -41,7 +41,7 @@ expr.func @spill_loop(%x: tensor<3xf64>) -> tensor<3xf64> attributes {arg_names 
 // CHECK-NEXT:    %[[B:.*]] = prog.load %[[WIN]][1] : <f64> -> f64
 // CHECK-NEXT:    %[[NA:.*]] = arith.negf %[[A]] : f64
 // CHECK-NEXT:    %[[NB:.*]] = arith.negf %[[B]] : f64
-// CHECK-NEXT:    prog.store %[[NA]], %[[NB]], %[[Z]][0] : f64, f64, <f64>
+// CHECK-NEXT:    prog.store %[[NA]], %[[NB]] to %[[Z]][0] : f64, f64 into <f64>
 expr.func @call_result(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["z"]} {
   %0 = expr.call @g(%x) {block} : (tensor<2xf64>) -> tensor<2xf64>
   %1 = expr.neg %0 : tensor<2xf64>
@@ -59,7 +59,7 @@ expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], 
 // CHECK:         %[[M0:.*]] = arith.mulf
 // CHECK:         %[[M1:.*]] = arith.mulf
 // CHECK-NEXT:    %[[WIN:.*]] = prog.window %[[W]] size 2 : <f64> -> <f64>
-// CHECK-NEXT:    prog.store %[[M0]], %[[M1]], %[[WIN]][0] : f64, f64, <f64>
+// CHECK-NEXT:    prog.store %[[M0]], %[[M1]] to %[[WIN]][0] : f64, f64 into <f64>
 // CHECK-NEXT:    %[[RO:.*]] = prog.offset %[[WIN]] : <f64> -> <const f64>
 // CHECK-NEXT:    prog.call @h_raw(%[[RO]], %[[Y]], %[[W]])
 expr.func @call_operand(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["y"]} {

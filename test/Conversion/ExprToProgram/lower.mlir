@@ -35,9 +35,9 @@
 // CHECK:         %[[D0:.*]] = arith.divsi %[[I0]], %[[K0]] : i32
 // CHECK:         %[[D1:.*]] = arith.divsi %[[I1]], %[[K1]] : i32
 // CHECK:         %[[SUM:.*]] = arith.addf %[[X0]], %[[X1]] : f64
-// CHECK:         prog.store %[[SEL1]], %[[SEL0]], %[[Y]][0] : f64, f64, <f64>
-// CHECK-NEXT:    prog.store %[[D0]], %[[D1]], %[[J]][0] : i32, i32, <i32>
-// CHECK-NEXT:    prog.store %[[SUM]], %[[T]][0] : f64, <f64>
+// CHECK:         prog.store %[[SEL1]], %[[SEL0]] to %[[Y]][0] : f64, f64 into <f64>
+// CHECK-NEXT:    prog.store %[[D0]], %[[D1]] to %[[J]][0] : i32, i32 into <i32>
+// CHECK-NEXT:    prog.store %[[SUM]] to %[[T]][0] : f64 into <f64>
 // CHECK-NEXT:    prog.return
 // CHECK-NOT:     expr.
 expr.func @elementwise(%x: tensor<2xf64>, %s: tensor<f64>, %i: tensor<2xi32>) -> (tensor<2xf64>, tensor<2xi32>, tensor<f64>) attributes {arg_names = ["x", "s", "i"], res_names = ["y", "j", "t"]} {
@@ -71,10 +71,10 @@ expr.func @elementwise(%x: tensor<2xf64>, %s: tensor<f64>, %i: tensor<2xi32>) ->
 // CHECK:         %[[L0:.*]] = prog.load %[[L]][0] : <const i64> -> i64
 // CHECK:         %[[LI:.*]] = arith.trunci %[[L0]] : i64 to i32
 // CHECK:         %[[IL:.*]] = arith.extsi %[[LI]] : i32 to i64
-// CHECK:         prog.store %[[FE]], %[[OF]][0] : f64, <f64>
-// CHECK:         prog.store %[[NZ]], %[[OB]][0] : i1, <i1>
-// CHECK:         prog.store %[[BI]], %[[LI]], %[[OI]][0] : i32, i32, <i32>
-// CHECK:         prog.store %[[IL]], %[[OL]][0] : i64, <i64>
+// CHECK:         prog.store %[[FE]] to %[[OF]][0] : f64 into <f64>
+// CHECK:         prog.store %[[NZ]] to %[[OB]][0] : i1 into <i1>
+// CHECK:         prog.store %[[BI]], %[[LI]] to %[[OI]][0] : i32, i32 into <i32>
+// CHECK:         prog.store %[[IL]] to %[[OL]][0] : i64 into <i64>
 expr.func @casts(%f: tensor<f32>, %b: tensor<i1>, %l: tensor<i64>) -> (tensor<f64>, tensor<i1>, tensor<2xi32>, tensor<i64>) attributes {arg_names = ["f", "b", "l"], res_names = ["of", "ob", "oi", "ol"]} {
   %k = expr.constant dense<2.5> : tensor<f32>
   %p = expr.mul %f, %k : tensor<f32>
@@ -98,7 +98,7 @@ expr.func @casts(%f: tensor<f32>, %b: tensor<i1>, %l: tensor<i64>) -> (tensor<f6
 // CHECK-SAME:    attributes {arg_names = ["z", "u", "znext", "w"], input_sizes = array<i64: 2, 1>, output_sizes = array<i64: 2>, workspace = 0 : i64}
 // CHECK-NOT:     entry
 // CHECK:         math.sin
-// CHECK:         prog.store %{{.*}}, %{{.*}}, %[[ZN]][0] : f64, f64, <f64>
+// CHECK:         prog.store %{{.*}}, %{{.*}} to %[[ZN]][0] : f64, f64 into <f64>
 // CHECK-NEXT:    prog.return
 // CHECK-LABEL: prog.proc @rollout(
 // CHECK-SAME:    %[[ZS:[^:]*]]: !prog.ptr<const f64>, %[[US:[^:]*]]: !prog.ptr<const f64>, %[[OUT:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
@@ -146,8 +146,8 @@ expr.func @euler(%z: tensor<2xf64>, %u: tensor<f64>) -> tensor<2xf64> attributes
 // CHECK-NEXT:      %[[A2:.*]] = arith.addf %[[A]], %[[A]] : f64
 // CHECK-NEXT:      %[[B2:.*]] = arith.addf %[[B]], %[[B]] : f64
 // CHECK-NEXT:      %[[AB:.*]] = arith.addf %[[A]], %[[B]] : f64
-// CHECK-NEXT:      prog.store %[[A2]], %[[B2]], %[[DR]][0] : f64, f64, <f64>
-// CHECK-NEXT:      prog.store %[[AB]], %[[SR]][0] : f64, <f64>
+// CHECK-NEXT:      prog.store %[[A2]], %[[B2]] to %[[DR]][0] : f64, f64 into <f64>
+// CHECK-NEXT:      prog.store %[[AB]] to %[[SR]][0] : f64 into <f64>
 // CHECK-NEXT:    } {name = "row"}
 // CHECK-NEXT:    prog.return
 expr.func @rows(%m: tensor<3x2xf64>) -> (tensor<3x2xf64>, tensor<3xf64>) attributes {arg_names = ["m"], res_names = ["d", "s"]} {
@@ -209,7 +209,7 @@ expr.func @h(%f: tensor<2xf32>) -> tensor<2xf32> attributes {arg_names = ["f"], 
 // CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f32>, %[[Y:[^:]*]]: !prog.ptr<f32>, %{{[^:]*}}: !prog.ptr<f32>)
 // CHECK-NEXT:    %[[A:.*]] = prog.load %[[X]][0] : <const f32> -> f32
 // CHECK-NEXT:    %[[B:.*]] = prog.load %[[X]][1] : <const f32> -> f32
-// CHECK-NEXT:    prog.store %[[A]], %[[B]], %[[Y]][0] : f32, f32, <f32>
+// CHECK-NEXT:    prog.store %[[A]], %[[B]] to %[[Y]][0] : f32, f32 into <f32>
 expr.func @copy(%x: tensor<2xf32>) -> tensor<2xf32> attributes {arg_names = ["x"], res_names = ["y"]} {
   expr.return %x : tensor<2xf32>
 }

@@ -18,8 +18,8 @@
 // CHECK-NEXT:    %[[B:.*]] = prog.load %[[X]][1] : <const f64> -> f64
 // CHECK-NEXT:    %[[S:.*]] = math.sin %[[A]] : f64
 // CHECK-NEXT:    %[[M:.*]] = arith.mulf %[[S]], %[[B]] : f64
-// CHECK-NEXT:    prog.store %[[M]], %[[S]], %[[Y]][0] : f64, f64, <f64>
-// CHECK-NEXT:    prog.store %[[M]], %[[Y]][1] : f64, <f64>
+// CHECK-NEXT:    prog.store %[[M]], %[[S]] to %[[Y]][0] : f64, f64 into <f64>
+// CHECK-NEXT:    prog.store %[[M]] to %[[Y]][1] : f64 into <f64>
 // CHECK-NEXT:    prog.return
 prog.proc @helper_raw(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], input_sizes = array<i64: 2>, output_sizes = array<i64: 2>} {
   %a = prog.load %x[0] : !prog.ptr<const f64> -> f64
@@ -37,7 +37,7 @@ prog.proc @helper_raw(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.pt
 // CHECK-SAME:    input_sizes = array<i64: 8, 1>, output_sizes = array<i64: 8>, workspace = 16 : i64
 // CHECK-NEXT:    %[[C:.*]] = arith.constant 2.000000e+00 : f64
 // CHECK-NEXT:    prog.load %[[N]][0] : <const i32> -> i32
-// CHECK-NEXT:    prog.store %[[C]], %[[C]], %[[W]][0] : f64, f64, <f64>
+// CHECK-NEXT:    prog.store %[[C]], %[[C]] to %[[W]][0] : f64, f64 into <f64>
 // CHECK-NEXT:    %[[NUL:.*]] = prog.null : <f64>
 // CHECK-NEXT:    %[[X4:.*]] = prog.offset %[[X]] {bias = 4 : i64} : <const f64> -> <const f64>
 // CHECK-NEXT:    prog.call @helper_raw(%[[X4]], %[[Y]], %[[NUL]]) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>

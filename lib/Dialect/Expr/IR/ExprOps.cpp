@@ -60,12 +60,29 @@ std::string scaly::expr::cMathName(StringRef fn, Type elementType) {
 
 static RankedTensorType tensorOf(Type type) { return cast<RankedTensorType>(type); }
 
-/// The value of a float constant splat, if `attr` is one.
+/// The value of a constant splat (float or integer), if `attr` is one.
 static std::optional<double> splatValue(Attribute attr) {
-  auto dense = dyn_cast_or_null<DenseFPElementsAttr>(attr);
-  if (!dense || !dense.isSplat())
-    return std::nullopt;
-  return dense.getSplatValue<APFloat>().convertToDouble();
+  if (auto dense = dyn_cast_or_null<DenseFPElementsAttr>(attr); dense && dense.isSplat())
+    return dense.getSplatValue<APFloat>().convertToDouble();
+  if (auto dense = dyn_cast_or_null<DenseIntElementsAttr>(attr); dense && dense.isSplat() &&
+                                                                 dense.getElementType().getIntOrFloatBitWidth() > 1)
+    return static_cast<double>(dense.getSplatValue<APInt>().getSExtValue());
+  return std::nullopt;
+}
+
+/// Whether `attr` is a splat of -0.0 (floats) or 0 (integers): the additive
+/// identity. +0.0 is not one for floats: -0.0 + 0.0 is +0.0.
+static bool isAdditiveIdentity(Attribute attr) {
+  if (auto dense = dyn_cast_or_null<DenseFPElementsAttr>(attr))
+    return dense.isSplat() && dense.getSplatValue<APFloat>().isNegZero();
+  return splatValue(attr) == 0.0;
+}
+
+/// Whether `attr` is a splat of +0.0 or 0: x - 0 is x (and -0.0 - 0.0 is -0.0).
+static bool isSubtractiveIdentity(Attribute attr) {
+  if (auto dense = dyn_cast_or_null<DenseFPElementsAttr>(attr))
+    return dense.isSplat() && dense.getSplatValue<APFloat>().isPosZero();
+  return splatValue(attr) == 0.0;
 }
 
 /// Elementwise fold of float constants; nullptr when either is not one.
@@ -181,6 +198,9 @@ LogicalResult MapOp::verifySymbolUses(SymbolTableCollection &table) {
       return emitOpError("operand #") << i << " must be " << expected << ", got "
                                       << std::get<0>(pair);
   }
+  if (getNumResults() != fn->getResultTypes().size())
+    return emitOpError("has ") << getNumResults() << " results but @" << getCallee()
+                               << " returns " << fn->getResultTypes().size();
   for (auto [got, res] : llvm::zip(getResultTypes(), fn->getResultTypes()))
     if (got != withLeadingAxis(res, getCount()))
       return emitOpError("result type ") << got << " should be "
@@ -237,16 +257,16 @@ LogicalResult ConstantOp::verify() {
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 OpFoldResult AddOp::fold(FoldAdaptor a) {
-  if (splatValue(a.getRhs()) == 0.0)
+  if (isAdditiveIdentity(a.getRhs()))
     return getLhs();
-  if (splatValue(a.getLhs()) == 0.0)
+  if (isAdditiveIdentity(a.getLhs()))
     return getRhs();
   return foldFloats({a.getLhs(), a.getRhs()}, getType(),
                     [](ArrayRef<double> v) { return v[0] + v[1]; });
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor a) {
-  if (splatValue(a.getRhs()) == 0.0)
+  if (isSubtractiveIdentity(a.getRhs()))
     return getLhs();
   return foldFloats({a.getLhs(), a.getRhs()}, getType(),
                     [](ArrayRef<double> v) { return v[0] - v[1]; });

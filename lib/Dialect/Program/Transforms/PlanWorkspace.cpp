@@ -44,13 +44,31 @@ struct PlanWorkspacePass : scaly::prog::impl::PlanWorkspaceBase<PlanWorkspacePas
   }
 
   LogicalResult plan(ProcOp proc, SymbolTable &symbols) {
+    // Windows handed to callees are planned below; a second run keeps the
+    // offsets already given and only places new windows after them.
+    // A callee's window is the workspace operand (the last) of its calls.
+    auto isCalleeWindow = [](WindowOp window) {
+      return !window->use_empty() && llvm::all_of(window->getUses(), [](OpOperand &use) {
+        return isa<CallOp>(use.getOwner()) &&
+               use.getOperandNumber() + 1 == use.getOwner()->getNumOperands();
+      });
+    };
+    auto bytesOf = [](WindowOp window) {
+      Type t = cast<PtrType>(window.getResult().getType()).getElementType();
+      return roundUp(window.getSize() * elementBytes(t), kWorkspaceAlignBytes);
+    };
     int64_t own = 0;
     proc.walk([&](WindowOp window) {
-      if (window.getWorkspace() != proc.getWorkspaceArg() || window.getOffset() >= 0)
+      if (window.getWorkspace() == proc.getWorkspaceArg() && window.getOffset() >= 0 &&
+          !isCalleeWindow(window))
+        own = std::max(own, window.getOffset() + bytesOf(window));
+    });
+    proc.walk([&](WindowOp window) {
+      if (window.getWorkspace() != proc.getWorkspaceArg() || window.getOffset() >= 0 ||
+          isCalleeWindow(window))
         return;
-      Type t = cast<PtrType>(window.getResult().getType()).getElementType();
       window.setOffset(own);
-      own += roundUp(window.getSize() * elementBytes(t), kWorkspaceAlignBytes);
+      own += bytesOf(window);
     });
     int64_t calleeNeed = 0;
     LogicalResult result = success();
@@ -61,19 +79,26 @@ struct PlanWorkspacePass : scaly::prog::impl::PlanWorkspaceBase<PlanWorkspacePas
         return;
       }
       Value wArg = call.getOperands().back();
-      if (wArg != proc.getWorkspaceArg())
-        return; // already planned
-      OpBuilder b(call);
       int64_t need = callee.getWorkspace();
+      if (wArg != proc.getWorkspaceArg()) {
+        // Planned by an earlier run: keep it, and keep counting its need.
+        if (auto window = wArg.getDefiningOp<WindowOp>()) {
+          window.setOffset(own);
+          calleeNeed = std::max(calleeNeed, need);
+        }
+        return;
+      }
+      OpBuilder b(call);
       auto calleeW = cast<PtrType>(callee.getWorkspaceArg().getType());
       Value passed;
       if (need == 0) {
         passed = b.create<NullOp>(call.getLoc(), calleeW);
       } else {
         int64_t calleeElem = elementBytes(calleeW.getElementType());
-        passed = b.create<WindowOp>(call.getLoc(), calleeW, wArg,
-                                    b.getI64IntegerAttr((need + calleeElem - 1) / calleeElem),
-                                    b.getI64IntegerAttr(own));
+        auto window = b.create<WindowOp>(call.getLoc(), calleeW, wArg,
+                                         b.getI64IntegerAttr((need + calleeElem - 1) / calleeElem),
+                                         b.getI64IntegerAttr(own));
+        passed = window;
       }
       call->setOperand(call.getNumOperands() - 1, passed);
       calleeNeed = std::max(calleeNeed, need);
