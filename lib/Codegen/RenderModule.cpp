@@ -103,10 +103,10 @@ std::pair<std::vector<Port>, std::vector<Port>> entryPorts(ModuleOp module) {
 
 /// One struct field per port: `double zs[20];`, `double s;` for a scalar, a
 /// comment for a port without values (ISO C has no zero-length arrays).
-std::string structFields(const std::vector<Port> &ports, bool cxx) {
+std::string structFields(const std::vector<Port> &ports, const std::vector<std::string> &cNames,
+                         bool cxx) {
   std::string s;
-  for (const Port &p : ports) {
-    std::string field = c::safeIdentifier(p.name);
+  for (auto [p, field] : llvm::zip(ports, cNames)) {
     int64_t n = 1;
     std::string dims;
     for (int64_t d : p.shape) {
@@ -151,6 +151,15 @@ std::string renderHeader(prog::ProcOp entry, const std::vector<Port> &ins,
   int64_t wElemBytes = isa<NoneType>(wElem) ? 1 : wElem.getIntOrFloatBitWidth() / 8;
   int64_t szW = (entry.getWorkspace() + wElemBytes - 1) / wElemBytes;
   bool cxx = o.lang == "cpp";
+  // Field names are the C names the source gives the ports.
+  std::vector<std::string> all;
+  for (const Port &p : ins)
+    all.push_back(p.name);
+  for (const Port &p : outs)
+    all.push_back(p.name);
+  std::vector<std::string> cNames = c::portCNames(all);
+  std::vector<std::string> inNames(cNames.begin(), cNames.begin() + ins.size());
+  std::vector<std::string> outNames(cNames.begin() + ins.size(), cNames.end());
   std::string guard = "SCALY_" + llvm::StringRef(name).upper() + (cxx ? "_HPP" : "_H");
   std::string s = "/* " + recipe.str() + "\n */\n";
   s += "#ifndef " + guard + "\n#define " + guard + "\n\n";
@@ -169,8 +178,8 @@ std::string renderHeader(prog::ProcOp entry, const std::vector<Port> &ins,
                        entry.getNumInputs(), entry.getNumOutputs(), szW)
              .str();
     s += doc;
-    s += "struct alignas(16) In {\n" + structFields(ins, true) + "};\n\n";
-    s += "struct alignas(16) Out {\n" + structFields(outs, true) + "};\n\n";
+    s += "struct alignas(16) In {\n" + structFields(ins, inNames, true) + "};\n\n";
+    s += "struct alignas(16) Out {\n" + structFields(outs, outNames, true) + "};\n\n";
     s += "extern \"C\" " + decl + "\n\n";
     s += "} // namespace " + name + "\n\n#endif\n";
     return s;
@@ -181,9 +190,9 @@ std::string renderHeader(prog::ProcOp entry, const std::vector<Port> &ins,
                      name, entry.getNumInputs(), entry.getNumOutputs(), szW)
            .str();
   s += doc;
-  s += "typedef struct __attribute__((aligned(16))) {\n" + structFields(ins, false) + "} " +
+  s += "typedef struct __attribute__((aligned(16))) {\n" + structFields(ins, inNames, false) + "} " +
        name + "_in;\n\n";
-  s += "typedef struct __attribute__((aligned(16))) {\n" + structFields(outs, false) + "} " +
+  s += "typedef struct __attribute__((aligned(16))) {\n" + structFields(outs, outNames, false) + "} " +
        name + "_out;\n\n";
   s += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n" + decl + "\n\n";
   s += "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";

@@ -238,6 +238,12 @@ int32_t Graph::compare(const std::string &pred, int32_t a, int32_t b) {
 
 int32_t Graph::select(int32_t cond, int32_t a, int32_t b) {
   auto [x, y] = unify(a, b, "where");
+  // Scalar branches follow the condition's shape: where(mask, 1.0, 0.0).
+  if (checked(x).shape.empty() && !checked(cond).shape.empty()) {
+    Shape s = checked(cond).shape;
+    x = broadcast(x, s);
+    y = broadcast(y, s);
+  }
   const Node &nc = checked(cond), &nx = checked(x);
   if (nc.dtype != DType::Bool)
     throw std::invalid_argument("where: the condition must be bool, got " +

@@ -17,7 +17,9 @@ class Arg:
     __slots__ = ("name", "shape", "dtype")
 
     def __init__(self, name, shape=None, dtype=None):
-        if not isinstance(name, str) or not _IDENTIFIER.match(name):
+        if not isinstance(name, str):
+            raise TypeError(f"argument name must be a str, got {type(name).__name__} {name!r}")
+        if not _IDENTIFIER.match(name):
             raise ValueError(
                 f"argument name {name!r} is not a valid identifier (letters, digits and _, "
                 "not starting with a digit)")
@@ -41,6 +43,13 @@ def arg(name, shape=None, dtype=None):
 
 
 L = arg
+
+
+class _DtypeOnly:
+    """Stands in for an Expr where only a dtype matters (weak typing of constants)."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
 
 
 class Function:
@@ -121,9 +130,10 @@ class Function:
         graph = next(a._g for a in args if isinstance(a, Expr))
         ids = []
         for (name, shape, dtype), a in zip(self.inputs, args):
-            e = as_expr(a, graph)
+            e = as_expr(a, graph, like=_DtypeOnly(dtype))
             if e.dtype != dtype and not isinstance(a, Expr):
-                e = e.astype(dtype)
+                raise TypeError(f"{self.name}(): input '{name}' expects {dtype} values, "
+                                f"got {a!r}")
             ids.append(e._id)
         results = [Expr(graph, r) for r in graph.call(self._traced, ids)]
         return results[0] if len(results) == 1 else tuple(results)

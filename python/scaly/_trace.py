@@ -31,8 +31,14 @@ def normalize_dtype(dtype, what="dtype"):
     raise TypeError(f"{what}: unknown dtype {dtype!r}; expected one of {', '.join(DTYPES)}")
 
 
+MAX_ELEMENTS = 2 ** 31 - 1
+
+
 def normalize_shape(shape, what="shape"):
-    """Return `shape` as a tuple of non-negative ints: an int is a vector."""
+    """Return `shape` as a tuple of non-negative ints: an int is a vector.
+
+    Arrays are small and static: at most 2**31 - 1 elements.
+    """
     if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
         shape = (int(shape),)
     if not isinstance(shape, (tuple, list)):
@@ -44,6 +50,12 @@ def normalize_shape(shape, what="shape"):
         if d < 0:
             raise ValueError(f"{what}: dimensions must be >= 0, got {tuple(shape)!r}")
         out.append(int(d))
+    size = 1
+    for d in out:
+        size *= d
+    if size > MAX_ELEMENTS:
+        raise ValueError(f"{what}: shape {tuple(out)!r} has {size} elements; at most "
+                         f"{MAX_ELEMENTS} are supported")
     return tuple(out)
 
 
@@ -113,9 +125,13 @@ class Expr:
     def __rsub__(self, o): return self._binary("sub", o, True)
     def __mul__(self, o): return self._binary("mul", o)
     def __rmul__(self, o): return self._binary("mul", o, True)
-    def __truediv__(self, o): return self._binary("div", o)
-    def __rtruediv__(self, o): return self._binary("div", o, True)
-    def __neg__(self): return Expr(self._g, self._g.neg(self._id))
+    def __truediv__(self, o): return _true_divide(self, as_expr(o, self._g, like=self))
+    def __rtruediv__(self, o): return _true_divide(as_expr(o, self._g, like=self), self)
+
+    def __neg__(self):
+        if self.dtype.startswith("int"):
+            return as_expr(0, self._g, like=self) - self
+        return Expr(self._g, self._g.neg(self._id))
     def __pos__(self): return self
 
     def __pow__(self, o):
@@ -169,6 +185,8 @@ class Expr:
         if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
             shape = shape[0]
         shape = tuple(shape)
+        if shape.count(-1) > 1:
+            raise ValueError(f"reshape: at most one dimension may be -1, got {shape}")
         if shape.count(-1) == 1:
             rest = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
             if rest == 0 or self.size % rest:
@@ -254,7 +272,20 @@ def _fits(values, dtype):
     if dtype == "bool":
         return all(v in (0.0, 1.0) for v in values)
     bound = 2 ** 31 if dtype == "int32" else 2 ** 53
-    return all(v == int(v) and -bound <= v < bound for v in values if v == v and abs(v) != float("inf"))
+    return all(v == v and abs(v) != float("inf") and v == int(v) and -bound <= v < bound
+               for v in values)
+
+
+def _true_divide(a, b):
+    """a / b with Python's and NumPy's meaning: integers divide as float64."""
+    graph = a._g
+    if not a.dtype.startswith("float") and not b.dtype.startswith("float"):
+        a, b = a.astype("float64"), b.astype("float64")
+    elif isinstance(b, Expr) and a.dtype != b.dtype and not b.dtype.startswith("float"):
+        b = b.astype(a.dtype)
+    elif a.dtype != b.dtype and not a.dtype.startswith("float"):
+        a = a.astype(b.dtype)
+    return Expr(graph, graph.binary("div", a._id, b._id))
 
 
 def pow_(base, exponent):

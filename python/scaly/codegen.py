@@ -62,7 +62,7 @@ def render_c_module(fn, *, cpu="generic", lanes=1, dialect="gnu", vector_libm="n
     if not isinstance(fn, Function):
         raise TypeError(f"render_c_module: expected a scaly Function, got {type(fn).__name__}")
     _check("cpu", cpu, CPUS)
-    if lanes not in LANES or isinstance(lanes, bool):
+    if not (lanes == "auto" or (type(lanes) is int and lanes in LANES)):
         raise ValueError(f"render_c_module: lanes={lanes!r} is not one of 1, 2, 4, 8, 'auto'")
     _check("dialect", dialect, DIALECTS)
     _check("vector_libm", vector_libm, VECTOR_LIBMS)

@@ -17,8 +17,15 @@ def _graph(values, what):
     return graph
 
 
+def _axis(axis, what):
+    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+        raise TypeError(f"{what}: axis must be an int, got {type(axis).__name__} {axis!r}")
+    return int(axis)
+
+
 def stack(values, axis=0):
     """Stack arrays of equal shape along a new axis (default: leading)."""
+    axis = _axis(axis, "stack")
     values = list(values)
     if not values:
         raise ValueError("stack: needs at least one array")
@@ -32,6 +39,9 @@ def stack(values, axis=0):
     for i, e in enumerate(exprs):
         if e.shape != shape:
             raise ValueError(f"stack: element {i} has shape {e.shape}, element 0 has {shape}")
+        if e.dtype != exprs[0].dtype:
+            raise ValueError(f"stack: element {i} has dtype {e.dtype}, element 0 has "
+                             f"{exprs[0].dtype}; cast with .astype()")
     ndim = len(shape) + 1
     if not -ndim <= axis < ndim:
         raise ValueError(f"stack: axis {axis} is out of range for {ndim} dimensions")
@@ -51,6 +61,7 @@ def _transpose(e, order):
 
 def concat(values, axis=0):
     """Join arrays along an existing axis (default: leading)."""
+    axis = _axis(axis, "concat")
     values = list(values)
     if not values:
         raise ValueError("concat: needs at least one array")
@@ -92,7 +103,8 @@ def sum(x, axis=None):  # noqa: A001 - the authoring API's name
     x = _expr(x, "sum")
     if axis is None:
         return x.sum()
-    if not isinstance(axis, numbers.Integral) or not -x.ndim <= axis < x.ndim:
+    axis = _axis(axis, "sum")
+    if not -x.ndim <= axis < x.ndim:
         raise ValueError(f"sum: axis {axis!r} is out of range for shape {x.shape}")
     axis %= x.ndim
     order = [d for d in range(x.ndim) if d != axis] + [axis]
@@ -120,6 +132,9 @@ def dot(a, b):
     graph = _graph([a, b], "dot")
     like = a if isinstance(a, Expr) else b
     a, b = as_expr(a, graph, like=like), as_expr(b, graph, like=like)
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError(f"dot: needs two vectors (1-D), got shapes {a.shape} and {b.shape}; "
+                         "use @ for matrix products")
     if a.shape != b.shape:
         raise ValueError(f"dot: shapes {a.shape} and {b.shape} differ")
     return (a * b).sum()
@@ -201,7 +216,9 @@ class _Mapped:
         from ._function import Function
         if not isinstance(fn, Function):
             raise TypeError(f"vmap: expected a scaly Function, got {type(fn).__name__}")
-        if not isinstance(count, numbers.Integral) or isinstance(count, bool) or count < 1:
+        if not isinstance(count, numbers.Integral) or isinstance(count, bool):
+            raise TypeError(f"vmap: count must be an int, got {type(count).__name__} {count!r}")
+        if count < 1:
             raise ValueError(f"vmap: count must be a positive int, got {count!r}")
         self.fn, self.count = fn, int(count)
 

@@ -16,6 +16,7 @@
 
 #include <numpy/arrayobject.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -80,6 +81,69 @@ const char *dtypeText(int typenum) {
   return "?";
 }
 
+PyArrayObject *wrongInput(KernelObject *k, const Port &port, PyObject *obj, const char *why) {
+  PyErr_Format(PyExc_TypeError, "%s(): input '%s' expects a %s array of shape %s%s, got %s",
+               k->name->c_str(), port.name.c_str(), dtypeText(port.typenum),
+               shapeText(static_cast<int>(port.shape.size()), port.shape.data()).c_str(), why,
+               Py_TYPE(obj)->tp_name);
+  return nullptr;
+}
+
+PyArrayObject *lossyInput(KernelObject *k, const Port &port, PyObject *obj, const char *what) {
+  PyErr_Format(PyExc_TypeError, "%s(): input '%s' expects %s values (%s), got %s that do not convert exactly",
+               k->name->c_str(), port.name.c_str(), dtypeText(port.typenum), what,
+               Py_TYPE(obj)->tp_name);
+  return nullptr;
+}
+
+/// A list or scalar for input `port`, converted with NumPy's rules but never
+/// lossily: None and strings are refused, an integer input takes only
+/// integers that fit, a bool input only bools.
+PyArrayObject *convertSequence(KernelObject *k, const Port &port, PyObject *obj) {
+  if (obj == Py_None || PyUnicode_Check(obj) || PyBytes_Check(obj))
+    return wrongInput(k, port, obj, "");
+  auto *natural =
+      reinterpret_cast<PyArrayObject *>(PyArray_FromAny(obj, nullptr, 0, 0, 0, nullptr));
+  if (!natural) {
+    PyErr_Clear();
+    return wrongInput(k, port, obj, "");
+  }
+  char kind = PyArray_DESCR(natural)->kind;
+  bool isFloatPort = port.typenum == NPY_FLOAT64 || port.typenum == NPY_FLOAT32;
+  bool ok = isFloatPort ? (kind == 'b' || kind == 'i' || kind == 'u' || kind == 'f')
+                        : (port.typenum == NPY_BOOL ? kind == 'b' : (kind == 'b' || kind == 'i' || kind == 'u'));
+  if (!ok) {
+    Py_DECREF(natural);
+    if (kind == 'f' || kind == 'i' || kind == 'u' || kind == 'b')
+      return lossyInput(k, port, obj, port.typenum == NPY_BOOL ? "bools" : "integers");
+    return wrongInput(k, port, obj, "");
+  }
+  if (port.typenum == NPY_INT32 && (kind == 'i' || kind == 'u')) {
+    // Every value must fit in 32 bits.
+    auto *wide = reinterpret_cast<PyArrayObject *>(
+        PyArray_FromAny(reinterpret_cast<PyObject *>(natural), PyArray_DescrFromType(NPY_INT64), 0,
+                        0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_FORCECAST, nullptr));
+    bool fits = wide != nullptr;
+    if (wide) {
+      const auto *v = static_cast<const int64_t *>(PyArray_DATA(wide));
+      for (npy_intp i = 0, n = PyArray_SIZE(wide); fits && i < n; ++i)
+        fits = v[i] >= INT32_MIN && v[i] <= INT32_MAX;
+      Py_DECREF(wide);
+    }
+    if (!fits) {
+      Py_DECREF(natural);
+      PyErr_Clear();
+      return lossyInput(k, port, obj, "integers in the int32 range");
+    }
+  }
+  auto *arr = reinterpret_cast<PyArrayObject *>(
+      PyArray_FromAny(reinterpret_cast<PyObject *>(natural), PyArray_DescrFromType(port.typenum),
+                      0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST,
+                      nullptr));
+  Py_DECREF(natural);
+  return arr;
+}
+
 /// The array to pass for input `port`: `obj` itself when it already fits,
 /// else a converted copy (new reference). Null with an exception set when it
 /// cannot be converted safely or has the wrong shape.
@@ -102,32 +166,7 @@ PyArrayObject *prepareInput(KernelObject *k, const Port &port, PyObject *obj) {
         PyArray_FromAny(obj, PyArray_DescrFromType(port.typenum), 0, 0,
                         NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, nullptr));
   } else {
-    // Lists and scalars: NumPy's conversion, then the same shape check.
-    arr = reinterpret_cast<PyArrayObject *>(
-        PyArray_FromAny(obj, PyArray_DescrFromType(port.typenum), 0, 0,
-                        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, nullptr));
-    if (!arr) {
-      PyErr_Clear();
-      PyErr_Format(PyExc_TypeError, "%s(): input '%s' expects a %s array of shape %s, got %s",
-                   k->name->c_str(), port.name.c_str(), dtypeText(port.typenum),
-                   shapeText(static_cast<int>(port.shape.size()), port.shape.data()).c_str(),
-                   Py_TYPE(obj)->tp_name);
-      return nullptr;
-    }
-    if (port.typenum != NPY_FLOAT64 && port.typenum != NPY_FLOAT32) {
-      // FORCECAST would turn 0.5 into 0 for an integer input: refuse.
-      PyArrayObject *check = reinterpret_cast<PyArrayObject *>(
-          PyArray_FromAny(obj, nullptr, 0, 0, 0, nullptr));
-      bool lossy = check && !PyArray_CanCastTypeTo(PyArray_DESCR(check),
-                                                   PyArray_DESCR(arr), NPY_SAFE_CASTING);
-      Py_XDECREF(check);
-      if (lossy) {
-        Py_DECREF(arr);
-        PyErr_Format(PyExc_TypeError, "%s(): input '%s' expects %s values",
-                     k->name->c_str(), port.name.c_str(), dtypeText(port.typenum));
-        return nullptr;
-      }
-    }
+    arr = convertSequence(k, port, obj);
   }
   if (!arr)
     return nullptr;

@@ -3,7 +3,9 @@
 #define SCALY_TARGET_RESERVEDNAMES_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/ArrayRef.h"
 #include <string>
+#include <vector>
 
 namespace scaly::c {
 
@@ -17,8 +19,15 @@ bool isCxxKeyword(llvm::StringRef name);
 /// has (main, malloc, ...), names the module itself defines (SCALY_*,
 /// vector typedefs), and identifiers the C standard reserves (_X, __x).
 std::string entryNameProblem(llvm::StringRef name);
-/// `name`, or `name` with underscores appended, so that it is no keyword.
+/// `name`, or `name` with underscores appended, so that it is neither a C
+/// or C++ keyword nor a name of the C library (a port called `sin` or
+/// `NULL` would hide the function or be expanded as a macro).
 std::string safeIdentifier(llvm::StringRef name);
+
+/// C names of a procedure's ports, in order: each made safe, none equal to
+/// the ABI's own names (arg, res, iw, w, mem), all distinct (`int` and `int_`
+/// become `int_` and `int__`). The source and the header both use these.
+std::vector<std::string> portCNames(llvm::ArrayRef<std::string> names);
 
 } // namespace scaly::c
 

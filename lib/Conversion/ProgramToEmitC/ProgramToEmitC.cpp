@@ -13,6 +13,7 @@
 
 #include "scaly/Conversion/Passes.h"
 #include "scaly/Target/CEmitter.h"
+#include "scaly/Target/ReservedNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
@@ -311,13 +312,12 @@ private:
   }
 };
 
-/// A port's C name: the ABI's own names (arg, res, iw, w, mem) stay free
-/// for the ABI, so a port called `w` becomes `w_`.
-std::string portName(StringRef name) {
-  std::string out = name.str();
-  while (llvm::is_contained({"arg", "res", "iw", "w", "mem"}, out))
-    out += "_";
-  return out;
+/// C names of a procedure's inputs and outputs (see c::portCNames).
+std::vector<std::string> portNames(pg::ProcOp proc) {
+  std::vector<std::string> names;
+  for (unsigned i = 0; i < proc.getNumInputs() + proc.getNumOutputs(); ++i)
+    names.push_back(cast<StringAttr>(proc.getArgNames()[i]).str());
+  return c::portCNames(names);
 }
 
 DictionaryAttr argAttrs(OpBuilder &b, StringRef name, bool isConst) {
@@ -369,12 +369,11 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
   LogicalResult translateRaw(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors) {
     SmallVector<Type> types;
     SmallVector<Attribute> attrs;
+    std::vector<std::string> names = portNames(proc);
+    names.push_back("w");
     for (auto [i, t] : llvm::enumerate(proc.getArgumentTypes())) {
       types.push_back(convertPtr(t));
-      bool isWorkspace = i + 1 == proc.getArgumentTypes().size();
-      StringRef name = cast<StringAttr>(proc.getArgNames()[i]).getValue();
-      attrs.push_back(argAttrs(b, isWorkspace ? std::string("w") : portName(name),
-                               cast<pg::PtrType>(t).getReadonly()));
+      attrs.push_back(argAttrs(b, names[i], cast<pg::PtrType>(t).getReadonly()));
     }
     auto fn = b.create<emitc::FuncOp>(proc.getLoc(), proc.getSymName(),
                                       b.getFunctionType(types, {}));
@@ -434,14 +433,17 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     // With void pointers, each input and output is cast once to its C type,
     // under its own name.
     unsigned nIn = proc.getNumInputs(), nOut = proc.getNumOutputs();
+    std::vector<std::string> names = portNames(proc);
     for (unsigned i = 0; i < nIn + nOut; ++i) {
       BlockArgument a = proc.getBody().getArgument(i);
       Type want = convertPtr(a.getType());
       Value slot = subscript(body->getArgument(i < nIn ? 0 : 1), i < nIn ? i : i - nIn);
+      int64_t size = i < nIn ? proc.getInputSizes()[i] : proc.getOutputSizes()[i - nIn];
       if (!typed) {
         auto named = b.create<emitc::CastOp>(loc, want, slot);
-        StringRef port = llvm::cast<StringAttr>(proc.getArgNames()[i]).getValue();
-        named->setAttr(c::kNameAttr, b.getStringAttr(portName(port)));
+        // A port without values is never read or written: no variable for it.
+        if (size > 0)
+          named->setAttr(c::kNameAttr, b.getStringAttr(names[i]));
         slot = named;
       }
       tr.map.map(a, slot);

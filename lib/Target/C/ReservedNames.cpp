@@ -94,8 +94,21 @@ std::string entryNameProblem(llvm::StringRef name) {
 
 std::string safeIdentifier(llvm::StringRef name) {
   std::string out = name.str();
-  while (isCKeyword(out) || isCxxKeyword(out))
+  while (isCKeyword(out) || isCxxKeyword(out) || libraryNames().contains(out) ||
+         isVectorTypedef(out) || llvm::StringRef(out).starts_with("SCALY_"))
     out += "_";
+  return out;
+}
+
+std::vector<std::string> portCNames(llvm::ArrayRef<std::string> names) {
+  llvm::StringSet<> used{"arg", "res", "iw", "w", "mem"};
+  std::vector<std::string> out;
+  for (const std::string &n : names) {
+    std::string c = safeIdentifier(n);
+    while (!used.insert(c).second)
+      c = safeIdentifier(c + "_");
+    out.push_back(c);
+  }
   return out;
 }
 
