@@ -137,7 +137,7 @@ prog.proc @f32mod(%x: !prog.ptr<const f32>, %y: !prog.ptr<f32>, %w: !prog.ptr<f3
 
 // Mixed dtypes: a void* ABI; each port is cast once under its own name,
 // ports named like the ABI's arguments get a trailing underscore, an input
-// holding no values gets no null check, integer and bool stores are scalar.
+// holding no values gets no null check and no named variable, integer and bool stores are scalar.
 // CHECK-LABEL: emitc.func @mix(
 // CHECK-SAME:    %[[ARG:[^:]*]]: !emitc.ptr<!emitc.ptr<!emitc.opaque<"void">>> {scaly.const, scaly.name = "arg"}
 // CHECK-SAME:    %[[RES:[^:]*]]: !emitc.ptr<!emitc.ptr<!emitc.opaque<"void">>> {scaly.name = "res"}
@@ -148,7 +148,7 @@ prog.proc @f32mod(%x: !prog.ptr<const f32>, %y: !prog.ptr<f32>, %w: !prog.ptr<f3
 // CHECK-NEXT:    emitc.verbatim "if (!res[0]) return SCALY_ERR_NULL_RESULT;"
 // CHECK-NEXT:    emitc.verbatim "if (!res[1]) return SCALY_ERR_NULL_RESULT;"
 // CHECK:         %[[X:.*]] = emitc.cast %{{.*}} {scaly.name = "x"} : !emitc.ptr<!emitc.opaque<"void">> to !emitc.ptr<f64>
-// CHECK:         emitc.cast %{{.*}} {scaly.name = "arg_"} : !emitc.ptr<!emitc.opaque<"void">> to !emitc.ptr<f64>
+// CHECK:         emitc.cast %{{.*}} : !emitc.ptr<!emitc.opaque<"void">> to !emitc.ptr<f64>
 // CHECK:         %[[WO:.*]] = emitc.cast %{{.*}} {scaly.name = "w_"} : !emitc.ptr<!emitc.opaque<"void">> to !emitc.ptr<i32>
 // CHECK:         %[[B:.*]] = emitc.cast %{{.*}} {scaly.name = "b"} : !emitc.ptr<!emitc.opaque<"void">> to !emitc.ptr<i1>
 // CHECK-NOT:     opaque<"int2">
