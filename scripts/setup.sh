@@ -11,7 +11,7 @@ build=${BUILD_DIR:-$here/build}
 packages=(
   cmake ninja-build ccache g++ git
   llvm-19-dev libmlir-19-dev mlir-19-tools libclang-19-dev libclang-cpp19-dev clang-19 lld-19
-  llvm-19-tools
+  llvm-19-tools libclang-rt-19-dev
   python3 python3-numpy python3-pytest python3-pybind11 pybind11-dev
   googletest libgtest-dev
 )
