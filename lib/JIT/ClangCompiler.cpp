@@ -22,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
@@ -193,13 +194,35 @@ std::string preludeVersion() {
 }
 
 static std::atomic<long> compiles{0};
+static thread_local bool countCompiles = true;
 long compileCount() { return compiles.load(); }
+
+bool compileUncounted(const VirtualFiles &files, const std::vector<std::string> &flags,
+                      std::string &object, std::string &diagnostics) {
+  countCompiles = false;
+  bool ok = compileToObject(files, flags, object, diagnostics);
+  countCompiles = true;
+  return ok;
+}
 
 std::string clangVersion() { return getClangFullVersion(); }
 
+std::string hostCPU() {
+  std::string out = llvm::sys::getHostCPUName().str();
+  std::vector<std::string> features;
+  for (auto &f : llvm::sys::getHostCPUFeatures())
+    if (f.second)
+      features.push_back(f.first().str());
+  std::sort(features.begin(), features.end());
+  for (auto &f : features)
+    out += " +" + f;
+  return out;
+}
+
 bool compileToObject(const VirtualFiles &files, const std::vector<std::string> &flags,
                      std::string &object, std::string &diagnostics) {
-  ++compiles;
+  if (countCompiles)
+    ++compiles;
   initializeTargets();
   llvm::raw_string_ostream diagOS(diagnostics);
   std::vector<std::string> all{"-c"};

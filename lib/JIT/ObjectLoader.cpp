@@ -39,6 +39,8 @@ LLJIT *processJIT(std::string &error) {
 
 } // namespace
 
+bool prepareJIT(std::string &error) { return processJIT(error) != nullptr; }
+
 struct LoadedObject::Impl {
   LLJIT *jit;
   JITDylib *dylib;

@@ -7,6 +7,7 @@
         return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()])
 """
 
+from .runtime import warmup as _warmup  # noqa: F401  (first: overlaps the rest of the import)
 from ._function import Arg, Function, L, arg, function
 from ._trace import DTYPES, Expr
 from .ops import (abs, acos, asin, atan, atan2, cast, ceil, concat, cos, cosh, dot, exp, expm1,
@@ -14,6 +15,8 @@ from .ops import (abs, acos, asin, atan, atan2, cast, ceil, concat, cos, cosh, d
                   sumsqr, tan, tanh, vmap, where)
 
 __version__ = "0.1.0"
+
+from . import runtime  # noqa: E402,F401  (numerical calls; cheap to import)
 
 __all__ = [
     "Arg", "DTYPES", "Expr", "Function", "L", "arg", "function", "abs", "acos", "asin", "atan",

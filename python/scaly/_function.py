@@ -61,6 +61,8 @@ class Function:
 
     def __init__(self, traced, pyfunc=None):
         self._traced = traced
+        self._inputs = [tuple(p) for p in traced.inputs]
+        self._outputs = [tuple(p) for p in traced.outputs]
         self.__wrapped__ = pyfunc
         self.__doc__ = getattr(pyfunc, "__doc__", None)
         self._kernel = None
@@ -74,12 +76,12 @@ class Function:
     @property
     def inputs(self):
         """Declared inputs as (name, shape, dtype) tuples."""
-        return [tuple(p) for p in self._traced.inputs]
+        return list(self._inputs)
 
     @property
     def outputs(self):
         """Outputs as (name, shape, dtype) tuples, shapes and dtypes resolved by tracing."""
-        return [tuple(p) for p in self._traced.outputs]
+        return list(self._outputs)
 
     @property
     def blocked(self):

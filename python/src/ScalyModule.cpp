@@ -15,12 +15,16 @@
 #include "scaly/Trace/Graph.h"
 #include "scaly/JIT/ClangCompiler.h"
 #include "scaly/JIT/ObjectLoader.h"
+#include "clang/Basic/Version.h"
 
 #include "Kernel.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 
+#include <link.h>
+#include "llvm/Support/Path.h"
+#include <mutex>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -32,14 +36,22 @@ using trace::OpKind;
 
 namespace {
 
-/// A context with exactly Scaly's dialects, single-threaded: compiling one
-/// small module gains nothing from a thread pool.
-std::unique_ptr<mlir::MLIRContext> makeContext() {
-  mlir::DialectRegistry registry;
-  registerScalyDialects(registry);
-  auto ctx = std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
-  ctx->loadAllAvailableDialects();
-  return ctx;
+/// The process's MLIR context, with exactly Scaly's dialects loaded, made
+/// on first use and kept: building it is a large part of rendering a small
+/// module. Single-threaded (one small module gains nothing from a thread
+/// pool), so every use holds `contextMutex`. Each render builds and erases
+/// its own module; only uniqued types and attributes stay behind.
+std::mutex contextMutex;
+
+mlir::MLIRContext &sharedContext() {
+  static mlir::MLIRContext *ctx = [] {
+    mlir::DialectRegistry registry;
+    registerScalyDialects(registry);
+    auto *c = new mlir::MLIRContext(registry, mlir::MLIRContext::Threading::DISABLED);
+    c->loadAllAvailableDialects();
+    return c;
+  }();
+  return *ctx;
 }
 
 OpKind binaryKind(const std::string &op) {
@@ -62,8 +74,8 @@ py::tuple portTuple(const trace::Port &p) {
 }
 
 std::string exprModuleText(const trace::Function &fn) {
-  auto ctx = makeContext();
-  auto module = trace::buildExprModule(*ctx, fn);
+  std::lock_guard<std::mutex> lock(contextMutex);
+  auto module = trace::buildExprModule(sharedContext(), fn);
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os);
@@ -92,8 +104,8 @@ py::dict render(const trace::Function &fn, const py::dict &options) {
   bool ok;
   {
     py::gil_scoped_release release;
-    auto ctx = makeContext();
-    auto module = trace::buildExprModule(*ctx, fn);
+    std::lock_guard<std::mutex> lock(contextMutex);
+    auto module = trace::buildExprModule(sharedContext(), fn);
     ok = codegen::renderCModule(*module, o, out, error);
   }
   if (!ok)
@@ -235,7 +247,66 @@ PYBIND11_MODULE(_scaly, m) {
           return macros;
         },
         "Predefined macros of in-process clang -dM -E with the given flags");
+  m.def("library_paths", [] {
+    // Where the code that renders and compiles lives: the loaded objects
+    // named libScaly*, libclang-cpp and this extension (dl_iterate_phdr is
+    // far cheaper than dladdr or reading /proc/self/maps).
+    std::vector<std::string> names;
+    dl_iterate_phdr(
+        [](struct dl_phdr_info *info, size_t, void *data) {
+          if (info->dlpi_name && *info->dlpi_name)
+            static_cast<std::vector<std::string> *>(data)->push_back(info->dlpi_name);
+          return 0;
+        },
+        &names);
+    py::dict d;
+    for (const std::string &n : names) {
+      llvm::StringRef base = llvm::sys::path::filename(n);
+      if (base.starts_with("libScalyJIT"))
+        d["scaly_jit"] = n;
+      else if (base.starts_with("libScaly"))
+        d["scaly"] = n;
+      else if (base.starts_with("libclang-cpp"))
+        d["clang"] = n;
+      else if (base.starts_with("_scaly"))
+        d["extension"] = n;
+    }
+    return d;
+  }, "Paths of libScaly, libScalyJIT, libclang-cpp and this extension");
+  m.def("jit_warmup",
+        [](const std::vector<std::string> &flags) {
+          // Run once per process in a background thread: the first compile
+          // and the first JIT pay for resolving thousands of library symbols
+          // and building the target; doing it early takes that off the first
+          // numerical call.
+          py::gil_scoped_release release;
+          {
+            // Render a one-op function: builds the shared MLIR context and
+            // touches the whole pipeline once.
+            auto g = std::make_shared<trace::Graph>();
+            trace::Function fn;
+            fn.name = "scaly_warmup";
+            fn.inputs = {{"x", {2}, DType::F64}};
+            fn.outputs = {{"y", {2}, DType::F64}};
+            fn.results = {g->math("sin", g->input(0, {2}, DType::F64))};
+            fn.graph = g;
+            std::lock_guard<std::mutex> lock(contextMutex);
+            codegen::UncountedRenders uncounted;
+            auto module = trace::buildExprModule(sharedContext(), fn);
+            codegen::RenderedModule out;
+            std::string error;
+            codegen::renderCModule(*module, {}, out, error);
+          }
+          std::string object, diagnostics, error;
+          jit::compileUncounted({{"scaly_warmup.c", "#include <math.h>\n#include <stdint.h>\n"
+                                                   "double scaly_warmup(const double* x) "
+                                                   "{ return sin(x[0]) * 2.0; }\n"}},
+                               flags, object, diagnostics);
+          jit::prepareJIT(error);
+        },
+        "Warm up the in-process compiler and the JIT (runs in a background thread)");
   m.def("clang_version", &jit::clangVersion);
+  m.def("host_cpu", &jit::hostCPU, "The host CPU name and features that -march=native selects");
   m.def("native_counters", [] {
     auto r = codegen::renderCounters();
     py::dict d;

@@ -46,6 +46,11 @@ struct RenderCounters {
   long rendered = 0;
 };
 RenderCounters renderCounters();
+/// While alive, renders on this thread are not counted (the JIT's warm-up).
+struct UncountedRenders {
+  UncountedRenders();
+  ~UncountedRenders();
+};
 
 /// Print an EmitC module produced by scaly-program-to-emitc as C.
 bool printCSource(mlir::ModuleOp emitcModule, std::string &out, std::string &error);

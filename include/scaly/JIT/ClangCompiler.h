@@ -25,12 +25,21 @@ using VirtualFiles = std::vector<std::pair<std::string, std::string>>;
 bool compileToObject(const VirtualFiles &files, const std::vector<std::string> &flags,
                      std::string &object, std::string &diagnostics);
 
-/// How many times this process ran compileToObject.
+/// How many times this process ran compileToObject (uncounted: the warm-up).
 long compileCount();
+/// Compile without counting it (the JIT's warm-up).
+bool compileUncounted(const VirtualFiles &files, const std::vector<std::string> &flags,
+                      std::string &object, std::string &diagnostics);
 
 /// The predefined macros of `clang -dM -E` with `flags` (the host recipe probe).
 bool probeMacros(const std::vector<std::string> &flags, std::string &macros,
                  std::string &diagnostics);
+
+/// The host CPU as -march=native sees it: LLVM's name for it and its
+/// enabled features, e.g. "znver5 +avx512f +fma ...". This is what decides
+/// the predefined macros of the host recipe probe, obtained without running
+/// the compiler (the in-process compiler's probe).
+std::string hostCPU();
 
 /// Clang's version string, e.g. "clang version 19.1.7 (...)".
 std::string clangVersion();

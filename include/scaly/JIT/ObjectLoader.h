@@ -24,6 +24,10 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// Create the process's ORC JIT now (it is otherwise made by the first
+/// loadObject). Returns false with `error` set when it cannot start.
+bool prepareJIT(std::string &error);
+
 /// Link `object` (ELF bytes) into the process. Returns null with `error`
 /// set for a truncated or malformed object, or unresolved symbols.
 std::unique_ptr<LoadedObject> loadObject(const std::string &object, const std::string &name,

@@ -1,5 +1,6 @@
 """Numerical calls: the JIT, the on-disk cache and the in-memory tables."""
 
+from . import warmup  # noqa: F401
 from .jit import (CACHE_VERSION, CompileError, cache_root, call_numeric, compile_function,
                   counters, recompile_function)
 

@@ -19,14 +19,11 @@ place, so parallel processes never see a half-written file.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import itertools
 import json
 import os
-import platform
 import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -35,11 +32,13 @@ from pathlib import Path
 import numpy as np
 
 from .. import _scaly
+from ..codegen import render_native
 
 # Raise whenever generated code or the cache layout changes.
 CACHE_VERSION = "scaly-cache-1"
 
 _IMPORT_TIME = time.time()
+_VERSIONS = f"python {sys.version} numpy {np.__version__}"
 _LOCK = threading.RLock()
 _COUNTERS = {"render": 0, "compile": 0, "load": 0, "index_hit": 0, "memory_hit": 0}
 # In-memory tables, per cache root: (root, cache key) and (root, index key)
@@ -100,8 +99,7 @@ def _read_json(path: Path):
 
 # -- compilers ---------------------------------------------------------------
 
-def _optimization():
-    return os.environ.get("SCALY_CC_OPT", "-O2")
+from .warmup import GATHER_OFF as _GATHER_OFF, optimization as _optimization, x86 as _x86
 
 
 def _cpu_identity():
@@ -113,7 +111,7 @@ def _cpu_identity():
                     return _sha256(line.encode())[:16]
     except OSError:
         pass
-    return platform.processor()
+    return os.uname().machine
 
 
 class _Compiler:
@@ -131,11 +129,11 @@ class _Compiler:
         else:
             self.exe = _libclang_path()
             self.command = ["scaly-in-process-clang"]
-        self.fingerprint, self.macros = self._fingerprint()
+        self.fingerprint, self.macros, self.no_gather = self._fingerprint()
 
     def flags(self):
         """The compile command without paths, in order."""
-        flags = [self.opt, "-march=native", "-fno-math-errno", "-fPIC"]
+        flags = [self.opt, "-march=native", "-fno-math-errno", *self.no_gather, "-fPIC"]
         if self.external:
             flags += ["-shared"]
         return flags + ["-lm"]
@@ -147,26 +145,39 @@ class _Compiler:
         ident = _sha256(json.dumps(stamp, sort_keys=True).encode())[:32]
         path = cache_root() / "compilers" / f"{ident}.json"
         stored = _read_json(path)
-        if stored and stored.get("stamp") == stamp and isinstance(stored.get("macros"), str):
-            version, macros = stored["version"], stored["macros"]
+        if (stored and stored.get("stamp") == stamp and isinstance(stored.get("macros"), str)
+                and isinstance(stored.get("no_gather"), list)):
+            version, macros, no_gather = stored["version"], stored["macros"], stored["no_gather"]
         else:
-            version, macros = self._probe()
-            _write_atomic(path, json.dumps({"stamp": stamp, "version": version,
-                                            "macros": macros}).encode())
-        text = json.dumps([stamp, version, macros])
-        return _sha256(text.encode()), macros
+            version, macros, no_gather = self._probe()
+            _write_atomic(path, json.dumps({"stamp": stamp, "version": version, "macros": macros,
+                                            "no_gather": no_gather}).encode())
+        text = json.dumps([stamp, version, macros, no_gather])
+        return _sha256(text.encode()), macros, no_gather
 
     def _probe(self):
+        """(version text, host macros, gather-off flags the compiler accepts)."""
         if not self.external:
+            # In process, LLVM's own host detection is what -march=native
+            # expands to: the same information as the macros, without
+            # running the preprocessor.
             version = f"{_scaly.clang_version()} prelude {_scaly.prelude_version()}"
-            return version, _scaly.probe_macros(["-march=native"])
+            return version, _scaly.host_cpu(), _GATHER_OFF if _x86() else []
         version = _run([*self.command, "--version"], "--version").stdout
         macros = _run([*self.command, "-march=native", "-dM", "-E", "-x", "c", os.devnull],
                       "the host recipe probe (-march=native -dM -E)").stdout
-        return version, macros
+        no_gather = []
+        is_clang = "clang" in version.lower() or "zig" in version.lower()
+        if is_clang and _x86():
+            import subprocess
+            probe = subprocess.run([*self.command, *_GATHER_OFF, "-x", "c", "-c", "-o", os.devnull,
+                                    os.devnull], capture_output=True)
+            no_gather = _GATHER_OFF if probe.returncode == 0 else []
+        return version, macros, no_gather
 
 
 def _run(cmd, what):
+    import subprocess  # only the external compiler path runs processes
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True)
     except OSError as e:
@@ -177,11 +188,18 @@ def _run(cmd, what):
     return proc
 
 
+_LIBRARIES: dict = {}
+
+
+def _libraries():
+    """Paths of libScaly, libScalyJIT, libclang-cpp and the extension (asked once)."""
+    if not _LIBRARIES:
+        _LIBRARIES.update(_scaly.library_paths())
+    return _LIBRARIES
+
+
 def _libclang_path():
-    for line in open("/proc/self/maps"):
-        if "libclang-cpp" in line:
-            return line.split()[-1]
-    return "/usr/lib/llvm-19/lib/libclang-cpp.so.19.1"
+    return _libraries().get("clang", "/usr/lib/llvm-19/lib/libclang-cpp.so.19.1")
 
 
 _COMPILER = None
@@ -198,44 +216,41 @@ def _compiler():
 
 # -- source state (for the index) ---------------------------------------------
 
-_SOURCE_HASHES: dict = {}
+_FILES: list = []
 
 
 def _scaly_files():
-    package = Path(__file__).resolve().parent.parent
-    files = [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-             and p.suffix in (".py", ".so")]
-    for line in open("/proc/self/maps"):
-        path = line.split()[-1] if line.count(" ") >= 5 else ""
-        if "/libScaly" in path:
-            files.append(Path(path))
-    return sorted(set(files))
+    """Scaly's code files: the package (.py, .so) and the libScaly libraries it loaded.
+    Listed once per process; their state is checked on every use."""
+    if _FILES:
+        return _FILES
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    files = []
+    for directory, subdirs, names in os.walk(package):
+        subdirs[:] = [d for d in subdirs if d != "__pycache__"]
+        files += [os.path.join(directory, n) for n in names if n.endswith((".py", ".so"))]
+    files += [p for k, p in _libraries().items() if k.startswith("scaly")]
+    _FILES.extend(sorted(set(files)))
+    return _FILES
 
 
 def _source_state():
     """(digest of Scaly's code, whether it is safe to trust the index).
 
-    Python sources are hashed by content, binaries by size and mtime. The
-    index is not trusted when a file changed after import or less than two
-    seconds before: the files on disk may then not be the code that runs.
+    Every file of the package and every Scaly library counts by name, size
+    and modification time (a change of content changes the time). The index
+    is not trusted when a file changed after import or less than two seconds
+    before: the files on disk may then not be the code that runs.
     """
     h = hashlib.sha256()
-    trusted = True
-    for p in _scaly_files():
-        st = p.stat()
-        if st.st_mtime > _IMPORT_TIME - 2.0:
-            trusted = False
-        h.update(str(p.name).encode())
-        if p.suffix == ".py":
-            key = (str(p), st.st_size, st.st_mtime_ns)
-            if key not in _SOURCE_HASHES:
-                _SOURCE_HASHES[key] = _sha256(p.read_bytes())
-            h.update(_SOURCE_HASHES[key].encode())
-        else:
-            h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
+    newest = 0.0
+    for path in _scaly_files():
+        st = os.stat(path)
+        newest = max(newest, st.st_mtime)
+        h.update(f"{os.path.basename(path)}:{st.st_size}:{st.st_mtime_ns};".encode())
     from .. import __version__
-    h.update(f"scaly {__version__} python {sys.version} numpy {np.__version__}".encode())
-    return h.hexdigest(), trusted
+    h.update(f"scaly {__version__} {_VERSIONS}".encode())
+    return h.hexdigest(), newest <= _IMPORT_TIME - 2.0
 
 
 # -- keys --------------------------------------------------------------------
@@ -267,7 +282,6 @@ def _artifact_name(cc, name):
 
 
 def _render(fn):
-    from ..codegen import render_native
     _COUNTERS["render"] += 1
     return render_native(fn)
 
@@ -325,6 +339,7 @@ def _load(cc, directory: Path, name, data):
     """Link the artifact into the process; returns (address, owner)."""
     _COUNTERS["load"] += 1
     if cc.external:
+        import ctypes  # only shared libraries from SCALY_CC are opened with dlopen
         lib = ctypes.CDLL(str(directory / f"lib{name}.so"), mode=os.RTLD_LOCAL | os.RTLD_NOW)
         return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value, lib
     obj = _scaly.jit_load(data, name)
@@ -439,3 +454,4 @@ def call_numeric(fn, args):
     """Evaluate `fn` on NumPy arrays, lists or scalars (compiling on first use)."""
     kernel = fn._kernel or compile_function(fn)
     return kernel(*args)
+
