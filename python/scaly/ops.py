@@ -23,14 +23,19 @@ def _axis(axis, what):
     return int(axis)
 
 
+def _operands(values, what):
+    """The Exprs of a non-empty list of arrays, numbers made constants of their graph."""
+    values = list(values)
+    if not values:
+        raise ValueError(f"{what}: needs at least one array")
+    graph = _graph(values, what)
+    return values, graph, [as_expr(v, graph) for v in values]
+
+
 def stack(values, axis=0):
     """Stack arrays of equal shape along a new axis (default: leading)."""
     axis = _axis(axis, "stack")
-    values = list(values)
-    if not values:
-        raise ValueError("stack: needs at least one array")
-    graph = _graph(values, "stack")
-    exprs = [as_expr(v, graph) for v in values]
+    values, graph, exprs = _operands(values, "stack")
     # Numbers take the dtype of the Exprs among them.
     like = next(v for v in values if isinstance(v, Expr))
     exprs = [e if isinstance(v, Expr) or e.dtype == like.dtype else e.astype(like.dtype)
@@ -62,11 +67,7 @@ def _transpose(e, order):
 def concat(values, axis=0):
     """Join arrays along an existing axis (default: leading)."""
     axis = _axis(axis, "concat")
-    values = list(values)
-    if not values:
-        raise ValueError("concat: needs at least one array")
-    graph = _graph(values, "concat")
-    exprs = [as_expr(v, graph) for v in values]
+    values, graph, exprs = _operands(values, "concat")
     ndim = exprs[0].ndim
     if ndim == 0:
         raise ValueError("concat: scalars have no axis to join; use sc.stack")

@@ -38,16 +38,6 @@ def esc(text):
     return re.escape(text)
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    """A private JIT cache: numerical calls must not touch the user's cache."""
-    root = tmp_path / "cache"
-    monkeypatch.setenv("SCALY_CACHE_DIR", str(root))
-    monkeypatch.delenv("SCALY_CC", raising=False)
-    monkeypatch.delenv("SCALY_CC_OPT", raising=False)
-    return root
-
-
 def make_scale():
     @sc.function(sc.arg("v", ()), outputs=sc.arg("w"))
     def scale(v):

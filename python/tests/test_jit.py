@@ -17,15 +17,6 @@ from scaly.runtime import CompileError, cache_root, counters
 from jitutil import ENERGY, key_dirs, run_snippet, temporaries
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    root = tmp_path / "cache"
-    monkeypatch.setenv("SCALY_CACHE_DIR", str(root))
-    monkeypatch.delenv("SCALY_CC", raising=False)
-    monkeypatch.delenv("SCALY_CC_OPT", raising=False)
-    return root
-
-
 def make_energy(name="energy"):
     def energy(x):
         return sc.sumsqr(x)
