@@ -38,6 +38,9 @@ struct Function;
 /// One traced value (or, for Call and Map, one application whose values are
 /// picked by Result nodes).
 struct Node {
+  Node(OpKind kind, DType dtype = DType::F64, Shape shape = {}, std::vector<int32_t> operands = {})
+      : kind(kind), dtype(dtype), shape(std::move(shape)), operands(std::move(operands)) {}
+
   OpKind kind;
   DType dtype = DType::F64;
   Shape shape;
