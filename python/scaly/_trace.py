@@ -104,6 +104,10 @@ class Expr:
     def __repr__(self):
         return f"Expr(shape={self.shape}, dtype={self.dtype})"
 
+    def __array__(self, *args, **kwargs):
+        raise TypeError("an Expr is symbolic and has no values while tracing; "
+                        "call the Function with NumPy arrays to evaluate it")
+
     def __bool__(self):
         raise TypeError(
             "an Expr has no truth value while tracing; use sc.where(cond, a, b) instead of if/and/or")
