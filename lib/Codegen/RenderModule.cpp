@@ -75,6 +75,15 @@ std::string elementCType(Type t) {
   return c::scalarCType(t);
 }
 
+/// The entry's status codes, for callers (the source defines the same).
+constexpr const char *kStatusCodesHeader = "#ifndef SCALY_SUCCESS\n"
+                                           "#define SCALY_SUCCESS 0\n"
+                                           "#define SCALY_ERR_NULL_ABI 1\n"
+                                           "#define SCALY_ERR_NULL_WORK 2\n"
+                                           "#define SCALY_ERR_NULL_RESULT 3\n"
+                                           "#define SCALY_ERR_NULL_INPUT 4\n"
+                                           "#endif\n\n";
+
 /// An input or output as the header describes it.
 struct Port {
   std::string name;
@@ -173,6 +182,7 @@ std::string renderHeader(prog::ProcOp entry, const std::vector<Port> &ins,
                          .str();
   if (cxx) {
     s += "#include <cstddef>\n#include <cstdint>\n\n";
+    s += kStatusCodesHeader;
     s += "namespace " + name + " {\n\n";
     s += llvm::formatv("constexpr int SZ_ARG = {0};\nconstexpr int SZ_RES = {1};\n"
                        "constexpr int SZ_IW = 0;\nconstexpr int SZ_W = {2};\n\n",
@@ -186,6 +196,7 @@ std::string renderHeader(prog::ProcOp entry, const std::vector<Port> &ins,
     return s;
   }
   s += "#include <stddef.h>\n#include <stdint.h>\n\n";
+  s += kStatusCodesHeader;
   s += llvm::formatv("#define {0}_SZ_ARG {1}\n#define {0}_SZ_RES {2}\n#define {0}_SZ_IW 0\n"
                      "#define {0}_SZ_W {3}\n\n",
                      name, entry.getNumInputs(), entry.getNumOutputs(), szW)

@@ -228,6 +228,10 @@ os.utime(os.path.join(os.path.dirname(scaly.__file__), "ops.py"))
 energy.compile()
 print(json.dumps(counters()))"""
     assert run_snippet(changed_after_import, cache, pythonpath=str(copy))["rendered"] == 1
+    # Nor does such a process write index entries: a fresh cache stays without one.
+    fresh = tmp_path / "fresh-cache"
+    assert run_snippet(changed_after_import, fresh, pythonpath=str(copy))["compiled"] == 1
+    assert not (fresh / "index").exists() or os.listdir(fresh / "index") == []
 
 
 def test_numerical_call_inputs(cache):

@@ -146,3 +146,21 @@ int main(void) {{
     subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", f"{workdir}/drv",
                     f"{workdir}/drv.c", f"{workdir}/sparse_ports.c", "-lm"], check=True)
     assert subprocess.run([f"{workdir}/drv"]).returncode == 0
+
+
+@pytest.mark.parametrize("compiler", cdriver.COMPILERS)
+def test_mixed_dtypes_with_an_empty_port_compile_warning_free(workdir, compiler):
+    @sc.function(sc.arg("x", 3), sc.arg("k", (), dtype="int32"), sc.arg("nothing", 0),
+                 outputs=(sc.arg("y"), sc.arg("empty")))
+    def mixed_empty(x, k, nothing):
+        return x * k.astype("float64"), nothing * 2.0
+
+    src = render_c_module(mixed_empty).source
+    body = src[src.index("int mixed_empty("):]
+    # No variable for a port without values (it would be unused).
+    assert not re.search(r"\b(nothing|empty)\b", body.split("\n", 1)[1])
+    x = RNG.normal(size=3)
+    y, empty = cdriver.build(mixed_empty, workdir, compiler=compiler).run(x, np.int32(4),
+                                                                          np.zeros(0))
+    np.testing.assert_allclose(y, 4 * x, rtol=1e-15)
+    assert empty.shape == (0,)

@@ -98,6 +98,13 @@ private:
   int indent = 0;
   DenseMap<Value, std::string> names;
   DenseMap<Operation *, int64_t> writeEpoch;
+  struct Write {
+    Block *block;
+    int64_t epoch;
+    std::optional<std::pair<Value, int64_t>> target; // none: may write anything
+  };
+  std::vector<Write> writes;
+  DenseMap<Operation *, bool> inlinedMemo;
   DenseSet<Value> constPointers;
   llvm::StringSet<> taken;
   int nextScalar = 0, nextPointer = 0;
@@ -149,6 +156,8 @@ private:
 
   LogicalResult printFunc(emitc::FuncOp fn) {
     names.clear();
+    inlinedMemo.clear();
+    writes.clear();
     constPointers.clear();
     taken.clear();
     nextScalar = nextPointer = 0;
@@ -177,9 +186,33 @@ private:
     return ok;
   }
 
+  static bool isExpression(Operation *op) {
+    return isa<emitc::AddOp, emitc::SubOp, emitc::MulOp, emitc::DivOp, emitc::UnaryMinusOp,
+               emitc::LogicalNotOp, emitc::BitwiseXorOp, emitc::BitwiseAndOp,
+               emitc::BitwiseOrOp, emitc::RemOp, emitc::CmpOp, emitc::ConditionalOp,
+               emitc::CastOp, emitc::SubscriptOp, emitc::CallOpaqueOp>(op);
+  }
+
   /// Whether `op`'s single result is printed at its use instead of being
   /// given a name.
   bool inlined(Operation *op) {
+    auto it = inlinedMemo.find(op);
+    if (it != inlinedMemo.end())
+      return it->second;
+    bool result = decideInlined(op);
+    inlinedMemo[op] = result;
+    return result;
+  }
+
+  /// The statement that prints `op`: itself, or the statement its inlined
+  /// value ends up in.
+  Operation *printedAt(Operation *op) {
+    while (op->getNumResults() == 1 && op->getResult(0).hasOneUse() && inlined(op))
+      op = *op->getResult(0).getUsers().begin();
+    return op;
+  }
+
+  bool decideInlined(Operation *op) {
     if (isa<emitc::ConstantOp, emitc::LiteralOp>(op))
       return true;
     if (op->hasAttr(c::kNameAttr))
@@ -192,18 +225,20 @@ private:
       return true; // arg[0]: cheaper to read than a name
     if (isa<emitc::CastOp>(op) && pointer && r.hasOneUse())
       return true;
-    if (!r.hasOneUse())
+    if (!r.hasOneUse() || !isExpression(op))
       return false;
     Operation *user = *r.getUsers().begin();
     if (user->getBlock() != op->getBlock())
       return false;
-    // A read stays in place when anything may write memory before its use.
-    if (isa<emitc::SubscriptOp>(op) && writeEpoch.lookup(op) != writeEpoch.lookup(user))
+    // A read stays in place when anything may write memory before the
+    // statement that finally prints it. Inputs are exempt: the ABI has them
+    // read-only and never overlapping an output.
+    if (auto read = dyn_cast<emitc::SubscriptOp>(op);
+        read && !isConstPointer(read.getValue()) &&
+        writtenBetween(op->getBlock(), writeEpoch.lookup(op), writeEpoch.lookup(printedAt(user)),
+                       bufferOf(read.getValue())))
       return false;
-    return isa<emitc::AddOp, emitc::SubOp, emitc::MulOp, emitc::DivOp, emitc::UnaryMinusOp,
-               emitc::LogicalNotOp, emitc::BitwiseXorOp, emitc::BitwiseAndOp,
-               emitc::BitwiseOrOp, emitc::RemOp, emitc::CmpOp, emitc::ConditionalOp,
-               emitc::CastOp, emitc::SubscriptOp, emitc::CallOpaqueOp>(op);
+    return true;
   }
 
   std::string expr(Value v) {
@@ -325,14 +360,51 @@ private:
 
   /// Number each op with the count of memory-writing statements before it
   /// in its block (assignments, calls without results, loops, verbatim).
+  /// The buffer a pointer points into: a parameter, or `res[k]`/`arg[k]` of
+  /// the entry. Distinct buffers never overlap (the ABI's rule for inputs and
+  /// outputs; windows all belong to `w`).
+  using Buffer = std::pair<Value, int64_t>;
+  Buffer bufferOf(Value ptr) {
+    while (Operation *def = ptr.getDefiningOp()) {
+      if (isa<emitc::AddOp, emitc::CastOp>(def)) {
+        ptr = def->getOperand(0);
+        continue;
+      }
+      if (auto sub = dyn_cast<emitc::SubscriptOp>(def))
+        if (auto k = constantIndex(sub.getIndices()[0]))
+          return {sub.getValue(), *k};
+      break;
+    }
+    return {ptr, -1};
+  }
+
+  /// Number each op with the count of memory-writing statements before it
+  /// in its block, and remember what each write may touch (a buffer, or
+  /// everything for calls, loops and verbatim text).
   void numberWrites(Block &block) {
     int64_t epoch = 0;
     for (Operation &op : block) {
       writeEpoch[&op] = epoch;
-      if (isa<emitc::AssignOp, emitc::CallOp, emitc::ForOp, emitc::VerbatimOp>(op) ||
-          (isa<emitc::CallOpaqueOp>(op) && op.getNumResults() == 0))
-        ++epoch;
+      if (auto assign = dyn_cast<emitc::AssignOp>(op)) {
+        Value var = assign.getVar();
+        std::optional<Buffer> target;
+        if (auto sub = var.getDefiningOp<emitc::SubscriptOp>())
+          target = bufferOf(sub.getValue());
+        writes.push_back({&block, epoch++, target});
+      } else if (isa<emitc::CallOp, emitc::ForOp, emitc::VerbatimOp>(op) ||
+                 (isa<emitc::CallOpaqueOp>(op) && op.getNumResults() == 0)) {
+        writes.push_back({&block, epoch++, std::nullopt});
+      }
     }
+  }
+
+  /// Whether a write between epochs [from, to) may touch `buffer`.
+  bool writtenBetween(Block *block, int64_t from, int64_t to, Buffer buffer) {
+    for (const Write &w : writes)
+      if (w.block == block && w.epoch >= from && w.epoch < to &&
+          (!w.target || *w.target == buffer))
+        return true;
+    return false;
   }
 
   LogicalResult printBlock(Block &block, bool isFunctionBody) {
@@ -392,6 +464,9 @@ private:
             return other->emitOpError("has no C statement form");
           }
           if (inlined(other))
+            return success();
+          // A value nothing uses (e.g. the cast of a port without values).
+          if (other->getResult(0).use_empty() && isExpression(other))
             return success();
           Value r = other->getResult(0);
           bool pointer = isa<emitc::PointerType>(r.getType());

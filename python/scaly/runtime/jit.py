@@ -346,10 +346,13 @@ def _load(cc, directory: Path, name, data):
     return obj.lookup(name), obj
 
 
-def _workspace_bytes(header, name):
+def _workspace_bytes(fn, header, name):
+    """Bytes of workspace the entry needs: SZ_W counts elements of w's type
+    (double, float, or bytes for void*)."""
     marker = f"#define {name}_SZ_W "
     start = header.index(marker) + len(marker)
-    return int(header[start:header.index("\n", start)]) * 8
+    count = int(header[start:header.index("\n", start)])
+    return count * {"double": 8, "float": 4, "void": 1}[_entry_type(fn)]
 
 
 def _load_or_build(cc, fn, root: Path, key, module):
@@ -381,6 +384,7 @@ def compile_function(fn):
         compile_cmd = " ".join(cc.command + cc.flags())
         recompiled = fn._recompile_id is not None
         index_key = None
+        trusted = False
         if not recompiled:
             source_digest, trusted = _source_state()
             index_key = _key(_scaly.graph_digest(fn._traced), source_digest, CACHE_VERSION, abi,
@@ -404,9 +408,12 @@ def compile_function(fn):
             _COUNTERS["memory_hit"] += 1
         else:
             address, owner, directory = _load_or_build(cc, fn, root, key, module)
-            hit = (address, owner, _workspace_bytes(module.header, module.name), module.name)
+            hit = (address, owner, _workspace_bytes(fn, module.header, module.name), module.name)
             if not recompiled:
                 _BY_KEY[(root, key)] = hit
+            # Only code that matches the files on disk may be indexed under
+            # their digest (the two-second rule works both ways).
+            if index_key is not None and trusted:
                 entry = {"artifact": f"{key}/{_artifact_name(cc, module.name)}",
                          "name": module.name, "workspace_bytes": hit[2]}
                 _write_atomic(root / "index" / f"{index_key}.json", json.dumps(entry).encode())

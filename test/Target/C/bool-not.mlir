@@ -9,8 +9,8 @@
 // ops (or the pipeline should not produce them).
 
 // CHECK-LABEL: int negate(
-// CHECK:         r[0] = {{.*}}c[0]
-// CHECK:         r[1] = {{.*}}c[1]
+// CHECK:         r[0] = !c[0];
+// CHECK:         r[1] = !c[1];
 
 expr.func @negate(%c: tensor<2xi1>) -> tensor<2xi1> attributes {arg_names = ["c"], res_names = ["r"]} {
   %f = expr.constant dense<false> : tensor<2xi1>
