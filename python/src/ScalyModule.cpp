@@ -280,9 +280,10 @@ PYBIND11_MODULE(_scaly, m) {
           // and building the target; doing it early takes that off the first
           // numerical call.
           py::gil_scoped_release release;
+          // Render a small function and compile its module: the same code
+          // paths (header, null checks, libm call, vector store) as a real one.
+          codegen::RenderedModule out;
           {
-            // Render a one-op function: builds the shared MLIR context and
-            // touches the whole pipeline once.
             auto g = std::make_shared<trace::Graph>();
             trace::Function fn;
             fn.name = "scaly_warmup";
@@ -293,15 +294,12 @@ PYBIND11_MODULE(_scaly, m) {
             std::lock_guard<std::mutex> lock(contextMutex);
             codegen::UncountedRenders uncounted;
             auto module = trace::buildExprModule(sharedContext(), fn);
-            codegen::RenderedModule out;
             std::string error;
             codegen::renderCModule(*module, {}, out, error);
           }
           std::string object, diagnostics, error;
-          jit::compileUncounted({{"scaly_warmup.c", "#include <math.h>\n#include <stdint.h>\n"
-                                                   "double scaly_warmup(const double* x) "
-                                                   "{ return sin(x[0]) * 2.0; }\n"}},
-                               flags, object, diagnostics);
+          jit::compileUncounted({{out.name + ".c", out.source}, {out.name + ".h", out.header}},
+                                flags, object, diagnostics);
           jit::prepareJIT(error);
         },
         "Warm up the in-process compiler and the JIT (runs in a background thread)");
