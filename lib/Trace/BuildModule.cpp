@@ -179,8 +179,8 @@ private:
     }
     SmallVector<APInt> ints;
     unsigned width = e.getIntOrFloatBitWidth();
-    for (double v : n.values)
-      ints.push_back(APInt(width, static_cast<uint64_t>(static_cast<int64_t>(v)), width > 1));
+    for (int64_t v : n.ints)
+      ints.push_back(APInt(width, static_cast<uint64_t>(v), width > 1));
     return DenseElementsAttr::get(type, ints);
   }
 };

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <functional>
 
 namespace scaly::trace {
@@ -120,55 +121,124 @@ int32_t Graph::input(int32_t position, Shape shape, DType dtype) {
   return add(std::move(n));
 }
 
-int32_t Graph::constant(std::vector<double> values, Shape shape, DType dtype) {
-  if (static_cast<int64_t>(values.size()) != numElements(shape))
+static void checkCount(size_t count, const Shape &shape) {
+  if (static_cast<int64_t>(count) != numElements(shape))
     throw std::invalid_argument("constant of shape " + shapeString(shape) + " needs " +
                                 std::to_string(numElements(shape)) + " values, got " +
-                                std::to_string(values.size()));
+                                std::to_string(count));
+}
+
+/// `values` as exact int64s for an integer or bool dtype, or nothing if one
+/// is not an integer in range.
+static std::optional<std::vector<int64_t>> exactInts(const std::vector<double> &values, DType to) {
+  std::vector<int64_t> out;
+  for (double v : values) {
+    // 2^63 is the first double beyond int64; the comparison is exact.
+    if (!(v == std::trunc(v)) || v < -9223372036854775808.0 || v >= 9223372036854775808.0)
+      return std::nullopt;
+    out.push_back(static_cast<int64_t>(v));
+  }
+  return out;
+}
+
+int32_t Graph::constant(std::vector<double> values, Shape shape, DType dtype) {
+  checkCount(values.size(), shape);
+  if (!isFloat(dtype)) {
+    auto ints = exactInts(values, dtype);
+    if (!ints)
+      throw std::invalid_argument(std::string("a ") + dtypeName(dtype) +
+                                  " constant needs integer values");
+    return constantInts(std::move(*ints), std::move(shape), dtype);
+  }
   Node n{OpKind::Constant, dtype, std::move(shape)};
   n.values = std::move(values);
   return add(std::move(n));
 }
 
-/// Whether every value converts to `to` and back unchanged (float32 only
-/// needs to be in range: 0.1 stays "0.1" at float32 precision).
-static bool fitsExactly(const std::vector<double> &values, DType to) {
-  for (double v : values) {
-    switch (to) {
-    case DType::F64: break;
-    case DType::F32:
-      if (std::isfinite(v) && std::fabs(v) > 3.4028234663852886e38) return false;
-      break;
-    case DType::I32:
-      if (v != std::trunc(v) || v < INT32_MIN || v > INT32_MAX) return false;
-      break;
-    case DType::I64:
-      if (v != std::trunc(v) || std::fabs(v) > 9007199254740992.0) return false;
-      break;
-    case DType::Bool:
-      if (v != 0.0 && v != 1.0) return false;
-      break;
-    }
+int32_t Graph::constantInts(std::vector<int64_t> values, Shape shape, DType dtype) {
+  checkCount(values.size(), shape);
+  if (isFloat(dtype)) {
+    std::vector<double> doubles(values.begin(), values.end());
+    return constant(std::move(doubles), std::move(shape), dtype);
   }
-  return true;
+  for (int64_t v : values)
+    if ((dtype == DType::I32 && (v < INT32_MIN || v > INT32_MAX)) ||
+        (dtype == DType::Bool && v != 0 && v != 1))
+      throw std::invalid_argument("value " + std::to_string(v) + " does not fit a " +
+                                  dtypeName(dtype) + " constant");
+  Node n{OpKind::Constant, dtype, std::move(shape)};
+  n.ints = std::move(values);
+  return add(std::move(n));
+}
+
+/// The constant `n` converted to `to`, when every value converts exactly
+/// (float32 only needs to be in range: 0.1 stays "0.1" at float32
+/// precision); -1 otherwise.
+int32_t Graph::convertExactly(const Node &n, DType to) {
+  if (isFloat(n.dtype)) {
+    if (to == DType::F64)
+      return constant(n.values, n.shape, to);
+    if (to == DType::F32) {
+      for (double v : n.values)
+        if (std::isfinite(v) && std::fabs(v) > 3.4028234663852886e38)
+          return -1;
+      return constant(n.values, n.shape, to);
+    }
+    auto ints = exactInts(n.values, to);
+    if (!ints)
+      return -1;
+    for (int64_t v : *ints)
+      if ((to == DType::I32 && (v < INT32_MIN || v > INT32_MAX)) ||
+          (to == DType::Bool && v != 0 && v != 1))
+        return -1;
+    return constantInts(std::move(*ints), n.shape, to);
+  }
+  // From integers: a float must hold each value exactly.
+  double limit = to == DType::F64 ? 9007199254740992.0 : 16777216.0;
+  for (int64_t v : n.ints) {
+    if (isFloat(to) && std::fabs(static_cast<double>(v)) > limit)
+      return -1;
+    if ((to == DType::I32 && (v < INT32_MIN || v > INT32_MAX)) ||
+        (to == DType::Bool && v != 0 && v != 1))
+      return -1;
+  }
+  return constantInts(n.ints, n.shape, to);
+}
+
+/// The dtype two constants meet at: float over integer over bool, the wider
+/// of two of a kind.
+static DType promote(DType a, DType b) {
+  auto rank = [](DType d) {
+    switch (d) {
+    case DType::Bool: return 0;
+    case DType::I32: return 1;
+    case DType::I64: return 2;
+    case DType::F32: return 3;
+    case DType::F64: return 4;
+    }
+    return 0;
+  };
+  return rank(a) >= rank(b) ? a : b;
 }
 
 std::pair<int32_t, int32_t> Graph::unify(int32_t a, int32_t b, const char *what) {
   const Node *na = &checked(a), *nb = &checked(b);
   // A constant adopts the other operand's dtype when its values convert
-  // exactly (0.1 * x stays float32 for a float32 x); otherwise dtypes must
-  // agree.
+  // exactly (0.1 * x stays float32 for a float32 x); two constants meet at
+  // the promoted dtype; otherwise dtypes must agree.
   if (na->dtype != nb->dtype) {
-    bool aWeak = na->kind == OpKind::Constant && fitsExactly(na->values, nb->dtype);
-    bool bWeak = nb->kind == OpKind::Constant && fitsExactly(nb->values, na->dtype);
-    if (aWeak && (nb->kind != OpKind::Constant || !bWeak))
-      a = constant(na->values, na->shape, nb->dtype);
-    else if (bWeak)
-      b = constant(nb->values, nb->shape, na->dtype);
-    else
+    // Converting adds nodes (and may move them): read everything first.
+    DType da = na->dtype, db = nb->dtype;
+    bool aConst = na->kind == OpKind::Constant, bConst = nb->kind == OpKind::Constant;
+    DType target = aConst && bConst ? promote(da, db) : (aConst ? db : da);
+    int32_t ca = da == target ? a : (aConst ? convertExactly(Node(checked(a)), target) : -1);
+    int32_t cb = db == target ? b : (bConst ? convertExactly(Node(checked(b)), target) : -1);
+    if (ca < 0 || cb < 0)
       throw std::invalid_argument(std::string(what) + ": operands have dtypes " +
-                                  dtypeName(na->dtype) + " and " + dtypeName(nb->dtype) +
+                                  dtypeName(da) + " and " + dtypeName(db) +
                                   "; cast one with .astype()");
+    a = ca;
+    b = cb;
     na = &checked(a);
     nb = &checked(b);
   }

@@ -258,24 +258,35 @@ def as_expr(value, graph=None, like=None):
     arr = np.asarray(value)
     if arr.dtype.kind not in "fiub":
         raise TypeError(f"cannot use {type(value).__name__} ({arr.dtype}) as an array constant")
-    dtype = {"f": "float64", "i": "int64", "u": "int64", "b": "bool"}[arr.dtype.kind]
-    if arr.dtype == np.float32:
-        dtype = "float32"
+    shape = list(arr.shape)
+    if arr.dtype.kind in "iub":
+        # Integers stay exact (int64 values beyond 2**53 included).
+        if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+            raise ValueError(f"constant {value!r} does not fit int64")
+        values = arr.astype(np.int64).ravel().tolist()
+        dtype = "bool" if arr.dtype.kind == "b" else "int64"
+        if like is not None and like.dtype != dtype and _fits(values, like.dtype):
+            dtype = like.dtype
+        return Expr(graph, graph.constant_ints(values, shape, dtype))
+    dtype = "float32" if arr.dtype == np.float32 else "float64"
     values = arr.astype(np.float64).ravel().tolist()
     if like is not None and like.dtype != dtype and _fits(values, like.dtype):
         dtype = like.dtype
-    return Expr(graph, graph.constant(values, list(arr.shape), dtype))
+    return Expr(graph, graph.constant(values, shape, dtype))
 
 
 def _fits(values, dtype):
     """Whether `values` convert to `dtype` without changing (float32: in range)."""
+    ints = all(isinstance(v, int) for v in values)
     if dtype == "float64":
-        return True
+        return not ints or all(abs(v) <= 2 ** 53 for v in values)
     if dtype == "float32":
+        if ints:
+            return all(abs(v) <= 2 ** 24 for v in values)
         return all(abs(v) <= 3.4028234663852886e38 or v != v for v in values)
     if dtype == "bool":
-        return all(v in (0.0, 1.0) for v in values)
-    bound = 2 ** 31 if dtype == "int32" else 2 ** 53
+        return all(v in (0, 1) for v in values)
+    bound = 2 ** 31 if dtype == "int32" else 2 ** 63
     return all(v == v and abs(v) != float("inf") and v == int(v) and -bound <= v < bound
                for v in values)
 

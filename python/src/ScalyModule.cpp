@@ -143,6 +143,10 @@ PYBIND11_MODULE(_scaly, m) {
                           const std::string &dtype) {
         return g.constant(std::move(values), std::move(shape), trace::parseDType(dtype));
       })
+      .def("constant_ints", [](Graph &g, std::vector<int64_t> values, trace::Shape shape,
+                               const std::string &dtype) {
+        return g.constantInts(std::move(values), std::move(shape), trace::parseDType(dtype));
+      })
       .def("binary", [](Graph &g, const std::string &op, int32_t a, int32_t b) {
         return g.binary(binaryKind(op), a, b);
       })

@@ -22,6 +22,9 @@ namespace scaly::c {
 inline constexpr const char *kNameAttr = "scaly.name";
 /// Unit attribute on a pointer argument: its innermost element is const.
 inline constexpr const char *kConstAttr = "scaly.const";
+/// Unit attribute on integer + - * from the model: printed to wrap around
+/// (two's complement, as NumPy) instead of overflowing into undefined behaviour.
+inline constexpr const char *kWrapAttr = "scaly.wrap";
 
 /// The vector typedefs a module uses (double2, float4, ...), each declared
 /// aligned to one element and may_alias, so stores never assume more

@@ -47,9 +47,10 @@ struct Node {
   std::vector<int32_t> operands;
   /// Input position, math function, comparison predicate or result index.
   int32_t sub = 0;
-  /// Gather indices, or the map count.
+  /// Gather indices, the map count, or the values of an integer or bool
+  /// constant (row-major, exact).
   std::vector<int64_t> ints;
-  /// Constant values (row-major), as doubles.
+  /// The values of a float constant (row-major).
   std::vector<double> values;
   /// The called Function of Call and Map nodes.
   std::shared_ptr<const Function> callee;
@@ -68,7 +69,12 @@ public:
   size_t size() const { return nodes_.size(); }
 
   int32_t input(int32_t position, Shape shape, DType dtype);
+  /// A constant; for an integer or bool dtype every value must be an exact
+  /// integer in range.
   int32_t constant(std::vector<double> values, Shape shape, DType dtype);
+  /// An integer or bool constant from exact int64 values (a float dtype
+  /// converts them).
+  int32_t constantInts(std::vector<int64_t> values, Shape shape, DType dtype);
   /// Arithmetic with NumPy-like rules for scalars: a rank-0 operand is
   /// broadcast; a constant operand takes the other operand's dtype.
   int32_t binary(OpKind kind, int32_t a, int32_t b);
@@ -94,6 +100,8 @@ private:
 
   int32_t add(Node n);
   const Node &checked(int32_t id) const;
+  /// Constant `n` converted to `to` when exact, else -1.
+  int32_t convertExactly(const Node &n, DType to);
   /// Make `a` and `b` the same shape and dtype (scalar broadcast).
   std::pair<int32_t, int32_t> unify(int32_t a, int32_t b, const char *what);
 };

@@ -272,11 +272,9 @@ private:
         .Case([&](ex::SumOp o) {
           SmallVector<Value> in = elements(o.getOperand(), loc);
           Type elem = elementOf(o.getType());
-          Value acc = in.empty() ? constant(elem, b.getZeroAttr(elem), loc) : in[0];
-          for (size_t k = 1; k < in.size(); ++k)
-            acc = isa<FloatType>(elem) ? Value(b.create<arith::AddFOp>(loc, acc, in[k]))
-                                       : Value(b.create<arith::AddIOp>(loc, acc, in[k]));
-          values[o] = Stored{{acc}, {}};
+          Value total = in.empty() ? constant(elem, b.getZeroAttr(elem), loc)
+                                   : pairwiseSum(in, 0, in.size(), loc);
+          values[o] = Stored{{total}, {}};
           return success();
         })
         .Case([&](ex::CallOp o) { return lowerCall(o); })
@@ -288,6 +286,19 @@ private:
         .Default([&](Operation *other) {
           return other->emitOpError("cannot be lowered to the program dialect"), failure();
         });
+  }
+
+  /// Sum of in[lo, hi) as a balanced tree: log-depth expressions (a left
+  /// fold of thousands of terms nests too deep for C compilers) and the
+  /// rounding of NumPy's pairwise summation.
+  Value pairwiseSum(ArrayRef<Value> in, size_t lo, size_t hi, Location loc) {
+    if (hi - lo == 1)
+      return in[lo];
+    size_t mid = lo + (hi - lo) / 2;
+    Value a = pairwiseSum(in, lo, mid, loc), c = pairwiseSum(in, mid, hi, loc);
+    if (isa<FloatType>(a.getType()))
+      return b.create<arith::AddFOp>(loc, a, c);
+    return b.create<arith::AddIOp>(loc, a, c);
   }
 
   template <typename FloatOp, typename IntOp, typename OpT>
@@ -336,10 +347,15 @@ private:
             arith::CmpFPredicate::OGE, arith::CmpFPredicate::OEQ, arith::CmpFPredicate::UNE};
         return b.create<arith::CmpFOp>(l, fp[static_cast<int>(pred)], a[0], a[1]);
       }
+      // Bools order as 0 < 1: unsigned predicates (signed ones make true -1).
       static const arith::CmpIPredicate ip[] = {
           arith::CmpIPredicate::slt, arith::CmpIPredicate::sle, arith::CmpIPredicate::sgt,
           arith::CmpIPredicate::sge, arith::CmpIPredicate::eq, arith::CmpIPredicate::ne};
-      return b.create<arith::CmpIOp>(l, ip[static_cast<int>(pred)], a[0], a[1]);
+      static const arith::CmpIPredicate up[] = {
+          arith::CmpIPredicate::ult, arith::CmpIPredicate::ule, arith::CmpIPredicate::ugt,
+          arith::CmpIPredicate::uge, arith::CmpIPredicate::eq, arith::CmpIPredicate::ne};
+      bool isBool = a[0].getType().isInteger(1);
+      return b.create<arith::CmpIOp>(l, (isBool ? up : ip)[static_cast<int>(pred)], a[0], a[1]);
     });
     return success();
   }
@@ -425,6 +441,10 @@ private:
     Value iv = forOp.getInductionVar();
     Block &body = loop.getBody().front();
     auto slice = [&](Value base, Type sliceType) -> Value {
+      // A slice without elements is never read or written: no arithmetic on
+      // what may be a null pointer.
+      if (ex::numElements(sliceType) == 0)
+        return base;
       return b.create<pg::OffsetOp>(loc, base.getType(), base, iv,
                                     b.getI64IntegerAttr(ex::numElements(sliceType)),
                                     b.getI64IntegerAttr(0));

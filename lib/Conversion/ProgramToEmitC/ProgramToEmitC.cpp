@@ -148,9 +148,11 @@ private:
 
   template <typename EmitCOp>
   LogicalResult binary(Operation *op) {
-    Value r = b.create<EmitCOp>(op->getLoc(), op->getResult(0).getType(),
-                                get(op->getOperand(0)), get(op->getOperand(1)));
-    map.map(op->getResult(0), r);
+    auto r = b.create<EmitCOp>(op->getLoc(), op->getResult(0).getType(),
+                               get(op->getOperand(0)), get(op->getOperand(1)));
+    if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op))
+      r->setAttr(c::kWrapAttr, b.getUnitAttr());
+    map.map(op->getResult(0), r.getResult());
     return success();
   }
 
@@ -296,10 +298,14 @@ private:
   }
   static emitc::CmpPredicate cmpPredicate(arith::CmpIPredicate p) {
     switch (p) {
-    case arith::CmpIPredicate::slt: return emitc::CmpPredicate::lt;
-    case arith::CmpIPredicate::sle: return emitc::CmpPredicate::le;
-    case arith::CmpIPredicate::sgt: return emitc::CmpPredicate::gt;
-    case arith::CmpIPredicate::sge: return emitc::CmpPredicate::ge;
+    case arith::CmpIPredicate::slt:
+    case arith::CmpIPredicate::ult: return emitc::CmpPredicate::lt;
+    case arith::CmpIPredicate::sle:
+    case arith::CmpIPredicate::ule: return emitc::CmpPredicate::le;
+    case arith::CmpIPredicate::sgt:
+    case arith::CmpIPredicate::ugt: return emitc::CmpPredicate::gt;
+    case arith::CmpIPredicate::sge:
+    case arith::CmpIPredicate::uge: return emitc::CmpPredicate::ge;
     case arith::CmpIPredicate::eq: return emitc::CmpPredicate::eq;
     default: return emitc::CmpPredicate::ne;
     }

@@ -105,6 +105,7 @@ private:
   };
   std::vector<Write> writes;
   DenseMap<Operation *, bool> inlinedMemo;
+  DenseMap<Operation *, int> inlineDepth;
   DenseSet<Value> constPointers;
   llvm::StringSet<> taken;
   int nextScalar = 0, nextPointer = 0;
@@ -157,6 +158,7 @@ private:
   LogicalResult printFunc(emitc::FuncOp fn) {
     names.clear();
     inlinedMemo.clear();
+    inlineDepth.clear();
     writes.clear();
     constPointers.clear();
     taken.clear();
@@ -194,25 +196,11 @@ private:
   }
 
   /// Whether `op`'s single result is printed at its use instead of being
-  /// given a name.
-  bool inlined(Operation *op) {
-    auto it = inlinedMemo.find(op);
-    if (it != inlinedMemo.end())
-      return it->second;
-    bool result = decideInlined(op);
-    inlinedMemo[op] = result;
-    return result;
-  }
+  /// given a name. Decided for a whole block before it is printed.
+  bool inlined(Operation *op) { return inlinedMemo.lookup(op); }
 
-  /// The statement that prints `op`: itself, or the statement its inlined
-  /// value ends up in.
-  Operation *printedAt(Operation *op) {
-    while (op->getNumResults() == 1 && op->getResult(0).hasOneUse() && inlined(op))
-      op = *op->getResult(0).getUsers().begin();
-    return op;
-  }
-
-  bool decideInlined(Operation *op) {
+  /// Whether `op` could be printed at its use, by its kind and its use alone.
+  bool inlinable(Operation *op) {
     if (isa<emitc::ConstantOp, emitc::LiteralOp>(op))
       return true;
     if (op->hasAttr(c::kNameAttr))
@@ -227,18 +215,43 @@ private:
       return true;
     if (!r.hasOneUse() || !isExpression(op))
       return false;
-    Operation *user = *r.getUsers().begin();
-    if (user->getBlock() != op->getBlock())
-      return false;
-    // A read stays in place when anything may write memory before the
-    // statement that finally prints it. Inputs are exempt: the ABI has them
-    // read-only and never overlapping an output.
-    if (auto read = dyn_cast<emitc::SubscriptOp>(op);
-        read && !isConstPointer(read.getValue()) &&
-        writtenBetween(op->getBlock(), writeEpoch.lookup(op), writeEpoch.lookup(printedAt(user)),
-                       bufferOf(read.getValue())))
-      return false;
-    return true;
+    return (*r.getUsers().begin())->getBlock() == op->getBlock();
+  }
+
+  /// The statement that prints `op` if every inlinable op on the way is
+  /// inlined (the latest it can be printed).
+  Operation *printedAt(Operation *op) {
+    while (op->getNumResults() == 1 && op->getResult(0).hasOneUse() && inlinable(op) &&
+           !isa<emitc::ConstantOp, emitc::LiteralOp>(op))
+      op = *op->getResult(0).getUsers().begin();
+    return op;
+  }
+
+  /// Expressions nest at most this deep; deeper parts get a name (C
+  /// compilers limit nesting, and the C stays readable).
+  static constexpr int kMaxInlineDepth = 32;
+
+  void decideInlining(Block &block) {
+    for (Operation &op : block) {
+      bool inl = inlinable(&op);
+      // A read stays in place when anything may write its buffer before the
+      // statement that finally prints it. Inputs are exempt: the ABI has
+      // them read-only and never overlapping an output.
+      if (auto read = dyn_cast<emitc::SubscriptOp>(&op); inl && read &&
+          !isa<emitc::PointerType>(read.getType()) && !isConstPointer(read.getValue())) {
+        Operation *user = *op.getResult(0).getUsers().begin();
+        inl = !writtenBetween(&block, writeEpoch.lookup(&op), writeEpoch.lookup(printedAt(user)),
+                              bufferOf(read.getValue()));
+      }
+      int depth = 1;
+      for (Value v : op.getOperands())
+        if (Operation *def = v.getDefiningOp(); def && inlinedMemo.lookup(def))
+          depth = std::max(depth, 1 + inlineDepth.lookup(def));
+      if (depth > kMaxInlineDepth && !isa<emitc::ConstantOp, emitc::LiteralOp>(op))
+        inl = false;
+      inlinedMemo[&op] = inl;
+      inlineDepth[&op] = inl ? depth : 0;
+    }
   }
 
   std::string expr(Value v) {
@@ -253,13 +266,26 @@ private:
     return "(" + expr(op->getOperand(0)) + " " + sym.str() + " " + expr(op->getOperand(1)) + ")";
   }
 
+  /// + - * on signed integers wrap around, as in NumPy, instead of being
+  /// undefined behaviour in C: computed in the unsigned type, converted back.
+  std::string arithmetic(Operation *op, StringRef sym) {
+    Type t = op->getResult(0).getType();
+    if (!op->hasAttr(c::kWrapAttr) || (!t.isInteger(32) && !t.isInteger(64)))
+      return binary(op, sym);
+    std::string s = c::scalarCType(t), u = "u" + s;
+    return "((" + s + ")((" + u + ")" + expr(op->getOperand(0)) + " " + sym.str() + " (" + u +
+           ")" + expr(op->getOperand(1)) + "))";
+  }
+
   std::string exprOf(Operation *op) {
     return llvm::TypeSwitch<Operation *, std::string>(op)
         .Case([&](emitc::ConstantOp c) { return constant(c.getValue()); })
         .Case([&](emitc::LiteralOp l) { return l.getValue().str(); })
-        .Case([&](emitc::AddOp o) { return binary(o, "+"); })
-        .Case([&](emitc::SubOp o) { return binary(o, "-"); })
-        .Case([&](emitc::MulOp o) { return binary(o, "*"); })
+        .Case([&](emitc::AddOp o) {
+          return isa<emitc::PointerType>(o.getType()) ? binary(o, "+") : arithmetic(o, "+");
+        })
+        .Case([&](emitc::SubOp o) { return arithmetic(o, "-"); })
+        .Case([&](emitc::MulOp o) { return arithmetic(o, "*"); })
         .Case([&](emitc::DivOp o) { return binary(o, "/"); })
         .Case([&](emitc::UnaryMinusOp o) { return "(-" + expr(o.getOperand()) + ")"; })
         .Case([&](emitc::LogicalNotOp o) { return "(!" + expr(o.getOperand()) + ")"; })
@@ -409,6 +435,7 @@ private:
 
   LogicalResult printBlock(Block &block, bool isFunctionBody) {
     numberWrites(block);
+    decideInlining(block);
     for (Operation &op : block) {
       if (failed(printStatement(&op, isFunctionBody && &op == &block.back())))
         return failure();
