@@ -167,7 +167,10 @@ std::string renderHeader(prog::ProcOp entry, const std::vector<Port> &ins,
     all.push_back(p.name);
   for (const Port &p : outs)
     all.push_back(p.name);
-  std::vector<std::string> cNames = c::portCNames(all);
+  std::vector<std::string> procedures;
+  for (auto p : entry->getParentOfType<ModuleOp>().getOps<prog::ProcOp>())
+    procedures.push_back(p.getSymName().str());
+  std::vector<std::string> cNames = c::portCNames(all, c::moduleNames(name, procedures));
   std::vector<std::string> inNames(cNames.begin(), cNames.begin() + ins.size());
   std::vector<std::string> outNames(cNames.begin() + ins.size(), cNames.end());
   std::string guard = "SCALY_" + llvm::StringRef(name).upper() + (cxx ? "_HPP" : "_H");

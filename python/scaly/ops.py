@@ -35,11 +35,10 @@ def _operands(values, what):
 def stack(values, axis=0):
     """Stack arrays of equal shape along a new axis (default: leading)."""
     axis = _axis(axis, "stack")
-    values, graph, exprs = _operands(values, "stack")
-    # Numbers take the dtype of the Exprs among them.
+    values, graph, _ = _operands(values, "stack")
+    # Numbers take the dtype of the Exprs among them when they convert exactly.
     like = next(v for v in values if isinstance(v, Expr))
-    exprs = [e if isinstance(v, Expr) or e.dtype == like.dtype else e.astype(like.dtype)
-             for v, e in zip(values, exprs)]
+    exprs = [as_expr(v, graph, like=like) for v in values]
     shape = exprs[0].shape
     for i, e in enumerate(exprs):
         if e.shape != shape:

@@ -35,7 +35,18 @@ struct Port {
   npy_intp size;
 };
 
-constexpr int kMaxPorts = 64;
+/// Ports handled with buffers on the stack; more use the heap.
+constexpr size_t kStackPorts = 64;
+
+/// A per-call array of `n` entries, on the stack for up to kStackPorts.
+template <typename T>
+struct PortArray {
+  explicit PortArray(size_t n) : data(n > kStackPorts ? (heap.resize(n), heap.data()) : stack) {}
+  T &operator[](size_t i) { return data[i]; }
+  T stack[kStackPorts];
+  std::vector<T> heap;
+  T *data;
+};
 /// Calls that move at least this many elements release the GIL.
 constexpr npy_intp kReleaseGilElements = 1 << 14;
 
@@ -199,10 +210,10 @@ PyObject *kernelCall(PyObject *self, PyObject *const *args, size_t nargsf, PyObj
                  nargs);
     return nullptr;
   }
-  PyArrayObject *inArrays[kMaxPorts];
-  PyObject *outArrays[kMaxPorts];
-  const void *argPtrs[kMaxPorts];
-  void *resPtrs[kMaxPorts];
+  PortArray<PyArrayObject *> inArrays(ins.size());
+  PortArray<PyObject *> outArrays(outs.size());
+  PortArray<const void *> argPtrs(ins.size());
+  PortArray<void *> resPtrs(outs.size());
   Py_ssize_t done = 0, made = 0;
   PyObject *result = nullptr;
   for (; done < nargs; ++done) {
@@ -239,10 +250,10 @@ PyObject *kernelCall(PyObject *self, PyObject *const *args, size_t nargsf, PyObj
     int status;
     if (k->totalElements >= kReleaseGilElements) {
       Py_BEGIN_ALLOW_THREADS
-      status = k->entry(argPtrs, resPtrs, nullptr, w, 0);
+      status = k->entry(argPtrs.data, resPtrs.data, nullptr, w, 0);
       Py_END_ALLOW_THREADS
     } else {
-      status = k->entry(argPtrs, resPtrs, nullptr, w, 0);
+      status = k->entry(argPtrs.data, resPtrs.data, nullptr, w, 0);
     }
     std::free(heap);
     if (status != 0) {
@@ -274,11 +285,6 @@ bool parsePorts(PyObject *list, std::vector<Port> &ports, const char *what) {
   if (!seq)
     return false;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  if (n > kMaxPorts) {
-    PyErr_Format(PyExc_ValueError, "at most %d %s", kMaxPorts, what);
-    Py_DECREF(seq);
-    return false;
-  }
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
     const char *name, *dtype;
@@ -325,8 +331,18 @@ int kernelInit(PyObject *self, PyObject *args, PyObject *kwargs) {
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "KOsOOn", const_cast<char **>(keywords),
                                    &address, &owner, &name, &ins, &outs, &workspace))
     return -1;
+  if (k->entry) {
+    // Another thread may be inside a call of this kernel: never swap its code.
+    PyErr_SetString(PyExc_TypeError, "Kernel: already initialized");
+    return -1;
+  }
   if (!address) {
     PyErr_SetString(PyExc_ValueError, "Kernel: null entry address");
+    return -1;
+  }
+  if (workspace < 0) {
+    PyErr_Format(PyExc_ValueError, "Kernel: workspace_bytes must not be negative, got %zd",
+                 workspace);
     return -1;
   }
   auto inputs = std::make_unique<std::vector<Port>>();

@@ -25,6 +25,7 @@
 #include <link.h>
 #include "llvm/Support/Path.h"
 #include <mutex>
+#include <pthread.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -42,6 +43,16 @@ namespace {
 /// pool), so every use holds `contextMutex`. Each render builds and erases
 /// its own module; only uniqued types and attributes stay behind.
 std::mutex contextMutex;
+
+/// A fork while another thread renders would leave the child's mutex locked
+/// forever: forks wait for the context.
+void registerForkHandlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    pthread_atfork([] { contextMutex.lock(); }, [] { contextMutex.unlock(); },
+                   [] { contextMutex.unlock(); });
+  });
+}
 
 mlir::MLIRContext &sharedContext() {
   static mlir::MLIRContext *ctx = [] {
@@ -103,9 +114,15 @@ py::dict render(const trace::Function &fn, const py::dict &options) {
   std::string error;
   bool ok;
   {
-    py::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(contextMutex);
+    std::unique_lock<std::mutex> lock(contextMutex, std::defer_lock);
+    {
+      // Waiting for the context must not hold the GIL (the warm-up renders).
+      py::gil_scoped_release release;
+      lock.lock();
+    }
+    // The graph is read with the GIL held: Python may still add nodes to it.
     auto module = trace::buildExprModule(sharedContext(), fn);
+    py::gil_scoped_release release;
     ok = codegen::renderCModule(*module, o, out, error);
   }
   if (!ok)
@@ -319,6 +336,7 @@ PYBIND11_MODULE(_scaly, m) {
   }, "How often this process lowered, rendered and compiled in process (C++ side)");
   m.def("prelude_version", &jit::preludeVersion);
 
+  registerForkHandlers();
   if (python::registerKernelType(m.ptr()) < 0)
     throw py::error_already_set();
 

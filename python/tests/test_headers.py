@@ -132,3 +132,22 @@ def test_functions_sharing_a_python_name_stay_distinct(workdir):
     import cdriver
     (y,) = cdriver.build(both, workdir).run(np.float64(1.5))
     assert y == 1.5 * 2.0 + 1.5 * 3.0 * 10.0
+
+
+def test_ports_named_like_what_the_module_or_libc_defines(workdir):
+    @sc.function(sc.arg("v", 3), outputs=sc.arg("r"))
+    def inner(v):
+        return (v * 2.0).block()
+
+    @sc.function(sc.arg("inner_raw", 3), sc.arg("M_PI", ()), sc.arg("top_SZ_W", ()),
+                 sc.arg("linux", ()), sc.arg("INT32_MAX", ()), sc.arg("NULL", ()),
+                 outputs=sc.arg("y"))
+    def top(x, mpi, szw, lx, imax, null):
+        return inner(x) + mpi + szw + lx + imax + null
+
+    import cdriver
+    (y,) = cdriver.build(top, workdir).run(np.ones(3), 1.0, 2.0, 3.0, 4.0, 5.0)
+    np.testing.assert_array_equal(y, [17.0, 17.0, 17.0])
+    header = render_c_module(top).header
+    for renamed in ("inner_raw_[3]", "M_PI_v;", "top_SZ_W_;", "linux_v;", "INT32_MAX_v;", "NULL_;"):
+        assert renamed in header, renamed

@@ -25,9 +25,16 @@ std::string entryNameProblem(llvm::StringRef name);
 std::string safeIdentifier(llvm::StringRef name);
 
 /// C names of a procedure's ports, in order: each made safe, none equal to
-/// the ABI's own names (arg, res, iw, w, mem), all distinct (`int` and `int_`
-/// become `int_` and `int__`). The source and the header both use these.
-std::vector<std::string> portCNames(llvm::ArrayRef<std::string> names);
+/// the ABI's own names (arg, res, iw, w, mem) or to `moduleNames` (what the
+/// module itself defines), all distinct (`int` and `int_` become `int_` and
+/// `int__`). The source and the header both use these.
+std::vector<std::string> portCNames(llvm::ArrayRef<std::string> names,
+                                    llvm::ArrayRef<std::string> moduleNames);
+
+/// The names a module defines that ports must not take: its procedures and,
+/// for the entry, the header's `<entry>_SZ_*` macros and `<entry>_in/_out`.
+std::vector<std::string> moduleNames(llvm::StringRef entry,
+                                     llvm::ArrayRef<std::string> procedures);
 
 } // namespace scaly::c
 

@@ -60,6 +60,20 @@ const llvm::StringSet<> &libraryNames() {
   return set;
 }
 
+/// Macros the included headers (math.h, stdint.h, stddef.h) or GNU C
+/// predefine: M_PI, FP_NAN, INT32_MAX, SIZE_MAX, linux, ...
+bool isLibraryMacro(llvm::StringRef name) {
+  if (name == "linux" || name == "unix" || name == "i386")
+    return true;
+  if (name.find_first_of("abcdefghijklmnopqrstuvwxyz") != llvm::StringRef::npos)
+    return false;
+  for (llvm::StringRef prefix : {"M_", "FP_", "INT", "UINT", "SIZE_", "PTRDIFF_", "WCHAR_",
+                                 "WINT_", "SIG_ATOMIC_", "HUGE_", "MATH_", "EOF", "EXIT_"})
+    if (name.starts_with(prefix))
+      return true;
+  return false;
+}
+
 bool isVectorTypedef(llvm::StringRef name) {
   for (llvm::StringRef scalar : {"double", "float"})
     if (name.consume_front(scalar))
@@ -94,14 +108,30 @@ std::string entryNameProblem(llvm::StringRef name) {
 
 std::string safeIdentifier(llvm::StringRef name) {
   std::string out = name.str();
+  // An upper-case macro-like name stays one with more underscores: give it
+  // a lower-case tail instead.
+  if (isLibraryMacro(out) || llvm::StringRef(out).starts_with("SCALY_"))
+    out += "_v";
   while (isCKeyword(out) || isCxxKeyword(out) || libraryNames().contains(out) ||
-         isVectorTypedef(out) || llvm::StringRef(out).starts_with("SCALY_"))
+         isLibraryMacro(out) || isVectorTypedef(out))
     out += "_";
   return out;
 }
 
-std::vector<std::string> portCNames(llvm::ArrayRef<std::string> names) {
+std::vector<std::string> moduleNames(llvm::StringRef entry,
+                                     llvm::ArrayRef<std::string> procedures) {
+  std::vector<std::string> out(procedures.begin(), procedures.end());
+  for (const char *suffix : {"_SZ_ARG", "_SZ_RES", "_SZ_IW", "_SZ_W", "_in", "_out"})
+    out.push_back(entry.str() + suffix);
+  out.push_back(entry.str());
+  return out;
+}
+
+std::vector<std::string> portCNames(llvm::ArrayRef<std::string> names,
+                                    llvm::ArrayRef<std::string> reserved) {
   llvm::StringSet<> used{"arg", "res", "iw", "w", "mem"};
+  for (const std::string &r : reserved)
+    used.insert(r);
   std::vector<std::string> out;
   for (const std::string &n : names) {
     std::string c = safeIdentifier(n);

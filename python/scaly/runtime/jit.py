@@ -158,10 +158,11 @@ class _Compiler:
         ident = _sha256(json.dumps(stamp, sort_keys=True).encode())[:32]
         path = cache_root() / "compilers" / f"{ident}.json"
         stored = _read_json(path)
-        if (stored and stored.get("stamp") == stamp and isinstance(stored.get("macros"), str)
-                and isinstance(stored.get("no_gather"), list)):
+        if (stored and stored.get("stamp") == stamp and isinstance(stored.get("version"), str)
+                and isinstance(stored.get("macros"), str)
+                and stored.get("no_gather") in ([], _GATHER_OFF)):
             version, macros, no_gather = stored["version"], stored["macros"], stored["no_gather"]
-        else:
+        else:  # missing, from another compiler or damaged: probe again and rewrite
             version, macros, no_gather = self._probe()
             _write_atomic(path, json.dumps({"stamp": stamp, "version": version, "macros": macros,
                                             "no_gather": no_gather}).encode())
@@ -332,7 +333,7 @@ def _build(cc, directory: Path, module):
 
 
 def _verified_artifact(cc, directory: Path, name):
-    """The artifact bytes when the directory is complete and intact, else None."""
+    """(artifact bytes, header text) when the directory is complete and intact, else None."""
     meta = _read_json(directory / "meta.json")
     if not meta or meta.get("name") != name or meta.get("artifact") != _artifact_name(cc, name):
         return None
@@ -345,7 +346,7 @@ def _verified_artifact(cc, directory: Path, name):
     if (_sha256(source) != meta.get("source_sha256") or _sha256(header) != meta.get("header_sha256")
             or _sha256(data) != meta.get("artifact_sha256")):
         return None
-    return data
+    return data, header.decode()
 
 
 def _load(cc, directory: Path, name, data):
@@ -372,7 +373,8 @@ def _load_or_build(cc, fn, root: Path, key, module):
     """Load the artifact under `key`, rebuilding it when missing or damaged."""
     directory = root / key
     name = module.name
-    data = _verified_artifact(cc, directory, name)
+    verified = _verified_artifact(cc, directory, name)
+    data = verified[0] if verified else None
     for attempt in range(2):
         if data is None:
             data = _build(cc, directory, module)
@@ -428,7 +430,7 @@ def compile_function(fn):
             # their digest (the two-second rule works both ways).
             if index_key is not None and trusted:
                 entry = {"artifact": f"{key}/{_artifact_name(cc, module.name)}",
-                         "name": module.name, "workspace_bytes": hit[2]}
+                         "name": module.name}
                 _write_atomic(root / "index" / f"{index_key}.json", json.dumps(entry).encode())
         if index_key is not None:
             _BY_INDEX[(root, index_key)] = hit
@@ -443,18 +445,21 @@ def _from_index(cc, fn, root: Path, index_key):
     if rel.is_absolute() or ".." in rel.parts or len(rel.parts) != 2:
         return None
     name = entry.get("name")
-    if not isinstance(name, str) or not isinstance(entry.get("workspace_bytes"), int):
+    if not isinstance(name, str) or name != fn.name:
         return None
     directory = root / rel.parts[0]
-    data = _verified_artifact(cc, directory, name)
-    if data is None:
+    verified = _verified_artifact(cc, directory, name)
+    if verified is None:
         return None  # deleted or damaged behind the entry: render and compile again
+    data, header = verified
     try:
+        # The workspace size comes from the verified header, never the entry.
+        workspace = _workspace_bytes(fn, header, name)
         address, owner = _load(cc, directory, name, data)
-    except (OSError, RuntimeError, AttributeError):
+    except (OSError, RuntimeError, AttributeError, ValueError):
         return None
     _COUNTERS["index_hit"] += 1
-    return (address, owner, entry["workspace_bytes"], name)
+    return (address, owner, workspace, name)
 
 
 def _make_kernel(fn, address, owner, workspace_bytes, name):
