@@ -74,3 +74,30 @@ def test_cast_function():
     assert to_int.outputs == [("n", (3,), "int32")]
     with pytest.raises(TypeError, match="cast: expected an Expr"):
         sc.cast(1.0, "int32")
+
+
+def test_many_ports(cache):
+    decls = [sc.arg(f"x{i}", ()) for i in range(70)]
+    namespace = {"sc": sc}
+    params = ", ".join(d.name for d in decls)
+    exec(f"def many({params}):\n    return sc.stack([{params}]) * 2.0\n", namespace)
+    many = sc.function(*decls, outputs=sc.arg("y"))(namespace["many"])
+    np.testing.assert_array_equal(many(*[float(i) for i in range(70)]), 2.0 * np.arange(70))
+
+
+def test_vmap_over_empty_slices(cache, workdir):
+    @sc.function(sc.arg("e", 0), sc.arg("s", ()), outputs=(sc.arg("e2"), sc.arg("s2")))
+    def step(e, s):
+        return e * 2.0, s + 1.0
+
+    @sc.function(sc.arg("es", (3, 0)), sc.arg("ss", 3), outputs=(sc.arg("a"), sc.arg("b")))
+    def mapped(es, ss):
+        return sc.vmap(step, 3)(es, ss)
+
+    from scaly.codegen import render_c_module
+    src = render_c_module(mapped).source
+    assert "arg[0] +" not in src  # no arithmetic on a pointer that may be NULL
+    import cdriver
+    a, b = cdriver.build(mapped, workdir, sanitize=True).run(np.zeros((3, 0)), np.arange(3.0))
+    assert a.shape == (3, 0)
+    np.testing.assert_array_equal(b, np.arange(3.0) + 1.0)
