@@ -24,8 +24,10 @@
 
 #include <link.h>
 #include "llvm/Support/Path.h"
+#include <cstdlib>
 #include <mutex>
 #include <pthread.h>
+#include <thread>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -135,9 +137,65 @@ py::dict render(const trace::Function &fn, const py::dict &options) {
   return d;
 }
 
+/// The background warm-up: the first compile in a process spends about half
+/// its time resolving library symbols and building the target machine, and
+/// the first render builds the MLIR context. A C++ thread started when the
+/// extension loads (before NumPy is imported) does both while the rest of
+/// the import and the user's tracing go on. Off with SCALY_JIT_WARMUP=0 and
+/// when SCALY_CC selects an external compiler.
+std::thread *warmupThread = nullptr;
+std::mutex warmupMutex;
+
+void warmUp(std::vector<std::string> flags) {
+  codegen::RenderedModule out;
+  {
+    // A small function's module exercises the same paths as a real one.
+    auto g = std::make_shared<trace::Graph>();
+    trace::Function fn;
+    fn.name = "scaly_warmup";
+    fn.inputs = {{"x", {2}, DType::F64}};
+    fn.outputs = {{"y", {2}, DType::F64}};
+    fn.results = {g->math("sin", g->input(0, {2}, DType::F64))};
+    fn.graph = g;
+    std::lock_guard<std::mutex> lock(contextMutex);
+    codegen::UncountedRenders uncounted;
+    auto module = trace::buildExprModule(sharedContext(), fn);
+    std::string error;
+    codegen::renderCModule(*module, {}, out, error);
+  }
+  std::string object, diagnostics, error;
+  jit::compileUncounted({{out.name + ".c", out.source}, {out.name + ".h", out.header}}, flags,
+                        object, diagnostics);
+  jit::prepareJIT(error);
+}
+
+void joinWarmup() {
+  std::lock_guard<std::mutex> lock(warmupMutex);
+  if (warmupThread && warmupThread->joinable())
+    warmupThread->join();
+}
+
+void startWarmup() {
+  const char *off = std::getenv("SCALY_JIT_WARMUP");
+  const char *cc = std::getenv("SCALY_CC");
+  if ((off && std::string(off) == "0") || (cc && *cc))
+    return;
+  const char *opt = std::getenv("SCALY_CC_OPT");
+  // The JIT's own flags (runtime/jit.py), so the warmed target is the one used.
+  std::vector<std::string> flags{opt && *opt ? opt : "-O2", "-march=native", "-fno-math-errno"};
+#if defined(__x86_64__)
+  flags.insert(flags.end(), {"-mno-gather", "-mno-scatter"});
+#endif
+  flags.push_back("-fPIC");
+  warmupThread = new std::thread(warmUp, std::move(flags));
+  // A fork must not copy a half-built compiler: it waits for the thread.
+  pthread_atfork(joinWarmup, nullptr, nullptr);
+}
+
 } // namespace
 
 PYBIND11_MODULE(_scaly, m) {
+  startWarmup();
   m.doc() = "Scaly core: tracing graph, traced functions, C code generation";
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -294,36 +352,12 @@ PYBIND11_MODULE(_scaly, m) {
     }
     return d;
   }, "Paths of libScaly, libScalyJIT, libclang-cpp and this extension");
-  m.def("jit_warmup",
-        [](const std::vector<std::string> &flags) {
-          // Run once per process in a background thread: the first compile
-          // and the first JIT pay for resolving thousands of library symbols
-          // and building the target; doing it early takes that off the first
-          // numerical call.
-          py::gil_scoped_release release;
-          // Render a small function and compile its module: the same code
-          // paths (header, null checks, libm call, vector store) as a real one.
-          codegen::RenderedModule out;
-          {
-            auto g = std::make_shared<trace::Graph>();
-            trace::Function fn;
-            fn.name = "scaly_warmup";
-            fn.inputs = {{"x", {2}, DType::F64}};
-            fn.outputs = {{"y", {2}, DType::F64}};
-            fn.results = {g->math("sin", g->input(0, {2}, DType::F64))};
-            fn.graph = g;
-            std::lock_guard<std::mutex> lock(contextMutex);
-            codegen::UncountedRenders uncounted;
-            auto module = trace::buildExprModule(sharedContext(), fn);
-            std::string error;
-            codegen::renderCModule(*module, {}, out, error);
-          }
-          std::string object, diagnostics, error;
-          jit::compileUncounted({{out.name + ".c", out.source}, {out.name + ".h", out.header}},
-                                flags, object, diagnostics);
-          jit::prepareJIT(error);
-        },
-        "Warm up the in-process compiler and the JIT (runs in a background thread)");
+  m.def("warmup_join", [] {
+    py::gil_scoped_release release;
+    joinWarmup();
+  }, "Wait for the background warm-up (forks and interpreter exit do)");
+  m.def("warmup_started", [] { return warmupThread != nullptr; },
+        "Whether this process started the background warm-up");
   m.def("clang_version", &jit::clangVersion);
   m.def("host_cpu", &jit::hostCPU, "The host CPU name and features that -march=native selects");
   m.def("native_counters", [] {

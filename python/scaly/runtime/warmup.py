@@ -1,26 +1,24 @@
-"""Warm the in-process compiler and the JIT in a background thread.
+"""The background warm-up of the in-process compiler and the JIT.
 
 The first compile in a process spends about half its time resolving library
 symbols and building the target machine, and the first render builds the MLIR
-context. `import scaly` starts this thread as soon as the compiled core is
-loaded, so that work overlaps the rest of the import (NumPy's included) and
-the user's tracing instead of delaying the first numerical call.
+context. The compiled core starts a C++ thread for both as soon as it is
+loaded (before NumPy is imported), so the work overlaps the rest of the
+import and the user's tracing instead of delaying the first numerical call.
 
 Off with SCALY_JIT_WARMUP=0, and when SCALY_CC selects an external compiler.
 A fork waits for the thread first, so a child never inherits a half-built
 compiler; so does interpreter exit.
 """
 
+import atexit
 import os
-import threading
 
 from .. import _scaly
 
 # Flags that turn off vector gather and scatter instructions (slow on CPUs
 # with the Downfall mitigation); used with Clang where it accepts them.
 GATHER_OFF = ["-mno-gather", "-mno-scatter"]
-
-_thread = None
 
 
 def optimization():
@@ -33,20 +31,14 @@ def x86():
     return os.uname().machine in ("x86_64", "amd64")
 
 
-def start():
-    """Start the warm-up thread once per process (see the module docstring)."""
-    global _thread
-    if _thread is not None or os.environ.get("SCALY_JIT_WARMUP", "1") == "0" \
-            or os.environ.get("SCALY_CC"):
-        return
-    flags = [optimization(), "-march=native", "-fno-math-errno", *(GATHER_OFF if x86() else []),
-             "-fPIC"]
-    _thread = threading.Thread(target=_scaly.jit_warmup, args=(flags,), daemon=True,
-                               name="scaly-jit-warmup")
-    _thread.start()
-    os.register_at_fork(before=_thread.join)
-    import atexit
-    atexit.register(_thread.join)
+def started():
+    """Whether this process runs the background warm-up."""
+    return _scaly.warmup_started()
 
 
-start()
+def wait():
+    """Wait for the warm-up to finish (a no-op when it is off or done)."""
+    _scaly.warmup_join()
+
+
+atexit.register(wait)  # never tear the compiler down under the thread
