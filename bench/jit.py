@@ -49,7 +49,7 @@ def median_ms(samples):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()
     sys.path.insert(0, PACKAGE)
 
