@@ -9,10 +9,10 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$here/build}
 
 packages=(
-  cmake ninja-build ccache g++ git
+  cmake ninja-build ccache g++ binutils git
   llvm-19-dev libmlir-19-dev mlir-19-tools libclang-19-dev libclang-cpp19-dev clang-19 lld-19
   llvm-19-tools libclang-rt-19-dev
-  python3 python3-numpy python3-pytest python3-pybind11 pybind11-dev
+  python3 python3-dev python3-numpy python3-pytest python3-pybind11 pybind11-dev
   googletest libgtest-dev
 )
 missing=()
