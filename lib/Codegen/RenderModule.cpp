@@ -158,7 +158,7 @@ std::string renderHeader(prog::ProcOp entry, const std::vector<Port> &ins,
   std::string name = entry.getSymName().str();
   Type wElem = cast<prog::PtrType>(entry.getWorkspaceArg().getType()).getElementType();
   std::string t = elementCType(wElem);
-  int64_t wElemBytes = isa<NoneType>(wElem) ? 1 : wElem.getIntOrFloatBitWidth() / 8;
+  int64_t wElemBytes = prog::elementBytes(wElem);
   int64_t szW = (entry.getWorkspace() + wElemBytes - 1) / wElemBytes;
   bool cxx = o.lang == "cpp";
   // Field names are the C names the source gives the ports.
@@ -219,16 +219,6 @@ std::string renderHeader(prog::ProcOp entry, const std::vector<Port> &ins,
 RenderCounters renderCounters() { return {loweredCount.load(), renderedCount.load()}; }
 UncountedRenders::UncountedRenders() { countRenders = false; }
 UncountedRenders::~UncountedRenders() { countRenders = true; }
-
-bool printCSource(ModuleOp emitcModule, std::string &out, std::string &error) {
-  DiagnosticCollector diags(emitcModule.getContext());
-  llvm::raw_string_ostream os(out);
-  if (failed(c::printC(emitcModule, os))) {
-    error = diags.text;
-    return false;
-  }
-  return true;
-}
 
 bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule &out,
                    std::string &error) {

@@ -52,8 +52,6 @@ struct UncountedRenders {
   ~UncountedRenders();
 };
 
-/// Print an EmitC module produced by scaly-program-to-emitc as C.
-bool printCSource(mlir::ModuleOp emitcModule, std::string &out, std::string &error);
 
 } // namespace scaly::codegen
 

@@ -47,7 +47,7 @@ Type elementOf(Type t) { return tensorOf(t).getElementType(); }
 /// Lowers one expr.func body into a prog.proc body.
 class ProcLowering {
 public:
-  ProcLowering(OpBuilder &builder, SymbolTable &symbols) : b(builder), symbols(symbols) {}
+  explicit ProcLowering(OpBuilder &builder) : b(builder) {}
 
   LogicalResult lower(ex::FuncOp func, pg::ProcOp proc) {
     Block &entry = proc.getBody().front();
@@ -70,7 +70,6 @@ public:
 
 private:
   OpBuilder &b;
-  SymbolTable &symbols;
   Value workspace;
   DenseMap<Value, Stored> values;
   /// Memory a value should be produced in, when it ends in an output or slice.
@@ -559,7 +558,7 @@ struct LowerToProgramPass : scaly::impl::LowerToProgramBase<LowerToProgramPass> 
       OpBuilder::InsertionGuard guard(b);
       Type wElem = workspaceElement(root);
       pg::ProcOp proc = createProc(b, func, name, isEntry, wElem);
-      ProcLowering lowering(b, symbols);
+      ProcLowering lowering(b);
       if (failed(lowering.lower(func, proc)))
         return signalPassFailure();
     }

@@ -45,11 +45,9 @@ Type voidType(MLIRContext *ctx) { return emitc::OpaqueType::get(ctx, "void"); }
 Type intType(MLIRContext *ctx) { return emitc::OpaqueType::get(ctx, "int"); }
 Type charType(MLIRContext *ctx) { return emitc::OpaqueType::get(ctx, "char"); }
 
-/// Bytes of one element as C stores it (bool as uint8_t).
+/// Bytes of one element as C stores it (void, an opaque type here, counts 1).
 int64_t elementBytes(Type t) {
-  if (isa<NoneType, emitc::OpaqueType>(t) || t.isInteger(1))
-    return 1;
-  return t.getIntOrFloatBitWidth() / 8;
+  return isa<emitc::OpaqueType>(t) ? 1 : pg::elementBytes(t);
 }
 
 Type convertElement(Type t) { return isa<NoneType>(t) ? voidType(t.getContext()) : t; }

@@ -22,4 +22,10 @@
 #define GET_OP_CLASSES
 #include "scaly/Dialect/Program/ProgramOps.h.inc"
 
+namespace scaly::prog {
+/// Bytes of one buffer element as C stores it: bools as uint8_t, and 1 for
+/// `none` (void*, whose sizes count bytes).
+int64_t elementBytes(mlir::Type element);
+} // namespace scaly::prog
+
 #endif

@@ -26,6 +26,12 @@ void ProgDialect::initialize() {
       >();
 }
 
+int64_t scaly::prog::elementBytes(Type element) {
+  if (llvm::isa<NoneType>(element) || element.isInteger(1))
+    return 1;
+  return (element.getIntOrFloatBitWidth() + 7) / 8;
+}
+
 //===----------------------------------------------------------------------===//
 // PtrType: !prog.ptr<f64> or !prog.ptr<const f64>
 //===----------------------------------------------------------------------===//

@@ -23,11 +23,6 @@ using namespace scaly::prog;
 
 namespace {
 
-int64_t elementBytes(Type t) {
-  if (isa<NoneType>(t) || t.isInteger(1))
-    return 1;
-  return (t.getIntOrFloatBitWidth() + 7) / 8;
-}
 
 int64_t roundUp(int64_t n, int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
