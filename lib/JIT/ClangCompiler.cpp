@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 
 using namespace clang;
@@ -245,6 +246,17 @@ bool compileToObject(const VirtualFiles &files, const std::vector<std::string> &
 
 bool probeMacros(const std::vector<std::string> &flags, std::string &macros,
                  std::string &diagnostics) {
+  // The answer cannot change within a process: remember it per flag list.
+  static std::mutex memoMutex;
+  static std::map<std::vector<std::string>, std::string> memo;
+  {
+    std::lock_guard<std::mutex> lock(memoMutex);
+    auto it = memo.find(flags);
+    if (it != memo.end()) {
+      macros = it->second;
+      return true;
+    }
+  }
   initializeTargets();
   llvm::raw_string_ostream diagOS(diagnostics);
   std::vector<std::string> all{"-E", "-dM"};
@@ -256,7 +268,11 @@ bool probeMacros(const std::vector<std::string> &flags, std::string &macros,
     return false;
   macros.clear();
   MacroDumpAction action(macros);
-  return instance->ExecuteAction(action);
+  if (!instance->ExecuteAction(action))
+    return false;
+  std::lock_guard<std::mutex> lock(memoMutex);
+  memo[flags] = macros;
+  return true;
 }
 
 } // namespace scaly::jit

@@ -167,6 +167,9 @@ void warmUp(std::vector<std::string> flags) {
   jit::compileUncounted({{out.name + ".c", out.source}, {out.name + ".h", out.header}}, flags,
                         object, diagnostics);
   jit::prepareJIT(error);
+  // The host recipe probe the JIT's compiler fingerprint needs (memoized).
+  std::string macros;
+  jit::probeMacros({"-march=native"}, macros, diagnostics);
 }
 
 void joinWarmup() {

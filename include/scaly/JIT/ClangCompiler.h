@@ -31,7 +31,8 @@ long compileCount();
 bool compileUncounted(const VirtualFiles &files, const std::vector<std::string> &flags,
                       std::string &object, std::string &diagnostics);
 
-/// The predefined macros of `clang -dM -E` with `flags` (the host recipe probe).
+/// The predefined macros of `clang -dM -E` with `flags` (the host recipe
+/// probe), run by the in-process compiler once per process and flag list.
 bool probeMacros(const std::vector<std::string> &flags, std::string &macros,
                  std::string &diagnostics);
 

@@ -172,11 +172,10 @@ class _Compiler:
     def _probe(self):
         """(version text, host macros, gather-off flags the compiler accepts)."""
         if not self.external:
-            # In process, LLVM's own host detection is what -march=native
-            # expands to: the same information as the macros, without
-            # running the preprocessor.
+            # The in-process compiler runs the probe itself (the warm-up
+            # thread has usually done it already).
             version = f"{_scaly.clang_version()} prelude {_scaly.prelude_version()}"
-            return version, _scaly.host_cpu(), _GATHER_OFF if _x86() else []
+            return version, _scaly.probe_macros(["-march=native"]), _GATHER_OFF if _x86() else []
         version = _run([*self.command, "--version"], "--version").stdout
         macros = _run([*self.command, "-march=native", "-dM", "-E", "-x", "c", os.devnull],
                       "the host recipe probe (-march=native -dM -E)").stdout
