@@ -19,3 +19,23 @@ def cache(tmp_path, monkeypatch):
     monkeypatch.delenv("SCALY_CC", raising=False)
     monkeypatch.delenv("SCALY_CC_OPT", raising=False)
     return root
+
+
+@pytest.fixture(scope="session", autouse=True)
+def scaly_files_settled():
+    """Wait until Scaly's own files are more than two seconds old.
+
+    The JIT does not trust its index while Scaly's code changed less than
+    two seconds ago (the files may not be the code that runs); right after
+    a build, tests that expect index hits would otherwise see renders.
+    """
+    import time
+
+    import scaly
+    from scaly.runtime import jit
+
+    newest = max(os.stat(p).st_mtime for p in jit._scaly_files())
+    delay = newest + 2.2 - time.time()
+    if delay > 0:
+        time.sleep(delay)
+    assert scaly.__version__
