@@ -8,8 +8,8 @@
 // null checks, scalar ops as EmitC ops and libm calls (f32 names end in f),
 // prog.for as emitc.for keeping its name, NULL workspaces, multi-value
 // float stores through vector types, void* entries with one named cast per
-// port, ports renamed away from the ABI's names. Input stores are generic:
-// see test/Dialect/Program/store-roundtrip.xfail-candidate.mlir.txt.
+// port, ports renamed away from the ABI's names. Input stores are in the
+// generic form (the custom form is covered by Dialect/Program/store-roundtrip.mlir).
 
 // OPTS:        emitc.verbatim "/* built-by-test\0A */"
 // OPTS-NEXT:   emitc.include "run.h"

@@ -19,7 +19,7 @@ expr.func @mul_one(%x: tensor<3xf64>) -> tensor<3xf64> attributes {arg_names = [
 }
 
 // x + (-0.0) and x - 0.0 are identities for every x (x + 0.0 is not, for
-// x = -0.0: see add-zero-signed.xfail-candidate.mlir.txt).
+// x = -0.0: see add-zero-signed.mlir).
 // CHECK-LABEL: expr.func @add_sub_div_identities(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<3xf64>
 // CHECK-NOT:     expr.add

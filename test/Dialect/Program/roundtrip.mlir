@@ -5,9 +5,9 @@
 // workspace), prog.for (default and explicit step, name), prog.load,
 // prog.store (one and several values), prog.offset (with and without index),
 // prog.null, prog.call, with arith/math scalar ops, and pointers to every
-// element type including none (void*). The stores are written in generic
-// form: the custom form printed for prog.store does not parse back (see
-// store-roundtrip.xfail-candidate.mlir.txt). Windows: unplanned (offset -1,
+// element type including none (void*). Some stores are written in the
+// generic form, which must keep parsing too (the custom form is covered by
+// store-roundtrip.mlir). Windows: unplanned (offset -1,
 // not printed), planned at multiples of 64 bytes, of another element type
 // than the workspace; a loop with a negative lower bound prints signed.
 

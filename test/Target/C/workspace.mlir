@@ -4,8 +4,8 @@
 // (no "(void)w;"), multi-value double stores through the double2 vector type
 // with the odd value left over as a plain store, a value read once it was
 // overwritten named first, libm calls, and an entry whose workspace size is
-// not 0, so it refuses a NULL w. The recipe names the entry. Stores are in
-// generic form (see Dialect/Program/store-roundtrip.xfail-candidate.mlir.txt).
+// not 0, so it refuses a NULL w. The recipe names the entry. Stores are in the
+// generic form (the custom form is covered by Dialect/Program/store-roundtrip.mlir).
 
 // CHECK-LABEL: /* Scaly build recipe
 // CHECK:        * gcc -O3 -fno-math-errno -c spilly.c
