@@ -215,3 +215,16 @@ def test_int_and_bool_inputs(workdir):
     np.testing.assert_allclose(y, np.where(m, x * k, -x), rtol=1e-15)
     np.testing.assert_array_equal(j, k * 2 + 1)
     assert j.dtype == np.int32
+
+
+@pytest.mark.parametrize("compiler", cdriver.COMPILERS)
+def test_float_to_int_of_nan_and_out_of_range(workdir, compiler):
+    @sc.function(sc.arg("x", 6), outputs=(sc.arg("a"), sc.arg("b")))
+    def to_ints(x):
+        return x.astype("int64"), x.astype("int32")
+
+    x = np.array([1.7, -2.5, np.nan, np.inf, -1e30, 3e9])
+    a, b = cdriver.build(to_ints, workdir, compiler=compiler, sanitize=True).run(x)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(a, x.astype(np.int64))  # x86: the minimum
+        np.testing.assert_array_equal(b, x.astype(np.int32))

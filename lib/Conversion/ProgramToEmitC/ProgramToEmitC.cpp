@@ -23,6 +23,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 namespace scaly {
 #define GEN_PASS_DEF_PROGRAMTOEMITC
 #include "scaly/Conversion/Passes.h.inc"
@@ -144,6 +146,29 @@ private:
     return b.create<emitc::CastOp>(loc, want, raw);
   }
 
+  /// (int)x is undefined in C for NaN and out-of-range x. Those give the
+  /// integer type's minimum instead (what x86 and NumPy give):
+  /// (x >= -2^(n-1) && x < 2^(n-1)) ? (intN_t)x : INTN_MIN.
+  LogicalResult floatToInt(arith::FPToSIOp o) {
+    Location loc = o.getLoc();
+    Type from = o.getIn().getType(), to = o.getType();
+    unsigned bits = to.getIntOrFloatBitWidth();
+    double bound = std::ldexp(1.0, static_cast<int>(bits) - 1);
+    Value x = get(o.getIn());
+    auto fconst = [&](double v) -> Value {
+      return b.create<emitc::ConstantOp>(loc, from, b.getFloatAttr(from, v));
+    };
+    Type i1 = b.getI1Type();
+    Value lo = b.create<emitc::CmpOp>(loc, i1, emitc::CmpPredicate::ge, x, fconst(-bound));
+    Value hi = b.create<emitc::CmpOp>(loc, i1, emitc::CmpPredicate::lt, x, fconst(bound));
+    Value inRange = b.create<emitc::LogicalAndOp>(loc, i1, lo, hi);
+    Value converted = b.create<emitc::CastOp>(loc, to, x);
+    Value minimum = b.create<emitc::LiteralOp>(loc, to, bits == 64 ? "INT64_MIN" : "INT32_MIN");
+    map.map(o.getResult(),
+            b.create<emitc::ConditionalOp>(loc, to, inRange, converted, minimum).getResult());
+    return success();
+  }
+
   template <typename EmitCOp>
   LogicalResult binary(Operation *op) {
     auto r = b.create<EmitCOp>(op->getLoc(), op->getResult(0).getType(),
@@ -252,7 +277,8 @@ private:
           map.map(o.getResult(), r);
           return success();
         })
-        .Case<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp, arith::FPToSIOp,
+        .Case([&](arith::FPToSIOp o) { return floatToInt(o); })
+        .Case<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp,
               arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>([&](Operation *o) {
           map.map(o->getResult(0),
                   b.create<emitc::CastOp>(loc, o->getResult(0).getType(), get(o->getOperand(0))));

@@ -190,7 +190,7 @@ private:
 
   static bool isExpression(Operation *op) {
     return isa<emitc::AddOp, emitc::SubOp, emitc::MulOp, emitc::DivOp, emitc::UnaryMinusOp,
-               emitc::LogicalNotOp, emitc::BitwiseXorOp, emitc::BitwiseAndOp,
+               emitc::LogicalNotOp, emitc::LogicalAndOp, emitc::BitwiseXorOp, emitc::BitwiseAndOp,
                emitc::BitwiseOrOp, emitc::RemOp, emitc::CmpOp, emitc::ConditionalOp,
                emitc::CastOp, emitc::SubscriptOp, emitc::CallOpaqueOp>(op);
   }
@@ -289,6 +289,7 @@ private:
         .Case([&](emitc::DivOp o) { return binary(o, "/"); })
         .Case([&](emitc::UnaryMinusOp o) { return "(-" + expr(o.getOperand()) + ")"; })
         .Case([&](emitc::LogicalNotOp o) { return "(!" + expr(o.getOperand()) + ")"; })
+        .Case([&](emitc::LogicalAndOp o) { return binary(o, "&&"); })
         .Case([&](emitc::BitwiseXorOp o) { return binary(o, "^"); })
         .Case([&](emitc::BitwiseAndOp o) { return binary(o, "&"); })
         .Case([&](emitc::BitwiseOrOp o) { return binary(o, "|"); })
