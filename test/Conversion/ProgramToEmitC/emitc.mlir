@@ -153,8 +153,10 @@ prog.proc @f32mod(%x: !prog.ptr<const f32>, %y: !prog.ptr<f32>, %w: !prog.ptr<f3
 // CHECK:         %[[B:.*]] = emitc.cast %{{.*}} {scaly.name = "b"} : !emitc.ptr<!emitc.opaque<"void">> to !emitc.ptr<i1>
 // CHECK-NOT:     opaque<"int2">
 // CHECK:         %[[I:.*]] = emitc.cast %{{.*}} : f64 to i32
+// CHECK:         %[[MIN:.*]] = emitc.literal "INT32_MIN" : i32
+// CHECK:         %[[SAFE:.*]] = emitc.conditional %{{.*}}, %[[I]], %[[MIN]] : i32
 // CHECK:         emitc.subscript %[[WO]]
-// CHECK-NEXT:    emitc.assign %[[I]] : i32 to
+// CHECK-NEXT:    emitc.assign %[[SAFE]] : i32 to
 // CHECK:         %[[LT:.*]] = emitc.cmp lt, %{{.*}}, %{{.*}} : (f64, f64) -> i1
 // CHECK:         emitc.subscript %[[B]]
 // CHECK-NEXT:    emitc.assign %[[LT]] : i1 to

@@ -13,8 +13,8 @@
 // CHECK-NEXT:    uint8_t* pos = (uint8_t*)res[1];
 // CHECK-NEXT:    double [[X0:v[0-9]+]] = x[0];
 // CHECK-NEXT:    double [[X1:v[0-9]+]] = x[1];
-// CHECK-NEXT:    n[0] = (int32_t)[[X0]];
-// CHECK-NEXT:    n[1] = (int32_t)[[X1]];
+// CHECK-NEXT:    n[0] = (([[X0]] >= (-2147483648.0)) && ([[X0]] < 2147483648.0)) ? ((int32_t)[[X0]]) : INT32_MIN;
+// CHECK-NEXT:    n[1] = (([[X1]] >= (-2147483648.0)) && ([[X1]] < 2147483648.0)) ? ((int32_t)[[X1]]) : INT32_MIN;
 // CHECK-NEXT:    pos[0] = [[X0]] > 0.0;
 // CHECK-NEXT:    pos[1] = [[X1]] > 0.0;
 // CHECK-NEXT:    return SCALY_SUCCESS;
