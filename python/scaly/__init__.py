@@ -7,7 +7,6 @@
         return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()])
 """
 
-from .runtime import warmup as _warmup  # noqa: F401  (first: overlaps the rest of the import)
 from ._function import Arg, Function, L, arg, function
 from ._trace import DTYPES, Expr
 from .ops import (abs, acos, asin, atan, atan2, cast, ceil, concat, cos, cosh, dot, exp, expm1,

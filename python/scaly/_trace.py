@@ -8,11 +8,8 @@ error messages) live in C++.
 from __future__ import annotations
 
 import numbers
-import operator
 
 import numpy as np
-
-from . import _scaly
 
 DTYPES = ("float64", "float32", "int32", "int64", "bool")
 _NUMPY_DTYPES = {np.dtype(d).name: d for d in DTYPES}

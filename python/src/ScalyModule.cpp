@@ -359,8 +359,6 @@ PYBIND11_MODULE(_scaly, m) {
     py::gil_scoped_release release;
     joinWarmup();
   }, "Wait for the background warm-up (forks and interpreter exit do)");
-  m.def("warmup_started", [] { return warmupThread != nullptr; },
-        "Whether this process started the background warm-up");
   m.def("clang_version", &jit::clangVersion);
   m.def("host_cpu", &jit::hostCPU, "The host CPU name and features that -march=native selects");
   m.def("native_counters", [] {

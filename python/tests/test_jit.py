@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import scaly as sc
-from scaly.codegen import render_c_module, render_native
-from scaly.runtime import CompileError, cache_root, counters
+from scaly.codegen import render_native
+from scaly.runtime import CompileError, counters
 
 from jitutil import ENERGY, key_dirs, run_snippet, temporaries
 

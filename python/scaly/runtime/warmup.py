@@ -31,11 +31,6 @@ def x86():
     return os.uname().machine in ("x86_64", "amd64")
 
 
-def started():
-    """Whether this process runs the background warm-up."""
-    return _scaly.warmup_started()
-
-
 def wait():
     """Wait for the warm-up to finish (a no-op when it is off or done)."""
     _scaly.warmup_join()
