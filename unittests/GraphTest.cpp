@@ -29,13 +29,23 @@ TEST(Graph, ScalarsBroadcastAndConstantsAdoptTheDtype) {
   EXPECT_EQ(g.node(y).shape, (Shape{2, 2}));
 }
 
-TEST(Graph, LossyConstantConversionIsRefused) {
+TEST(Graph, ConstantsPromoteAsInNumPy) {
   Graph g;
   int32_t i = g.input(0, {2}, DType::I64);
+  // A float constant never becomes an integer: int64 * 0.5 and * 2.0 are
+  // float64, as NumPy gives.
   int32_t half = g.constant({0.5}, {}, DType::F64);
-  EXPECT_THROW(g.binary(OpKind::Mul, i, half), std::invalid_argument);
+  EXPECT_EQ(g.node(g.binary(OpKind::Mul, i, half)).dtype, DType::F64);
   int32_t two = g.constant({2.0}, {}, DType::F64);
-  EXPECT_EQ(g.node(g.binary(OpKind::Mul, i, two)).dtype, DType::I64);
+  EXPECT_EQ(g.node(g.binary(OpKind::Mul, i, two)).dtype, DType::F64);
+  // An integer constant that fits keeps the array's dtype (weak typing).
+  int32_t x = g.input(1, {2}, DType::I32);
+  int32_t three = g.constantInts({3}, {}, DType::I64);
+  EXPECT_EQ(g.node(g.binary(OpKind::Mul, x, three)).dtype, DType::I32);
+  // Two arrays meet at NumPy's promoted dtype.
+  int32_t f = g.input(2, {2}, DType::F32);
+  EXPECT_EQ(g.node(g.binary(OpKind::Add, x, f)).dtype, DType::F64);
+  EXPECT_EQ(g.node(g.binary(OpKind::Add, x, i)).dtype, DType::I64);
 }
 
 TEST(Graph, ShapeErrorsNameBothShapes) {

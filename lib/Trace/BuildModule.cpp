@@ -133,8 +133,23 @@ private:
       SmallVector<Value> parts;
       for (size_t k = 0; k < n.operands.size(); ++k)
         parts.push_back(operand(k));
-      return {b.create<expr::ConcatOp>(loc, type, parts)};
+      IntegerAttr axis = n.ints.empty() ? IntegerAttr() : b.getI64IntegerAttr(n.ints[0]);
+      return {b.create<expr::ConcatOp>(loc, type, parts, axis)};
     }
+    case OpKind::Slice: {
+      size_t rank = n.shape.size();
+      ArrayRef<int64_t> all(n.ints);
+      return {b.create<expr::SliceOp>(loc, type, operand(0),
+                                      b.getDenseI64ArrayAttr(all.take_front(rank)),
+                                      b.getDenseI64ArrayAttr(all.drop_front(rank)))};
+    }
+    case OpKind::Transpose:
+      return {b.create<expr::TransposeOp>(loc, type, operand(0), b.getDenseI64ArrayAttr(n.ints))};
+    case OpKind::Reduce:
+      return {b.create<expr::ReduceOp>(loc, type, static_cast<expr::ReduceKind>(n.sub), operand(0),
+                                       b.getDenseI64ArrayAttr(n.ints))};
+    case OpKind::Matmul:
+      return {b.create<expr::MatmulOp>(loc, type, operand(0), operand(1))};
     case OpKind::Sum: return {b.create<expr::SumOp>(loc, type, operand(0))};
     case OpKind::Call:
     case OpKind::Map: {

@@ -1,6 +1,7 @@
 //===- Graph.cpp - the traced expression graph ---------------------------===//
 
 #include "scaly/Trace/Graph.h"
+#include "scaly/Dialect/Expr/ShapeRules.h"
 
 #include <algorithm>
 #include <climits>
@@ -16,6 +17,9 @@ const char *const kMathNames[17] = {"sin",  "cos",  "tan", "asin",  "acos", "ata
                                     "expm1", "sqrt", "abs", "floor", "ceil"};
 const char *const kMath2Names[4] = {"pow", "atan2", "fmin", "fmax"};
 const char *const kCmpNames[6] = {"lt", "le", "gt", "ge", "eq", "ne"};
+const char *const kReduceNames[4] = {"sum", "prod", "max", "min"};
+
+namespace rules = scaly::expr::shape;
 
 static const char *const kDTypeNames[] = {"float64", "float32", "int32", "int64", "bool"};
 
@@ -205,56 +209,66 @@ int32_t Graph::convertExactly(const Node &n, DType to) {
   return constantInts(n.ints, n.shape, to);
 }
 
-/// The dtype two constants meet at: float over integer over bool, the wider
-/// of two of a kind.
+/// Kind of a dtype: bool < integer < float.
+static int kindRank(DType d) { return d == DType::Bool ? 0 : (isFloat(d) ? 2 : 1); }
+
+/// NumPy's promotion of two array dtypes: bool yields to anything, int32 and
+/// int64 meet at int64, float32 and float64 at float64, and an integer with
+/// any float at float64 (float32 cannot hold every int32).
 static DType promote(DType a, DType b) {
-  auto rank = [](DType d) {
-    switch (d) {
-    case DType::Bool: return 0;
-    case DType::I32: return 1;
-    case DType::I64: return 2;
-    case DType::F32: return 3;
-    case DType::F64: return 4;
-    }
-    return 0;
-  };
-  return rank(a) >= rank(b) ? a : b;
+  if (a == b || b == DType::Bool)
+    return a;
+  if (a == DType::Bool)
+    return b;
+  if (kindRank(a) == kindRank(b))
+    return isFloat(a) ? DType::F64 : DType::I64;
+  return DType::F64;
+}
+
+int32_t Graph::promoteTo(int32_t a, DType to) {
+  const Node &n = checked(a);
+  if (n.dtype == to)
+    return a;
+  if (n.kind == OpKind::Constant) {
+    int32_t c = convertExactly(Node(n), to);
+    if (c >= 0)
+      return c;
+  }
+  return cast(a, to);
 }
 
 std::pair<int32_t, int32_t> Graph::unify(int32_t a, int32_t b, const char *what) {
-  const Node *na = &checked(a), *nb = &checked(b);
-  // A constant adopts the other operand's dtype when its values convert
-  // exactly (0.1 * x stays float32 for a float32 x); two constants meet at
-  // the promoted dtype; otherwise dtypes must agree.
-  if (na->dtype != nb->dtype) {
-    // Converting adds nodes (and may move them): read everything first.
-    DType da = na->dtype, db = nb->dtype;
-    bool aConst = na->kind == OpKind::Constant, bConst = nb->kind == OpKind::Constant;
-    DType target = aConst && bConst ? promote(da, db) : (aConst ? db : da);
-    int32_t ca = da == target ? a : (aConst ? convertExactly(Node(checked(a)), target) : -1);
-    int32_t cb = db == target ? b : (bConst ? convertExactly(Node(checked(b)), target) : -1);
-    if (ca < 0 || cb < 0)
-      throw std::invalid_argument(std::string(what) + ": operands have dtypes " +
-                                  dtypeName(da) + " and " + dtypeName(db) +
-                                  "; cast one with .astype()");
-    a = ca;
-    b = cb;
-    na = &checked(a);
-    nb = &checked(b);
+  DType da = checked(a).dtype, db = checked(b).dtype;
+  if (da != db) {
+    // A constant (a Python number or a NumPy constant) is weak: it takes the
+    // other operand's dtype when that is of its kind or a higher one and its
+    // values convert exactly (0.1 * x stays float32 for a float32 x).
+    // Otherwise both meet at NumPy's promoted dtype.
+    bool aConst = checked(a).kind == OpKind::Constant;
+    bool bConst = checked(b).kind == OpKind::Constant;
+    int32_t ca = -1, cb = -1;
+    if (aConst && !bConst && kindRank(da) <= kindRank(db))
+      ca = convertExactly(Node(checked(a)), db);
+    if (bConst && !aConst && kindRank(db) <= kindRank(da))
+      cb = convertExactly(Node(checked(b)), da);
+    if (ca >= 0)
+      a = ca;
+    else if (cb >= 0)
+      b = cb;
+    else {
+      DType target = promote(da, db);
+      a = promoteTo(a, target);
+      b = promoteTo(b, target);
+    }
   }
-  if (na->shape == nb->shape)
+  Shape sa = checked(a).shape, sb = checked(b).shape;
+  if (sa == sb)
     return {a, b};
-  if (na->shape.empty()) {
-    Shape s = nb->shape;
-    return {broadcast(a, s), b};
-  }
-  if (nb->shape.empty()) {
-    Shape s = na->shape;
-    return {a, broadcast(b, s)};
-  }
-  throw std::invalid_argument(std::string(what) + ": shapes " + shapeString(na->shape) + " and " +
-                              shapeString(nb->shape) +
-                              " do not match (only scalars broadcast)");
+  std::string error;
+  Shape out = rules::broadcast(sa, sb, error);
+  if (!error.empty())
+    throw std::invalid_argument(std::string(what) + ": " + error);
+  return {broadcast(a, out), broadcast(b, out)};
 }
 
 int32_t Graph::binary(OpKind kind, int32_t a, int32_t b) {
@@ -262,8 +276,12 @@ int32_t Graph::binary(OpKind kind, int32_t a, int32_t b) {
   const char *what = names[static_cast<int>(kind) - static_cast<int>(OpKind::Add)];
   auto [x, y] = unify(a, b, what);
   const Node &nx = checked(x);
-  if (nx.dtype == DType::Bool)
-    throw std::invalid_argument(std::string(what) + " is not defined on bool arrays");
+  // On bools NumPy's + is "or" and * is "and" (lowering says so); - has no
+  // meaning and / is true division on float64 (done by the front end).
+  if (nx.dtype == DType::Bool && (kind == OpKind::Sub || kind == OpKind::Div))
+    throw std::invalid_argument(std::string(what) +
+                                " is not defined on bool arrays (NumPy refuses it too); use "
+                                "sc.where or cast with .astype()");
   Node n{kind, nx.dtype, nx.shape, {x, y}};
   return add(std::move(n));
 }
@@ -308,23 +326,18 @@ int32_t Graph::compare(const std::string &pred, int32_t a, int32_t b) {
 
 int32_t Graph::select(int32_t cond, int32_t a, int32_t b) {
   auto [x, y] = unify(a, b, "where");
-  // Scalar branches follow the condition's shape: where(mask, 1.0, 0.0).
-  if (checked(x).shape.empty() && !checked(cond).shape.empty()) {
-    Shape s = checked(cond).shape;
-    x = broadcast(x, s);
-    y = broadcast(y, s);
-  }
-  const Node &nc = checked(cond), &nx = checked(x);
-  if (nc.dtype != DType::Bool)
+  if (checked(cond).dtype != DType::Bool)
     throw std::invalid_argument("where: the condition must be bool, got " +
-                                std::string(dtypeName(nc.dtype)));
-  if (nc.shape != nx.shape) {
-    if (!nc.shape.empty())
-      throw std::invalid_argument("where: condition shape " + shapeString(nc.shape) +
-                                  " does not match " + shapeString(nx.shape));
-    cond = broadcast(cond, nx.shape);
-  }
-  return add(Node{OpKind::Select, checked(x).dtype, checked(x).shape, {cond, x, y}});
+                                std::string(dtypeName(checked(cond).dtype)));
+  // The condition and both branches broadcast together, as in NumPy.
+  std::string error;
+  Shape out = rules::broadcast(checked(cond).shape, checked(x).shape, error);
+  if (!error.empty())
+    throw std::invalid_argument("where: " + error);
+  cond = broadcast(cond, out);
+  x = broadcast(x, out);
+  y = broadcast(y, out);
+  return add(Node{OpKind::Select, checked(x).dtype, out, {cond, x, y}});
 }
 
 int32_t Graph::cast(int32_t a, DType to) {
@@ -338,9 +351,10 @@ int32_t Graph::broadcast(int32_t a, Shape shape) {
   const Node &na = checked(a);
   if (na.shape == shape)
     return a;
-  if (!na.shape.empty())
+  if (!rules::broadcastsTo(na.shape, shape))
     throw std::invalid_argument("cannot broadcast shape " + shapeString(na.shape) + " to " +
-                                shapeString(shape));
+                                shapeString(shape) +
+                                ": axes must be equal or 1 (aligned from the right)");
   return add(Node{OpKind::Broadcast, na.dtype, std::move(shape), {a}});
 }
 
@@ -397,10 +411,126 @@ int32_t Graph::concat(const std::vector<int32_t> &parts, Shape shape) {
 }
 
 int32_t Graph::sum(int32_t a) {
+  Shape s = checked(a).shape;
+  std::vector<int64_t> all;
+  for (size_t d = 0; d < s.size(); ++d)
+    all.push_back(static_cast<int64_t>(d));
+  return reduce("sum", a, std::move(all));
+}
+
+int32_t Graph::reduce(const std::string &kindName, int32_t a, std::vector<int64_t> axes) {
+  auto kind = static_cast<ReduceKind>(lookupName(kReduceNames, 4, kindName, "reduction"));
+  DType d = checked(a).dtype;
+  // NumPy's accumulator types: sums and products of bools and int32 are int64.
+  bool widen = (kind == ReduceKind::Sum || kind == ReduceKind::Prod) &&
+               (d == DType::Bool || d == DType::I32);
+  // max/min of bools are "any"/"all": computed on int32, cast back.
+  bool boolExtreme = !widen && d == DType::Bool;
+  if (widen)
+    a = cast(a, DType::I64);
+  else if (boolExtreme)
+    a = cast(a, DType::I32);
   const Node &na = checked(a);
-  if (na.dtype == DType::Bool)
-    throw std::invalid_argument("sum of a bool array: cast it to a number first");
-  return add(Node{OpKind::Sum, na.dtype, {}, {a}});
+  std::string error;
+  Shape out = rules::reduce(na.shape, axes, error);
+  if (!error.empty())
+    throw std::invalid_argument(error);
+  if (kind != ReduceKind::Sum && kind != ReduceKind::Prod)
+    for (int64_t ax : axes)
+      if (na.shape[ax] == 0)
+        throw std::invalid_argument(std::string(kindName) +
+                                    ": zero-size axis has no identity (NumPy refuses it too)");
+  if (axes.empty())
+    return boolExtreme ? cast(a, DType::Bool) : a;
+  Node n{OpKind::Reduce, na.dtype, std::move(out), {a}};
+  n.sub = static_cast<int32_t>(kind);
+  n.ints = std::move(axes);
+  int32_t r = add(std::move(n));
+  return boolExtreme ? cast(r, DType::Bool) : r;
+}
+
+int32_t Graph::slice(int32_t a, std::vector<int64_t> starts, std::vector<int64_t> steps,
+                     Shape sizes) {
+  const Node &na = checked(a);
+  std::string error;
+  rules::slice(na.shape, starts, steps, sizes, error);
+  if (!error.empty())
+    throw std::out_of_range(error);
+  bool identity = sizes == na.shape;
+  for (size_t d = 0; identity && d < sizes.size(); ++d)
+    identity = starts[d] == 0 && steps[d] == 1;
+  if (identity)
+    return a;
+  // An empty axis reads nothing: normalize so equal slices intern as one.
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (sizes[d] == 0)
+      starts[d] = 0, steps[d] = 1;
+  Node n{OpKind::Slice, na.dtype, std::move(sizes), {a}};
+  n.ints = std::move(starts);
+  n.ints.insert(n.ints.end(), steps.begin(), steps.end());
+  return add(std::move(n));
+}
+
+int32_t Graph::transpose(int32_t a, std::vector<int64_t> perm) {
+  const Node &na = checked(a);
+  std::string error;
+  Shape out = rules::transpose(na.shape, perm, error);
+  if (!error.empty())
+    throw std::invalid_argument(error);
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i)
+    identity &= perm[i] == static_cast<int64_t>(i);
+  if (identity)
+    return a;
+  Node n{OpKind::Transpose, na.dtype, std::move(out), {a}};
+  n.ints = std::move(perm);
+  return add(std::move(n));
+}
+
+int32_t Graph::matmul(int32_t a, int32_t b) {
+  DType d = promote(checked(a).dtype, checked(b).dtype);
+  if (d == DType::Bool)
+    throw std::invalid_argument("@: matrix products of bool arrays are not defined; cast first");
+  Shape sa = checked(a).shape, sb = checked(b).shape;
+  if (sa.size() < 2 || sb.size() < 2)
+    throw std::invalid_argument("@: operands need at least 2 dimensions here, got " +
+                                shapeString(sa) + " and " + shapeString(sb));
+  Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
+  std::string error;
+  Shape batch = rules::broadcast(ba, bb, error);
+  if (!error.empty())
+    throw std::invalid_argument("@: batch axes: " + error);
+  Shape fa = batch, fb = batch;
+  fa.insert(fa.end(), sa.end() - 2, sa.end());
+  fb.insert(fb.end(), sb.end() - 2, sb.end());
+  int32_t pa = broadcast(promoteTo(a, d), fa), pb = broadcast(promoteTo(b, d), fb);
+  Shape out = rules::matmul(fa, fb, error);
+  if (!error.empty())
+    throw std::invalid_argument("@: " + error);
+  return add(Node{OpKind::Matmul, d, std::move(out), {pa, pb}});
+}
+
+int32_t Graph::concatAxis(const std::vector<int32_t> &parts, int64_t axis) {
+  if (parts.empty())
+    throw std::invalid_argument("concat: needs at least one array");
+  std::vector<Shape> shapes;
+  DType d = checked(parts[0]).dtype;
+  for (int32_t p : parts) {
+    const Node &np = checked(p);
+    if (np.dtype != d)
+      throw std::invalid_argument(std::string("concat: dtypes ") + dtypeName(d) + " and " +
+                                  dtypeName(np.dtype) + " differ; cast with .astype()");
+    shapes.push_back(np.shape);
+  }
+  std::string error;
+  Shape out = rules::concat(shapes, axis, error);
+  if (!error.empty())
+    throw std::invalid_argument(error);
+  if (parts.size() == 1)
+    return parts[0];
+  Node n{OpKind::Concat, d, std::move(out), parts};
+  n.ints = {axis};
+  return add(std::move(n));
 }
 
 static void checkArgs(const Function &fn, const std::vector<int32_t> &args, const Graph &g,

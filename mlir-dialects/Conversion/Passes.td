@@ -13,7 +13,9 @@ def LowerToProgram : Pass<"scaly-lower-to-program", "::mlir::ModuleOp"> {
     must live in memory (operands of kept calls and loops that are not
     inputs) spill to workspace windows.
   }];
-  let options = [Option<"entry", "entry", "std::string", "\"\"", "name of the exported function">];
+  let options = [Option<"entry", "entry", "std::string", "\"\"", "name of the exported function">,
+                 Option<"scalarizeLimit", "scalarize-limit", "int64_t", "64",
+                        "arrays with at most this many elements become one scalar per element; larger ones lower to loops">];
   let dependentDialects = ["::scaly::prog::ProgDialect", "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
 }

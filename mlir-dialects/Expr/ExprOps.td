@@ -263,8 +263,12 @@ def Expr_CastOp : Expr_Op<"cast", [Pure]> {
 // Structure: shapes, element selection, reductions
 //===----------------------------------------------------------------------===//
 
-def Expr_BroadcastOp : Expr_Op<"broadcast", [Pure]> {
-  let summary = "repeat a scalar over a shape";
+def Expr_BroadcastOp : Expr_Op<"broadcast", [Pure, AllElementTypesMatch<["operand", "result"]>]> {
+  let summary = "NumPy broadcast to a larger shape";
+  let description = [{
+    The operand's axes align with the result's trailing axes; an operand
+    axis of size 1 (or a missing leading axis) repeats along the result's.
+  }];
   let arguments = (ins Expr_Array:$operand);
   let results = (outs Expr_Array:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `to` type($result)";
@@ -296,17 +300,88 @@ def Expr_GatherOp : Expr_Op<"gather", [Pure]> {
 }
 
 def Expr_ConcatOp : Expr_Op<"concat", [Pure]> {
-  let summary = "concatenate operands in row-major order";
+  let summary = "concatenate operands, flattened or along an axis";
   let description = [{
-    The result holds the elements of each operand, flattened, one operand
-    after the other. `sc.stack` and `sc.concat` along the leading axis trace
-    to this op; other axes add an `expr.gather`.
+    Without `axis`, the result holds the elements of each operand, flattened,
+    one operand after the other (any shapes with the right total). With
+    `axis`, operands have the result's rank and agree on every other axis;
+    they are joined along `axis`, as NumPy's concatenate.
   }];
-  let arguments = (ins Variadic<Expr_Array>:$operands);
+  let arguments = (ins Variadic<Expr_Array>:$operands, OptionalAttr<Scaly_I64Attr>:$axis);
   let results = (outs Expr_Array:$result);
   let assemblyFormat = "$operands attr-dict `:` functional-type($operands, $result)";
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+def Expr_TransposeOp : Expr_Op<"transpose", [Pure,
+    AllElementTypesMatch<["operand", "result"]>]> {
+  let summary = "permute the axes";
+  let description = [{
+    Result axis `i` is operand axis `permutation[i]`. Lowering reads the
+    operand with permuted strides; nothing is copied unless a consumer needs
+    contiguous memory.
+  }];
+  let arguments = (ins Expr_Array:$operand, DenseI64ArrayAttr:$permutation);
+  let results = (outs Expr_Array:$result);
+  let assemblyFormat = "$operand $permutation attr-dict `:` type($operand) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Expr_SliceOp : Expr_Op<"slice", [Pure, AllElementTypesMatch<["operand", "result"]>]> {
+  let summary = "strided slice: start and step per axis, sizes from the result";
+  let description = [{
+    Result element `(i0, i1, ...)` is operand element
+    `(starts[0] + i0*steps[0], starts[1] + i1*steps[1], ...)`. Steps may be
+    negative (`x[::-1]`). Integer indexing is a slice of size 1 followed by
+    an `expr.reshape` that drops the axis.
+  }];
+  let arguments = (ins Expr_Array:$operand, DenseI64ArrayAttr:$starts, DenseI64ArrayAttr:$steps);
+  let results = (outs Expr_Array:$result);
+  let assemblyFormat = [{
+    $operand `starts` $starts `steps` $steps attr-dict `:` type($operand) `to` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Expr_ReduceKind : I32EnumAttr<"ReduceKind", "reduction", [
+    I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"prod", 1>,
+    I32EnumAttrCase<"max", 2>, I32EnumAttrCase<"min", 3>]> {
+  let cppNamespace = "::scaly::expr";
+  let genSpecializedAttr = 0;
+}
+def Expr_ReduceKindAttr : EnumAttr<Expr_Dialect, Expr_ReduceKind, "reduce_kind">;
+
+def Expr_ReduceOp : Expr_Op<"reduce", [Pure,
+    AllElementTypesMatch<["operand", "result"]>,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "sum, product, maximum or minimum over chosen axes";
+  let description = [{
+    The result drops the (sorted, distinct) `axes`. Sums of floats round
+    like NumPy's pairwise summation over a contiguous run; max and min
+    propagate NaN as NumPy does. Lowering keeps a large reduction a loop.
+  }];
+  let arguments = (ins Expr_ReduceKindAttr:$kind, Expr_Array:$operand, DenseI64ArrayAttr:$axes);
+  let results = (outs Expr_Array:$result);
+  let assemblyFormat = "$kind $operand `axes` $axes attr-dict `:` type($operand) `to` type($result)";
+  let hasVerifier = 1;
+}
+
+def Expr_MatmulOp : Expr_Op<"matmul", [Pure,
+    AllElementTypesMatch<["lhs", "rhs", "result"]>,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "batched matrix product: (..., m, k) x (..., k, n) -> (..., m, n)";
+  let description = [{
+    One contraction op for `@`, `sc.dot` and `sc.matmul`: vectors are made
+    matrices with `expr.reshape` and batch axes broadcast with
+    `expr.broadcast` before it. Lowering keeps it a loop nest.
+  }];
+  let arguments = (ins Expr_Array:$lhs, Expr_Array:$rhs);
+  let results = (outs Expr_Array:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `to` type($result)";
+  let hasVerifier = 1;
 }
 
 def Expr_SumOp : Expr_Op<"sum", [Pure]> {

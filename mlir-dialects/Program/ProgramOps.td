@@ -171,4 +171,36 @@ def Prog_CallOp : Prog_Op<"call", [CallOpInterface, DeclareOpInterfaceMethods<Sy
   }];
 }
 
+def Prog_ReduceOp : Prog_Op<"reduce", [MemoryEffects<[MemRead]>]> {
+  let summary = "reduce `count` elements `stride` apart: sum, prod, max or min";
+  let description = [{
+    Calls one of the module's reduction helpers. A float sum follows
+    NumPy's pairwise summation (blocks of 8192, 8 partial sums up to 128
+    elements), so a contiguous sum rounds exactly as `np.sum`; max and min
+    propagate NaN; integer sums wrap around as NumPy's do.
+  }];
+  let arguments = (ins StrAttr:$kind, Prog_AnyPtr:$ptr, Scaly_I64Attr:$count,
+                       Scaly_I64Attr:$stride);
+  let results = (outs Prog_ScalarType:$result);
+  let assemblyFormat = [{
+    $kind $ptr `count` $count `stride` $stride attr-dict `:` type($ptr) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Prog_MatmulOp : Prog_Op<"matmul", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "out[m x n] = lhs[m x k] * rhs[k x n], contiguous row-major buffers";
+  let description = [{
+    Calls the module's matrix-product helper (row by row, the inner loop
+    over contiguous columns so C compilers vectorize it). `out` never
+    overlaps `lhs` or `rhs`.
+  }];
+  let arguments = (ins Prog_AnyPtr:$lhs, Prog_AnyPtr:$rhs, Prog_AnyPtr:$out,
+                       Scaly_I64Attr:$m, Scaly_I64Attr:$k, Scaly_I64Attr:$n);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `into` $out `m` $m `k` $k `n` $n attr-dict `:` type($lhs) `,` type($rhs) `,` type($out)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SCALY_PROGRAM_OPS

@@ -165,6 +165,12 @@ class Expr:
     def __getitem__(self, key):
         if isinstance(key, Expr) or (isinstance(key, tuple) and any(isinstance(k, Expr) for k in key)):
             raise TypeError("indexing with an Expr is not supported: indices must be static")
+        basic = _basic_index(key, self.shape)
+        if basic is not None:
+            starts, steps, sizes, out_shape = basic
+            out = Expr(self._g, self._g.slice(self._id, starts, steps, sizes))
+            return out if tuple(sizes) == out_shape else out.reshape(out_shape)
+        # Fancy (irregular) indexing: one gather with the picked positions.
         positions = np.arange(self.size, dtype=np.int64).reshape(self.shape)
         try:
             picked = positions[key]
@@ -176,10 +182,19 @@ class Expr:
     @property
     def T(self):
         """The transpose (axes reversed)."""
-        if self.ndim < 2:
-            return self
-        positions = np.arange(self.size, dtype=np.int64).reshape(self.shape).T
-        return Expr(self._g, self._g.gather(self._id, positions.ravel().tolist(), list(positions.shape)))
+        return self.transpose()
+
+    def transpose(self, *axes):
+        """Permute the axes (reversed when none are given), as NumPy's transpose."""
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        if not axes:
+            axes = tuple(range(self.ndim))[::-1]
+        axes = [_axis_index(a, self.ndim, "transpose") for a in axes]
+        if sorted(axes) != list(range(self.ndim)):
+            raise ValueError(f"transpose: axes {tuple(axes)} are not a permutation of "
+                             f"{self.ndim} axes")
+        return Expr(self._g, self._g.transpose(self._id, axes))
 
     def reshape(self, *shape):
         """The same elements in row-major order with another shape; one -1 is inferred."""
@@ -212,9 +227,117 @@ class Expr:
         """Lowering hint: keep the function returning this value as its own C procedure."""
         return Expr(self._g, self._id, blocked=True)
 
-    def sum(self):
-        """Sum of all elements."""
-        return Expr(self._g, self._g.sum(self._id))
+    def sum(self, axis=None, keepdims=False):
+        """Sum of all elements, or over `axis` (an int or a tuple); bool and int32 sum to int64."""
+        return reduce_("sum", self, axis, keepdims)
+
+    def prod(self, axis=None, keepdims=False):
+        """Product of all elements, or over `axis`."""
+        return reduce_("prod", self, axis, keepdims)
+
+    def max(self, axis=None, keepdims=False):
+        """Maximum (NaN propagates, as in NumPy) of all elements, or over `axis`."""
+        return reduce_("max", self, axis, keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        """Minimum (NaN propagates, as in NumPy) of all elements, or over `axis`."""
+        return reduce_("min", self, axis, keepdims)
+
+    def mean(self, axis=None, keepdims=False):
+        """Arithmetic mean of all elements, or over `axis` (float64 for integers)."""
+        return mean_(self, axis, keepdims)
+
+    def flatten(self):
+        """All elements as a vector, in row-major order (same as `vec()`)."""
+        return self.vec()
+
+
+def _axis_index(axis, ndim, what):
+    """`axis` as a non-negative int below `ndim` (negative axes count from the end)."""
+    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+        raise TypeError(f"{what}: axis must be an int, got {type(axis).__name__} {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{what}: axis {axis} is out of range for {ndim} dimensions")
+    return int(axis) % ndim
+
+
+def _reduced_axes(axis, ndim, what):
+    """The sorted axes `axis` names (None: all of them)."""
+    if axis is None:
+        return list(range(ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    out = sorted(_axis_index(a, ndim, what) for a in axes)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{what}: axis {axis!r} names an axis twice")
+    return out
+
+
+def reduce_(kind, x, axis=None, keepdims=False):
+    """A reduction (sum, prod, max, min) of `x` over `axis`, optionally keeping size-1 axes."""
+    if not isinstance(keepdims, bool):
+        raise TypeError(f"{kind}: keepdims must be a bool, got {keepdims!r}")
+    axes = _reduced_axes(axis, x.ndim, kind)
+    out = Expr(x._g, x._g.reduce(kind, x._id, axes))
+    if keepdims:
+        out = out.reshape(tuple(1 if d in axes else n for d, n in enumerate(x.shape)))
+    return out
+
+
+def mean_(x, axis=None, keepdims=False):
+    """Arithmetic mean over `axis`; integers and bools average in float64, as in NumPy."""
+    axes = _reduced_axes(axis, x.ndim, "mean")
+    count = 1
+    for d in axes:
+        count *= x.shape[d]
+    if count == 0:
+        raise ValueError("mean: the reduced axes are empty (NumPy returns nan with a warning)")
+    if not x.dtype.startswith("float"):
+        x = x.astype("float64")
+    return reduce_("sum", x, axes, keepdims) / count
+
+
+def _basic_index(key, shape):
+    """Starts, steps and sizes of a basic (slice/int/None/...) index, and the
+    result shape; None for fancy indexing (lists and arrays)."""
+    key = key if isinstance(key, tuple) else (key,)
+    for k in key:
+        if not (k is None or k is Ellipsis or isinstance(k, slice) or
+                (isinstance(k, numbers.Integral) and not isinstance(k, bool))):
+            return None
+    if sum(k is Ellipsis for k in key) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if used > len(shape):
+        raise IndexError(f"too many indices for an Expr of shape {shape}: {used} were given")
+    if Ellipsis in key:
+        at = key.index(Ellipsis)
+        key = key[:at] + (slice(None),) * (len(shape) - used) + key[at + 1:]
+    else:
+        key = key + (slice(None),) * (len(shape) - used)
+    starts, steps, sizes, out_shape = [], [], [], []
+    axis = 0
+    for k in key:
+        if k is None:
+            out_shape.append(1)
+            continue
+        n = shape[axis]
+        if isinstance(k, slice):
+            start, stop, step = k.indices(n)
+            size = len(range(start, stop, step))
+            starts.append(start if size else 0)
+            steps.append(step)
+            sizes.append(size)
+            out_shape.append(size)
+        else:
+            i = int(k)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n} "
+                                 f"(indexing an Expr of shape {shape})")
+            starts.append(i % n)
+            steps.append(1)
+            sizes.append(1)
+        axis += 1
+    return starts, steps, sizes, tuple(out_shape)
 
 
 def _math_method(name):
@@ -262,14 +385,21 @@ def as_expr(value, graph=None, like=None):
             raise ValueError(f"constant {value!r} does not fit int64")
         values = arr.astype(np.int64).ravel().tolist()
         dtype = "bool" if arr.dtype.kind == "b" else "int64"
-        if like is not None and like.dtype != dtype and _fits(values, like.dtype):
+        if like is not None and like.dtype != dtype and _KIND[dtype] <= _KIND[like.dtype] \
+                and _fits(values, like.dtype):
             dtype = like.dtype
         return Expr(graph, graph.constant_ints(values, shape, dtype))
     dtype = "float32" if arr.dtype == np.float32 else "float64"
     values = arr.astype(np.float64).ravel().tolist()
-    if like is not None and like.dtype != dtype and _fits(values, like.dtype):
+    if like is not None and like.dtype != dtype and _KIND[dtype] <= _KIND[like.dtype] \
+            and _fits(values, like.dtype):
         dtype = like.dtype
     return Expr(graph, graph.constant(values, shape, dtype))
+
+
+# Kinds in NumPy's order: a weak constant never lowers its kind (2.0 * int_x
+# is float64, as in NumPy; 2 * float32_x stays float32).
+_KIND = {"bool": 0, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
 
 
 def _fits(values, dtype):

@@ -7,7 +7,8 @@ import numbers
 
 import numpy as np
 
-from ._trace import MATH_FUNCTIONS, Expr, _graph_of, as_expr, binary_math, pow_
+from ._trace import (MATH_FUNCTIONS, Expr, _graph_of, as_expr, binary_math, mean_, pow_,
+                     reduce_)
 
 
 def _graph(values, what):
@@ -37,7 +38,7 @@ def stack(values, axis=0):
     axis = _axis(axis, "stack")
     values, graph, _ = _operands(values, "stack")
     # Numbers take the dtype of the Exprs among them when they convert exactly.
-    like = next(v for v in values if isinstance(v, Expr))
+    like = next((v for v in values if isinstance(v, Expr)), None)
     exprs = [as_expr(v, graph, like=like) for v in values]
     shape = exprs[0].shape
     for i, e in enumerate(exprs):
@@ -50,42 +51,25 @@ def stack(values, axis=0):
     if not -ndim <= axis < ndim:
         raise ValueError(f"stack: axis {axis} is out of range for {ndim} dimensions")
     axis %= ndim
-    out = Expr(graph, graph.concat([e._id for e in exprs], [len(exprs), *shape]))
     if axis == 0:
-        return out
-    order = list(range(1, ndim))
-    order.insert(axis, 0)
-    return _transpose(out, order)
-
-
-def _transpose(e, order):
-    positions = np.arange(e.size, dtype=np.int64).reshape(e.shape).transpose(order)
-    return Expr(e._g, e._g.gather(e._id, positions.ravel().tolist(), list(positions.shape)))
+        # The parts one after another: a flattened concatenation.
+        return Expr(graph, graph.concat([e._id for e in exprs], [len(exprs), *shape]))
+    inner = shape[:axis] + (1,) + shape[axis:]
+    return Expr(graph, graph.concat_axis([e.reshape(inner)._id for e in exprs], axis))
 
 
 def concat(values, axis=0):
     """Join arrays along an existing axis (default: leading)."""
     axis = _axis(axis, "concat")
-    values, graph, exprs = _operands(values, "concat")
+    values, graph, _ = _operands(values, "concat")
+    like = next((v for v in values if isinstance(v, Expr)), None)
+    exprs = [as_expr(v, graph, like=like) for v in values]
     ndim = exprs[0].ndim
     if ndim == 0:
         raise ValueError("concat: scalars have no axis to join; use sc.stack")
     if not -ndim <= axis < ndim:
         raise ValueError(f"concat: axis {axis} is out of range for {ndim} dimensions")
-    axis %= ndim
-    for i, e in enumerate(exprs):
-        if e.ndim != ndim or e.shape[:axis] + e.shape[axis + 1:] != \
-                exprs[0].shape[:axis] + exprs[0].shape[axis + 1:]:
-            raise ValueError(f"concat: element {i} has shape {e.shape}, incompatible with "
-                             f"{exprs[0].shape} along axis {axis}")
-    if axis != 0:
-        order = [axis] + [d for d in range(ndim) if d != axis]
-        moved = [_transpose(e, order) for e in exprs]
-        joined = concat(moved, 0)
-        inverse = list(np.argsort(order))
-        return _transpose(joined, inverse)
-    shape = [builtins.sum(e.shape[0] for e in exprs), *exprs[0].shape[1:]]
-    return Expr(graph, graph.concat([e._id for e in exprs], shape))
+    return Expr(graph, graph.concat_axis([e._id for e in exprs], axis % ndim))
 
 
 def where(cond, on_true, on_false):
@@ -98,21 +82,34 @@ def where(cond, on_true, on_false):
     return Expr(graph, graph.select(c._id, a._id, b._id))
 
 
-def sum(x, axis=None):  # noqa: A001 - the authoring API's name
-    """Sum of all elements, or along `axis`."""
-    x = _expr(x, "sum")
-    if axis is None:
-        return x.sum()
-    axis = _axis(axis, "sum")
-    if not -x.ndim <= axis < x.ndim:
-        raise ValueError(f"sum: axis {axis!r} is out of range for shape {x.shape}")
-    axis %= x.ndim
-    order = [d for d in range(x.ndim) if d != axis] + [axis]
-    moved = _transpose(x, order) if order != list(range(x.ndim)) else x
-    rows = moved.reshape((-1, x.shape[axis])) if moved.size else moved
-    parts = [rows[i].sum() for i in range(rows.shape[0])]
-    out_shape = x.shape[:axis] + x.shape[axis + 1:]
-    return stack(parts).reshape(out_shape)
+def sum(x, axis=None, keepdims=False):  # noqa: A001 - the authoring API's name
+    """Sum of all elements, or over `axis` (an int or a tuple of ints)."""
+    return reduce_("sum", _expr(x, "sum"), axis, keepdims)
+
+
+def prod(x, axis=None, keepdims=False):
+    """Product of all elements, or over `axis`."""
+    return reduce_("prod", _expr(x, "prod"), axis, keepdims)
+
+
+def max(x, axis=None, keepdims=False):  # noqa: A001
+    """Maximum of all elements, or over `axis`; NaN propagates as in NumPy."""
+    return reduce_("max", _expr(x, "max"), axis, keepdims)
+
+
+def min(x, axis=None, keepdims=False):  # noqa: A001
+    """Minimum of all elements, or over `axis`; NaN propagates as in NumPy."""
+    return reduce_("min", _expr(x, "min"), axis, keepdims)
+
+
+def mean(x, axis=None, keepdims=False):
+    """Arithmetic mean of all elements, or over `axis`."""
+    return mean_(_expr(x, "mean"), axis, keepdims)
+
+
+def transpose(x, axes=None):
+    """Permute the axes of `x` (reversed when `axes` is None)."""
+    return _expr(x, "transpose").transpose(axes)
 
 
 def _expr(x, what):
@@ -128,16 +125,18 @@ def sumsqr(x):
 
 
 def dot(a, b):
-    """Inner product of two vectors of equal length (sum of elementwise products)."""
+    """Inner product of two vectors of equal length; matrices multiply as with `@`."""
     graph = _graph([a, b], "dot")
     like = a if isinstance(a, Expr) else b
     a, b = as_expr(a, graph, like=like), as_expr(b, graph, like=like)
-    if a.ndim != 1 or b.ndim != 1:
-        raise ValueError(f"dot: needs two vectors (1-D), got shapes {a.shape} and {b.shape}; "
-                         "use @ for matrix products")
-    if a.shape != b.shape:
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    if a.ndim == 1 and b.ndim == 1 and a.shape != b.shape:
         raise ValueError(f"dot: shapes {a.shape} and {b.shape} differ")
-    return (a * b).sum()
+    if a.ndim > 2 or b.ndim > 2:
+        raise ValueError(f"dot: operands of more than 2 dimensions ({a.shape}, {b.shape}); "
+                         "use sc.matmul for batched products")
+    return matmul(a, b)
 
 
 def norm2(x):
@@ -146,28 +145,24 @@ def norm2(x):
 
 
 def matmul(a, b):
-    """Matrix product with NumPy's rules for 1-D and 2-D operands."""
+    """Matrix product with NumPy's rules: 1-D operands are vectors, leading axes are batches."""
     graph = _graph([a, b], "matmul")
     like = a if isinstance(a, Expr) else b
     a, b = as_expr(a, graph, like=like), as_expr(b, graph, like=like)
-    if a.ndim == 0 or b.ndim == 0 or a.ndim > 2 or b.ndim > 2:
-        raise ValueError(f"@: needs 1-D or 2-D operands, got shapes {a.shape} and {b.shape}")
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"@: scalar operands are not allowed (shapes {a.shape} and {b.shape}); "
+                         "use * for scaling")
     a2 = a.reshape((1, a.shape[0])) if a.ndim == 1 else a
     b2 = b.reshape((b.shape[0], 1)) if b.ndim == 1 else b
-    m, k = a2.shape
-    k2, n = b2.shape
-    if k != k2:
+    if a2.shape[-1] != b2.shape[-2]:
         raise ValueError(f"@: inner dimensions differ: {a.shape} @ {b.shape}")
-    # Row i of a repeated for every column j, against column j of b.
-    ai = np.arange(m * k).reshape(m, k)
-    bj = np.arange(k * n).reshape(k, n).T
-    left = Expr(graph, graph.gather(a2._id, np.repeat(ai, n, axis=0).ravel().tolist(), [m * n, k]))
-    right = Expr(graph, graph.gather(b2._id, np.tile(bj, (m, 1)).ravel().tolist(), [m * n, k]))
-    prod = left * right
-    out = stack([prod[r].sum() for r in range(m * n)]) if m * n else prod.reshape((0,))
-    shape = (m, n) if a.ndim == 2 and b.ndim == 2 else ((m,) if b.ndim == 1 and a.ndim == 2 else
-                                                       ((n,) if a.ndim == 1 and b.ndim == 2 else ()))
-    return out.reshape(shape)
+    out = Expr(graph, graph.matmul(a2._id, b2._id))
+    shape = out.shape
+    if a.ndim == 1:
+        shape = shape[:-2] + shape[-1:]
+    if b.ndim == 1:
+        shape = shape[:-1]
+    return out if shape == out.shape else out.reshape(shape)
 
 
 def atan2(y, x):

@@ -241,6 +241,11 @@ PYBIND11_MODULE(_scaly, m) {
       .def("gather", &Graph::gather)
       .def("concat", &Graph::concat)
       .def("sum", &Graph::sum)
+      .def("concat_axis", &Graph::concatAxis)
+      .def("reduce", &Graph::reduce)
+      .def("slice", &Graph::slice)
+      .def("transpose", &Graph::transpose)
+      .def("matmul", &Graph::matmul)
       .def("call", [](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args) {
         return g.call(std::move(fn), std::move(args));
       })

@@ -72,31 +72,22 @@ def make_mixed():
 TRACE_CASES = [
     # shape mismatch between Exprs (and Expr vs array constants)
     pytest.param(vec(), lambda x: x + x[:2], ValueError,
-                 esc("+: shapes (3,) and (2,) do not match (only scalars broadcast)"), id="add-shape"),
+                 esc("+: shapes (3,) and (2,) do not broadcast: axes must be equal or 1"), id="add-shape"),
     pytest.param(vec(), lambda x: x - x[:2], ValueError,
-                 esc("-: shapes (3,) and (2,) do not match"), id="sub-shape"),
+                 esc("-: shapes (3,) and (2,) do not broadcast"), id="sub-shape"),
     pytest.param(MAT, lambda x: x * x.T, ValueError,
-                 esc("*: shapes (2, 3) and (3, 2) do not match"), id="mul-shape-2d"),
-    pytest.param(vec(), lambda x: x / x.reshape(3, 1), ValueError,
-                 esc("/: shapes (3,) and (3, 1) do not match"), id="div-shape-rank"),
+                 esc("*: shapes (2, 3) and (3, 2) do not broadcast"), id="mul-shape-2d"),
     pytest.param(vec(), lambda x: np.ones(2) + x, ValueError,
-                 esc("+: shapes (2,) and (3,) do not match"), id="ndarray-radd-shape"),
+                 esc("+: shapes (2,) and (3,) do not broadcast"), id="ndarray-radd-shape"),
     pytest.param(vec(), lambda x: x - [1.0, 2.0], ValueError,
-                 esc("-: shapes (3,) and (2,) do not match"), id="list-sub-shape"),
+                 esc("-: shapes (3,) and (2,) do not broadcast"), id="list-sub-shape"),
     pytest.param(vec(), lambda x: x >= x[:2], ValueError,
-                 esc("ge: shapes (3,) and (2,) do not match"), id="compare-shape"),
+                 esc("ge: shapes (3,) and (2,) do not broadcast"), id="compare-shape"),
     pytest.param(vec(), lambda x: x ** x[:2], ValueError,
-                 esc("pow: shapes (3,) and (2,) do not match"), id="pow-shape"),
+                 esc("pow: shapes (3,) and (2,) do not broadcast"), id="pow-shape"),
     pytest.param(vec(), lambda x: sc.fmax(x, x[:2]), ValueError,
-                 esc("fmax: shapes (3,) and (2,) do not match"), id="fmax-shape"),
+                 esc("fmax: shapes (3,) and (2,) do not broadcast"), id="fmax-shape"),
     # dtype mismatch and constants that cannot be arrays
-    pytest.param(vec(), lambda x: x + x.astype("int64"), ValueError,
-                 esc("+: operands have dtypes float64 and int64; cast one with .astype()"),
-                 id="float-plus-int"),
-    pytest.param(vec(dtype="int64"), lambda x: x + 0.5, ValueError,
-                 esc("+: operands have dtypes int64 and float64"), id="int-plus-half"),
-    pytest.param(vec(dtype="int32"), lambda x: x + 2**40, ValueError,
-                 esc("+: operands have dtypes int32 and int64"), id="int32-plus-huge"),
     pytest.param(vec(), lambda x: x + "a", TypeError,
                  r"cannot use str \(<U1\) as an array constant", id="plus-str"),
     pytest.param(vec(), lambda x: x * None, TypeError,
@@ -121,13 +112,12 @@ TRACE_CASES = [
     pytest.param(vec(), lambda x: x[[0, 5]], IndexError,
                  esc("index 5 is out of bounds for axis 0 with size 3"), id="index-fancy"),
     pytest.param(vec(), lambda x: x[0, 0], IndexError,
-                 esc("too many indices for array: array is 1-dimensional, but 2 were indexed "
-                     "(indexing an Expr of shape (3,))"), id="too-many-1d"),
+                 esc("too many indices for an Expr of shape (3,): 2 were given"), id="too-many-1d"),
     pytest.param(MAT, lambda x: x[0, 0, 0], IndexError,
-                 esc("array is 2-dimensional, but 3 were indexed (indexing an Expr of shape (2, 3))"),
+                 esc("too many indices for an Expr of shape (2, 3): 3 were given"),
                  id="too-many-2d"),
     pytest.param(SCALAR, lambda x: x[0], IndexError,
-                 esc("array is 0-dimensional, but 1 were indexed (indexing an Expr of shape ())"),
+                 esc("too many indices for an Expr of shape (): 1 were given"),
                  id="index-scalar"),
     pytest.param(vec(), lambda x: x[1.0], IndexError,
                  r"only integers, slices .* are valid indices \(indexing an Expr of shape \(3,\)\)",
@@ -154,18 +144,10 @@ TRACE_CASES = [
     pytest.param(vec(), lambda x: x.reshape(1.5, 2), TypeError,
                  esc("reshape: dimensions must be ints, got 1.5 in (1.5, 2)"), id="reshape-float"),
     # bool arithmetic
-    pytest.param(vec(), lambda x: (x > 0) + (x > 1), ValueError,
-                 esc("+ is not defined on bool arrays"), id="bool-add"),
-    pytest.param(vec(), lambda x: (x > 0) * 1, ValueError,
-                 esc("* is not defined on bool arrays"), id="bool-mul-one"),
-    pytest.param(vec(), lambda x: (x > 0) * 2, ValueError,
-                 esc("*: operands have dtypes bool and int64"), id="bool-mul-two"),
     pytest.param(vec(), lambda x: (x > 0) - (x < 0), ValueError,
                  esc("- is not defined on bool arrays"), id="bool-sub"),
     pytest.param(vec(), lambda x: -(x > 0), ValueError,
                  "negation needs a float array, got bool", id="bool-neg"),
-    pytest.param(vec(), lambda x: sc.sum(x > 0), ValueError,
-                 "sum of a bool array: cast it to a number first", id="bool-sum"),
     # math functions on int arrays
     pytest.param(vec(dtype="int64"), lambda x: x.sin(), ValueError,
                  "sin needs a float array, got int64; cast it first", id="int-sin"),
@@ -181,15 +163,13 @@ TRACE_CASES = [
                  "fmin needs float arrays, got int64", id="int-fmin"),
     pytest.param(vec(dtype="int64"), lambda x: x ** -1, ValueError,
                  "pow needs float arrays, got int64", id="int-pow-negative"),
-    pytest.param(vec(dtype="int64"), lambda x: x ** 0.5, ValueError,
-                 esc("pow: operands have dtypes int64 and float64"), id="int-pow-half"),
     # sc.where
     pytest.param(vec(), lambda x: sc.where(x, x, 0.0), ValueError,
                  "where: the condition must be bool, got float64", id="where-float-cond"),
     pytest.param(vec(), lambda x: sc.where(x.astype("int64"), x, 0.0), ValueError,
                  "where: the condition must be bool, got int64", id="where-int-cond"),
     pytest.param(vec(), lambda x: sc.where(x[:2] > 0, x, 0.0), ValueError,
-                 esc("where: condition shape (2,) does not match (3,)"), id="where-cond-shape"),
+                 esc("where: shapes (2,) and (3,) do not broadcast"), id="where-cond-shape"),
     # sc.stack / sc.concat
     pytest.param(vec(), lambda x: sc.stack([x, x[:2]]), ValueError,
                  esc("stack: element 1 has shape (2,), element 0 has (3,)"), id="stack-shapes"),
@@ -206,28 +186,23 @@ TRACE_CASES = [
     pytest.param(vec(), lambda x: sc.concat([x, x], axis=-2), ValueError,
                  "concat: axis -2 is out of range for 1 dimensions", id="concat-axis-neg"),
     pytest.param(vec(), lambda x: sc.concat([x.reshape(3, 1), x.reshape(1, 3)]), ValueError,
-                 esc("concat: element 1 has shape (1, 3), incompatible with (3, 1) along axis 0"),
+                 esc("concat: shape (1, 3) does not match (3, 1) except along axis 0"),
                  id="concat-shapes"),
     pytest.param(vec(), lambda x: sc.concat([]), ValueError,
                  "concat: needs at least one array", id="concat-empty"),
     # sc.dot / @ / sc.sum
     pytest.param(vec(), lambda x: sc.dot(x, x[:2]), ValueError,
                  esc("dot: shapes (3,) and (2,) differ"), id="dot-shapes"),
-    pytest.param(vec(), lambda x: sc.dot(x[0], x), ValueError,
-                 esc("dot: needs two vectors (1-D), got shapes () and (3,)"), id="dot-scalar-vector"),
     pytest.param(MAT, lambda x: x @ x, ValueError,
                  esc("@: inner dimensions differ: (2, 3) @ (2, 3)"), id="matmul-inner-2d"),
     pytest.param(vec(), lambda x: x @ x[:2], ValueError,
                  esc("@: inner dimensions differ: (3,) @ (2,)"), id="matmul-inner-1d"),
-    pytest.param(sc.arg("x", (2, 2, 2)), lambda x: x @ x, ValueError,
-                 esc("@: needs 1-D or 2-D operands, got shapes (2, 2, 2) and (2, 2, 2)"),
-                 id="matmul-3d"),
     pytest.param(sc.arg("x", (2, 2)), lambda x: x @ 3.0, ValueError,
-                 esc("@: needs 1-D or 2-D operands, got shapes (2, 2) and ()"), id="matmul-scalar"),
+                 esc("@: scalar operands are not allowed (shapes (2, 2) and ())"), id="matmul-scalar"),
     pytest.param(vec(), lambda x: sc.sum(x, axis=1), ValueError,
-                 esc("sum: axis 1 is out of range for shape (3,)"), id="sum-axis"),
+                 esc("sum: axis 1 is out of range for 1 dimensions"), id="sum-axis"),
     pytest.param(MAT, lambda x: sc.sum(x, axis=-3), ValueError,
-                 esc("sum: axis -3 is out of range for shape (2, 3)"), id="sum-axis-neg"),
+                 esc("sum: axis -3 is out of range for 2 dimensions"), id="sum-axis-neg"),
     # truth value, len and iteration
     pytest.param(vec(), lambda x: x if x else -x, TypeError,
                  r"an Expr has no truth value while tracing; use sc\.where", id="if-expr"),
@@ -538,14 +513,9 @@ def test_non_int_axis(body):
         trace1(body, vec())
 
 
-def test_dot_of_matrices():
-    with pytest.raises(ValueError, match=r"dot: .*(vector|1-D)"):
-        trace1(lambda x: sc.dot(x, x), sc.arg("x", (2, 2)))
-
-
-def test_nan_constant_with_int_expr():
-    with pytest.raises(ValueError, match=esc("+: operands have dtypes int64 and float64")):
-        trace1(lambda x: x + float("nan"), vec(dtype="int64"))
+def test_dot_of_3d_arrays_is_refused():
+    with pytest.raises(ValueError, match=r"dot: .*sc.matmul"):
+        trace1(lambda x: sc.dot(x, x), sc.arg("x", (2, 2, 2)))
 
 
 def test_lossy_constant_for_int_input_while_tracing():

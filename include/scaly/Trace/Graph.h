@@ -31,7 +31,13 @@ std::string shapeString(const Shape &shape);
 enum class OpKind : uint8_t {
   Input, Constant, Add, Sub, Mul, Div, Neg, Math, Math2, Cmp, Select, Cast,
   Broadcast, Reshape, Gather, Concat, Sum, Call, Map, Result,
+  // Structured ops (appended: digests of older graphs keep their values).
+  Slice, Transpose, Reduce, Matmul,
 };
+
+/// Reductions of OpKind::Reduce, in the order of the dialect's ReduceKind.
+enum class ReduceKind : int32_t { Sum, Prod, Max, Min };
+extern const char *const kReduceNames[4];
 
 struct Function;
 
@@ -47,8 +53,9 @@ struct Node {
   std::vector<int32_t> operands;
   /// Input position, math function, comparison predicate or result index.
   int32_t sub = 0;
-  /// Gather indices, the map count, or the values of an integer or bool
-  /// constant (row-major, exact).
+  /// Gather indices, the map count, the values of an integer or bool
+  /// constant (row-major, exact), slice starts then steps, a transpose's
+  /// permutation, reduced axes, or a concat's axis (none: flattened).
   std::vector<int64_t> ints;
   /// The values of a float constant (row-major).
   std::vector<double> values;
@@ -75,8 +82,9 @@ public:
   /// An integer or bool constant from exact int64 values (a float dtype
   /// converts them).
   int32_t constantInts(std::vector<int64_t> values, Shape shape, DType dtype);
-  /// Arithmetic with NumPy-like rules for scalars: a rank-0 operand is
-  /// broadcast; a constant operand takes the other operand's dtype.
+  /// Arithmetic with NumPy's broadcasting and dtype promotion; a constant
+  /// operand takes the other operand's dtype when its values fit (weak
+  /// Python numbers). On bools, + is "or" and * is "and", as in NumPy.
   int32_t binary(OpKind kind, int32_t a, int32_t b);
   int32_t neg(int32_t a);
   int32_t math(const std::string &fn, int32_t a);
@@ -84,11 +92,25 @@ public:
   int32_t compare(const std::string &pred, int32_t a, int32_t b);
   int32_t select(int32_t cond, int32_t a, int32_t b);
   int32_t cast(int32_t a, DType to);
+  /// NumPy broadcast of `a` to `shape`.
   int32_t broadcast(int32_t a, Shape shape);
   int32_t reshape(int32_t a, Shape shape);
+  /// Fancy (irregular) indexing only: basic indexing is slice + reshape.
   int32_t gather(int32_t a, std::vector<int64_t> indices, Shape shape);
+  /// Flattened concatenation (the result holds the parts one after another).
   int32_t concat(const std::vector<int32_t> &parts, Shape shape);
+  /// NumPy's concatenate along `axis` (parts of equal rank).
+  int32_t concatAxis(const std::vector<int32_t> &parts, int64_t axis);
+  /// Sum of all elements (NumPy's dtype: bool and int32 sum to int64).
   int32_t sum(int32_t a);
+  /// A reduction over sorted distinct `axes` (all of them when empty and
+  /// `all`); sum and prod of bool/int32 give int64 as in NumPy.
+  int32_t reduce(const std::string &kind, int32_t a, std::vector<int64_t> axes);
+  int32_t slice(int32_t a, std::vector<int64_t> starts, std::vector<int64_t> steps,
+                Shape sizes);
+  int32_t transpose(int32_t a, std::vector<int64_t> perm);
+  /// Batched matrix product of operands of rank >= 2 (batch axes broadcast).
+  int32_t matmul(int32_t a, int32_t b);
   /// Applies `fn` and returns one Result node per output.
   std::vector<int32_t> call(std::shared_ptr<const Function> fn, std::vector<int32_t> args);
   std::vector<int32_t> map(std::shared_ptr<const Function> fn, int64_t count,
@@ -102,8 +124,11 @@ private:
   const Node &checked(int32_t id) const;
   /// Constant `n` converted to `to` when exact, else -1.
   int32_t convertExactly(const Node &n, DType to);
-  /// Make `a` and `b` the same shape and dtype (scalar broadcast).
+  /// Make `a` and `b` the same shape and dtype (NumPy broadcasting and
+  /// promotion).
   std::pair<int32_t, int32_t> unify(int32_t a, int32_t b, const char *what);
+  /// `a` converted to `to`: exactly for a constant, else by a cast.
+  int32_t promoteTo(int32_t a, DType to);
 };
 
 /// Declared input or output.

@@ -38,7 +38,18 @@ namespace {
 struct Stored {
   SmallVector<Value> elems;
   Value ptr;
+  /// A large elementwise or view result not computed yet: its elements are
+  /// computed where they are used (fused into the consumer's loop) or when
+  /// it is materialized.
+  bool lazy = false;
   bool inMemory() const { return static_cast<bool>(ptr); }
+};
+
+/// A loop index: a constant or an i64 SSA value.
+struct Ix {
+  Value v;
+  int64_t c = 0;
+  bool isConst() const { return !v; }
 };
 
 RankedTensorType tensorOf(Type t) { return cast<RankedTensorType>(t); }
@@ -47,7 +58,8 @@ Type elementOf(Type t) { return tensorOf(t).getElementType(); }
 /// Lowers one expr.func body into a prog.proc body.
 class ProcLowering {
 public:
-  explicit ProcLowering(OpBuilder &builder) : b(builder) {}
+  ProcLowering(OpBuilder &builder, int64_t scalarizeLimit)
+      : b(builder), limit(scalarizeLimit) {}
 
   LogicalResult lower(ex::FuncOp func, pg::ProcOp proc) {
     Block &entry = proc.getBody().front();
@@ -70,6 +82,8 @@ public:
 
 private:
   OpBuilder &b;
+  /// Arrays with more elements than this lower to loops.
+  int64_t limit;
   Value workspace;
   DenseMap<Value, Stored> values;
   /// Memory a value should be produced in, when it ends in an output or slice.
@@ -111,12 +125,19 @@ private:
   }
 
   SmallVector<Value> elements(Value v, Location loc) {
-    const Stored &s = values[v];
     SmallVector<Value> out;
     int64_t n = ex::numElements(v.getType());
     for (int64_t k = 0; k < n; ++k)
-      out.push_back(element(s, k, loc));
+      out.push_back(elementStatic(v, k, loc));
     return out;
+  }
+
+  /// Element `k` (row-major) of any lowered value.
+  Value elementStatic(Value v, int64_t k, Location loc) {
+    const Stored &s = values[v];
+    if (!s.lazy)
+      return element(s, k, loc);
+    return elementAt(v, constIndex(shapeOf(v), k), loc);
   }
 
   /// Write the elements of `v` to `ptr` unless they were produced there.
@@ -124,9 +145,319 @@ private:
     const Stored &s = values[v];
     if (s.inMemory() && s.ptr == ptr)
       return;
+    if (s.lazy || (s.inMemory() && isLarge(v))) {
+      materialize(v, ptr, loc);
+      return;
+    }
     SmallVector<Value> elems = elements(v, loc);
     if (!elems.empty())
       b.create<pg::StoreOp>(loc, elems, ptr, b.getI64IntegerAttr(0));
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Structured lowering: indices, fused element computation, loop nests
+  //===--------------------------------------------------------------------===//
+
+  static SmallVector<int64_t> shapeOf(Value v) {
+    return SmallVector<int64_t>(tensorOf(v.getType()).getShape());
+  }
+  bool isLarge(Value v) { return ex::numElements(v.getType()) > limit; }
+
+  static SmallVector<Ix> constIndex(ArrayRef<int64_t> shape, int64_t k) {
+    SmallVector<Ix> idx(shape.size());
+    for (size_t d = shape.size(); d-- > 0;) {
+      idx[d].c = shape[d] ? k % shape[d] : 0;
+      k = shape[d] ? k / shape[d] : 0;
+    }
+    return idx;
+  }
+
+  Value ixValue(Ix i, Location loc) {
+    if (!i.isConst())
+      return i.v;
+    return b.create<arith::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(i.c));
+  }
+
+  /// a * scale + c, folded when constant. Index arithmetic never overflows
+  /// (nsw), so C prints it plainly.
+  Ix mulAdd(Ix a, int64_t scale, Ix c, Location loc) {
+    if (a.isConst() && c.isConst())
+      return Ix{{}, a.c * scale + c.c};
+    Ix prod = a;
+    if (a.isConst())
+      prod = Ix{{}, a.c * scale};
+    else if (scale != 1)
+      prod = Ix{b.create<arith::MulIOp>(loc, a.v, ixValue(Ix{{}, scale}, loc),
+                                        arith::IntegerOverflowFlags::nsw)};
+    if (prod.isConst() && prod.c == 0)
+      return c;
+    if (c.isConst() && c.c == 0)
+      return prod;
+    return Ix{b.create<arith::AddIOp>(loc, ixValue(prod, loc), ixValue(c, loc),
+                                      arith::IntegerOverflowFlags::nsw)};
+  }
+
+  Ix linear(ArrayRef<Ix> idx, ArrayRef<int64_t> shape, Location loc) {
+    Ix lin{{}, 0};
+    for (size_t d = 0; d < idx.size(); ++d)
+      lin = mulAdd(lin, shape[d], idx[d], loc);
+    return lin;
+  }
+
+  /// Element at `idx` of a buffer of row-major elements.
+  Value loadAt(Value ptr, Ix lin, Location loc) {
+    if (lin.isConst())
+      return element(Stored{{}, ptr}, lin.c, loc);
+    Value at = b.create<pg::OffsetOp>(loc, ptr.getType(), ptr, lin.v, b.getI64IntegerAttr(1),
+                                      b.getI64IntegerAttr(0));
+    Type elem = cast<pg::PtrType>(ptr.getType()).getElementType();
+    return b.create<pg::LoadOp>(loc, elem, at, b.getI64IntegerAttr(0));
+  }
+
+  void storeAt(Value x, Value ptr, Ix lin, Location loc) {
+    if (lin.isConst()) {
+      b.create<pg::StoreOp>(loc, ValueRange{x}, ptr, b.getI64IntegerAttr(lin.c));
+      return;
+    }
+    Value at = b.create<pg::OffsetOp>(loc, ptr.getType(), ptr, lin.v, b.getI64IntegerAttr(1),
+                                      b.getI64IntegerAttr(0));
+    b.create<pg::StoreOp>(loc, ValueRange{x}, at, b.getI64IntegerAttr(0));
+  }
+
+  /// Element `idx` of `v`, computing a lazy value in place (fusion).
+  Value elementAt(Value v, ArrayRef<Ix> idx, Location loc) {
+    const Stored &s = values[v];
+    SmallVector<int64_t> shape = shapeOf(v);
+    if (!s.lazy) {
+      Ix lin = linear(idx, shape, loc);
+      if (lin.isConst())
+        return element(s, lin.c, loc);
+      return loadAt(inMemory(v, loc), lin, loc);
+    }
+    Operation *op = v.getDefiningOp();
+    if (auto c = dyn_cast<ex::ConstantOp>(op))
+      return splatScalar(c, loc);
+    if (auto c = dyn_cast<ex::ConcatOp>(op))
+      return concatElement(c, idx, loc);
+    auto operand = [&](unsigned k, ArrayRef<Ix> at) { return elementAt(op->getOperand(k), at, loc); };
+    if (auto o = dyn_cast<ex::BroadcastOp>(op)) {
+      SmallVector<int64_t> in = shapeOf(o.getOperand());
+      size_t lead = shape.size() - in.size();
+      SmallVector<Ix> at;
+      for (size_t d = 0; d < in.size(); ++d)
+        at.push_back(in[d] == 1 ? Ix{{}, 0} : idx[lead + d]);
+      return operand(0, at);
+    }
+    if (auto o = dyn_cast<ex::TransposeOp>(op)) {
+      SmallVector<Ix> at(idx.size());
+      for (auto [i, p] : llvm::enumerate(o.getPermutation()))
+        at[p] = idx[i];
+      return operand(0, at);
+    }
+    if (auto o = dyn_cast<ex::SliceOp>(op)) {
+      SmallVector<Ix> at;
+      for (size_t d = 0; d < idx.size(); ++d)
+        at.push_back(mulAdd(idx[d], o.getSteps()[d], Ix{{}, o.getStarts()[d]}, loc));
+      return operand(0, at);
+    }
+    if (auto o = dyn_cast<ex::ReshapeOp>(op)) {
+      // Row-major order is unchanged: the same linear position.
+      Ix lin = linear(idx, shape, loc);
+      SmallVector<int64_t> in = shapeOf(o.getOperand());
+      if (in.size() <= 1)
+        return operand(0, in.empty() ? ArrayRef<Ix>() : ArrayRef<Ix>(lin));
+      if (lin.isConst())
+        return operand(0, constIndex(in, lin.c));
+      SmallVector<Ix> at(in.size());
+      Value rest = lin.v;
+      for (size_t d = in.size(); d-- > 0;) {
+        if (d == 0) {
+          at[d] = Ix{rest};
+          break;
+        }
+        Value size = ixValue(Ix{{}, in[d]}, loc);
+        at[d] = Ix{b.create<arith::RemSIOp>(loc, rest, size)};
+        rest = b.create<arith::DivSIOp>(loc, rest, size);
+      }
+      return operand(0, at);
+    }
+    // Elementwise: operands have the result's shape.
+    SmallVector<Value> args;
+    for (unsigned k = 0; k < op->getNumOperands(); ++k)
+      args.push_back(operand(k, idx));
+    return scalarOf(op, args, loc);
+  }
+
+  /// Materialize `v` into the row-major buffer `dst` with one loop nest
+  /// (one loop when nothing on the way needs per-axis indices).
+  void materialize(Value v, Value dst, Location loc) {
+    SmallVector<int64_t> shape = shapeOf(v);
+    if (ex::numElements(v.getType()) == 0)
+      return;
+    if (auto concat = v.getDefiningOp<ex::ConcatOp>(); concat && values[v].lazy) {
+      materializeConcat(concat, dst, loc);
+      return;
+    }
+    OpBuilder::InsertionGuard guard(b);
+    bool flat = isFlat(v);
+    SmallVector<int64_t> dims = flat ? SmallVector<int64_t>{ex::numElements(v.getType())} : shape;
+    SmallVector<Ix> ivs = openLoops(dims, loc);
+    Value x = flat ? elementFlat(v, ivs[0], loc) : elementAt(v, ivs, loc);
+    storeAt(x, dst, linear(ivs, dims, loc), loc);
+  }
+
+  /// Open a loop nest over `dims` (counters i, j, k, ...) and leave the
+  /// builder inside the innermost body.
+  SmallVector<Ix> openLoops(ArrayRef<int64_t> dims, Location loc) {
+    static const char *names[] = {"i", "j", "k", "l", "m", "n", "p", "q"};
+    SmallVector<Ix> ivs;
+    for (auto [d, n] : llvm::enumerate(dims)) {
+      if (n == 1) {
+        ivs.push_back(Ix{{}, 0});
+        continue;
+      }
+      auto loop = b.create<pg::ForOp>(loc, 0, n, 1, d < 8 ? names[d] : "i");
+      b.setInsertionPoint(loop.getBodyBlock()->getTerminator());
+      ivs.push_back(Ix{loop.getInductionVar()});
+    }
+    return ivs;
+  }
+
+  /// Whether every element of `v` can be computed from one linear index:
+  /// elementwise ops, reshapes and scalar broadcasts over values in memory.
+  bool isFlat(Value v) {
+    const Stored &s = values[v];
+    if (!s.lazy)
+      return s.inMemory() || tensorOf(v.getType()).getRank() == 0;
+    Operation *op = v.getDefiningOp();
+    if (isa<ex::TransposeOp, ex::SliceOp, ex::ConcatOp>(op))
+      return false;
+    if (auto o = dyn_cast<ex::BroadcastOp>(op))
+      return tensorOf(o.getOperand().getType()).getRank() == 0 && isFlat(o.getOperand());
+    return llvm::all_of(op->getOperands(), [&](Value o) { return isFlat(o); });
+  }
+
+  Value elementFlat(Value v, Ix lin, Location loc) {
+    const Stored &s = values[v];
+    if (!s.lazy) {
+      if (tensorOf(v.getType()).getRank() == 0)
+        return elementStatic(v, 0, loc);
+      return loadAt(s.ptr, lin, loc);
+    }
+    Operation *op = v.getDefiningOp();
+    if (auto c = dyn_cast<ex::ConstantOp>(op))
+      return splatScalar(c, loc);
+    if (isa<ex::BroadcastOp>(op))
+      return elementStatic(op->getOperand(0), 0, loc);
+    if (isa<ex::ReshapeOp>(op))
+      return elementFlat(op->getOperand(0), lin, loc);
+    SmallVector<Value> args;
+    for (Value o : op->getOperands())
+      args.push_back(elementFlat(o, lin, loc));
+    return scalarOf(op, args, loc);
+  }
+
+  /// Element `idx` of a concatenation: picked from its part when the index
+  /// is static, else read from the concatenation materialized once.
+  Value concatElement(ex::ConcatOp c, ArrayRef<Ix> idx, Location loc) {
+    SmallVector<int64_t> shape = shapeOf(c);
+    bool isStatic = llvm::all_of(idx, [](Ix i) { return i.isConst(); });
+    if (!isStatic) {
+      Value mem = inMemory(c, loc);
+      return loadAt(mem, linear(idx, shape, loc), loc);
+    }
+    if (!c.getAxis()) {
+      int64_t k = linear(idx, shape, loc).c;
+      for (Value part : c.getOperands()) {
+        int64_t n = ex::numElements(part.getType());
+        if (k < n)
+          return elementStatic(part, k, loc);
+        k -= n;
+      }
+      llvm_unreachable("index beyond the concatenation");
+    }
+    int64_t axis = *c.getAxis();
+    SmallVector<Ix> at(idx.begin(), idx.end());
+    for (Value part : c.getOperands()) {
+      int64_t n = shapeOf(part)[axis];
+      if (at[axis].c < n)
+        return elementAt(part, at, loc);
+      at[axis].c -= n;
+    }
+    llvm_unreachable("index beyond the concatenation");
+  }
+
+  /// Parts of a concatenation written one after another into `dst`.
+  void materializeConcat(ex::ConcatOp concat, Value dst, Location loc) {
+    SmallVector<int64_t> shape = shapeOf(concat);
+    int64_t axis = concat.getAxis().value_or(0);
+    // Elements of one "row" before the axis, and the result's row length.
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d)
+      outer *= shape[d];
+    for (size_t d = axis; d < shape.size(); ++d)
+      inner *= shape[d];
+    int64_t offset = 0;
+    for (Value part : concat.getOperands()) {
+      int64_t n = ex::numElements(part.getType());
+      int64_t partInner = outer ? n / outer : 0;
+      if (n == 0)
+        continue;
+      if (outer == 1) {
+        Value at = b.create<pg::OffsetOp>(loc, dst.getType(), dst, Value(), b.getI64IntegerAttr(1),
+                                          b.getI64IntegerAttr(offset));
+        writeTo(part, at, loc);
+      } else {
+        // Row r of the part goes to dst[r * inner + offset ...].
+        OpBuilder::InsertionGuard guard(b);
+        SmallVector<int64_t> pshape = shapeOf(part);
+        SmallVector<Ix> ivs = openLoops(pshape, loc);
+        Value x = elementAt(part, ivs, loc);
+        Ix row = linear(ArrayRef<Ix>(ivs).take_front(axis), ArrayRef<int64_t>(pshape).take_front(axis), loc);
+        Ix col = linear(ArrayRef<Ix>(ivs).drop_front(axis), ArrayRef<int64_t>(pshape).drop_front(axis), loc);
+        storeAt(x, dst, mulAdd(row, inner, mulAdd(col, 1, Ix{{}, offset}, loc), loc), loc);
+      }
+      offset += partInner;
+    }
+  }
+
+  /// The scalar form of an elementwise op on scalar operands.
+  Value scalarOf(Operation *op, ArrayRef<Value> a, Location l) {
+    Type elem = elementOf(op->getResult(0).getType());
+    bool isFloat = isa<FloatType>(elem);
+    bool isBool = elem.isInteger(1);
+    return llvm::TypeSwitch<Operation *, Value>(op)
+        .Case([&](ex::AddOp) -> Value {
+          if (isBool) return b.create<arith::OrIOp>(l, a[0], a[1]);
+          if (isFloat) return b.create<arith::AddFOp>(l, a[0], a[1]);
+          return b.create<arith::AddIOp>(l, a[0], a[1]);
+        })
+        .Case([&](ex::SubOp) -> Value {
+          if (isFloat) return b.create<arith::SubFOp>(l, a[0], a[1]);
+          return b.create<arith::SubIOp>(l, a[0], a[1]);
+        })
+        .Case([&](ex::MulOp) -> Value {
+          if (isBool) return b.create<arith::AndIOp>(l, a[0], a[1]);
+          if (isFloat) return b.create<arith::MulFOp>(l, a[0], a[1]);
+          return b.create<arith::MulIOp>(l, a[0], a[1]);
+        })
+        .Case([&](ex::DivOp) -> Value {
+          if (isFloat) return b.create<arith::DivFOp>(l, a[0], a[1]);
+          return b.create<arith::DivSIOp>(l, a[0], a[1]);
+        })
+        .Case([&](ex::NegOp) -> Value { return b.create<arith::NegFOp>(l, a[0]); })
+        .Case([&](ex::MathOp o) { return mathScalar(o.getFn(), a[0], l); })
+        .Case([&](ex::Math2Op o) { return math2Scalar(o.getFn(), a[0], a[1], l); })
+        .Case([&](ex::CmpOp o) {
+          return cmpScalar(o.getPredicate(), a[0], a[1], l);
+        })
+        .Case([&](ex::SelectOp) -> Value {
+          return b.create<arith::SelectOp>(l, a[0], a[1], a[2]);
+        })
+        .Case([&](ex::CastOp o) {
+          return castScalar(elementOf(o.getOperand().getType()), elem, a[0], l);
+        })
+        .Default([&](Operation *) -> Value { llvm_unreachable("not an elementwise op"); });
   }
 
   /// A pointer to the elements of `v`, spilling them to the workspace when
@@ -193,10 +524,69 @@ private:
     values[op->getResult(0)] = std::move(out);
   }
 
+  static bool isElementwise(Operation *op) {
+    return isa<ex::AddOp, ex::SubOp, ex::MulOp, ex::DivOp, ex::NegOp, ex::MathOp, ex::Math2Op,
+               ex::CmpOp, ex::SelectOp, ex::CastOp>(op);
+  }
+
+  /// Whether a large result is left lazy (computed where it is used): views
+  /// always; computations when used once, so nothing is computed twice.
+  bool staysLazy(Operation *op) {
+    if (isa<ex::BroadcastOp, ex::TransposeOp, ex::SliceOp>(op))
+      return true;
+    if (auto r = dyn_cast<ex::ReshapeOp>(op))
+      return values[r.getOperand()].lazy;
+    if (auto c = dyn_cast<ex::ConcatOp>(op))
+      return c->getResult(0).hasOneUse();
+    return isElementwise(op) && op->getResult(0).hasOneUse();
+  }
+
   LogicalResult lowerOp(Operation *op) {
     Location loc = op->getLoc();
+    if (failed(checkScalarOp(op)))
+      return failure();
+    if (isa<ex::ReduceOp>(op))
+      return lowerReduce(cast<ex::ReduceOp>(op));
+    if (isa<ex::MatmulOp>(op))
+      return lowerMatmul(cast<ex::MatmulOp>(op));
+    bool structural = isa<ex::BroadcastOp, ex::TransposeOp, ex::SliceOp>(op) ||
+                      (isa<ex::ConcatOp>(op) && cast<ex::ConcatOp>(op).getAxis());
+    bool large = op->getNumResults() == 1 && isLarge(op->getResult(0));
+    if (large && (isElementwise(op) || structural || isa<ex::ConcatOp, ex::ReshapeOp>(op))) {
+      Value r = op->getResult(0);
+      if (auto reshape = dyn_cast<ex::ReshapeOp>(op); reshape && !values[reshape.getOperand()].lazy) {
+        Stored same = values[reshape.getOperand()]; // copy: the insert below may rehash
+        values[r] = std::move(same);
+        return success();
+      }
+      values[r] = Stored{{}, {}, true};
+      if (!staysLazy(op)) {
+        Value mem = resultMemory(r, loc);
+        materialize(r, mem, loc);
+        values[r] = Stored{{}, mem};
+      }
+      return success();
+    }
+    if (structural) {
+      // Small: each element picked statically.
+      Value r = op->getResult(0);
+      values[r] = Stored{{}, {}, true};
+      Stored out{elements(r, loc), {}};
+      values[r] = std::move(out);
+      return success();
+    }
+    if (isElementwise(op)) {
+      elementwise(op, [&](ArrayRef<Value> a, Location l) { return scalarOf(op, a, l); });
+      return success();
+    }
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
         .Case([&](ex::ConstantOp c) {
+          // A large splat (a broadcast scalar folded by canonicalization)
+          // stays one scalar, read wherever an element is needed.
+          if (isLarge(c) && cast<DenseElementsAttr>(c.getValue()).isSplat()) {
+            values[c] = Stored{{}, {}, true};
+            return success();
+          }
           Stored s;
           auto attr = cast<DenseElementsAttr>(c.getValue());
           Type elem = elementOf(c.getType());
@@ -205,59 +595,15 @@ private:
           values[c] = s;
           return success();
         })
-        .Case([&](ex::AddOp o) { return arith2<arith::AddFOp, arith::AddIOp>(o); })
-        .Case([&](ex::SubOp o) { return arith2<arith::SubFOp, arith::SubIOp>(o); })
-        .Case([&](ex::MulOp o) { return arith2<arith::MulFOp, arith::MulIOp>(o); })
-        .Case([&](ex::DivOp o) { return arith2<arith::DivFOp, arith::DivSIOp>(o); })
-        .Case([&](ex::NegOp o) {
-          if (!isa<FloatType>(elementOf(o.getType())))
-            return o.emitOpError("negation of integers is not lowered yet"), failure();
-          elementwise(o, [&](ArrayRef<Value> a, Location l) -> Value {
-            return b.create<arith::NegFOp>(l, a[0]);
-          });
-          return success();
-        })
-        .Case([&](ex::MathOp o) {
-          ex::MathFn fn = o.getFn();
-          elementwise(o, [&](ArrayRef<Value> a, Location l) { return mathScalar(fn, a[0], l); });
-          return success();
-        })
-        .Case([&](ex::Math2Op o) {
-          ex::Math2Fn fn = o.getFn();
-          elementwise(o, [&](ArrayRef<Value> a, Location l) -> Value {
-            switch (fn) {
-            case ex::Math2Fn::pow: return b.create<math::PowFOp>(l, a[0], a[1]);
-            case ex::Math2Fn::atan2: return b.create<math::Atan2Op>(l, a[0], a[1]);
-            case ex::Math2Fn::fmin: return b.create<arith::MinNumFOp>(l, a[0], a[1]);
-            case ex::Math2Fn::fmax: return b.create<arith::MaxNumFOp>(l, a[0], a[1]);
-            }
-            llvm_unreachable("unknown binary math function");
-          });
-          return success();
-        })
-        .Case([&](ex::CmpOp o) { return lowerCmp(o); })
-        .Case([&](ex::SelectOp o) {
-          elementwise(o, [&](ArrayRef<Value> a, Location l) -> Value {
-            return b.create<arith::SelectOp>(l, a[0], a[1], a[2]);
-          });
-          return success();
-        })
-        .Case([&](ex::CastOp o) { return lowerCast(o); })
-        .Case([&](ex::BroadcastOp o) {
-          Value s = elements(o.getOperand(), loc)[0];
-          values[o] = Stored{SmallVector<Value>(ex::numElements(o.getType()), s), {}};
-          return success();
-        })
         .Case([&](ex::ReshapeOp o) {
           Stored same = values[o.getOperand()]; // copy: the insert below may rehash
           values[o] = std::move(same);
           return success();
         })
         .Case([&](ex::GatherOp o) {
-          const Stored &in = values[o.getOperand()];
           Stored out;
           for (int64_t i : o.getIndices())
-            out.elems.push_back(element(in, i, loc));
+            out.elems.push_back(elementStatic(o.getOperand(), i, loc));
           values[o] = out;
           return success();
         })
@@ -270,10 +616,7 @@ private:
         })
         .Case([&](ex::SumOp o) {
           SmallVector<Value> in = elements(o.getOperand(), loc);
-          Type elem = elementOf(o.getType());
-          Value total = in.empty() ? constant(elem, b.getZeroAttr(elem), loc)
-                                   : pairwiseSum(in, 0, in.size(), loc);
-          values[o] = Stored{{total}, {}};
+          values[o] = Stored{{combine(ex::ReduceKind::sum, in, elementOf(o.getType()), loc)}, {}};
           return success();
         })
         .Case([&](ex::CallOp o) { return lowerCall(o); })
@@ -287,30 +630,274 @@ private:
         });
   }
 
-  /// Sum of in[lo, hi) as a balanced tree: log-depth expressions (a left
-  /// fold of thousands of terms nests too deep for C compilers) and the
-  /// rounding of NumPy's pairwise summation.
-  Value pairwiseSum(ArrayRef<Value> in, size_t lo, size_t hi, Location loc) {
-    if (hi - lo == 1)
-      return in[lo];
-    size_t mid = lo + (hi - lo) / 2;
-    Value a = pairwiseSum(in, lo, mid, loc), c = pairwiseSum(in, mid, hi, loc);
-    if (isa<FloatType>(a.getType()))
-      return b.create<arith::AddFOp>(loc, a, c);
-    return b.create<arith::AddIOp>(loc, a, c);
+  Value splatScalar(ex::ConstantOp c, Location loc) {
+    auto attr = cast<DenseElementsAttr>(c.getValue());
+    return constant(elementOf(c.getType()), attr.getSplatValue<Attribute>(), loc);
   }
 
-  template <typename FloatOp, typename IntOp, typename OpT>
-  LogicalResult arith2(OpT o) {
-    bool isFloat = isa<FloatType>(elementOf(o.getType()));
-    if (elementOf(o.getType()).isInteger(1))
-      return o.emitOpError("arithmetic on bool arrays is not defined"), failure();
-    elementwise(o, [&](ArrayRef<Value> a, Location l) -> Value {
-      if (isFloat)
-        return b.create<FloatOp>(l, a[0], a[1]);
-      return b.create<IntOp>(l, a[0], a[1]);
-    });
+  /// Refusals that hold whatever the size.
+  LogicalResult checkScalarOp(Operation *op) {
+    if (isa<ex::NegOp>(op) && !isa<FloatType>(elementOf(op->getResult(0).getType())))
+      return op->emitOpError("negation of integers is not lowered yet"), failure();
+    if (isa<ex::SubOp, ex::DivOp>(op) && elementOf(op->getResult(0).getType()).isInteger(1))
+      return op->emitOpError("arithmetic on bool arrays is not defined"), failure();
     return success();
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Reductions and matrix products
+  //===--------------------------------------------------------------------===//
+
+  /// Combine scalars in the order the module's helpers use: NumPy's pairwise
+  /// blocking for float sums (sequential below 8 terms, 8 partial sums up to
+  /// 128, halves above), left to right for the rest.
+  Value combine(ex::ReduceKind kind, ArrayRef<Value> in, Type elem, Location loc) {
+    bool isFloat = isa<FloatType>(elem);
+    if (in.empty()) {
+      Attribute one = isFloat ? Attribute(b.getFloatAttr(elem, 1.0)) : b.getIntegerAttr(elem, 1);
+      return constant(elem, kind == ex::ReduceKind::prod ? one : b.getZeroAttr(elem), loc);
+    }
+    if (kind == ex::ReduceKind::sum && isFloat)
+      return pairwiseSum(in, loc);
+    Value acc = in[0];
+    for (Value x : in.drop_front())
+      acc = combine2(kind, acc, x, loc);
+    return acc;
+  }
+
+  Value combine2(ex::ReduceKind kind, Value acc, Value x, Location l) {
+    bool isFloat = isa<FloatType>(acc.getType());
+    switch (kind) {
+    case ex::ReduceKind::sum:
+      return isFloat ? Value(b.create<arith::AddFOp>(l, acc, x)) : b.create<arith::AddIOp>(l, acc, x);
+    case ex::ReduceKind::prod:
+      return isFloat ? Value(b.create<arith::MulFOp>(l, acc, x)) : b.create<arith::MulIOp>(l, acc, x);
+    case ex::ReduceKind::max:
+    case ex::ReduceKind::min: {
+      bool isMax = kind == ex::ReduceKind::max;
+      // Keep acc when it is NaN or not beaten: NaN propagates as in NumPy.
+      Value keep;
+      if (isFloat) {
+        Value better = b.create<arith::CmpFOp>(
+            l, isMax ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OLE, acc, x);
+        Value nan = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNE, acc, acc);
+        keep = b.create<arith::OrIOp>(l, better, nan);
+      } else {
+        keep = b.create<arith::CmpIOp>(
+            l, isMax ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, acc, x);
+      }
+      return b.create<arith::SelectOp>(l, keep, acc, x);
+    }
+    }
+    llvm_unreachable("unknown reduction");
+  }
+
+  /// NumPy's pairwise summation of in (blocks of 8192 added in order).
+  Value pairwiseSum(ArrayRef<Value> in, Location loc) {
+    Value total;
+    for (size_t k = 0; k < in.size(); k += 8192) {
+      Value part = pairwiseBlock(in.slice(k, std::min<size_t>(8192, in.size() - k)), loc);
+      total = total ? Value(b.create<arith::AddFOp>(loc, total, part)) : part;
+    }
+    return total;
+  }
+
+  Value pairwiseBlock(ArrayRef<Value> a, Location loc) {
+    auto add = [&](Value x, Value y) -> Value { return b.create<arith::AddFOp>(loc, x, y); };
+    size_t n = a.size();
+    if (n < 8) {
+      Value r = a[0];
+      for (size_t i = 1; i < n; ++i)
+        r = add(r, a[i]);
+      return r;
+    }
+    if (n <= 128) {
+      SmallVector<Value> r(a.begin(), a.begin() + 8);
+      size_t i = 8;
+      for (; i < n - n % 8; i += 8)
+        for (size_t k = 0; k < 8; ++k)
+          r[k] = add(r[k], a[i + k]);
+      Value res = add(add(add(r[0], r[1]), add(r[2], r[3])), add(add(r[4], r[5]), add(r[6], r[7])));
+      for (; i < n; ++i)
+        res = add(res, a[i]);
+      return res;
+    }
+    size_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return add(pairwiseBlock(a.take_front(n2), loc), pairwiseBlock(a.drop_front(n2), loc));
+  }
+
+  static StringRef reduceName(ex::ReduceKind kind) { return ex::stringifyReduceKind(kind); }
+
+  LogicalResult lowerReduce(ex::ReduceOp o) {
+    Location loc = o.getLoc();
+    Value in = o.getOperand();
+    SmallVector<int64_t> shape = shapeOf(in);
+    ArrayRef<int64_t> axes = o.getAxes();
+    Type elem = elementOf(o.getType());
+    if (!isLarge(in)) {
+      // Small: every output element combines its inputs statically.
+      SmallVector<int64_t> outShape = shapeOf(o);
+      Stored out;
+      for (int64_t k = 0; k < ex::numElements(o.getType()); ++k) {
+        SmallVector<Ix> outIdx = constIndex(outShape, k);
+        SmallVector<int64_t> redShape;
+        for (int64_t a : axes)
+          redShape.push_back(shape[a]);
+        SmallVector<Value> terms;
+        for (int64_t r = 0; r < ex::numElements(RankedTensorType::get(redShape, elem)); ++r) {
+          SmallVector<Ix> redIdx = constIndex(redShape, r), full;
+          size_t oi = 0, ri = 0;
+          for (size_t d = 0; d < shape.size(); ++d)
+            full.push_back(llvm::is_contained(axes, static_cast<int64_t>(d)) ? redIdx[ri++]
+                                                                              : outIdx[oi++]);
+          terms.push_back(elementAt(in, full, loc));
+        }
+        out.elems.push_back(combine(o.getKind(), terms, elem, loc));
+      }
+      values[o] = std::move(out);
+      return success();
+    }
+    // Large: the reduced axes must be trailing or a single axis (a strided
+    // run); otherwise a transposed copy puts them last.
+    bool trailing = true;
+    for (size_t i = 0; i < axes.size(); ++i)
+      trailing &= axes[i] == static_cast<int64_t>(shape.size() - axes.size() + i);
+    int64_t count = 1, stride = 1;
+    for (int64_t a : axes)
+      count *= shape[a];
+    Value ptr;
+    SmallVector<int64_t> keptStrides; // stride of each kept axis in `ptr`
+    if (trailing || axes.size() == 1) {
+      ptr = inMemory(in, loc);
+      SmallVector<int64_t> strides(shape.size(), 1);
+      for (size_t d = shape.size(); d-- > 1;)
+        strides[d - 1] = strides[d] * shape[d];
+      if (!trailing)
+        stride = strides[axes[0]];
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (!llvm::is_contained(axes, static_cast<int64_t>(d)))
+          keptStrides.push_back(strides[d]);
+    } else {
+      SmallVector<int64_t> perm;
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (!llvm::is_contained(axes, static_cast<int64_t>(d)))
+          perm.push_back(d);
+      llvm::append_range(perm, axes);
+      // Copy operand with the reduced axes moved last.
+      SmallVector<int64_t> moved;
+      for (int64_t p : perm)
+        moved.push_back(shape[p]);
+      Value window = newWindow(RankedTensorType::get(moved, elem), loc);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        SmallVector<Ix> ivs = openLoops(moved, loc);
+        SmallVector<Ix> at(shape.size());
+        for (auto [i, p] : llvm::enumerate(perm))
+          at[p] = ivs[i];
+        storeAt(elementAt(in, at, loc), window, linear(ivs, moved, loc), loc);
+      }
+      ptr = window;
+      int64_t s = count;
+      SmallVector<int64_t> kept(moved.begin(), moved.end() - axes.size());
+      keptStrides.assign(kept.size(), 0);
+      for (size_t d = kept.size(); d-- > 0;) {
+        keptStrides[d] = s;
+        s *= kept[d];
+      }
+    }
+    auto reduceAt = [&](Ix base) -> Value {
+      Value at = ptr;
+      if (!base.isConst() || base.c != 0)
+        at = b.create<pg::OffsetOp>(loc, ptr.getType(), ptr, base.isConst() ? Value() : base.v,
+                                    b.getI64IntegerAttr(1), b.getI64IntegerAttr(base.isConst() ? base.c : 0));
+      return b.create<pg::ReduceOp>(loc, elem, reduceName(o.getKind()), asReadonly(at, loc),
+                                    count, stride);
+    };
+    auto baseOf = [&](ArrayRef<Ix> outIdx) {
+      Ix base{{}, 0};
+      for (auto [d, ix] : llvm::enumerate(outIdx))
+        base = mulAdd(ix, keptStrides[d], base, loc);
+      return base;
+    };
+    SmallVector<int64_t> outShape = shapeOf(o);
+    if (!isLarge(o)) {
+      Stored out;
+      for (int64_t k = 0; k < ex::numElements(o.getType()); ++k)
+        out.elems.push_back(reduceAt(baseOf(constIndex(outShape, k))));
+      values[o] = std::move(out);
+      return success();
+    }
+    Value mem = resultMemory(o, loc);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      SmallVector<Ix> ivs = openLoops(outShape, loc);
+      storeAt(reduceAt(baseOf(ivs)), mem, linear(ivs, outShape, loc), loc);
+    }
+    values[o] = Stored{{}, mem};
+    return success();
+  }
+
+  LogicalResult lowerMatmul(ex::MatmulOp o) {
+    Location loc = o.getLoc();
+    SmallVector<int64_t> sa = shapeOf(o.getLhs()), sb = shapeOf(o.getRhs()), so = shapeOf(o);
+    size_t r = sa.size();
+    int64_t m = sa[r - 2], k = sa[r - 1], n = sb[r - 1];
+    int64_t batch = 1;
+    for (size_t d = 0; d + 2 < r; ++d)
+      batch *= sa[d];
+    Type elem = elementOf(o.getType());
+    if (!isLarge(o.getLhs()) && !isLarge(o.getRhs()) && !isLarge(o)) {
+      Stored out;
+      for (int64_t bi = 0; bi < batch; ++bi)
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            SmallVector<Value> terms;
+            for (int64_t p = 0; p < k; ++p) {
+              Value x = elementStatic(o.getLhs(), (bi * m + i) * k + p, loc);
+              Value y = elementStatic(o.getRhs(), (bi * k + p) * n + j, loc);
+              terms.push_back(isa<FloatType>(elem) ? Value(b.create<arith::MulFOp>(loc, x, y))
+                                                   : Value(b.create<arith::MulIOp>(loc, x, y)));
+            }
+            Value acc = terms.empty() ? constant(elem, b.getZeroAttr(elem), loc) : terms[0];
+            for (Value t : ArrayRef<Value>(terms).drop_front())
+              acc = combine2(ex::ReduceKind::sum, acc, t, loc);
+            out.elems.push_back(acc);
+          }
+      values[o] = std::move(out);
+      return success();
+    }
+    Value pa = asReadonly(inMemory(o.getLhs(), loc), loc);
+    Value pb = asReadonly(inMemory(o.getRhs(), loc), loc);
+    Value mem = resultMemory(o, loc);
+    values[o] = Stored{{}, mem};
+    if (ex::numElements(o.getType()) == 0)
+      return success();
+    OpBuilder::InsertionGuard guard(b);
+    Ix bi{{}, 0};
+    if (batch > 1) {
+      auto loop = b.create<pg::ForOp>(loc, 0, batch, 1, "b");
+      b.setInsertionPoint(loop.getBodyBlock()->getTerminator());
+      bi = Ix{loop.getInductionVar()};
+    }
+    auto at = [&](Value p, int64_t size) -> Value {
+      if (bi.isConst())
+        return p;
+      return b.create<pg::OffsetOp>(loc, p.getType(), p, bi.v, b.getI64IntegerAttr(size),
+                                    b.getI64IntegerAttr(0));
+    };
+    b.create<pg::MatmulOp>(loc, at(pa, m * k), at(pb, k * n), at(mem, m * n), m, k, n);
+    return success();
+  }
+
+  Value math2Scalar(ex::Math2Fn fn, Value x, Value y, Location l) {
+    switch (fn) {
+    case ex::Math2Fn::pow: return b.create<math::PowFOp>(l, x, y);
+    case ex::Math2Fn::atan2: return b.create<math::Atan2Op>(l, x, y);
+    case ex::Math2Fn::fmin: return b.create<arith::MinNumFOp>(l, x, y);
+    case ex::Math2Fn::fmax: return b.create<arith::MaxNumFOp>(l, x, y);
+    }
+    llvm_unreachable("unknown binary math function");
   }
 
   Value mathScalar(ex::MathFn fn, Value x, Location l) {
@@ -336,58 +923,48 @@ private:
     llvm_unreachable("unknown math function");
   }
 
-  LogicalResult lowerCmp(ex::CmpOp o) {
-    bool isFloat = isa<FloatType>(elementOf(o.getLhs().getType()));
-    auto pred = o.getPredicate();
-    elementwise(o, [&](ArrayRef<Value> a, Location l) -> Value {
-      if (isFloat) {
-        static const arith::CmpFPredicate fp[] = {
-            arith::CmpFPredicate::OLT, arith::CmpFPredicate::OLE, arith::CmpFPredicate::OGT,
-            arith::CmpFPredicate::OGE, arith::CmpFPredicate::OEQ, arith::CmpFPredicate::UNE};
-        return b.create<arith::CmpFOp>(l, fp[static_cast<int>(pred)], a[0], a[1]);
-      }
-      // Bools order as 0 < 1: unsigned predicates (signed ones make true -1).
-      static const arith::CmpIPredicate ip[] = {
-          arith::CmpIPredicate::slt, arith::CmpIPredicate::sle, arith::CmpIPredicate::sgt,
-          arith::CmpIPredicate::sge, arith::CmpIPredicate::eq, arith::CmpIPredicate::ne};
-      static const arith::CmpIPredicate up[] = {
-          arith::CmpIPredicate::ult, arith::CmpIPredicate::ule, arith::CmpIPredicate::ugt,
-          arith::CmpIPredicate::uge, arith::CmpIPredicate::eq, arith::CmpIPredicate::ne};
-      bool isBool = a[0].getType().isInteger(1);
-      return b.create<arith::CmpIOp>(l, (isBool ? up : ip)[static_cast<int>(pred)], a[0], a[1]);
-    });
-    return success();
+  Value cmpScalar(ex::CmpPredicate pred, Value x, Value y, Location l) {
+    if (isa<FloatType>(x.getType())) {
+      static const arith::CmpFPredicate fp[] = {
+          arith::CmpFPredicate::OLT, arith::CmpFPredicate::OLE, arith::CmpFPredicate::OGT,
+          arith::CmpFPredicate::OGE, arith::CmpFPredicate::OEQ, arith::CmpFPredicate::UNE};
+      return b.create<arith::CmpFOp>(l, fp[static_cast<int>(pred)], x, y);
+    }
+    // Bools order as 0 < 1: unsigned predicates (signed ones make true -1).
+    static const arith::CmpIPredicate ip[] = {
+        arith::CmpIPredicate::slt, arith::CmpIPredicate::sle, arith::CmpIPredicate::sgt,
+        arith::CmpIPredicate::sge, arith::CmpIPredicate::eq, arith::CmpIPredicate::ne};
+    static const arith::CmpIPredicate up[] = {
+        arith::CmpIPredicate::ult, arith::CmpIPredicate::ule, arith::CmpIPredicate::ugt,
+        arith::CmpIPredicate::uge, arith::CmpIPredicate::eq, arith::CmpIPredicate::ne};
+    bool isBool = x.getType().isInteger(1);
+    return b.create<arith::CmpIOp>(l, (isBool ? up : ip)[static_cast<int>(pred)], x, y);
   }
 
-  LogicalResult lowerCast(ex::CastOp o) {
-    Type from = elementOf(o.getOperand().getType()), to = elementOf(o.getType());
-    elementwise(o, [&](ArrayRef<Value> a, Location l) -> Value {
-      Value x = a[0];
-      if (from == to)
-        return x;
-      auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
-      if (fromF && toF)
-        return fromF.getWidth() < toF.getWidth() ? Value(b.create<arith::ExtFOp>(l, to, x))
-                                                 : Value(b.create<arith::TruncFOp>(l, to, x));
-      if (toF && from.isInteger(1))
-        return b.create<arith::UIToFPOp>(l, to, x);
-      if (toF)
-        return b.create<arith::SIToFPOp>(l, to, x);
-      if (to.isInteger(1)) {
-        Value zero = constant(from, b.getZeroAttr(from), l);
-        if (fromF)
-          return b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNE, x, zero);
-        return b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ne, x, zero);
-      }
+  Value castScalar(Type from, Type to, Value x, Location l) {
+    if (from == to)
+      return x;
+    auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
+    if (fromF && toF)
+      return fromF.getWidth() < toF.getWidth() ? Value(b.create<arith::ExtFOp>(l, to, x))
+                                               : Value(b.create<arith::TruncFOp>(l, to, x));
+    if (toF && from.isInteger(1))
+      return b.create<arith::UIToFPOp>(l, to, x);
+    if (toF)
+      return b.create<arith::SIToFPOp>(l, to, x);
+    if (to.isInteger(1)) {
+      Value zero = constant(from, b.getZeroAttr(from), l);
       if (fromF)
-        return b.create<arith::FPToSIOp>(l, to, x);
-      unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
-      if (fw < tw)
-        return from.isInteger(1) ? Value(b.create<arith::ExtUIOp>(l, to, x))
-                                 : Value(b.create<arith::ExtSIOp>(l, to, x));
-      return b.create<arith::TruncIOp>(l, to, x);
-    });
-    return success();
+        return b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNE, x, zero);
+      return b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ne, x, zero);
+    }
+    if (fromF)
+      return b.create<arith::FPToSIOp>(l, to, x);
+    unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+    if (fw < tw)
+      return from.isInteger(1) ? Value(b.create<arith::ExtUIOp>(l, to, x))
+                               : Value(b.create<arith::ExtSIOp>(l, to, x));
+    return b.create<arith::TruncIOp>(l, to, x);
   }
 
   /// A call that kept the block hint becomes a prog.call of the callee's
@@ -558,7 +1135,7 @@ struct LowerToProgramPass : scaly::impl::LowerToProgramBase<LowerToProgramPass> 
       OpBuilder::InsertionGuard guard(b);
       Type wElem = workspaceElement(root);
       pg::ProcOp proc = createProc(b, func, name, isEntry, wElem);
-      ProcLowering lowering(b);
+      ProcLowering lowering(b, scalarizeLimit);
       if (failed(lowering.lower(func, proc)))
         return signalPassFailure();
     }

@@ -21,6 +21,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -60,10 +61,127 @@ Type convertPtr(Type t) {
   return t;
 }
 
+/// C helper functions (reductions, matrix products) a module uses, printed
+/// once each before the procedures. Each is `static`, so only used ones are
+/// emitted (an unused static function is a warning).
+class Helpers {
+public:
+  /// Name of the helper for `kind` ("sum", "prod", "max", "min", "matmul")
+  /// on elements of type `elem`, registering it.
+  std::string use(StringRef kind, Type elem) {
+    std::string name = ("scaly_" + kind + "_" + suffix(elem)).str();
+    if (seen.insert(name).second)
+      text += define(kind, elem, name);
+    return name;
+  }
+  const std::string &definitions() const { return text; }
+
+private:
+  llvm::StringSet<> seen;
+  std::string text;
+
+  static std::string suffix(Type t) {
+    if (t.isF64()) return "f64";
+    if (t.isF32()) return "f32";
+    return t.isInteger(64) ? "i64" : "i32";
+  }
+
+  std::string define(StringRef kind, Type elem, const std::string &name) {
+    std::string T = c::scalarCType(elem), U = "u" + T;
+    bool isFloat = isa<FloatType>(elem);
+    std::string zero = isFloat ? (elem.isF32() ? "0.0f" : "0.0") : "0";
+    std::string sig = "(const " + T + " *x, long long n, long long s)";
+    if (kind == "sum" && isFloat) {
+      // NumPy's pairwise summation, block by block of 8192 as its reductions
+      // buffer: a contiguous sum rounds exactly as np.sum.
+      std::string pw = "scaly_pairwise_" + suffix(elem);
+      std::string out;
+      if (seen.insert(pw).second)
+        out += "static " + T + " " + pw + sig + " {\n"
+               "  if (n < 8) {\n"
+               "    " + T + " r = " + zero + ";\n"
+               "    for (long long i = 0; i < n; ++i)\n"
+               "      r += x[i * s];\n"
+               "    return r;\n"
+               "  }\n"
+               "  if (n <= 128) {\n"
+               "    " + T + " r[8];\n"
+               "    for (int k = 0; k < 8; ++k)\n"
+               "      r[k] = x[k * s];\n"
+               "    long long i;\n"
+               "    for (i = 8; i < n - n % 8; i += 8)\n"
+               "      for (int k = 0; k < 8; ++k)\n"
+               "        r[k] += x[(i + k) * s];\n"
+               "    " + T + " res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));\n"
+               "    for (; i < n; ++i)\n"
+               "      res += x[i * s];\n"
+               "    return res;\n"
+               "  }\n"
+               "  long long n2 = n / 2;\n"
+               "  n2 -= n2 % 8;\n"
+               "  return " + pw + "(x, n2, s) + " + pw + "(x + n2 * s, n - n2, s);\n"
+               "}\n\n";
+      return out + "static " + T + " " + name + sig + " {\n"
+             "  " + T + " r = " + zero + ";\n"
+             "  for (long long k = 0; k < n; k += 8192)\n"
+             "    r += " + pw + "(x + k * s, n - k < 8192 ? n - k : 8192, s);\n"
+             "  return r;\n"
+             "}\n\n";
+    }
+    if (kind == "sum" || kind == "prod") {
+      // Integers wrap around as NumPy's do: computed in the unsigned type.
+      std::string op = kind == "sum" ? "+" : "*";
+      std::string init = kind == "sum" ? zero : (isFloat ? (elem.isF32() ? "1.0f" : "1.0") : "1");
+      std::string acc = isFloat ? T : U;
+      std::string read = isFloat ? "x[i * s]" : "(" + U + ")x[i * s]";
+      return "static " + T + " " + name + sig + " {\n"
+             "  " + acc + " r = " + init + ";\n"
+             "  for (long long i = 0; i < n; ++i)\n"
+             "    r = r " + op + " " + read + ";\n"
+             "  return (" + T + ")r;\n"
+             "}\n\n";
+    }
+    if (kind == "max" || kind == "min") {
+      // NaN propagates: once r is NaN it stays; a NaN element replaces r.
+      std::string cmp = kind == "max" ? ">" : "<";
+      std::string test = isFloat ? "v " + cmp + " r || v != v" : "v " + cmp + " r";
+      return "static " + T + " " + name + sig + " {\n"
+             "  " + T + " r = x[0];\n"
+             "  for (long long i = 1; i < n; ++i) {\n"
+             "    " + T + " v = x[i * s];\n"
+             "    if (" + test + ")\n"
+             "      r = v;\n"
+             "  }\n"
+             "  return r;\n"
+             "}\n\n";
+    }
+    // matmul: row by row, the inner loop over contiguous columns.
+    std::string update = isFloat ? "ci[j] += aip * bp[j];"
+                                 : "ci[j] = (" + T + ")((" + U + ")ci[j] + (" + U + ")aip * (" +
+                                       U + ")bp[j]);";
+    return "static void " + name + "(const " + T + " *__restrict a, const " + T +
+           " *__restrict b, " + T + " *__restrict c,\n"
+           "    long long m, long long k, long long n) {\n"
+           "  for (long long i = 0; i < m; ++i) {\n"
+           "    " + T + " *ci = c + i * n;\n"
+           "    for (long long j = 0; j < n; ++j)\n"
+           "      ci[j] = " + zero + ";\n"
+           "    for (long long p = 0; p < k; ++p) {\n"
+           "      const " + T + " aip = a[i * k + p];\n"
+           "      const " + T + " *bp = b + p * n;\n"
+           "      for (long long j = 0; j < n; ++j)\n"
+           "        " + update + "\n"
+           "    }\n"
+           "  }\n"
+           "}\n\n";
+  }
+};
+
 /// Translates the ops of one procedure body into EmitC.
 class BodyTranslator {
 public:
-  BodyTranslator(OpBuilder &b, c::VectorTypes &vectors) : b(b), vectors(vectors) {}
+  BodyTranslator(OpBuilder &b, c::VectorTypes &vectors, Helpers &helpers)
+      : b(b), vectors(vectors), helpers(helpers) {}
 
   IRMapping map;
 
@@ -77,6 +195,7 @@ public:
 private:
   OpBuilder &b;
   c::VectorTypes &vectors;
+  Helpers &helpers;
 
   Value lit(Type t, StringRef text, Location loc) {
     return b.create<emitc::LiteralOp>(loc, t, text);
@@ -173,7 +292,9 @@ private:
   LogicalResult binary(Operation *op) {
     auto r = b.create<EmitCOp>(op->getLoc(), op->getResult(0).getType(),
                                get(op->getOperand(0)), get(op->getOperand(1)));
-    if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op))
+    // Model arithmetic wraps around; index arithmetic (nsw) never overflows.
+    if (auto flags = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op);
+        flags && !flags.hasNoSignedWrap())
       r->setAttr(c::kWrapAttr, b.getUnitAttr());
     map.map(op->getResult(0), r.getResult());
     return success();
@@ -215,6 +336,20 @@ private:
             r = advance(base, o.getBias(), loc);
           }
           map.map(o, r);
+          return success();
+        })
+        .Case([&](pg::ReduceOp o) {
+          std::string fn = helpers.use(o.getKind(), o.getType());
+          Value args[] = {get(o.getPtr()), index(o.getCount(), loc), index(o.getStride(), loc)};
+          map.map(o.getResult(), call(fn, o.getType(), args, loc));
+          return success();
+        })
+        .Case([&](pg::MatmulOp o) {
+          Type elem = cast<pg::PtrType>(o.getOut().getType()).getElementType();
+          std::string fn = helpers.use("matmul", elem);
+          Value args[] = {get(o.getLhs()), get(o.getRhs()), get(o.getOut()),
+                          index(o.getM(), loc), index(o.getK(), loc), index(o.getN(), loc)};
+          b.create<emitc::CallOpaqueOp>(loc, TypeRange{}, fn, args);
           return success();
         })
         .Case([&](pg::WindowOp o) {
@@ -367,6 +502,7 @@ DictionaryAttr argAttrs(OpBuilder &b, StringRef name, bool isConst) {
 
 struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> {
   using ProgramToEmitCBase::ProgramToEmitCBase;
+  Helpers helpers;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -375,6 +511,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     b.setInsertionPointToStart(module.getBody());
     Location loc = module.getLoc();
     c::VectorTypes vectors;
+    helpers = Helpers();
 
     if (!recipe.empty())
       b.create<emitc::VerbatimOp>(loc, "/* " + recipe + "\n */");
@@ -386,7 +523,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       b.create<emitc::IncludeOp>(loc, inc, /*is_standard_include=*/true);
     auto typedefs = b.create<emitc::VerbatimOp>(loc, "");
     b.create<emitc::VerbatimOp>(loc, kStatusCodes);
-    b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
+    auto externC = b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
 
     for (pg::ProcOp proc : procs) {
       if (failed(translateProc(b, proc, vectors)))
@@ -395,6 +532,13 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     }
     b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\n}\n#endif");
     typedefs.setValue(vectors.typedefs());
+    if (!helpers.definitions().empty()) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfter(externC);
+      std::string text = helpers.definitions();
+      text.pop_back(); // the verbatim op ends the line itself
+      b.create<emitc::VerbatimOp>(loc, text);
+    }
     for (pg::ProcOp proc : procs)
       proc.erase();
   }
@@ -420,7 +564,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     Block *body = fn.addEntryBlock();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(body);
-    BodyTranslator tr(b, vectors);
+    BodyTranslator tr(b, vectors, helpers);
     tr.map.map(proc.getBody().getArguments(), body->getArguments());
     if (proc.getWorkspace() == 0)
       b.create<emitc::VerbatimOp>(proc.getLoc(), "(void)w;");
@@ -463,7 +607,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       if (n > 0)
         verbatim("if (!res[" + Twine(i) + "]) return SCALY_ERR_NULL_RESULT;");
 
-    BodyTranslator tr(b, vectors);
+    BodyTranslator tr(b, vectors, helpers);
     auto subscript = [&](Value array, int64_t k) -> Value {
       Value idx = b.create<emitc::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(k));
       return b.create<emitc::SubscriptOp>(loc, ptr, array, ValueRange{idx});

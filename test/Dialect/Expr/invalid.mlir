@@ -68,16 +68,16 @@ expr.func @f(%x: tensor<2xf64>, %s: tensor<f32>) -> tensor<3xf64> attributes {ar
 
 // -----
 
-expr.func @f(%x: tensor<2xf64>) -> tensor<2x2xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
-  // expected-error @+1 {{'expr.broadcast' op operand must be a scalar (rank 0), got 'tensor<2xf64>'}}
-  %0 = expr.broadcast %x : tensor<2xf64> to tensor<2x2xf64>
-  expr.return %0 : tensor<2x2xf64>
+expr.func @f(%x: tensor<2xf64>) -> tensor<2x3xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  // expected-error @+1 {{'expr.broadcast' op cannot broadcast 'tensor<2xf64>' to 'tensor<2x3xf64>'}}
+  %0 = expr.broadcast %x : tensor<2xf64> to tensor<2x3xf64>
+  expr.return %0 : tensor<2x3xf64>
 }
 
 // -----
 
 expr.func @f(%x: tensor<f64>) -> tensor<2xf32> attributes {arg_names = ["x"], res_names = ["y"]} {
-  // expected-error @+1 {{'expr.broadcast' op cannot change the element type}}
+  // expected-error @+1 {{'expr.broadcast' op failed to verify that all of {operand, result} have same element type}}
   %0 = expr.broadcast %x : tensor<f64> to tensor<2xf32>
   expr.return %0 : tensor<2xf32>
 }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Dialect/Expr/ExprDialect.h"
+#include "scaly/Dialect/Expr/ShapeRules.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -365,21 +366,114 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
 // Structure
 //===----------------------------------------------------------------------===//
 
+static shape::Shape shapeOf(Type t) { return shape::Shape(tensorOf(t).getShape()); }
+
 LogicalResult BroadcastOp::verify() {
-  auto in = tensorOf(getOperand().getType());
-  if (in.getRank() != 0)
-    return emitOpError("operand must be a scalar (rank 0), got ") << in;
-  if (in.getElementType() != tensorOf(getType()).getElementType())
-    return emitOpError("cannot change the element type");
+  if (!shape::broadcastsTo(shapeOf(getOperand().getType()), shapeOf(getType())))
+    return emitOpError("cannot broadcast ") << getOperand().getType() << " to " << getType()
+                                            << ": operand axes must equal the result's trailing "
+                                               "axes or be 1";
   return success();
 }
 
 OpFoldResult BroadcastOp::fold(FoldAdaptor a) {
   if (getOperand().getType() == getType())
     return getOperand();
-  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(a.getOperand()))
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(a.getOperand()); dense && dense.isSplat())
     return DenseElementsAttr::get(tensorOf(getType()), dense.getSplatValue<Attribute>());
   return nullptr;
+}
+
+LogicalResult TransposeOp::verify() {
+  std::string error;
+  shape::Shape out = shape::transpose(shapeOf(getOperand().getType()),
+                                      shape::Shape(getPermutation()), error);
+  if (!error.empty())
+    return emitOpError(error);
+  if (out != shapeOf(getType()))
+    return emitOpError("result shape must be ") << shape::str(out);
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  ArrayRef<int64_t> perm = getPermutation();
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i)
+    identity &= perm[i] == static_cast<int64_t>(i);
+  if (identity)
+    return getOperand();
+  // transpose(transpose(x, p), q) is transpose(x, p o q).
+  if (auto inner = getOperand().getDefiningOp<TransposeOp>()) {
+    SmallVector<int64_t> composed;
+    for (int64_t q : perm)
+      composed.push_back(inner.getPermutation()[q]);
+    getOperandMutable().assign(inner.getOperand());
+    setPermutation(composed);
+    return getResult();
+  }
+  return nullptr;
+}
+
+LogicalResult SliceOp::verify() {
+  std::string error;
+  shape::Shape sizes = shapeOf(getType());
+  shape::slice(shapeOf(getOperand().getType()), shape::Shape(getStarts()),
+               shape::Shape(getSteps()), sizes, error);
+  if (!error.empty())
+    return emitOpError(error);
+  return success();
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  if (getOperand().getType() != getType())
+    return nullptr;
+  for (auto [start, step] : llvm::zip(getStarts(), getSteps()))
+    if (start != 0 || step != 1)
+      return nullptr;
+  return getOperand();
+}
+
+LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         ValueRange operands, DictionaryAttr,
+                                         OpaqueProperties properties, RegionRange,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto *props = properties.as<Properties *>();
+  if (!props || operands.empty() || !props->axes)
+    return failure();
+  auto in = tensorOf(operands[0].getType());
+  std::string error;
+  shape::Shape out = shape::reduce(shape::Shape(in.getShape()),
+                                   shape::Shape(props->axes.asArrayRef()), error);
+  if (!error.empty())
+    return loc ? mlir::emitError(*loc, error) : failure();
+  inferred.push_back(RankedTensorType::get(out, in.getElementType()));
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  if (tensorOf(getType()).getElementType().isInteger(1))
+    return emitOpError("cannot reduce bool arrays: cast them to a number first");
+  return success();
+}
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         ValueRange operands, DictionaryAttr, OpaqueProperties,
+                                         RegionRange, SmallVectorImpl<Type> &inferred) {
+  if (operands.size() != 2)
+    return failure();
+  std::string error;
+  shape::Shape out = shape::matmul(shapeOf(operands[0].getType()),
+                                   shapeOf(operands[1].getType()), error);
+  if (!error.empty())
+    return loc ? mlir::emitError(*loc, error) : failure();
+  inferred.push_back(RankedTensorType::get(out, tensorOf(operands[0].getType()).getElementType()));
+  return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  if (tensorOf(getType()).getElementType().isInteger(1))
+    return emitOpError("matrix products of bool arrays are not defined; cast them first");
+  return success();
 }
 
 LogicalResult ReshapeOp::verify() {
@@ -443,6 +537,21 @@ OpFoldResult GatherOp::fold(FoldAdaptor a) {
 }
 
 LogicalResult ConcatOp::verify() {
+  if (auto axis = getAxis()) {
+    std::vector<shape::Shape> parts;
+    for (Type t : getOperandTypes()) {
+      parts.push_back(shapeOf(t));
+      if (tensorOf(t).getElementType() != tensorOf(getType()).getElementType())
+        return emitOpError("operand ") << t << " has another element type than " << getType();
+    }
+    std::string error;
+    shape::Shape out = shape::concat(parts, *axis, error);
+    if (!error.empty())
+      return emitOpError(error);
+    if (out != shapeOf(getType()))
+      return emitOpError("result shape must be ") << shape::str(out);
+    return success();
+  }
   int64_t total = 0;
   auto out = tensorOf(getType());
   for (Type t : getOperandTypes()) {
@@ -459,6 +568,8 @@ LogicalResult ConcatOp::verify() {
 OpFoldResult ConcatOp::fold(FoldAdaptor a) {
   if (getNumOperands() == 1 && getOperand(0).getType() == getType())
     return getOperand(0);
+  if (getAxis() && *getAxis() != 0)
+    return nullptr; // constants joined along an inner axis: left to lowering
   SmallVector<Attribute> values;
   for (Attribute attr : a.getOperands()) {
     auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);

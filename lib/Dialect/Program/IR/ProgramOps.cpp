@@ -232,5 +232,30 @@ LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &table) {
   return success();
 }
 
+LogicalResult ReduceOp::verify() {
+  StringRef kind = getKind();
+  if (kind != "sum" && kind != "prod" && kind != "max" && kind != "min")
+    return emitOpError("kind must be sum, prod, max or min, got '") << kind << "'";
+  if (getCount() < 0)
+    return emitOpError("count must be >= 0");
+  if (cast<PtrType>(getPtr().getType()).getElementType() != getType())
+    return emitOpError("result type must be the pointer's element type");
+  if (getType().isInteger(1))
+    return emitOpError("cannot reduce bools");
+  return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  Type elem = cast<PtrType>(getOut().getType()).getElementType();
+  if (cast<PtrType>(getOut().getType()).getReadonly())
+    return emitOpError("output must be writable");
+  for (Value v : {getLhs(), getRhs()})
+    if (cast<PtrType>(v.getType()).getElementType() != elem)
+      return emitOpError("operands and output must have one element type");
+  if (getM() < 0 || getK() < 0 || getN() < 0)
+    return emitOpError("sizes must be >= 0");
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "scaly/Dialect/Program/ProgramOps.cpp.inc"
