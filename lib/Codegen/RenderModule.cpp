@@ -18,13 +18,14 @@ using namespace mlir;
 
 namespace scaly::codegen {
 
-void buildLoweringPipeline(OpPassManager &pm, StringRef entry) {
+void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarizeLimit) {
   pm.addPass(expr::createMapToLoop());
   pm.addPass(expr::createExpandCalls());
   pm.addPass(expr::createSimplify());
   pm.addPass(createCSEPass());
   LowerToProgramOptions lowerOptions;
   lowerOptions.entry = entry.str();
+  lowerOptions.scalarizeLimit = scalarizeLimit;
   pm.addPass(createLowerToProgram(lowerOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -232,7 +233,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     ++loweredCount;
   auto [ins, outs] = entryPorts(module);
   PassManager lower(ctx);
-  buildLoweringPipeline(lower);
+  buildLoweringPipeline(lower, "", options.scalarizeLimit);
   if (failed(lower.run(module)))
     return fail("lowering to the program dialect failed");
   prog::ProcOp entry;

@@ -53,11 +53,12 @@ def _check(name, value, allowed):
 
 
 def render_c_module(fn, *, cpu="generic", lanes=1, dialect="gnu", vector_libm="none",
-                    reciprocal=False, lang="c", casadi=False):
+                    reciprocal=False, lang="c", casadi=False, scalarize_limit=64):
     """Render the C module of `fn` for a build recipe; returns a `RenderedModule`.
 
-    Every option is validated. Options whose code generation is not built yet
-    raise NotImplementedError.
+    Arrays of at most `scalarize_limit` elements become one C scalar per
+    element; larger ones lower to loops. Every option is validated. Options
+    whose code generation is not built yet raise NotImplementedError.
     """
     if not isinstance(fn, Function):
         raise TypeError(f"render_c_module: expected a scaly Function, got {type(fn).__name__}")
@@ -71,6 +72,9 @@ def render_c_module(fn, *, cpu="generic", lanes=1, dialect="gnu", vector_libm="n
     _check("lang", lang, LANGS)
     if not isinstance(casadi, bool):
         raise ValueError(f"render_c_module: casadi must be True or False, got {casadi!r}")
+    if type(scalarize_limit) is not int or not 0 <= scalarize_limit <= 4096:
+        raise ValueError(f"render_c_module: scalarize_limit={scalarize_limit!r} must be an int "
+                         "from 0 to 4096")
     if lanes != 1:
         raise NotImplementedError("render_c_module: vector widening (lanes != 1) is not built yet")
     if vector_libm != "none":
@@ -81,7 +85,7 @@ def render_c_module(fn, *, cpu="generic", lanes=1, dialect="gnu", vector_libm="n
         raise NotImplementedError("render_c_module: casadi=True is not built yet")
     out = _scaly.render(fn._traced, {"cpu": cpu, "lanes": lanes, "dialect": dialect,
                                      "vector_libm": vector_libm, "reciprocal": reciprocal,
-                                     "lang": lang})
+                                     "lang": lang, "scalarize_limit": scalarize_limit})
     return RenderedModule(out["name"], out["source"], out["header"], out["recipe"], lang)
 
 

@@ -106,6 +106,7 @@ py::dict render(const trace::Function &fn, const py::dict &options) {
     else if (key == "vector_libm") o.vectorLibm = py::cast<std::string>(v);
     else if (key == "reciprocal") o.reciprocal = py::cast<bool>(v);
     else if (key == "lang") o.lang = py::cast<std::string>(v);
+    else if (key == "scalarize_limit") o.scalarizeLimit = py::cast<int64_t>(v);
     else throw std::invalid_argument("unknown render option '" + key + "'");
   }
   std::string problem = c::entryNameProblem(fn.name);

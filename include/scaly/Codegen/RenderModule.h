@@ -16,6 +16,9 @@ struct RenderOptions {
   std::string vectorLibm = "none";
   bool reciprocal = false;
   std::string lang = "c";
+  /// Arrays with at most this many elements become one scalar per element;
+  /// larger ones lower to loops.
+  int64_t scalarizeLimit = 64;
 };
 
 struct RenderedModule {
@@ -29,7 +32,8 @@ struct RenderedModule {
 /// The lowering pipeline from the expression dialect to the program dialect:
 /// map-to-loop, expand-calls, simplify, cse, lower-to-program, canonicalize,
 /// cse, plan-workspace.
-void buildLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef entry = "");
+void buildLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef entry = "",
+                           int64_t scalarizeLimit = 64);
 
 /// Recipe comment text (without /* */) for `name` and `options`.
 std::string recipeText(llvm::StringRef name, const RenderOptions &options);

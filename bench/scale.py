@@ -1,0 +1,202 @@
+"""Scaling benchmark: how trace -> callable, C size and per-call time grow with array size.
+
+    PYTHONPATH=python /usr/bin/python3 bench/scale.py [--repeat N] [--max-n N] [--skip-unrolled]
+
+Everything runs in one process on a fresh cache (a temporary SCALY_CACHE_DIR), and each
+per-call time is printed next to NumPy's for the same computation, measured in the same
+run. Cases (issue "structured IR", item 10):
+  (a) (2*x).sin() + 1        n in 10 .. 10^6
+  (b) sum(x), sumsqr(x)      n in 10 .. 10^6
+  (c) A @ x, A @ B           n x n, n in 4 .. 256
+  (d) a vmapped RK4 cart-pole step over n states, n in 10, 10^3, 10^5
+  (e) a scan of n Euler steps (not built yet: printed as such)
+  (f) n unrolled Euler steps written as a Python for loop, n in 100, 10^3, 10^4
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+import timeit
+
+os.environ["SCALY_CACHE_DIR"] = tempfile.mkdtemp(prefix="scaly-bench-scale-")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+
+import numpy as np  # noqa: E402
+
+import scaly as sc  # noqa: E402
+from scaly.codegen import render_c_module  # noqa: E402
+
+
+def per_call_us(fn, args, repeat):
+    number = 1
+    while True:
+        t = timeit.timeit(lambda: fn(*args), number=number)
+        if t > 0.02 or number > 1 << 20:
+            break
+        number *= 4
+    samples = [timeit.timeit(lambda: fn(*args), number=number) / number for _ in range(repeat)]
+    return 1e6 * statistics.median(samples)
+
+
+def build(make):
+    """(Function, seconds from decorator to callable)."""
+    start = time.perf_counter()
+    fn = make()
+    fn.compile()
+    return fn, time.perf_counter() - start
+
+
+def row(label, n, fn, seconds, args, reference, repeat):
+    c_bytes = len(render_c_module(fn).source)
+    ours = per_call_us(fn, args, repeat)
+    theirs = per_call_us(reference, args, repeat)
+    print(f"{label:<14} {n:>8} {1e3 * seconds:>10.1f} {c_bytes / 1024:>8.1f} "
+          f"{ours:>10.2f} {theirs:>10.2f} {ours / theirs:>7.2f}")
+    sys.stdout.flush()
+
+
+def elementwise(n):
+    @sc.function(sc.arg("x", n), outputs=sc.arg("y"))
+    def f(x):
+        return (2 * x).sin() + 1
+    return f
+
+
+def total(n):
+    @sc.function(sc.arg("x", n), outputs=sc.arg("s"))
+    def f(x):
+        return sc.sum(x)
+    return f
+
+
+def sumsqr(n):
+    @sc.function(sc.arg("x", n), outputs=sc.arg("s"))
+    def f(x):
+        return sc.sumsqr(x)
+    return f
+
+
+def matvec(n):
+    @sc.function(sc.arg("A", (n, n)), sc.arg("x", n), outputs=sc.arg("y"))
+    def f(A, x):
+        return A @ x
+    return f
+
+
+def matmat(n):
+    @sc.function(sc.arg("A", (n, n)), sc.arg("B", (n, n)), outputs=sc.arg("C"))
+    def f(A, B):
+        return A @ B
+    return f
+
+
+def cartpole_dynamics(s, u):
+    """Cart-pole: state (x, theta, xdot, thetadot), force u."""
+    m_c, m_p, length, g = 1.0, 0.1, 0.5, 9.81
+    th, xd, thd = s[1], s[2], s[3]
+    sin, cos = th.sin(), th.cos()
+    denom = m_c + m_p * sin * sin
+    xdd = (u + m_p * sin * (length * thd * thd + g * cos)) / denom
+    thdd = (-u * cos - m_p * length * thd * thd * cos * sin - (m_c + m_p) * g * sin) / (length * denom)
+    return sc.stack([xd, thd, xdd, thdd])
+
+
+@sc.function(sc.arg("s", 4), sc.arg("u", ()), outputs=sc.arg("s_next"))
+def rk4(s, u):
+    h = 0.01
+    k1 = cartpole_dynamics(s, u)
+    k2 = cartpole_dynamics(s + h / 2 * k1, u)
+    k3 = cartpole_dynamics(s + h / 2 * k2, u)
+    k4 = cartpole_dynamics(s + h * k3, u)
+    return (s + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)).block()
+
+
+def rk4_numpy(S, U):
+    def dyn(s, u):
+        m_c, m_p, length, g = 1.0, 0.1, 0.5, 9.81
+        th, xd, thd = s[:, 1], s[:, 2], s[:, 3]
+        sin, cos = np.sin(th), np.cos(th)
+        denom = m_c + m_p * sin * sin
+        xdd = (u + m_p * sin * (length * thd * thd + g * cos)) / denom
+        thdd = (-u * cos - m_p * length * thd * thd * cos * sin - (m_c + m_p) * g * sin) / (
+            length * denom)
+        return np.stack([xd, thd, xdd, thdd], axis=1)
+    h = 0.01
+    k1 = dyn(S, U)
+    k2 = dyn(S + h / 2 * k1, U)
+    k3 = dyn(S + h / 2 * k2, U)
+    k4 = dyn(S + h * k3, U)
+    return S + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def vmapped_rk4(n):
+    @sc.function(sc.arg("S", (n, 4)), sc.arg("U", n), outputs=sc.arg("S_next"))
+    def f(S, U):
+        return sc.vmap(rk4, n)(S, U)
+    return f
+
+
+@sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
+def euler(z, u):
+    return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()])
+
+
+def unrolled(n):
+    @sc.function(sc.arg("z0", 2), sc.arg("us", n), outputs=sc.arg("zn"))
+    def f(z0, us):
+        z = z0
+        for k in range(n):
+            z = euler(z, us[k])
+        return z
+    return f
+
+
+def unrolled_numpy(z0, us):
+    z = z0.copy()
+    for u in us:
+        z = np.array([z[0] + 0.1 * z[1], z[1] + 0.1 * np.sin(u)])
+    return z
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--max-n", type=int, default=10 ** 6)
+    parser.add_argument("--skip-unrolled", action="store_true")
+    opts = parser.parse_args()
+    rng = np.random.default_rng(0)
+    print("case               n  build[ms]   C[kB]  call[us]  numpy[us]   ratio")
+    sizes = [n for n in (10, 100, 1000, 10 ** 4, 10 ** 5, 10 ** 6) if n <= opts.max_n]
+    for n in sizes:
+        x = rng.standard_normal(n)
+        fn, s = build(lambda: elementwise(n))
+        row("(a) sin", n, fn, s, (x,), lambda x: np.sin(2 * x) + 1, opts.repeat)
+    for n in sizes:
+        x = rng.standard_normal(n)
+        fn, s = build(lambda: total(n))
+        row("(b) sum", n, fn, s, (x,), np.sum, opts.repeat)
+        fn, s = build(lambda: sumsqr(n))
+        row("(b) sumsqr", n, fn, s, (x,), lambda x: np.dot(x, x), opts.repeat)
+    for n in (4, 16, 32, 64, 128, 256):
+        A, B, x = rng.standard_normal((n, n)), rng.standard_normal((n, n)), rng.standard_normal(n)
+        fn, s = build(lambda: matvec(n))
+        row("(c) A@x", n, fn, s, (A, x), np.matmul, opts.repeat)
+        fn, s = build(lambda: matmat(n))
+        row("(c) A@B", n, fn, s, (A, B), np.matmul, opts.repeat)
+    for n in (10, 1000, 10 ** 5):
+        S, U = rng.standard_normal((n, 4)), rng.standard_normal(n)
+        fn, s = build(lambda: vmapped_rk4(n))
+        row("(d) vmap rk4", n, fn, s, (S, U), rk4_numpy, opts.repeat)
+    print("(e) scan       not built yet (sc.scan is part of the structured IR issue, still open)")
+    if not opts.skip_unrolled:
+        for n in (100, 1000, 10 ** 4):
+            z0, us = rng.standard_normal(2), rng.standard_normal(n)
+            fn, s = build(lambda: unrolled(n))
+            row("(f) unrolled", n, fn, s, (z0, us), unrolled_numpy, opts.repeat)
+
+
+if __name__ == "__main__":
+    main()
