@@ -152,7 +152,8 @@ private:
       return {b.create<expr::MatmulOp>(loc, type, operand(0), operand(1))};
     case OpKind::Sum: return {b.create<expr::SumOp>(loc, type, operand(0))};
     case OpKind::Call:
-    case OpKind::Map: {
+    case OpKind::Map:
+    case OpKind::Scan: {
       const Function &callee = *n.callee;
       StringRef sym = symbolFor(callee);
       SmallVector<Value> args;
@@ -161,15 +162,24 @@ private:
       SmallVector<Type> results;
       for (const Port &p : callee.outputs) {
         Shape s = p.shape;
-        if (n.kind == OpKind::Map)
+        if (n.kind == OpKind::Map || (n.kind == OpKind::Scan && results.size() > 0))
           s.insert(s.begin(), n.ints[0]);
         results.push_back(tensorType(ctx, s, p.dtype));
       }
       Operation *op;
       if (n.kind == OpKind::Call)
         op = b.create<expr::CallOp>(loc, results, sym, args, callee.block, nullptr, nullptr);
-      else
-        op = b.create<expr::MapOp>(loc, results, sym, n.ints[0], args, callee.block);
+      else {
+        DenseBoolArrayAttr mapped;
+        if (n.ints.size() > 1) {
+          SmallVector<bool> flags(n.ints.begin() + 1, n.ints.end());
+          mapped = b.getDenseBoolArrayAttr(flags);
+        }
+        if (n.kind == OpKind::Map)
+          op = b.create<expr::MapOp>(loc, results, sym, n.ints[0], args, callee.block, mapped);
+        else
+          op = b.create<expr::ScanOp>(loc, results, sym, n.ints[0], args, callee.block, mapped);
+      }
       return SmallVector<Value, 1>(op->getResults());
     }
     case OpKind::Result:

@@ -90,7 +90,8 @@ static bool sameNode(const Node &a, const Node &b) {
 
 int32_t Graph::add(Node n) {
   // Inputs, calls and maps are never merged: each is its own application.
-  bool intern = n.kind != OpKind::Input && n.kind != OpKind::Call && n.kind != OpKind::Map;
+  bool intern = n.kind != OpKind::Input && n.kind != OpKind::Call && n.kind != OpKind::Map &&
+                n.kind != OpKind::Scan;
   uint64_t h = intern ? hashNode(n) : 0;
   if (intern) {
     auto range = interned_.equal_range(h);
@@ -111,7 +112,7 @@ const Node &Graph::checked(int32_t id) const {
   if (id < 0 || static_cast<size_t>(id) >= nodes_.size())
     throw std::out_of_range("expression node " + std::to_string(id) + " is not in this graph");
   const Node &n = nodes_[id];
-  if (n.kind == OpKind::Call || n.kind == OpKind::Map)
+  if (n.kind == OpKind::Call || n.kind == OpKind::Map || n.kind == OpKind::Scan)
     throw std::invalid_argument("a call with several outputs is not a value: pick an output");
   return n;
 }
@@ -533,15 +534,18 @@ int32_t Graph::concatAxis(const std::vector<int32_t> &parts, int64_t axis) {
   return add(std::move(n));
 }
 
+/// Check `args` against `fn`'s inputs; an argument with its `mapped` flag
+/// set (or every one, when `leading` >= 0 and `mapped` is empty) needs an
+/// extra leading axis of length `leading`.
 static void checkArgs(const Function &fn, const std::vector<int32_t> &args, const Graph &g,
-                      int64_t leading) {
+                      int64_t leading, const std::vector<bool> &mapped = {}) {
   if (args.size() != fn.inputs.size())
     throw std::invalid_argument(fn.name + "() takes " + std::to_string(fn.inputs.size()) +
                                 " inputs, got " + std::to_string(args.size()));
   for (size_t i = 0; i < args.size(); ++i) {
     const Node &n = g.node(args[i]);
     Shape want = fn.inputs[i].shape;
-    if (leading >= 0)
+    if (leading >= 0 && (mapped.empty() || mapped[i]))
       want.insert(want.begin(), leading);
     if (n.shape != want)
       throw std::invalid_argument(fn.name + "(): input '" + fn.inputs[i].name + "' expects shape " +
@@ -569,20 +573,61 @@ std::vector<int32_t> Graph::call(std::shared_ptr<const Function> fn, std::vector
 }
 
 std::vector<int32_t> Graph::map(std::shared_ptr<const Function> fn, int64_t count,
-                                std::vector<int32_t> args) {
+                                std::vector<int32_t> args, std::vector<bool> mapped) {
   if (count < 1)
     throw std::invalid_argument("vmap: count must be at least 1, got " + std::to_string(count));
   for (int32_t a : args)
     checked(a);
-  checkArgs(*fn, args, *this, count);
+  if (!mapped.empty() && mapped.size() != args.size())
+    throw std::invalid_argument("vmap: in_axes has " + std::to_string(mapped.size()) +
+                                " entries for " + std::to_string(args.size()) + " inputs");
+  checkArgs(*fn, args, *this, count, mapped);
   Node n{OpKind::Map, DType::F64, {}, std::move(args)};
   n.callee = fn;
   n.ints = {count};
+  // Flags only when some operand is passed whole: older graphs keep their digest.
+  if (std::find(mapped.begin(), mapped.end(), false) != mapped.end())
+    n.ints.insert(n.ints.end(), mapped.begin(), mapped.end());
   int32_t app = add(std::move(n));
   std::vector<int32_t> out;
   for (size_t k = 0; k < fn->outputs.size(); ++k) {
     Shape s = fn->outputs[k].shape;
     s.insert(s.begin(), count);
+    Node r{OpKind::Result, fn->outputs[k].dtype, s, {app}};
+    r.sub = static_cast<int32_t>(k);
+    out.push_back(add(std::move(r)));
+  }
+  return out;
+}
+
+std::vector<int32_t> Graph::scan(std::shared_ptr<const Function> fn, int64_t count,
+                                 std::vector<int32_t> args, std::vector<bool> mapped) {
+  if (count < 1)
+    throw std::invalid_argument("scan: count must be at least 1, got " + std::to_string(count));
+  if (fn->inputs.empty() || fn->outputs.empty() ||
+      fn->inputs[0].shape != fn->outputs[0].shape || fn->inputs[0].dtype != fn->outputs[0].dtype)
+    throw std::invalid_argument("scan: " + fn->name +
+                                "'s first input and first output are the state and must have "
+                                "the same shape and dtype");
+  for (int32_t a : args)
+    checked(a);
+  if (mapped.empty())
+    mapped.assign(args.size(), true);
+  if (mapped.size() != args.size())
+    throw std::invalid_argument("scan: in_axes has " + std::to_string(mapped.size()) +
+                                " entries for " + std::to_string(args.size()) + " inputs");
+  mapped[0] = false; // the state is never sliced
+  checkArgs(*fn, args, *this, count, mapped);
+  Node n{OpKind::Scan, DType::F64, {}, std::move(args)};
+  n.callee = fn;
+  n.ints = {count};
+  n.ints.insert(n.ints.end(), mapped.begin(), mapped.end());
+  int32_t app = add(std::move(n));
+  std::vector<int32_t> out;
+  for (size_t k = 0; k < fn->outputs.size(); ++k) {
+    Shape s = fn->outputs[k].shape;
+    if (k > 0)
+      s.insert(s.begin(), count);
     Node r{OpKind::Result, fn->outputs[k].dtype, s, {app}};
     r.sub = static_cast<int32_t>(k);
     out.push_back(add(std::move(r)));

@@ -142,30 +142,66 @@ def Expr_MapOp : Expr_Op<"map", [Pure, DeclareOpInterfaceMethods<SymbolUserOpInt
     `expr.loop`.
   }];
   let arguments = (ins FlatSymbolRefAttr:$callee, Scaly_I64Attr:$count,
-                       Variadic<Expr_Array>:$operands, UnitAttr:$block);
+                       Variadic<Expr_Array>:$operands, UnitAttr:$block,
+                       OptionalAttr<DenseBoolArrayAttr>:$mapped);
   let results = (outs Variadic<Expr_Array>:$results);
   let assemblyFormat = [{
     $callee `(` $operands `)` `count` $count attr-dict `:` functional-type($operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// Whether operand `i` is sliced along its leading axis (`in_axes` 0)
+    /// rather than passed whole to every iteration (`in_axes` None).
+    bool isMapped(unsigned i) { return !getMapped() || (*getMapped())[i]; }
+  }];
+}
+
+def Expr_ScanOp : Expr_Op<"scan", [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "a sequential loop with carried state (jax.lax.scan, CasADi's mapaccum)";
+  let description = [{
+    `sc.scan(fn, n)`: operand 0 is the initial state; `callee`'s first input
+    and first output are the state (same type). Iteration `i` calls `callee`
+    on the current state and slice `i` of each mapped operand (unmapped ones
+    are passed whole); its first output becomes the next state. Results: the
+    final state, then the other outputs stacked along a new leading axis.
+    One op, never `count` copies; `scaly-map-to-loop` turns it into an
+    `expr.loop` with one carried value.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Scaly_I64Attr:$count,
+                       Variadic<Expr_Array>:$operands, UnitAttr:$block,
+                       OptionalAttr<DenseBoolArrayAttr>:$mapped);
+  let results = (outs Variadic<Expr_Array>:$results);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` `count` $count attr-dict `:` functional-type($operands, results)
+  }];
+  let extraClassDeclaration = [{
+    bool isMapped(unsigned i) { return i > 0 && (!getMapped() || (*getMapped())[i]); }
   }];
 }
 
 def Expr_LoopOp : Expr_Op<"loop", [
     RecursiveMemoryEffects, SingleBlockImplicitTerminator<"YieldOp">]> {
-  let summary = "a counted loop over leading-axis slices";
+  let summary = "a counted loop over leading-axis slices, with optional carried values";
   let description = [{
-    Runs the body `count` times. Iteration `i` sees slice `i` (along the
-    leading axis) of every operand as a block argument; the yielded values of
-    iteration `i` become slice `i` of the results. `name` names the loop
-    counter in the generated C.
+    Runs the body `count` times. The first `carried` operands are initial
+    values carried from one iteration to the next: the body sees the current
+    ones as its first arguments and yields the next ones first; they are the
+    first results after the last iteration. Iteration `i` sees slice `i`
+    (along the leading axis) of every other operand as a block argument; the
+    other yielded values of iteration `i` become slice `i` of the other
+    results. Values from outside the loop may be used in the body directly
+    (passed whole to every iteration). `name` names the loop counter in C.
   }];
   let arguments = (ins Scaly_I64Attr:$count, Variadic<Expr_Array>:$operands,
-                       OptionalAttr<StrAttr>:$name);
+                       OptionalAttr<StrAttr>:$name, OptionalAttr<Scaly_I64Attr>:$carried);
   let results = (outs Variadic<Expr_Array>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $count `(` $operands `)` attr-dict `:` functional-type($operands, results) $body
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    unsigned getNumCarried() { return static_cast<unsigned>(getCarried().value_or(0)); }
+  }];
 }
 
 def Expr_YieldOp : Expr_Op<"yield", [Pure, HasParent<"LoopOp">, Terminator, ReturnLike]> {

@@ -6,7 +6,7 @@
 include "mlir/Pass/PassBase.td"
 
 def MapToLoop : Pass<"scaly-map-to-loop", "::mlir::ModuleOp"> {
-  let summary = "Turn each expr.map into an expr.loop whose body calls the mapped function";
+  let summary = "Turn each expr.map and expr.scan into an expr.loop whose body calls the function (a scan carries its state)";
   let dependentDialects = ["::scaly::expr::ExprDialect"];
 }
 

@@ -204,18 +204,41 @@ for _name in MATH_FUNCTIONS:
     globals()[_name] = _math_function(_name)
 
 
-class _Mapped:
-    """`sc.vmap(fn, n)`: call with arrays whose leading axis has length n."""
+def _in_axes(in_axes, count, what):
+    """Per-input mapping flags from `in_axes` (0 or None, or a tuple of them)."""
+    if in_axes == 0 or in_axes is None:
+        return [in_axes == 0] * count
+    if not isinstance(in_axes, (tuple, list)):
+        raise TypeError(f"{what}: in_axes must be 0, None or a tuple of them, got {in_axes!r}")
+    if len(in_axes) != count:
+        raise ValueError(f"{what}: in_axes has {len(in_axes)} entries for {count} inputs")
+    flags = []
+    for a in in_axes:
+        if a is None or (isinstance(a, numbers.Integral) and not isinstance(a, bool) and a == 0):
+            flags.append(a is not None)
+        else:
+            raise ValueError(f"{what}: each in_axes entry must be 0 (map over the leading axis) "
+                             f"or None (pass whole), got {a!r}")
+    return flags
 
-    def __init__(self, fn, count):
+
+def _check_count(count, what):
+    if not isinstance(count, numbers.Integral) or isinstance(count, bool):
+        raise TypeError(f"{what}: count must be an int, got {type(count).__name__} {count!r}")
+    if count < 1:
+        raise ValueError(f"{what}: count must be a positive int, got {count!r}")
+    return int(count)
+
+
+class _Mapped:
+    """`sc.vmap(fn, n, in_axes)`: call with arrays whose leading axis has length n."""
+
+    def __init__(self, fn, count, in_axes=0):
         from ._function import Function
         if not isinstance(fn, Function):
             raise TypeError(f"vmap: expected a scaly Function, got {type(fn).__name__}")
-        if not isinstance(count, numbers.Integral) or isinstance(count, bool):
-            raise TypeError(f"vmap: count must be an int, got {type(count).__name__} {count!r}")
-        if count < 1:
-            raise ValueError(f"vmap: count must be a positive int, got {count!r}")
-        self.fn, self.count = fn, int(count)
+        self.fn, self.count = fn, _check_count(count, "vmap")
+        self.mapped = _in_axes(in_axes, len(fn.inputs), f"vmap({fn.name})")
 
     def __call__(self, *args):
         fn = self.fn
@@ -223,10 +246,58 @@ class _Mapped:
             raise TypeError(f"vmap({fn.name}) takes {len(fn.inputs)} inputs, got {len(args)}")
         graph = _graph(args, f"vmap({fn.name})")
         ids = [as_expr(a, graph)._id for a in args]
-        results = [Expr(graph, r) for r in graph.map(fn._traced, self.count, ids)]
+        mapped = [] if all(self.mapped) else self.mapped
+        results = [Expr(graph, r) for r in graph.map(fn._traced, self.count, ids, mapped)]
         return results[0] if len(results) == 1 else tuple(results)
 
 
-def vmap(fn, n):
-    """Map Function `fn` over the leading axis (length `n`) of its inputs; lowers to a loop."""
-    return _Mapped(fn, n)
+def vmap(fn, n, in_axes=0):
+    """Map Function `fn` over the leading axis (length `n`) of its inputs; lowers to one loop.
+
+    `in_axes` is 0 (every input mapped) or a tuple with one entry per input: 0 maps that
+    input over its leading axis, None passes it whole to every iteration (never copied).
+    """
+    return _Mapped(fn, n, in_axes)
+
+
+class _Scanned:
+    """`sc.scan(fn, n, in_axes)`: call with the initial state and the per-step inputs."""
+
+    def __init__(self, fn, count, in_axes=0):
+        from ._function import Function
+        if not isinstance(fn, Function):
+            raise TypeError(f"scan: expected a scaly Function, got {type(fn).__name__}")
+        self.fn, self.count = fn, _check_count(count, "scan")
+        if not fn.inputs or not fn.outputs or fn.inputs[0][1:] != fn.outputs[0][1:]:
+            raise ValueError(f"scan: {fn.name}'s first input and first output are the state and "
+                             "must have the same shape and dtype")
+        rest = len(fn.inputs) - 1
+        if isinstance(in_axes, (tuple, list)) and len(in_axes) == len(fn.inputs):
+            if in_axes[0] is not None:
+                raise ValueError(f"scan({fn.name}): in_axes[0] is the state and must be None")
+            in_axes = tuple(in_axes[1:])
+        self.mapped = [False] + _in_axes(in_axes, rest, f"scan({fn.name})")
+
+    def __call__(self, init, *args):
+        fn = self.fn
+        if 1 + len(args) != len(fn.inputs):
+            raise TypeError(f"scan({fn.name}) takes {len(fn.inputs)} inputs (the state first), "
+                            f"got {1 + len(args)}")
+        graph = _graph([init, *args], f"scan({fn.name})")
+        ids = [as_expr(a, graph)._id for a in (init, *args)]
+        results = [Expr(graph, r) for r in graph.scan(fn._traced, self.count, ids, self.mapped)]
+        return results[0], tuple(results[1:]) if len(results) > 2 else (
+            results[1] if len(results) == 2 else ())
+
+
+def scan(fn, n, in_axes=0):
+    """A sequential loop of `n` steps with carried state, like `jax.lax.scan`.
+
+    `fn`'s first input and first output are the state (same shape and dtype).
+    `sc.scan(step, n)(x0, us)` calls `step(state, us[k])` for k = 0..n-1 and returns
+    `(final_state, stacked)`, where `stacked` holds `fn`'s other outputs stacked along a
+    new leading axis (a tuple when there are several, `()` when there are none).
+    `in_axes` covers the inputs after the state: 0 (mapped) or None (passed whole).
+    Lowers to one C loop whatever `n` is.
+    """
+    return _Scanned(fn, n, in_axes)

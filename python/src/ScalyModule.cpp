@@ -251,7 +251,13 @@ PYBIND11_MODULE(_scaly, m) {
         return g.call(std::move(fn), std::move(args));
       })
       .def("map", [](Graph &g, std::shared_ptr<trace::Function> fn, int64_t count,
-                     std::vector<int32_t> args) { return g.map(std::move(fn), count, std::move(args)); });
+                     std::vector<int32_t> args, std::vector<bool> mapped) {
+        return g.map(std::move(fn), count, std::move(args), std::move(mapped));
+      }, py::arg("fn"), py::arg("count"), py::arg("args"), py::arg("mapped") = std::vector<bool>{})
+      .def("scan", [](Graph &g, std::shared_ptr<trace::Function> fn, int64_t count,
+                      std::vector<int32_t> args, std::vector<bool> mapped) {
+        return g.scan(std::move(fn), count, std::move(args), std::move(mapped));
+      });
 
   py::class_<trace::Function, std::shared_ptr<trace::Function>>(m, "TracedFunction")
       .def(py::init([](std::string name,

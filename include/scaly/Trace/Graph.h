@@ -32,7 +32,7 @@ enum class OpKind : uint8_t {
   Input, Constant, Add, Sub, Mul, Div, Neg, Math, Math2, Cmp, Select, Cast,
   Broadcast, Reshape, Gather, Concat, Sum, Call, Map, Result,
   // Structured ops (appended: digests of older graphs keep their values).
-  Slice, Transpose, Reduce, Matmul,
+  Slice, Transpose, Reduce, Matmul, Scan,
 };
 
 /// Reductions of OpKind::Reduce, in the order of the dialect's ReduceKind.
@@ -113,8 +113,14 @@ public:
   int32_t matmul(int32_t a, int32_t b);
   /// Applies `fn` and returns one Result node per output.
   std::vector<int32_t> call(std::shared_ptr<const Function> fn, std::vector<int32_t> args);
+  /// `fn` over the leading axis of the operands whose `mapped` flag is set
+  /// (empty: all); the others are passed whole to every iteration.
   std::vector<int32_t> map(std::shared_ptr<const Function> fn, int64_t count,
-                           std::vector<int32_t> args);
+                           std::vector<int32_t> args, std::vector<bool> mapped = {});
+  /// A sequential loop: args[0] is the initial state (fn's first input and
+  /// output); returns the final state, then the other outputs stacked.
+  std::vector<int32_t> scan(std::shared_ptr<const Function> fn, int64_t count,
+                            std::vector<int32_t> args, std::vector<bool> mapped = {});
 
 private:
   std::vector<Node> nodes_;

@@ -1003,12 +1003,22 @@ private:
 
   LogicalResult lowerLoop(ex::LoopOp loop) {
     Location loc = loop.getLoc();
-    SmallVector<Value> inPtrs, outPtrs;
-    for (Value operand : loop.getOperands())
+    unsigned carried = loop.getNumCarried();
+    SmallVector<Value> inPtrs, outPtrs, nextPtrs;
+    for (Value operand : llvm::drop_begin(loop.getOperands(), carried))
       inPtrs.push_back(inMemory(operand, loc));
     for (Value result : loop.getResults()) {
       outPtrs.push_back(resultMemory(result, loc));
       values[result] = Stored{{}, outPtrs.back()};
+    }
+    // A carried value lives in its result's memory from the start: the
+    // initial value is copied there, every iteration reads it and replaces
+    // it at the end of the body. A large next value is built in a window
+    // first (it may read the current one while it is computed).
+    for (unsigned i = 0; i < carried; ++i) {
+      writeTo(loop.getOperand(i), outPtrs[i], loc);
+      nextPtrs.push_back(isLarge(loop.getResult(i)) ? newWindow(loop.getResult(i).getType(), loc)
+                                                    : Value());
     }
     StringRef name = loop.getName().value_or("");
     auto forOp = b.create<pg::ForOp>(loc, 0, loop.getCount(), 1, name);
@@ -1027,19 +1037,52 @@ private:
     };
     scopes.push_back({&body, forOp});
     auto popScope = llvm::make_scope_exit([&] { scopes.pop_back(); });
-    for (auto [arg, ptr] : llvm::zip(body.getArguments(), inPtrs))
+    for (unsigned i = 0; i < carried; ++i)
+      values[body.getArgument(i)] = Stored{{}, asReadonly(outPtrs[i], loc)};
+    for (auto [arg, ptr] : llvm::zip(llvm::drop_begin(body.getArguments(), carried), inPtrs))
       values[arg] = Stored{{}, slice(ptr, arg.getType())};
     auto yield = cast<ex::YieldOp>(body.getTerminator());
     SmallVector<Value> dstSlices;
-    for (auto [v, ptr] : llvm::zip(yield.getOperands(), outPtrs)) {
-      dstSlices.push_back(slice(ptr, v.getType()));
+    for (auto [k, v] : llvm::enumerate(yield.getOperands())) {
+      if (k < carried) {
+        dstSlices.push_back(nextPtrs[k]);
+        if (nextPtrs[k])
+          hintDestination(v, nextPtrs[k], &body);
+        continue;
+      }
+      dstSlices.push_back(slice(outPtrs[k], v.getType()));
       hintDestination(v, dstSlices.back(), &body);
     }
     if (failed(lowerOps(body)))
       return failure();
-    for (auto [v, dst] : llvm::zip(yield.getOperands(), dstSlices))
-      writeTo(v, dst, yield.getLoc());
+    // Stacked outputs first: they may still read the current carried values.
+    for (auto [k, v] : llvm::enumerate(yield.getOperands()))
+      if (k >= carried)
+        writeTo(v, dstSlices[k], yield.getLoc());
+    for (unsigned k = 0; k < carried; ++k) {
+      Value v = yield.getOperand(k);
+      if (nextPtrs[k]) {
+        writeTo(v, nextPtrs[k], yield.getLoc());
+        Stored next{{}, nextPtrs[k]};
+        materializeCopy(next, loop.getResult(k), outPtrs[k], yield.getLoc());
+      } else {
+        // Small: every element is read before any is stored.
+        SmallVector<Value> elems = elements(v, yield.getLoc());
+        if (!elems.empty())
+          b.create<pg::StoreOp>(yield.getLoc(), elems, outPtrs[k], b.getI64IntegerAttr(0));
+      }
+    }
     return success();
+  }
+
+  /// Copy the row-major buffer of `from` (typed like `like`) into `dst`.
+  void materializeCopy(const Stored &from, Value like, Value dst, Location loc) {
+    int64_t n = ex::numElements(like.getType());
+    if (n == 0)
+      return;
+    OpBuilder::InsertionGuard guard(b);
+    SmallVector<Ix> ivs = openLoops({n}, loc);
+    storeAt(loadAt(from.ptr, ivs[0], loc), dst, ivs[0], loc);
   }
 
 public:

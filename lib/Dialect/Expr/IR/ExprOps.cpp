@@ -193,8 +193,12 @@ LogicalResult MapOp::verifySymbolUses(SymbolTableCollection &table) {
   if (getNumOperands() != fn->getArgumentTypes().size())
     return emitOpError("has ") << getNumOperands() << " operands but @" << getCallee()
                                << " takes " << fn->getArgumentTypes().size();
+  if (getMapped() && getMapped()->size() != getNumOperands())
+    return emitOpError("mapped has ") << getMapped()->size() << " flags for "
+                                      << getNumOperands() << " operands";
   for (auto [i, pair] : llvm::enumerate(llvm::zip(getOperandTypes(), fn->getArgumentTypes()))) {
-    auto expected = withLeadingAxis(std::get<1>(pair), getCount());
+    Type expected = isMapped(i) ? Type(withLeadingAxis(std::get<1>(pair), getCount()))
+                                : std::get<1>(pair);
     if (std::get<0>(pair) != expected)
       return emitOpError("operand #") << i << " must be " << expected << ", got "
                                       << std::get<0>(pair);
@@ -209,12 +213,54 @@ LogicalResult MapOp::verifySymbolUses(SymbolTableCollection &table) {
   return success();
 }
 
+LogicalResult ScanOp::verifySymbolUses(SymbolTableCollection &table) {
+  auto fn = lookupCallee(*this, table, getCalleeAttr());
+  if (failed(fn))
+    return failure();
+  if (getCount() < 1)
+    return emitOpError("count must be at least 1, got ") << getCount();
+  auto ins = fn->getArgumentTypes(), outs = fn->getResultTypes();
+  if (getNumOperands() != ins.size() || ins.empty())
+    return emitOpError("has ") << getNumOperands() << " operands but @" << getCallee()
+                               << " takes " << ins.size() << " (the state first)";
+  if (outs.empty() || outs[0] != ins[0])
+    return emitOpError("@") << getCallee() << "'s first output must have the type of its "
+                               "first input (the state)";
+  if (getMapped() && getMapped()->size() != getNumOperands())
+    return emitOpError("mapped has ") << getMapped()->size() << " flags for "
+                                      << getNumOperands() << " operands";
+  for (unsigned i = 0; i < ins.size(); ++i) {
+    Type expected = isMapped(i) ? Type(withLeadingAxis(ins[i], getCount())) : ins[i];
+    if (getOperand(i).getType() != expected)
+      return emitOpError("operand #") << i << " must be " << expected << ", got "
+                                      << getOperand(i).getType();
+  }
+  if (getNumResults() != outs.size())
+    return emitOpError("has ") << getNumResults() << " results but @" << getCallee()
+                               << " returns " << outs.size();
+  for (unsigned k = 0; k < outs.size(); ++k) {
+    Type expected = k == 0 ? outs[0] : Type(withLeadingAxis(outs[k], getCount()));
+    if (getResult(k).getType() != expected)
+      return emitOpError("result #") << k << " should be " << expected;
+  }
+  return success();
+}
+
 LogicalResult LoopOp::verify() {
   Block &body = getBody().front();
+  unsigned carried = getNumCarried();
   if (body.getNumArguments() != getNumOperands())
     return emitOpError("body takes ") << body.getNumArguments() << " slices but the loop has "
                                       << getNumOperands() << " operands";
-  for (auto [operand, arg] : llvm::zip(getOperands(), body.getArguments())) {
+  if (carried > getNumOperands() || carried > getNumResults())
+    return emitOpError("carries ") << carried << " values but has " << getNumOperands()
+                                   << " operands and " << getNumResults() << " results";
+  for (unsigned i = 0; i < carried; ++i)
+    if (getOperand(i).getType() != body.getArgument(i).getType() ||
+        getResult(i).getType() != getOperand(i).getType())
+      return emitOpError("carried value #") << i << " must keep its type";
+  for (auto [operand, arg] : llvm::zip(getOperands().drop_front(carried),
+                                       body.getArguments().drop_front(carried))) {
     auto t = tensorOf(operand.getType());
     if (t.getRank() < 1 || t.getDimSize(0) != getCount())
       return emitOpError("operand of type ") << t << " has no leading axis of length " << getCount();
@@ -225,7 +271,11 @@ LogicalResult LoopOp::verify() {
   if (yield.getNumOperands() != getNumResults())
     return emitOpError("yields ") << yield.getNumOperands() << " values for " << getNumResults()
                                   << " results";
-  for (auto [y, r] : llvm::zip(yield.getOperandTypes(), getResultTypes()))
+  for (unsigned i = 0; i < carried; ++i)
+    if (yield.getOperand(i).getType() != getResult(i).getType())
+      return emitOpError("yields a next value #") << i << " of another type";
+  for (auto [y, r] : llvm::zip(llvm::drop_begin(yield.getOperandTypes(), carried),
+                               llvm::drop_begin(getResultTypes(), carried)))
     if (withLeadingAxis(y, getCount()) != r)
       return emitOpError("yielded slice ") << y << " does not stack to " << r;
   return success();
