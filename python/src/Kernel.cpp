@@ -107,9 +107,30 @@ PyArrayObject *lossyInput(KernelObject *k, const Port &port, PyObject *obj, cons
   return nullptr;
 }
 
+bool sameShape(const Port &port, int ndim, const npy_intp *dims) {
+  if (ndim != static_cast<int>(port.shape.size()))
+    return false;
+  for (int i = 0; i < ndim; ++i)
+    if (dims[i] != port.shape[i])
+      return false;
+  return true;
+}
+
+/// Checks `dims` against the port's shape; raises ValueError when they differ.
+bool checkShape(KernelObject *k, const Port &port, int ndim, const npy_intp *dims) {
+  if (sameShape(port, ndim, dims))
+    return true;
+  PyErr_Format(PyExc_ValueError, "%s(): input '%s' expects shape %s, got %s", k->name->c_str(),
+               port.name.c_str(),
+               shapeText(static_cast<int>(port.shape.size()), port.shape.data()).c_str(),
+               shapeText(ndim, dims).c_str());
+  return false;
+}
+
 /// A list or scalar for input `port`, converted with NumPy's rules but never
 /// lossily: None and strings are refused, an integer input takes only
-/// integers that fit, a bool input only bools.
+/// integers that fit, a bool input only bools. The shape is checked after the
+/// kind of the values and before they are copied or converted.
 PyArrayObject *convertSequence(KernelObject *k, const Port &port, PyObject *obj) {
   if (obj == Py_None || PyUnicode_Check(obj) || PyBytes_Check(obj))
     return wrongInput(k, port, obj, "");
@@ -128,6 +149,10 @@ PyArrayObject *convertSequence(KernelObject *k, const Port &port, PyObject *obj)
     if (kind == 'f' || kind == 'i' || kind == 'u' || kind == 'b')
       return lossyInput(k, port, obj, port.typenum == NPY_BOOL ? "bools" : "integers");
     return wrongInput(k, port, obj, "");
+  }
+  if (!checkShape(k, port, PyArray_NDIM(natural), PyArray_DIMS(natural))) {
+    Py_DECREF(natural);
+    return nullptr;
   }
   if (port.typenum == NPY_INT32 && (kind == 'i' || kind == 'u')) {
     // Every value must fit in 32 bits.
@@ -157,43 +182,30 @@ PyArrayObject *convertSequence(KernelObject *k, const Port &port, PyObject *obj)
 
 /// The array to pass for input `port`: `obj` itself when it already fits,
 /// else a converted copy (new reference). Null with an exception set when it
-/// cannot be converted safely or has the wrong shape.
+/// cannot be converted safely or has the wrong shape. Dtype and shape are
+/// checked before anything is copied, so a wrong-shape view of a huge
+/// broadcast array fails at once.
 PyArrayObject *prepareInput(KernelObject *k, const Port &port, PyObject *obj) {
-  PyArrayObject *arr;
-  if (PyArray_Check(obj)) {
-    auto *given = reinterpret_cast<PyArrayObject *>(obj);
-    PyArray_Descr *want = PyArray_DescrFromType(port.typenum);
-    if (PyArray_TYPE(given) != port.typenum &&
-        !PyArray_CanCastTypeTo(PyArray_DESCR(given), want, NPY_SAFE_CASTING)) {
-      Py_DECREF(want);
-      PyErr_Format(PyExc_TypeError,
-                   "%s(): input '%s' expects dtype %s, got %s (cast it explicitly with .astype())",
-                   k->name->c_str(), port.name.c_str(), dtypeText(port.typenum),
-                   PyArray_DESCR(given)->typeobj->tp_name);
-      return nullptr;
-    }
+  if (!PyArray_Check(obj))
+    return convertSequence(k, port, obj);
+  auto *given = reinterpret_cast<PyArrayObject *>(obj);
+  PyArray_Descr *want = PyArray_DescrFromType(port.typenum);
+  if (PyArray_TYPE(given) != port.typenum &&
+      !PyArray_CanCastTypeTo(PyArray_DESCR(given), want, NPY_SAFE_CASTING)) {
     Py_DECREF(want);
-    arr = reinterpret_cast<PyArrayObject *>(
-        PyArray_FromAny(obj, PyArray_DescrFromType(port.typenum), 0, 0,
-                        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, nullptr));
-  } else {
-    arr = convertSequence(k, port, obj);
-  }
-  if (!arr)
-    return nullptr;
-  int ndim = PyArray_NDIM(arr);
-  bool same = ndim == static_cast<int>(port.shape.size());
-  for (int i = 0; same && i < ndim; ++i)
-    same = PyArray_DIMS(arr)[i] == port.shape[i];
-  if (!same) {
-    PyErr_Format(PyExc_ValueError, "%s(): input '%s' expects shape %s, got %s", k->name->c_str(),
-                 port.name.c_str(),
-                 shapeText(static_cast<int>(port.shape.size()), port.shape.data()).c_str(),
-                 shapeText(ndim, PyArray_DIMS(arr)).c_str());
-    Py_DECREF(arr);
+    PyErr_Format(PyExc_TypeError,
+                 "%s(): input '%s' expects dtype %s, got %s (cast it explicitly with .astype())",
+                 k->name->c_str(), port.name.c_str(), dtypeText(port.typenum),
+                 PyArray_DESCR(given)->typeobj->tp_name);
     return nullptr;
   }
-  return arr;
+  if (!checkShape(k, port, PyArray_NDIM(given), PyArray_DIMS(given))) {
+    Py_DECREF(want);
+    return nullptr;
+  }
+  // Steals `want`; returns `obj` itself when it is contiguous, aligned and of that dtype.
+  return reinterpret_cast<PyArrayObject *>(
+      PyArray_FromAny(obj, want, 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, nullptr));
 }
 
 PyObject *kernelCall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
