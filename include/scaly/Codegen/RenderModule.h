@@ -16,6 +16,10 @@ struct RenderOptions {
   std::string vectorLibm = "none";
   bool reciprocal = false;
   std::string lang = "c";
+  /// Floating-point contraction (a*b + c as one FMA): "off" (the results of
+  /// the written operations, as NumPy computes them) or "fast" (the
+  /// compilers' -ffp-contract=fast).
+  std::string fpContract = "off";
 };
 
 struct RenderedModule {
