@@ -34,16 +34,24 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
 
 std::string recipeText(StringRef name, const RenderOptions &o) {
   std::string march = o.cpu == "generic" ? "" : (o.cpu == "native" ? "-march=native " : "-march=" + o.cpu + " ");
+  // Contraction of a*b + c into one FMA changes results (gcc fuses across
+  // statements by default, clang within one), so the recipe states it
+  // wherever it can matter: fp_contract="off" is spelled out for the
+  // baselines with FMA; generic and x86-64-v2 have no FMA instruction, so
+  // their commands need no flag and stay as they were.
+  bool hasFma = o.cpu != "generic" && o.cpu != "x86-64-v2";
+  std::string contract =
+      o.fpContract == "off" ? (hasFma ? "-ffp-contract=off " : "") : "-ffp-contract=" + o.fpContract + " ";
   std::string cpu = o.cpu == "native" ? "host-local native CPU" : o.cpu;
   return llvm::formatv("Scaly build recipe\n"
                        " * CPU baseline: {0}\n"
                        " * lanes={1}, dialect={2}, vector_libm={3}, reciprocal={4}\n"
                        " * Math library: scalar libm\n"
-                       " * gcc -O3 {5}-fno-math-errno -c {6}.c\n"
-                       " * clang -O3 {5}-fno-math-errno -c {6}.c\n"
+                       " * gcc -O3 {5}{7}-fno-math-errno -c {6}.c\n"
+                       " * clang -O3 {5}{7}-fno-math-errno -c {6}.c\n"
                        " * Link with: -lm",
                        cpu, o.lanes, o.dialect, o.vectorLibm, o.reciprocal ? "True" : "False",
-                       march, name)
+                       march, name, contract)
       .str();
 }
 

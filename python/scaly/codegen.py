@@ -12,6 +12,7 @@ LANES = (1, 2, 4, 8, "auto")
 DIALECTS = ("gnu",)
 VECTOR_LIBMS = ("none", "glibc")
 LANGS = ("c", "cpp")
+FP_CONTRACTS = ("off", "fast")
 
 
 @dataclass(frozen=True)
@@ -53,12 +54,18 @@ def _check(name, value, allowed):
 
 
 def render_c_module(fn, *, cpu="generic", lanes=1, dialect="gnu", vector_libm="none",
-                    reciprocal=False, lang="c", casadi=False, scalarize_limit=64):
+                    reciprocal=False, lang="c", casadi=False, fp_contract="off",
+                    scalarize_limit=64):
     """Render the C module of `fn` for a build recipe; returns a `RenderedModule`.
 
-    Arrays of at most `scalarize_limit` elements become one C scalar per
-    element; larger ones lower to loops. Every option is validated. Options
-    whose code generation is not built yet raise NotImplementedError.
+    `fp_contract` is the recipe's floating-point contraction: "off" (default;
+    `a*b + c` rounds the product, as NumPy does) or "fast" (compilers may fuse
+    it into one FMA where the CPU baseline has one). Arrays of at most
+    `scalarize_limit` elements become one C scalar per element; larger ones
+    lower to loops.
+
+    Every option is validated. Options whose code generation is not built yet
+    raise NotImplementedError.
     """
     if not isinstance(fn, Function):
         raise TypeError(f"render_c_module: expected a scaly Function, got {type(fn).__name__}")
@@ -75,6 +82,7 @@ def render_c_module(fn, *, cpu="generic", lanes=1, dialect="gnu", vector_libm="n
     if type(scalarize_limit) is not int or not 0 <= scalarize_limit <= 4096:
         raise ValueError(f"render_c_module: scalarize_limit={scalarize_limit!r} must be an int "
                          "from 0 to 4096")
+    _check("fp_contract", fp_contract, FP_CONTRACTS)
     if lanes != 1:
         raise NotImplementedError("render_c_module: vector widening (lanes != 1) is not built yet")
     if vector_libm != "none":
@@ -85,12 +93,16 @@ def render_c_module(fn, *, cpu="generic", lanes=1, dialect="gnu", vector_libm="n
         raise NotImplementedError("render_c_module: casadi=True is not built yet")
     out = _scaly.render(fn._traced, {"cpu": cpu, "lanes": lanes, "dialect": dialect,
                                      "vector_libm": vector_libm, "reciprocal": reciprocal,
-                                     "lang": lang, "scalarize_limit": scalarize_limit})
+                                     "lang": lang, "fp_contract": fp_contract,
+                                     "scalarize_limit": scalarize_limit})
     return RenderedModule(out["name"], out["source"], out["header"], out["recipe"], lang)
 
 
-def render_native(fn):
-    """The module the JIT compiles: the host recipe (cpu="native"), otherwise defaults."""
+def render_native(fn, fp_contract="off"):
+    """The module the JIT compiles: the host recipe (cpu="native"), otherwise defaults
+    (fp_contract: the JIT's SCALY_FP_CONTRACT)."""
+    _check("fp_contract", fp_contract, FP_CONTRACTS)
     out = _scaly.render(fn._traced, {"cpu": "native", "lanes": 1, "dialect": "gnu",
-                                     "vector_libm": "none", "reciprocal": False, "lang": "c"})
+                                     "vector_libm": "none", "reciprocal": False, "lang": "c",
+                                     "fp_contract": fp_contract})
     return RenderedModule(out["name"], out["source"], out["header"], out["recipe"])

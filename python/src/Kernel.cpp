@@ -107,9 +107,130 @@ PyArrayObject *lossyInput(KernelObject *k, const Port &port, PyObject *obj, cons
   return nullptr;
 }
 
+bool sameShape(const Port &port, int ndim, const npy_intp *dims) {
+  if (ndim != static_cast<int>(port.shape.size()))
+    return false;
+  for (int i = 0; i < ndim; ++i)
+    if (dims[i] != port.shape[i])
+      return false;
+  return true;
+}
+
+/// Checks `dims` against the port's shape; raises ValueError when they differ.
+bool checkShape(KernelObject *k, const Port &port, int ndim, const npy_intp *dims) {
+  if (sameShape(port, ndim, dims))
+    return true;
+  PyErr_Format(PyExc_ValueError, "%s(): input '%s' expects shape %s, got %s", k->name->c_str(),
+               port.name.c_str(),
+               shapeText(static_cast<int>(port.shape.size()), port.shape.data()).c_str(),
+               shapeText(ndim, dims).c_str());
+  return false;
+}
+
+PyArrayObject *outOfRange(KernelObject *k, const Port &port, PyObject *obj) {
+  bool is32 = port.typenum == NPY_INT32;
+  long long lo = is32 ? static_cast<long long>(INT32_MIN) : static_cast<long long>(INT64_MIN);
+  long long hi = is32 ? static_cast<long long>(INT32_MAX) : static_cast<long long>(INT64_MAX);
+  if (PyLong_Check(obj) || PyArray_IsScalar(obj, Integer))
+    PyErr_Format(PyExc_OverflowError, "%s(): input '%s' expects %s values in [%lld, %lld], got %R",
+                 k->name->c_str(), port.name.c_str(), dtypeText(port.typenum), lo, hi, obj);
+  else
+    PyErr_Format(PyExc_OverflowError,
+                 "%s(): input '%s' expects %s values in [%lld, %lld], got %s with an integer "
+                 "outside that range",
+                 k->name->c_str(), port.name.c_str(), dtypeText(port.typenum), lo, hi,
+                 Py_TYPE(obj)->tp_name);
+  return nullptr;
+}
+
+/// `obj` (a list, tuple or scalar) as an object array when it holds only
+/// Python or NumPy integers (bools count), else null. NumPy gives such a list
+/// an object or float64 dtype when its integers do not fit one 64-bit type
+/// together ([2**70], [-1, 2**63], [-1, np.uint64(5)]).
+PyArrayObject *integerObjects(PyObject *obj) {
+  auto *objects = reinterpret_cast<PyArrayObject *>(
+      PyArray_FromAny(obj, PyArray_DescrFromType(NPY_OBJECT), 0, 0, NPY_ARRAY_C_CONTIGUOUS,
+                      nullptr));
+  if (!objects) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  bool ints = true;
+  auto **items = static_cast<PyObject **>(PyArray_DATA(objects));
+  for (npy_intp i = 0, n = PyArray_SIZE(objects); ints && i < n; ++i)
+    ints = PyLong_Check(items[i]) || PyArray_IsScalar(items[i], Integer) ||
+           PyArray_IsScalar(items[i], Bool);
+  if (!ints)
+    Py_CLEAR(objects);
+  return objects;
+}
+
+/// The integers of `objects` (from integerObjects) as an array of the
+/// integer port's dtype; OverflowError when one is outside its range.
+PyArrayObject *exactIntegers(KernelObject *k, const Port &port, PyObject *obj,
+                             PyArrayObject *objects) {
+  const long long lo = port.typenum == NPY_INT32 ? INT32_MIN : INT64_MIN;
+  const long long hi = port.typenum == NPY_INT32 ? INT32_MAX : INT64_MAX;
+  auto *out = reinterpret_cast<PyArrayObject *>(
+      PyArray_SimpleNew(PyArray_NDIM(objects), PyArray_DIMS(objects), port.typenum));
+  if (!out)
+    return nullptr;
+  auto **items = static_cast<PyObject **>(PyArray_DATA(objects));
+  for (npy_intp i = 0, n = PyArray_SIZE(objects); i < n; ++i) {
+    PyObject *index = PyNumber_Index(items[i]);
+    int overflow = 0;
+    long long v = index ? PyLong_AsLongLongAndOverflow(index, &overflow) : -1;
+    Py_XDECREF(index);
+    if (PyErr_Occurred()) {
+      Py_DECREF(out);
+      return nullptr;
+    }
+    if (overflow || v < lo || v > hi) {
+      Py_DECREF(out);
+      return outOfRange(k, port, obj);
+    }
+    if (port.typenum == NPY_INT32)
+      static_cast<int32_t *>(PyArray_DATA(out))[i] = static_cast<int32_t>(v);
+    else
+      static_cast<int64_t *>(PyArray_DATA(out))[i] = static_cast<int64_t>(v);
+  }
+  return out;
+}
+
+/// Whether every value of the integer array `a` (kind 'i' or 'u') fits the
+/// integer port's dtype.
+bool integersFit(PyArrayObject *a, int typenum) {
+  bool isUnsigned = PyArray_DESCR(a)->kind == 'u';
+  auto *wide = reinterpret_cast<PyArrayObject *>(
+      PyArray_FromAny(reinterpret_cast<PyObject *>(a),
+                      PyArray_DescrFromType(isUnsigned ? NPY_UINT64 : NPY_INT64), 0, 0,
+                      NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, nullptr));
+  if (!wide) {
+    PyErr_Clear();
+    return false;
+  }
+  const long long lo = typenum == NPY_INT32 ? INT32_MIN : INT64_MIN;
+  const long long hi = typenum == NPY_INT32 ? INT32_MAX : INT64_MAX;
+  bool fits = true;
+  npy_intp n = PyArray_SIZE(wide);
+  if (isUnsigned) {
+    const auto *v = static_cast<const uint64_t *>(PyArray_DATA(wide));
+    for (npy_intp i = 0; fits && i < n; ++i)
+      fits = v[i] <= static_cast<uint64_t>(hi);
+  } else {
+    const auto *v = static_cast<const int64_t *>(PyArray_DATA(wide));
+    for (npy_intp i = 0; fits && i < n; ++i)
+      fits = v[i] >= lo && v[i] <= hi;
+  }
+  Py_DECREF(wide);
+  return fits;
+}
+
 /// A list or scalar for input `port`, converted with NumPy's rules but never
 /// lossily: None and strings are refused, an integer input takes only
-/// integers that fit, a bool input only bools.
+/// integers, a bool input only bools; integers outside an integer input's
+/// range raise OverflowError (as NumPy does). The shape is checked after the
+/// kind of the values and before they are copied or converted.
 PyArrayObject *convertSequence(KernelObject *k, const Port &port, PyObject *obj) {
   if (obj == Py_None || PyUnicode_Check(obj) || PyBytes_Check(obj))
     return wrongInput(k, port, obj, "");
@@ -121,31 +242,45 @@ PyArrayObject *convertSequence(KernelObject *k, const Port &port, PyObject *obj)
   }
   char kind = PyArray_DESCR(natural)->kind;
   bool isFloatPort = port.typenum == NPY_FLOAT64 || port.typenum == NPY_FLOAT32;
-  bool ok = isFloatPort ? (kind == 'b' || kind == 'i' || kind == 'u' || kind == 'f')
-                        : (port.typenum == NPY_BOOL ? kind == 'b' : (kind == 'b' || kind == 'i' || kind == 'u'));
-  if (!ok) {
-    Py_DECREF(natural);
-    if (kind == 'f' || kind == 'i' || kind == 'u' || kind == 'b')
-      return lossyInput(k, port, obj, port.typenum == NPY_BOOL ? "bools" : "integers");
-    return wrongInput(k, port, obj, "");
-  }
-  if (port.typenum == NPY_INT32 && (kind == 'i' || kind == 'u')) {
-    // Every value must fit in 32 bits.
-    auto *wide = reinterpret_cast<PyArrayObject *>(
-        PyArray_FromAny(reinterpret_cast<PyObject *>(natural), PyArray_DescrFromType(NPY_INT64), 0,
-                        0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_FORCECAST, nullptr));
-    bool fits = wide != nullptr;
-    if (wide) {
-      const auto *v = static_cast<const int64_t *>(PyArray_DATA(wide));
-      for (npy_intp i = 0, n = PyArray_SIZE(wide); fits && i < n; ++i)
-        fits = v[i] >= INT32_MIN && v[i] <= INT32_MAX;
-      Py_DECREF(wide);
-    }
-    if (!fits) {
+  bool isIntPort = port.typenum == NPY_INT32 || port.typenum == NPY_INT64;
+  // Integers that do not fit one 64-bit type together.
+  PyArrayObject *objects = nullptr;
+  if (kind == 'O' || (kind == 'f' && isIntPort))
+    objects = integerObjects(obj);
+  if (!objects) {
+    bool ok = isFloatPort ? (kind == 'b' || kind == 'i' || kind == 'u' || kind == 'f')
+                          : (port.typenum == NPY_BOOL ? kind == 'b' : (kind == 'b' || kind == 'i' || kind == 'u'));
+    if (!ok) {
       Py_DECREF(natural);
-      PyErr_Clear();
-      return lossyInput(k, port, obj, "integers in the int32 range");
+      if (kind == 'f' || kind == 'i' || kind == 'u' || kind == 'b')
+        return lossyInput(k, port, obj, port.typenum == NPY_BOOL ? "bools" : "integers");
+      return wrongInput(k, port, obj, "");
     }
+  } else if (port.typenum == NPY_BOOL) {
+    Py_DECREF(objects);
+    Py_DECREF(natural);
+    return lossyInput(k, port, obj, "bools");
+  }
+  if (!checkShape(k, port, PyArray_NDIM(natural), PyArray_DIMS(natural))) {
+    Py_XDECREF(objects);
+    Py_DECREF(natural);
+    return nullptr;
+  }
+  if (objects) {
+    Py_DECREF(natural);
+    PyArrayObject *arr;
+    if (isIntPort)
+      arr = exactIntegers(k, port, obj, objects);
+    else // rounded as NumPy rounds them (OverflowError past the float range)
+      arr = reinterpret_cast<PyArrayObject *>(PyArray_FromAny(
+          obj, PyArray_DescrFromType(port.typenum), 0, 0,
+          NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, nullptr));
+    Py_DECREF(objects);
+    return arr;
+  }
+  if (isIntPort && (kind == 'i' || kind == 'u') && !integersFit(natural, port.typenum)) {
+    Py_DECREF(natural);
+    return outOfRange(k, port, obj);
   }
   auto *arr = reinterpret_cast<PyArrayObject *>(
       PyArray_FromAny(reinterpret_cast<PyObject *>(natural), PyArray_DescrFromType(port.typenum),
@@ -157,43 +292,30 @@ PyArrayObject *convertSequence(KernelObject *k, const Port &port, PyObject *obj)
 
 /// The array to pass for input `port`: `obj` itself when it already fits,
 /// else a converted copy (new reference). Null with an exception set when it
-/// cannot be converted safely or has the wrong shape.
+/// cannot be converted safely or has the wrong shape. Dtype and shape are
+/// checked before anything is copied, so a wrong-shape view of a huge
+/// broadcast array fails at once.
 PyArrayObject *prepareInput(KernelObject *k, const Port &port, PyObject *obj) {
-  PyArrayObject *arr;
-  if (PyArray_Check(obj)) {
-    auto *given = reinterpret_cast<PyArrayObject *>(obj);
-    PyArray_Descr *want = PyArray_DescrFromType(port.typenum);
-    if (PyArray_TYPE(given) != port.typenum &&
-        !PyArray_CanCastTypeTo(PyArray_DESCR(given), want, NPY_SAFE_CASTING)) {
-      Py_DECREF(want);
-      PyErr_Format(PyExc_TypeError,
-                   "%s(): input '%s' expects dtype %s, got %s (cast it explicitly with .astype())",
-                   k->name->c_str(), port.name.c_str(), dtypeText(port.typenum),
-                   PyArray_DESCR(given)->typeobj->tp_name);
-      return nullptr;
-    }
+  if (!PyArray_Check(obj))
+    return convertSequence(k, port, obj);
+  auto *given = reinterpret_cast<PyArrayObject *>(obj);
+  PyArray_Descr *want = PyArray_DescrFromType(port.typenum);
+  if (PyArray_TYPE(given) != port.typenum &&
+      !PyArray_CanCastTypeTo(PyArray_DESCR(given), want, NPY_SAFE_CASTING)) {
     Py_DECREF(want);
-    arr = reinterpret_cast<PyArrayObject *>(
-        PyArray_FromAny(obj, PyArray_DescrFromType(port.typenum), 0, 0,
-                        NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, nullptr));
-  } else {
-    arr = convertSequence(k, port, obj);
-  }
-  if (!arr)
-    return nullptr;
-  int ndim = PyArray_NDIM(arr);
-  bool same = ndim == static_cast<int>(port.shape.size());
-  for (int i = 0; same && i < ndim; ++i)
-    same = PyArray_DIMS(arr)[i] == port.shape[i];
-  if (!same) {
-    PyErr_Format(PyExc_ValueError, "%s(): input '%s' expects shape %s, got %s", k->name->c_str(),
-                 port.name.c_str(),
-                 shapeText(static_cast<int>(port.shape.size()), port.shape.data()).c_str(),
-                 shapeText(ndim, PyArray_DIMS(arr)).c_str());
-    Py_DECREF(arr);
+    PyErr_Format(PyExc_TypeError,
+                 "%s(): input '%s' expects dtype %s, got %s (cast it explicitly with .astype())",
+                 k->name->c_str(), port.name.c_str(), dtypeText(port.typenum),
+                 PyArray_DESCR(given)->typeobj->tp_name);
     return nullptr;
   }
-  return arr;
+  if (!checkShape(k, port, PyArray_NDIM(given), PyArray_DIMS(given))) {
+    Py_DECREF(want);
+    return nullptr;
+  }
+  // Steals `want`; returns `obj` itself when it is contiguous, aligned and of that dtype.
+  return reinterpret_cast<PyArrayObject *>(
+      PyArray_FromAny(obj, want, 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED, nullptr));
 }
 
 PyObject *kernelCall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {

@@ -107,6 +107,7 @@ py::dict render(const trace::Function &fn, const py::dict &options) {
     else if (key == "reciprocal") o.reciprocal = py::cast<bool>(v);
     else if (key == "lang") o.lang = py::cast<std::string>(v);
     else if (key == "scalarize_limit") o.scalarizeLimit = py::cast<int64_t>(v);
+    else if (key == "fp_contract") o.fpContract = py::cast<std::string>(v);
     else throw std::invalid_argument("unknown render option '" + key + "'");
   }
   std::string problem = c::entryNameProblem(fn.name);
@@ -186,7 +187,8 @@ void startWarmup() {
     return;
   const char *opt = std::getenv("SCALY_CC_OPT");
   // The JIT's own flags (runtime/jit.py), so the warmed target is the one used.
-  std::vector<std::string> flags{opt && *opt ? opt : "-O2", "-march=native", "-fno-math-errno"};
+  std::vector<std::string> flags{opt && *opt ? opt : "-O2", "-march=native", "-ffp-contract=off",
+                                 "-fno-math-errno"};
 #if defined(__x86_64__)
   flags.insert(flags.end(), {"-mno-gather", "-mno-scatter"});
 #endif

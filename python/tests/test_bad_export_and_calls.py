@@ -131,8 +131,10 @@ N3 = np.zeros(3, dtype=np.int64)
                  esc("mixed(): input 'n' expects int64 values"), id="lossy-list-for-int64"),
     pytest.param((A22, 1.0, 2.5), TypeError,
                  esc("mixed(): input 'n' expects int64 values"), id="lossy-scalar-for-int64"),
-    pytest.param((A22, 1.0, [2**70, 1, 2]), TypeError,
-                 esc("mixed(): input 'n' expects a int64 array of shape (3,), got list"), id="int-overflow"),
+    pytest.param((A22, 1.0, [2**70, 1, 2]), OverflowError,
+                 esc("mixed(): input 'n' expects int64 values in [-9223372036854775808, "
+                     "9223372036854775807], got list with an integer outside that range"),
+                 id="int-overflow"),
     pytest.param((A22, "abc", N3), TypeError,
                  esc("mixed(): input 's' expects a float64 array of shape (), got str"), id="str"),
     pytest.param((A22, 1 + 2j, N3), TypeError,

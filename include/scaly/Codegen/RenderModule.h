@@ -19,6 +19,10 @@ struct RenderOptions {
   /// Arrays with at most this many elements become one scalar per element;
   /// larger ones lower to loops.
   int64_t scalarizeLimit = 64;
+  /// Floating-point contraction (a*b + c as one FMA): "off" (the results of
+  /// the written operations, as NumPy computes them) or "fast" (the
+  /// compilers' -ffp-contract=fast).
+  std::string fpContract = "off";
 };
 
 struct RenderedModule {

@@ -14,14 +14,18 @@ bool isCKeyword(llvm::StringRef name);
 /// A C++ keyword that is not a C keyword, e.g. `class`, `new`, `this`.
 bool isCxxKeyword(llvm::StringRef name);
 /// Why `name` cannot be the exported symbol of a module, or "" when it can.
-/// Refused: C and C++ keywords, functions and macros of the C library the
-/// module includes (math.h, stddef.h, stdint.h) or that a linked program
+/// Refused: C and C++ keywords, every name glibc's math.h, stddef.h and
+/// stdint.h declare or define (gamma, j0, M_PI, INT32_MAX, math_errhandling,
+/// ...), the macros gcc and clang predefine (linux, unix, i386), their
+/// implicit library built-ins (sincos, exp10, ...), names a linked program
 /// has (main, malloc, ...), names the module itself defines (SCALY_*,
 /// vector typedefs), and identifiers the C standard reserves (_X, __x).
 std::string entryNameProblem(llvm::StringRef name);
-/// `name`, or `name` with underscores appended, so that it is neither a C
-/// or C++ keyword nor a name of the C library (a port called `sin` or
-/// `NULL` would hide the function or be expanded as a macro).
+/// `name`, or `name` with underscores appended (`_v` for a macro-like name),
+/// so that it is neither a C or C++ keyword nor a name of the C library or
+/// the compilers (a port called `sin` or `NULL` would hide the function or
+/// be expanded as a macro); the leading underscores of an identifier the C
+/// standard reserves are dropped (`__func__` becomes `func__`).
 std::string safeIdentifier(llvm::StringRef name);
 
 /// C names of a procedure's ports, in order: each made safe, none equal to

@@ -4,6 +4,8 @@
 
 #include "llvm/ADT/StringSet.h"
 
+#include <cctype>
+
 namespace scaly::c {
 namespace {
 
@@ -31,10 +33,29 @@ const llvm::StringSet<> &cxxKeywords() {
   return set;
 }
 
-/// Functions and macros of the C library a module or its caller has in scope.
+/// What glibc's math.h, stddef.h and stdint.h declare or define, the macros
+/// gcc and clang predefine (linux, unix, i386) and their implicit library
+/// built-ins (sincos, exp10, index, ...): derived from the real compilers
+/// and headers by scripts/reserved-names.py.
+const llvm::StringSet<> &headerNames() {
+  static const llvm::StringSet<> set{
+#include "ReservedNamesTable.inc"
+  };
+  return set;
+}
+
+/// Macros gcc or clang predefine without a leading underscore.
+bool isPredefinedMacro(llvm::StringRef name) {
+  return name == "linux" || name == "unix" || name == "i386";
+}
+
+/// Functions and macros of the C library a module or its caller has in scope:
+/// the table above plus what a linked program has (main, errno, assert, ...).
 const llvm::StringSet<> &libraryNames() {
   static const llvm::StringSet<> set = [] {
     llvm::StringSet<> s;
+    for (const auto &entry : headerNames())
+      s.insert(entry.getKey());
     const char *math[] = {
         "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil", "copysign",
         "cos", "cosh", "erf", "erfc", "exp", "exp2", "expm1", "fabs", "fdim", "floor", "fma",
@@ -60,10 +81,10 @@ const llvm::StringSet<> &libraryNames() {
   return set;
 }
 
-/// Macros the included headers (math.h, stdint.h, stddef.h) or GNU C
-/// predefine: M_PI, FP_NAN, INT32_MAX, SIZE_MAX, linux, ...
+/// Upper-case macros of the included headers and the families they belong
+/// to (M_PI, FP_NAN, INT32_MAX, SIZE_MAX, ...), and the predefined macros.
 bool isLibraryMacro(llvm::StringRef name) {
-  if (name == "linux" || name == "unix" || name == "i386")
+  if (isPredefinedMacro(name))
     return true;
   if (name.find_first_of("abcdefghijklmnopqrstuvwxyz") != llvm::StringRef::npos)
     return false;
@@ -72,6 +93,12 @@ bool isLibraryMacro(llvm::StringRef name) {
     if (name.starts_with(prefix))
       return true;
   return false;
+}
+
+/// Identifiers the C standard reserves everywhere: `__x` and `_X`.
+bool isStandardReserved(llvm::StringRef name) {
+  return name.starts_with("__") ||
+         (name.size() > 1 && name[0] == '_' && std::isupper(static_cast<unsigned char>(name[1])));
 }
 
 bool isVectorTypedef(llvm::StringRef name) {
@@ -97,17 +124,27 @@ std::string entryNameProblem(llvm::StringRef name) {
     return "it is a C keyword";
   if (isCxxKeyword(name))
     return "it is a C++ keyword";
+  if (isPredefinedMacro(name))
+    return "gcc and clang predefine it as a macro";
   if (libraryNames().contains(name))
-    return "it is a name of the C library (math.h, stdlib.h, stdint.h, ...)";
+    return "it is a name of the C library (math.h, stddef.h, stdint.h, stdlib.h, ...) or a "
+           "built-in function of gcc and clang";
   if (name.starts_with("SCALY_") || name.starts_with("scaly_") || isVectorTypedef(name))
     return "the generated module defines it";
-  if (name.starts_with("__") || (name.size() > 1 && name[0] == '_' && std::isupper(name[1])))
+  if (isStandardReserved(name))
     return "the C standard reserves identifiers starting with __ or _ and a capital";
   return "";
 }
 
 std::string safeIdentifier(llvm::StringRef name) {
-  std::string out = name.str();
+  // `__func__`, `__STDC__`, `_X`: drop the leading underscores the C
+  // standard reserves (a name of underscores only becomes `p`).
+  llvm::StringRef rest = name;
+  if (isStandardReserved(rest))
+    rest = rest.ltrim('_');
+  std::string out = rest.str();
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])))
+    out = "p" + out;
   // An upper-case macro-like name stays one with more underscores: give it
   // a lower-case tail instead.
   if (isLibraryMacro(out) || llvm::StringRef(out).starts_with("SCALY_"))

@@ -32,10 +32,10 @@ from pathlib import Path
 import numpy as np
 
 from .. import _scaly
-from ..codegen import render_native
+from ..codegen import FP_CONTRACTS, render_native
 
 # Raise whenever generated code or the cache layout changes.
-CACHE_VERSION = "scaly-cache-1"
+CACHE_VERSION = "scaly-cache-2"
 
 _IMPORT_TIME = time.time()
 _VERSIONS = f"python {sys.version} numpy {np.__version__}"
@@ -133,6 +133,7 @@ class _Compiler:
     def __init__(self):
         self.external = os.environ.get("SCALY_CC") or None
         self.opt = _optimization()
+        self.fp_contract = _fp_contract()
         if self.external:
             exe = shutil.which(self.external.split()[0])
             if exe is None:
@@ -146,7 +147,8 @@ class _Compiler:
 
     def flags(self):
         """The compile command without paths, in order."""
-        flags = [self.opt, "-march=native", "-fno-math-errno", *self.no_gather, "-fPIC"]
+        flags = [self.opt, "-march=native", f"-ffp-contract={self.fp_contract}", "-fno-math-errno",
+                 *self.no_gather, "-fPIC"]
         if self.external:
             flags += ["-shared"]
         return flags + ["-lm"]
@@ -215,13 +217,23 @@ def _libclang_path():
     return _libraries().get("clang", "/usr/lib/llvm-19/lib/libclang-cpp.so.19.1")
 
 
+def _fp_contract():
+    """The JIT's floating-point contraction: SCALY_FP_CONTRACT, else "off" (the recipe's default)."""
+    value = os.environ.get("SCALY_FP_CONTRACT") or "off"
+    if value not in FP_CONTRACTS:
+        raise CompileError(f"SCALY_FP_CONTRACT={value!r} is not one of "
+                           f"{', '.join(repr(v) for v in FP_CONTRACTS)}")
+    return value
+
+
 _COMPILER = None
 
 
 def _compiler():
-    """The compiler for this process, probed once; re-probed if SCALY_CC or SCALY_CC_OPT change."""
+    """The compiler for this process, probed once; re-probed if SCALY_CC, SCALY_CC_OPT or
+    SCALY_FP_CONTRACT change."""
     global _COMPILER
-    want = (os.environ.get("SCALY_CC") or None, _optimization(), str(cache_root()))
+    want = (os.environ.get("SCALY_CC") or None, _optimization(), _fp_contract(), str(cache_root()))
     if _COMPILER is None or _COMPILER[0] != want:
         _COMPILER = (want, _Compiler())
     return _COMPILER[1]
@@ -294,9 +306,9 @@ def _artifact_name(cc, name):
     return f"lib{name}.so" if cc.external else f"{name}.o"
 
 
-def _render(fn):
+def _render(cc, fn):
     _COUNTERS["render"] += 1
-    return render_native(fn)
+    return render_native(fn, cc.fp_contract)
 
 
 def _build(cc, directory: Path, module):
@@ -402,7 +414,8 @@ def compile_function(fn):
         if not recompiled:
             source_digest, trusted = _source_state()
             index_key = _key(_scaly.graph_digest(fn._traced), source_digest, CACHE_VERSION, abi,
-                             "host lanes=1 cpu=native vector_libm=none", cc.fingerprint, "",
+                             f"host lanes=1 cpu=native vector_libm=none fp_contract={cc.fp_contract}",
+                             cc.fingerprint, "",
                              compile_cmd)
             hit = _BY_INDEX.get((root, index_key))
             if hit is not None:
@@ -413,7 +426,7 @@ def compile_function(fn):
                 if loaded is not None:
                     _BY_INDEX[(root, index_key)] = loaded
                     return _make_kernel(fn, *loaded)
-        module = _render(fn)
+        module = _render(cc, fn)
         extra = f"recompile {os.getpid()} {fn._recompile_id}" if recompiled else ""
         key = _key(CACHE_VERSION, abi, module.name, module.source + module.header,
                    cc.fingerprint, "", compile_cmd, extra)
