@@ -3,8 +3,10 @@
     PYTHONPATH=python /usr/bin/python3 bench/unrolled.py [--sizes 100,1000,10000] [--depths 400]
 
 Each case runs in a new process on a fresh cache (SCALY_CACHE_DIR is a new temporary
-directory) and prints the time from the decorator to a callable Function, split into
-tracing, rendering (lowering + C printing) and compiling + loading, with the size of the C.
+directory) and prints the wall time from the decorator to a callable Function (total s:
+tracing plus `compile()`, which renders, compiles and loads), the tracing and a separate
+render timed alone, the process's CPU time for the same span (cpu s: a fairer number on a
+busy machine), the size of the C and the number of `_raw` procedures in it.
 
 * unrolled N: the seed's Euler step called N times from a Python loop
   (`for k in range(N): z = euler(z, us[k])`), no `.block()`;
@@ -31,6 +33,7 @@ CHILD = textwrap.dedent("""
     from scaly.runtime import counters
 
     start = time.perf_counter()
+    cpu_start = time.process_time()
     if kind in ("unrolled", "blocked"):
         block = kind == "blocked"
 
@@ -59,14 +62,16 @@ CHILD = textwrap.dedent("""
         for d in range(1, n + 1):
             fn = nest(fn, d)
     traced = time.perf_counter()
+    cpu_traced = time.process_time()
     t0 = time.perf_counter()
     module = _scaly.render(fn._traced, {"cpu": "native"})
     rendered = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     fn.compile()
     total = traced - start + time.perf_counter() - t0
+    cpu = cpu_traced - cpu_start + time.process_time() - cpu0
     print(json.dumps({"trace": traced - start, "render": rendered,
-                      "compile": time.perf_counter() - t0, "total": total,
+                      "compile": time.perf_counter() - t0, "total": total, "cpu": cpu,
                       "c_bytes": len(module["source"]),
                       "procedures": module["source"].count("_raw(const")}))
 """)
@@ -98,7 +103,7 @@ def main():
     cases = [(k, int(n)) for k in args.kinds.split(",") for n in args.sizes.split(",") if n]
     cases += [("nested", int(d)) for d in args.depths.split(",") if d]
     print(f"{'case':<16}{'trace s':>9}{'render s':>10}{'compile s':>11}{'total s':>9}"
-          f"{'C bytes':>10}{'procs':>7}")
+          f"{'cpu s':>8}{'C bytes':>10}{'procs':>7}")
     for kind, n in cases:
         r = run(kind, n, args.timeout)
         label = f"{kind} {n}"
@@ -106,7 +111,7 @@ def main():
             print(f"{label:<16} timed out after {args.timeout:.0f} s", flush=True)
             continue
         print(f"{label:<16}{r['trace']:>9.3f}{r['render']:>10.3f}{r['compile']:>11.3f}"
-              f"{r['total']:>9.3f}{r['c_bytes']:>10}{r['procedures']:>7}", flush=True)
+              f"{r['total']:>9.3f}{r['cpu']:>8.3f}{r['c_bytes']:>10}{r['procedures']:>7}", flush=True)
 
 
 if __name__ == "__main__":
