@@ -225,6 +225,14 @@ std::string renderHeader(prog::ProcOp entry, const std::vector<Port> &ins,
 
 } // namespace
 
+namespace {
+thread_local const std::atomic<bool> *renderCancel = nullptr;
+} // namespace
+
+CancellableRenders::CancellableRenders(const std::atomic<bool> *flag) { renderCancel = flag; }
+CancellableRenders::~CancellableRenders() { renderCancel = nullptr; }
+bool renderCancelled() { return renderCancel && renderCancel->load(std::memory_order_relaxed); }
+
 RenderCounters renderCounters() { return {loweredCount.load(), renderedCount.load()}; }
 UncountedRenders::UncountedRenders() { countRenders = false; }
 UncountedRenders::~UncountedRenders() { countRenders = true; }
@@ -239,11 +247,19 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   };
   if (countRenders)
     ++loweredCount;
+  auto cancelled = [&] {
+    error = "cancelled";
+    return false;
+  };
+  if (renderCancelled())
+    return cancelled();
   auto [ins, outs] = entryPorts(module);
   PassManager lower(ctx);
   buildLoweringPipeline(lower, "", options.scalarizeLimit);
   if (failed(lower.run(module)))
     return fail("lowering to the program dialect failed");
+  if (renderCancelled())
+    return cancelled();
   prog::ProcOp entry;
   for (auto proc : module.getOps<prog::ProcOp>())
     if (proc.getEntry())
@@ -263,10 +279,14 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   toC.addPass(createProgramToEmitC(emitOptions));
   if (failed(toC.run(module)))
     return fail("conversion to EmitC failed");
+  if (renderCancelled())
+    return cancelled();
   out.source.clear();
   llvm::raw_string_ostream os(out.source);
   if (failed(c::printC(module, os)))
     return fail("printing C failed");
+  if (renderCancelled())
+    return cancelled();
   return true;
 }
 

@@ -15,6 +15,8 @@
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Frontend/Utils.h"
 #include "clang/Lex/Preprocessor.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/OptBisect.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/TargetSelect.h"
@@ -26,6 +28,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <optional>
 
 using namespace clang;
 
@@ -198,6 +201,22 @@ std::string preludeVersion() {
   return llvm::toHex(llvm::ArrayRef<uint8_t>(digest.data(), 8), true);
 }
 
+static thread_local const std::atomic<bool> *compileCancel = nullptr;
+CancellableCompiles::CancellableCompiles(const std::atomic<bool> *flag) { compileCancel = flag; }
+CancellableCompiles::~CancellableCompiles() { compileCancel = nullptr; }
+
+namespace {
+/// Lets LLVM skip every optional pass once the compile was cancelled.
+struct CancelGate : llvm::OptPassGate {
+  const std::atomic<bool> *flag;
+  explicit CancelGate(const std::atomic<bool> *flag) : flag(flag) {}
+  bool shouldRunPass(const llvm::StringRef, llvm::StringRef) override {
+    return !flag->load(std::memory_order_relaxed);
+  }
+  bool isEnabled() const override { return true; }
+};
+} // namespace
+
 static std::atomic<long> compiles{0};
 static thread_local bool countCompiles = true;
 long compileCount() { return compiles.load(); }
@@ -241,9 +260,20 @@ bool compileToObject(const VirtualFiles &files, const std::vector<std::string> &
     return false;
   llvm::SmallString<0> buffer;
   instance->setOutputStream(std::make_unique<llvm::raw_svector_ostream>(buffer));
-  EmitObjAction action;
+  const std::atomic<bool> *cancel = compileCancel;
+  llvm::LLVMContext context;
+  std::optional<CancelGate> gate;
+  if (cancel) {
+    gate.emplace(cancel);
+    context.setOptPassGate(*gate);
+  }
+  EmitObjAction action(&context);
   if (!instance->ExecuteAction(action) || instance->getDiagnostics().hasErrorOccurred())
     return false;
+  if (cancel && cancel->load()) {
+    diagnostics += "cancelled";
+    return false;
+  }
   object.assign(buffer.begin(), buffer.end());
   return !object.empty();
 }

@@ -25,7 +25,11 @@
 #include <link.h>
 #include "llvm/Support/Path.h"
 #include <cstdlib>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <mutex>
+#include <new>
 #include <pthread.h>
 #include <thread>
 #include <pybind11/pybind11.h>
@@ -42,18 +46,156 @@ namespace {
 /// The process's MLIR context, with exactly Scaly's dialects loaded, made
 /// on first use and kept: building it is a large part of rendering a small
 /// module. Single-threaded (one small module gains nothing from a thread
-/// pool), so every use holds `contextMutex`. Each render builds and erases
+/// pool), so every use holds `contextLock`. Each render builds and erases
 /// its own module; only uniqued types and attributes stay behind.
-std::mutex contextMutex;
+///
+/// The lock is a flag any thread may release, not a std::mutex: a render
+/// starts on the calling thread (which reads the traced graph with the GIL)
+/// and finishes on a worker thread that may outlive an interrupted call.
+class ContextLock {
+public:
+  void lock() {
+    std::unique_lock<std::mutex> l(m);
+    cv.wait(l, [&] { return !held; });
+    held = true;
+  }
+  template <class Duration> bool tryLockFor(Duration d) {
+    std::unique_lock<std::mutex> l(m);
+    if (!cv.wait_for(l, d, [&] { return !held; }))
+      return false;
+    held = true;
+    return true;
+  }
+  void unlock() {
+    {
+      std::lock_guard<std::mutex> l(m);
+      held = false;
+    }
+    cv.notify_all();
+  }
+  /// A fork waits for the context and keeps `m` locked across it, so the
+  /// child inherits neither a half-used context nor a locked mutex.
+  void forkPrepare() {
+    std::unique_lock<std::mutex> l(m);
+    cv.wait(l, [&] { return !held; });
+    l.release();
+  }
+  void forkParent() { m.unlock(); }
+  void forkChild() {
+    // Waiters of the parent do not exist here: start with a fresh condition.
+    new (&cv) std::condition_variable();
+    m.unlock();
+  }
 
-/// A fork while another thread renders would leave the child's mutex locked
-/// forever: forks wait for the context.
+private:
+  std::mutex m;
+  std::condition_variable cv;
+  bool held = false;
+};
+ContextLock contextLock;
+
+void joinWarmup();
+
+/// A fork while another thread renders would leave the child's context half
+/// used: forks wait for the warm-up, the workers and the context.
 void registerForkHandlers() {
   static std::once_flag once;
   std::call_once(once, [] {
-    pthread_atfork([] { contextMutex.lock(); }, [] { contextMutex.unlock(); },
-                   [] { contextMutex.unlock(); });
+    // The warm-up and the workers first (they may need the context), then
+    // the context itself.
+    pthread_atfork(
+        [] {
+          joinWarmup();
+          contextLock.forkPrepare();
+        },
+        [] { contextLock.forkParent(); }, [] { contextLock.forkChild(); });
   });
+}
+
+/// Work that Python waits for (rendering, compiling) runs on a worker thread
+/// while the calling thread, without the GIL, checks for signals every 20 ms.
+/// When a signal handler raises (Ctrl-C: KeyboardInterrupt), the work is told
+/// to stop (renders stop between stages, compiles skip their remaining
+/// passes) and the exception propagates at once; the worker ends on its own
+/// and its result, which nothing reads, is dropped. Nothing is written to
+/// the cache before the work returns, so an interrupted build leaves nothing.
+struct Job {
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::atomic<bool> cancel{false};
+};
+std::mutex jobsMutex;
+std::condition_variable jobsCv;
+int runningJobs = 0;
+
+/// Wait until no worker runs (interpreter exit and forks).
+void joinJobs() {
+  std::unique_lock<std::mutex> l(jobsMutex);
+  jobsCv.wait(l, [] { return runningJobs == 0; });
+}
+
+/// Raise the pending Python exception if a signal handler raised one.
+void checkSignals(Job *job = nullptr) {
+  if (PyErr_CheckSignals() != 0) {
+    if (job)
+      job->cancel = true;
+    throw py::error_already_set();
+  }
+}
+
+/// Run `work` on a worker thread (see Job). `work` must not throw and must
+/// own everything it touches: it may outlive this call.
+/// `*started` (when given) is set once the worker runs.
+void runInterruptibly(std::function<void(const std::atomic<bool> &)> work,
+                      bool *started = nullptr) {
+  auto job = std::make_shared<Job>();
+  {
+    std::lock_guard<std::mutex> l(jobsMutex);
+    ++runningJobs;
+  }
+  try {
+    std::thread([job, work = std::move(work)] {
+      work(job->cancel);
+      {
+        std::lock_guard<std::mutex> l(job->m);
+        job->done = true;
+      }
+      job->cv.notify_all();
+      {
+        std::lock_guard<std::mutex> l(jobsMutex);
+        --runningJobs;
+      }
+      jobsCv.notify_all();
+    }).detach();
+    if (started)
+      *started = true;
+  } catch (...) {
+    std::lock_guard<std::mutex> l(jobsMutex);
+    --runningJobs;
+    throw;
+  }
+  while (true) {
+    {
+      py::gil_scoped_release release;
+      std::unique_lock<std::mutex> l(job->m);
+      if (job->cv.wait_for(l, std::chrono::milliseconds(20), [&] { return job->done; }))
+        break;
+    }
+    checkSignals(job.get());
+  }
+}
+
+/// Take the context lock, checking for signals while waiting.
+void lockContextInterruptibly() {
+  while (true) {
+    {
+      py::gil_scoped_release release;
+      if (contextLock.tryLockFor(std::chrono::milliseconds(20)))
+        return;
+    }
+    checkSignals();
+  }
 }
 
 mlir::MLIRContext &sharedContext() {
@@ -87,7 +229,7 @@ py::tuple portTuple(const trace::Port &p) {
 }
 
 std::string exprModuleText(const trace::Function &fn) {
-  std::lock_guard<std::mutex> lock(contextMutex);
+  std::lock_guard<ContextLock> lock(contextLock);
   auto module = trace::buildExprModule(sharedContext(), fn);
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -114,21 +256,46 @@ py::dict render(const trace::Function &fn, const py::dict &options) {
   if (!problem.empty())
     throw std::invalid_argument("cannot export '" + fn.name + "' as the entry of a C module: " +
                                 problem + "; rename the Python function");
-  codegen::RenderedModule out;
-  std::string error;
-  bool ok;
-  {
-    std::unique_lock<std::mutex> lock(contextMutex, std::defer_lock);
-    {
-      // Waiting for the context must not hold the GIL (the warm-up renders).
-      py::gil_scoped_release release;
-      lock.lock();
-    }
+  // What the worker uses lives as long as it does.
+  struct State {
+    mlir::OwningOpRef<mlir::ModuleOp> module;
+    codegen::RenderOptions options;
+    codegen::RenderedModule out;
+    std::string error;
+    bool ok = false;
+  };
+  auto state = std::make_shared<State>();
+  state->options = o;
+  lockContextInterruptibly();
+  bool started = false;
+  try {
     // The graph is read with the GIL held: Python may still add nodes to it.
-    auto module = trace::buildExprModule(sharedContext(), fn);
-    py::gil_scoped_release release;
-    ok = codegen::renderCModule(*module, o, out, error);
+    state->module = trace::buildExprModule(sharedContext(), fn);
+    runInterruptibly([state](const std::atomic<bool> &cancel) {
+      // The worker owns the context lock from here and releases it.
+      try {
+        codegen::CancellableRenders cancellable(&cancel);
+        state->ok = codegen::renderCModule(*state->module, state->options, state->out,
+                                           state->error);
+      } catch (const std::exception &e) {
+        state->error = e.what();
+        state->ok = false;
+      }
+      state->module = nullptr; // erased while the context is ours
+      contextLock.unlock();
+    }, &started);
+  } catch (...) {
+    // Until a worker took the lock over (buildExprModule or starting the
+    // thread failed), it is ours to release, with the module.
+    if (!started) {
+      state->module = nullptr;
+      contextLock.unlock();
+    }
+    throw;
   }
+  bool ok = state->ok;
+  std::string error = state->error;
+  codegen::RenderedModule out = std::move(state->out);
   if (!ok)
     throw std::runtime_error("code generation failed for '" + fn.name + "': " + error);
   py::dict d;
@@ -159,7 +326,7 @@ void warmUp(std::vector<std::string> flags) {
     fn.outputs = {{"y", {2}, DType::F64}};
     fn.results = {g->math("sin", g->input(0, {2}, DType::F64))};
     fn.graph = g;
-    std::lock_guard<std::mutex> lock(contextMutex);
+    std::lock_guard<ContextLock> lock(contextLock);
     codegen::UncountedRenders uncounted;
     auto module = trace::buildExprModule(sharedContext(), fn);
     std::string error;
@@ -175,9 +342,12 @@ void warmUp(std::vector<std::string> flags) {
 }
 
 void joinWarmup() {
-  std::lock_guard<std::mutex> lock(warmupMutex);
-  if (warmupThread && warmupThread->joinable())
-    warmupThread->join();
+  {
+    std::lock_guard<std::mutex> lock(warmupMutex);
+    if (warmupThread && warmupThread->joinable())
+      warmupThread->join();
+  }
+  joinJobs(); // an interrupted render or compile may still be ending
 }
 
 void startWarmup() {
@@ -194,8 +364,8 @@ void startWarmup() {
 #endif
   flags.push_back("-fPIC");
   warmupThread = new std::thread(warmUp, std::move(flags));
-  // A fork must not copy a half-built compiler: it waits for the thread.
-  pthread_atfork(joinWarmup, nullptr, nullptr);
+  // A fork must not copy a half-built compiler: it waits for the thread
+  // (registerForkHandlers).
 }
 
 } // namespace
@@ -313,12 +483,27 @@ PYBIND11_MODULE(_scaly, m) {
   m.def("jit_compile",
         [](const std::vector<std::pair<std::string, std::string>> &files,
            const std::vector<std::string> &flags) {
-          std::string object, diagnostics;
-          bool ok;
-          {
-            py::gil_scoped_release release;
-            ok = jit::compileToObject(files, flags, object, diagnostics);
-          }
+          struct State {
+            jit::VirtualFiles files;
+            std::vector<std::string> flags;
+            std::string object, diagnostics;
+            bool ok = false;
+          };
+          auto state = std::make_shared<State>();
+          state->files = files;
+          state->flags = flags;
+          runInterruptibly([state](const std::atomic<bool> &cancel) {
+            try {
+              jit::CancellableCompiles cancellable(&cancel);
+              state->ok = jit::compileToObject(state->files, state->flags, state->object,
+                                               state->diagnostics);
+            } catch (const std::exception &e) {
+              state->diagnostics += e.what();
+              state->ok = false;
+            }
+          });
+          bool ok = state->ok;
+          std::string object = std::move(state->object), diagnostics = state->diagnostics;
           if (!ok)
             throw std::runtime_error("in-process clang failed to compile " + files.at(0).first +
                                      ":\n" + diagnostics);

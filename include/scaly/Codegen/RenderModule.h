@@ -4,6 +4,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
+#include <atomic>
 #include <string>
 
 namespace scaly::codegen {
@@ -59,6 +60,16 @@ struct UncountedRenders {
   UncountedRenders();
   ~UncountedRenders();
 };
+
+/// While alive, renders on this thread stop early, failing with the error
+/// "cancelled", once `*flag` is true (checked between the stages of a render:
+/// expanding, lowering, converting, printing each procedure).
+struct CancellableRenders {
+  explicit CancellableRenders(const std::atomic<bool> *flag);
+  ~CancellableRenders();
+};
+/// Whether the render running on this thread was asked to stop.
+bool renderCancelled();
 
 
 } // namespace scaly::codegen

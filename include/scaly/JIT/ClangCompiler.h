@@ -10,6 +10,7 @@
 #ifndef SCALY_JIT_CLANGCOMPILER_H
 #define SCALY_JIT_CLANGCOMPILER_H
 
+#include <atomic>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,6 +25,14 @@ using VirtualFiles = std::vector<std::pair<std::string, std::string>>;
 /// diagnostics in `diagnostics`.
 bool compileToObject(const VirtualFiles &files, const std::vector<std::string> &flags,
                      std::string &object, std::string &diagnostics);
+
+/// While alive, compiles on this thread skip every optimization and code
+/// generation pass that may be skipped once `*flag` is true, and then fail
+/// with "cancelled" (an interrupted JIT compile ends soon and writes nothing).
+struct CancellableCompiles {
+  explicit CancellableCompiles(const std::atomic<bool> *flag);
+  ~CancellableCompiles();
+};
 
 /// How many times this process ran compileToObject (uncounted: the warm-up).
 long compileCount();

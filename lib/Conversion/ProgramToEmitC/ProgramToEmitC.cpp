@@ -500,9 +500,16 @@ DictionaryAttr argAttrs(OpBuilder &b, StringRef name, bool isConst) {
   return b.getDictionaryAttr(attrs);
 }
 
+/// A raw procedure called from at least this many call sites (a loop body
+/// counts once) is printed `static __attribute__((noinline))` instead of
+/// `static inline`.
+constexpr int kNoInlineCallSites = 8;
+
 struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> {
   using ProgramToEmitCBase::ProgramToEmitCBase;
   Helpers helpers;
+
+  llvm::DenseMap<StringRef, int> callSites;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -524,6 +531,12 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     auto typedefs = b.create<emitc::VerbatimOp>(loc, "");
     b.create<emitc::VerbatimOp>(loc, kStatusCodes);
     auto externC = b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
+
+    // Call sites per procedure: a procedure called from many places stays a
+    // procedure in the object code too (see kNoInlineCallSites).
+    callSites.clear();
+    for (pg::ProcOp proc : procs)
+      proc.walk([&](pg::CallOp call) { ++callSites[call.getCallee()]; });
 
     for (pg::ProcOp proc : procs) {
       if (failed(translateProc(b, proc, vectors)))
@@ -547,7 +560,8 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     return proc.getEntry() ? translateEntry(b, proc, vectors) : translateRaw(b, proc, vectors);
   }
 
-  /// static inline void <name>_raw(const T* in..., T* out..., T* w)
+  /// static inline void <name>_raw(const T* in..., T* out..., T* w), or
+  /// static __attribute__((noinline)) void ... when called from many places
   LogicalResult translateRaw(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors) {
     SmallVector<Type> types;
     SmallVector<Attribute> attrs;
@@ -559,7 +573,13 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     }
     auto fn = b.create<emitc::FuncOp>(proc.getLoc(), proc.getSymName(),
                                       b.getFunctionType(types, {}));
-    fn.setSpecifiersAttr(b.getStrArrayAttr({"static", "inline"}));
+    // Few call sites: `static inline`, the compiler decides. Many: never
+    // inlined, so the C compiler's time stays linear in the C's size (Clang
+    // inlines a small static inline function at every call site).
+    if (callSites.lookup(proc.getSymName()) >= kNoInlineCallSites)
+      fn.setSpecifiersAttr(b.getStrArrayAttr({"static", "__attribute__((noinline))"}));
+    else
+      fn.setSpecifiersAttr(b.getStrArrayAttr({"static", "inline"}));
     fn.setAllArgAttrs(attrs);
     Block *body = fn.addEntryBlock();
     OpBuilder::InsertionGuard guard(b);

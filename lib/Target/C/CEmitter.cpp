@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -98,12 +99,12 @@ private:
   int indent = 0;
   DenseMap<Value, std::string> names;
   DenseMap<Operation *, int64_t> writeEpoch;
-  struct Write {
-    Block *block;
-    int64_t epoch;
-    std::optional<std::pair<Value, int64_t>> target; // none: may write anything
-  };
-  std::vector<Write> writes;
+  using Buffer = std::pair<Value, int64_t>;
+  /// Epochs (ascending) of the writes of each block that may touch anything,
+  /// and of those that touch one buffer: a query is two binary searches.
+  DenseMap<Block *, std::vector<int64_t>> anyWrites;
+  DenseMap<std::pair<Block *, Buffer>, std::vector<int64_t>> bufferWrites;
+  DenseMap<Operation *, Operation *> printedAtMemo;
   DenseMap<Operation *, bool> inlinedMemo;
   DenseMap<Operation *, int> inlineDepth;
   DenseSet<Value> constPointers;
@@ -159,7 +160,9 @@ private:
     names.clear();
     inlinedMemo.clear();
     inlineDepth.clear();
-    writes.clear();
+    anyWrites.clear();
+    bufferWrites.clear();
+    printedAtMemo.clear();
     constPointers.clear();
     taken.clear();
     nextScalar = nextPointer = 0;
@@ -220,11 +223,24 @@ private:
 
   /// The statement that prints `op` if every inlinable op on the way is
   /// inlined (the latest it can be printed).
+  /// Memoized along the way: a chain of single uses is walked once.
   Operation *printedAt(Operation *op) {
-    while (op->getNumResults() == 1 && op->getResult(0).hasOneUse() && inlinable(op) &&
-           !isa<emitc::ConstantOp, emitc::LiteralOp>(op))
-      op = *op->getResult(0).getUsers().begin();
-    return op;
+    SmallVector<Operation *> path;
+    Operation *at = op;
+    while (true) {
+      if (Operation *known = printedAtMemo.lookup(at)) {
+        at = known;
+        break;
+      }
+      if (!(at->getNumResults() == 1 && at->getResult(0).hasOneUse() && inlinable(at) &&
+            !isa<emitc::ConstantOp, emitc::LiteralOp>(at)))
+        break;
+      path.push_back(at);
+      at = *at->getResult(0).getUsers().begin();
+    }
+    for (Operation *p : path)
+      printedAtMemo[p] = at;
+    return at;
   }
 
   /// Expressions nest at most this deep; deeper parts get a name (C
@@ -390,7 +406,6 @@ private:
   /// The buffer a pointer points into: a parameter, or `res[k]`/`arg[k]` of
   /// the entry. Distinct buffers never overlap (the ABI's rule for inputs and
   /// outputs; windows all belong to `w`).
-  using Buffer = std::pair<Value, int64_t>;
   Buffer bufferOf(Value ptr) {
     while (Operation *def = ptr.getDefiningOp()) {
       if (isa<emitc::AddOp, emitc::CastOp>(def)) {
@@ -417,21 +432,29 @@ private:
         std::optional<Buffer> target;
         if (auto sub = var.getDefiningOp<emitc::SubscriptOp>())
           target = bufferOf(sub.getValue());
-        writes.push_back({&block, epoch++, target});
+        if (target)
+          bufferWrites[{&block, *target}].push_back(epoch);
+        else
+          anyWrites[&block].push_back(epoch);
+        ++epoch;
       } else if (isa<emitc::CallOp, emitc::ForOp, emitc::VerbatimOp>(op) ||
                  (isa<emitc::CallOpaqueOp>(op) && op.getNumResults() == 0)) {
-        writes.push_back({&block, epoch++, std::nullopt});
+        anyWrites[&block].push_back(epoch);
+        ++epoch;
       }
     }
   }
 
   /// Whether a write between epochs [from, to) may touch `buffer`.
   bool writtenBetween(Block *block, int64_t from, int64_t to, Buffer buffer) {
-    for (const Write &w : writes)
-      if (w.block == block && w.epoch >= from && w.epoch < to &&
-          (!w.target || *w.target == buffer))
-        return true;
-    return false;
+    auto within = [&](const std::vector<int64_t> &epochs) {
+      auto it = std::lower_bound(epochs.begin(), epochs.end(), from);
+      return it != epochs.end() && *it < to;
+    };
+    if (auto it = anyWrites.find(block); it != anyWrites.end() && within(it->second))
+      return true;
+    auto it = bufferWrites.find({block, buffer});
+    return it != bufferWrites.end() && within(it->second);
   }
 
   LogicalResult printBlock(Block &block, bool isFunctionBody) {

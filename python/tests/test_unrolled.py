@@ -1,0 +1,158 @@
+"""Models unrolled in Python stay cheap to build: a Function called many times stays
+one C procedure, deep chains of calls render in linear time, and long builds are
+interruptible (structure only: no timing asserts)."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import scaly as sc
+from scaly.codegen import render_c_module
+
+
+
+def make_roll(n, block=False, name="roll"):
+    @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
+    def euler(z, u):
+        step = sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()])
+        return step.block() if block else step
+
+    def roll(z0, us):
+        z = z0
+        for k in range(n):
+            z = euler(z, us[k])
+        return z
+    roll.__name__ = name
+    return sc.function(sc.arg("z0", 2), sc.arg("us", n), outputs=sc.arg("zN"))(roll)
+
+
+def reference(z0, us):
+    z = np.array(z0, dtype=float)
+    for u in us:
+        z = np.array([z[0] + 0.1 * z[1], z[1] + 0.1 * np.sin(u)])
+    return z
+
+
+def test_callee_called_many_times_stays_one_procedure():
+    src = render_c_module(make_roll(200)).source
+    assert src.count("static __attribute__((noinline)) void euler_raw(") == 1
+    assert src.count("euler_raw(") == 201  # the definition and 200 calls
+    assert "static inline" not in src
+
+
+def test_callee_called_a_few_times_is_expanded():
+    src = render_c_module(make_roll(3)).source
+    assert "_raw" not in src
+
+
+def test_blocked_callee_with_few_call_sites_stays_static_inline():
+    src = render_c_module(make_roll(3, block=True)).source
+    assert src.count("static inline void euler_raw(") == 1
+    assert src.count("euler_raw(") == 4
+    assert "noinline" not in src
+
+
+def test_blocked_callee_with_many_call_sites_is_not_inlined():
+    src = render_c_module(make_roll(40, block=True)).source
+    assert src.count("static __attribute__((noinline)) void euler_raw(") == 1
+    assert src.count("euler_raw(") == 41
+
+
+def test_unrolled_model_computes_the_same(cache):
+    fn = make_roll(300, name="roll300")
+    rng = np.random.default_rng(1)
+    z0, us = rng.normal(size=2), rng.normal(size=300)
+    np.testing.assert_allclose(fn(z0, us), reference(z0, us), rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("compiler", ["gcc", "clang-19"])
+@pytest.mark.parametrize("block", [False, True])
+def test_unrolled_module_compiles_warning_free(tmp_path, compiler, block):
+    c_path, _ = render_c_module(make_roll(20, block=block)).write(str(tmp_path))
+    subprocess.run([compiler, "-O3", "-fno-math-errno", "-Wall", "-Wextra", "-Werror", "-c",
+                    c_path, "-o", str(tmp_path / "roll.o")], check=True)
+
+
+def nested(depth):
+    @sc.function(sc.arg("x", 2), outputs=sc.arg("y"))
+    def f0(x):
+        return x.sin()
+
+    def nest(prev, d):
+        def body(x):
+            return prev(x) * 0.5 + float(d)
+        body.__name__ = f"f{d}"
+        return sc.function(sc.arg("x", 2), outputs=sc.arg("y"))(body)
+
+    fn = f0
+    for d in range(1, depth + 1):
+        fn = nest(fn, d)
+    return fn
+
+
+def test_deeply_nested_calls_render_and_expand(cache):
+    fn = nested(400)
+    src = render_c_module(fn).source
+    assert "_raw" not in src  # each function is called once: all expanded
+    x = np.array([0.3, -1.2])
+    want = np.sin(x)
+    for d in range(1, 401):
+        want = want * 0.5 + d
+    np.testing.assert_allclose(fn(x), want, rtol=1e-14)
+
+
+INTERRUPTED = textwrap.dedent("""
+    import _thread, json, os, threading, time
+    import scaly as sc
+
+    n = 10000
+
+    @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
+    def euler(z, u):
+        return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()])
+
+    @sc.function(sc.arg("z0", 2), sc.arg("us", n), outputs=sc.arg("zN"))
+    def roll(z0, us):
+        z = z0
+        for k in range(n):
+            z = euler(z, us[k])
+        return z
+
+    sent = []
+    def interrupt():
+        time.sleep(0.5)
+        sent.append(time.perf_counter())
+        _thread.interrupt_main()
+    threading.Thread(target=interrupt).start()
+    try:
+        roll.compile()
+        outcome = "finished"
+    except KeyboardInterrupt:
+        outcome = "interrupted"
+    late = time.perf_counter() - sent[0] if sent else None
+    root = os.environ["SCALY_CACHE_DIR"]
+    files = sorted(os.path.relpath(os.path.join(d, f), root)
+                   for d, _, fs in os.walk(root) for f in fs)
+    print(json.dumps({"outcome": outcome, "late": late, "files": files}))
+""")
+
+
+def test_long_build_is_interruptible(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCALY_")}
+    env["SCALY_CACHE_DIR"] = str(tmp_path)
+    proc = subprocess.run([sys.executable, "-c", INTERRUPTED], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    print(result["late"])  # seconds from the interrupt to KeyboardInterrupt
+    assert result["outcome"] == "interrupted"
+    # Nothing compiled, nothing half-written: no artifact, no meta.json, no index
+    # entry and no temporary file.
+    for f in result["files"]:
+        assert not f.endswith((".o", "meta.json")) and ".tmp." not in f, result["files"]
+        assert not f.startswith("index"), result["files"]
