@@ -33,20 +33,30 @@ class ModuleBuilder {
 public:
   ModuleBuilder(MLIRContext &ctx, ModuleOp module) : ctx(ctx), module(module) {}
 
+  /// Claim the entries' names first, so that no callee takes one of them
+  /// (or makes `<entry>` by appending `_raw`).
+  void reserveEntries(const std::vector<const Function *> &roots) {
+    for (const Function *fn : roots) {
+      if (!entryNames.insert(fn->name).second)
+        throw std::invalid_argument("two entries of one module are named '" + fn->name +
+                                    "': give each exported function its own name");
+      taken.insert(fn->name);
+    }
+  }
+
   /// Symbol of `fn`, building its expr.func on first use. Callees become
-  /// `<symbol>_raw` procedures, so no callee symbol may make `<root>` that way.
-  StringRef symbolFor(const Function &fn) {
+  /// `<symbol>_raw` procedures, so no callee symbol may make an entry's name
+  /// that way.
+  StringRef symbolFor(const Function &fn, bool isEntry = false) {
     auto it = symbols.find(&fn);
     if (it != symbols.end())
       return it->second;
-    bool isRoot = symbols.empty();
-    if (isRoot)
-      rootName = fn.name;
     std::string name = fn.name;
-    for (int k = 1; !taken.insert(name).second || (!isRoot && name + "_raw" == rootName); ++k)
-      name = fn.name + "_" + std::to_string(k);
+    if (!isEntry)
+      for (int k = 1; !taken.insert(name).second || entryNames.count(name + "_raw"); ++k)
+        name = fn.name + "_" + std::to_string(k);
     symbols[&fn] = name;
-    build(fn, name);
+    build(fn, name, isEntry);
     return symbols[&fn];
   }
 
@@ -55,9 +65,9 @@ private:
   ModuleOp module;
   llvm::DenseMap<const Function *, std::string> symbols;
   llvm::StringSet<> taken;
-  std::string rootName;
+  llvm::StringSet<> entryNames;
 
-  void build(const Function &fn, StringRef name) {
+  void build(const Function &fn, StringRef name, bool isEntry) {
     OpBuilder b(&ctx);
     b.setInsertionPointToEnd(module.getBody());
     Location loc = b.getUnknownLoc();
@@ -73,7 +83,7 @@ private:
     }
     auto func = b.create<expr::FuncOp>(loc, name, b.getFunctionType(ins, outs),
                                        b.getArrayAttr(inNames), b.getArrayAttr(outNames),
-                                       fn.block, nullptr, nullptr);
+                                       fn.block, nullptr, nullptr, isEntry);
     Block *entry = new Block();
     func.getBody().push_back(entry);
     for (Type t : ins)
@@ -213,10 +223,17 @@ private:
 } // namespace
 
 OwningOpRef<ModuleOp> buildExprModule(MLIRContext &ctx, const Function &root) {
+  return buildExprModule(ctx, std::vector<const Function *>{&root});
+}
+
+OwningOpRef<ModuleOp> buildExprModule(MLIRContext &ctx,
+                                      const std::vector<const Function *> &roots) {
   ctx.getOrLoadDialect<expr::ExprDialect>();
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&ctx));
   ModuleBuilder builder(ctx, *module);
-  builder.symbolFor(root);
+  builder.reserveEntries(roots);
+  for (const Function *fn : roots)
+    builder.symbolFor(*fn, /*isEntry=*/true);
   return module;
 }
 

@@ -82,6 +82,9 @@ def Expr_FuncOp : Expr_Op<"func", [
     Python names of inputs and outputs. The unit attribute `block` records
     that the traced result carried the `.block()` hint: calls of a blocked
     function are kept as procedures by lowering instead of being expanded.
+    The unit attribute `entry` marks a function the C module exports with the
+    five-argument ABI; a module may have several. Without any, lowering
+    exports the one named by its `entry` option (default: the first).
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<FunctionType>:$function_type,
@@ -89,7 +92,8 @@ def Expr_FuncOp : Expr_Op<"func", [
                        StrArrayAttr:$res_names,
                        UnitAttr:$block,
                        OptionalAttr<DictArrayAttr>:$arg_attrs,
-                       OptionalAttr<DictArrayAttr>:$res_attrs);
+                       OptionalAttr<DictArrayAttr>:$res_attrs,
+                       UnitAttr:$entry);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;

@@ -328,10 +328,8 @@ def test_matmul(dtype, size, cache):
     run_group(matmul_cases(size), dtype, seed=3, size=size)
 
 
-@pytest.mark.xfail(reason="lowering crashes (segfault in lowerMatmul) for a scalarized "
-                          "matmul whose inner axis is empty", strict=False)
 def test_small_matmul_with_empty_inner_axis(cache):
-    # In a subprocess: the bug is a segmentation fault of the lowering.
+    # In a subprocess: the bug this guards against was a crash of the lowering.
     from jitutil import run_snippet
     out = run_snippet("""
         import json, numpy as np, scaly as sc

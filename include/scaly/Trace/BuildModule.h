@@ -14,6 +14,12 @@ namespace scaly::trace {
 /// bound to its own Function.
 mlir::OwningOpRef<mlir::ModuleOp> buildExprModule(mlir::MLIRContext &ctx, const Function &root);
 
+/// One module exporting every Function of `roots` (each an expr.func marked
+/// `entry`, in this order) and the Functions they call. Entry names must be
+/// distinct: a clash throws std::invalid_argument.
+mlir::OwningOpRef<mlir::ModuleOp> buildExprModule(mlir::MLIRContext &ctx,
+                                                  const std::vector<const Function *> &roots);
+
 } // namespace scaly::trace
 
 #endif

@@ -859,9 +859,10 @@ private:
               terms.push_back(isa<FloatType>(elem) ? Value(b.create<arith::MulFOp>(loc, x, y))
                                                    : Value(b.create<arith::MulIOp>(loc, x, y)));
             }
+            // An empty inner axis sums nothing: zero, as NumPy gives.
             Value acc = terms.empty() ? constant(elem, b.getZeroAttr(elem), loc) : terms[0];
-            for (Value t : ArrayRef<Value>(terms).drop_front())
-              acc = combine2(ex::ReduceKind::sum, acc, t, loc);
+            for (size_t t = 1; t < terms.size(); ++t)
+              acc = combine2(ex::ReduceKind::sum, acc, terms[t], loc);
             out.elems.push_back(acc);
           }
       values[o] = std::move(out);
@@ -1144,39 +1145,66 @@ struct LowerToProgramPass : scaly::impl::LowerToProgramBase<LowerToProgramPass> 
       module.emitError("has no expr.func to lower");
       return signalPassFailure();
     }
-    ex::FuncOp root = funcs.front();
-    if (!entry.empty()) {
-      root = symbols.lookup<ex::FuncOp>(entry);
-      if (!root) {
-        module.emitError("entry function '") << entry << "' is not an expr.func of the module";
-        return signalPassFailure();
+    // Entries: the functions marked `entry`, else the one the option names,
+    // else the first.
+    SmallVector<ex::FuncOp> roots;
+    for (ex::FuncOp f : funcs)
+      if (f.getEntry())
+        roots.push_back(f);
+    if (roots.empty()) {
+      ex::FuncOp root = funcs.front();
+      if (!entry.empty()) {
+        root = symbols.lookup<ex::FuncOp>(entry);
+        if (!root) {
+          module.emitError("entry function '") << entry << "' is not an expr.func of the module";
+          return signalPassFailure();
+        }
       }
+      roots.push_back(root);
     }
-    // Procedures needed: the entry and, transitively, every callee of a kept
-    // call, callees before callers (post-order), so that the C module defines
-    // each procedure before its first use and workspace planning sees every
-    // callee's need before its callers.
-    SmallVector<ex::FuncOp> order;
-    DenseSet<Operation *> seen;
-    std::function<void(ex::FuncOp)> visit = [&](ex::FuncOp f) {
-      if (!seen.insert(f).second)
-        return;
-      f.walk([&](ex::CallOp call) {
-        if (auto callee = symbols.lookup<ex::FuncOp>(call.getCallee()))
-          visit(callee);
+    // Procedures needed: the entries and, transitively, every callee of a
+    // kept call (a `<name>_raw` procedure, also when the callee is an entry
+    // itself), callees before callers (post-order), so that the C module
+    // defines each procedure before its first use and workspace planning sees
+    // every callee's need before its callers. A callee's workspace has the
+    // type of the first entry that reaches it.
+    SmallVector<std::pair<ex::FuncOp, bool>> order;
+    DenseMap<Operation *, Type> calleeWorkspace;
+    DenseSet<Operation *> seenRaw;
+    std::function<LogicalResult(ex::FuncOp, Type)> visitCallees = [&](ex::FuncOp f,
+                                                                      Type wElem) {
+      WalkResult walk = f.walk([&](ex::CallOp call) {
+        auto callee = symbols.lookup<ex::FuncOp>(call.getCallee());
+        if (!callee || !call.getBlock())
+          return WalkResult::advance();
+        if (seenRaw.insert(callee).second) {
+          calleeWorkspace[callee] = wElem;
+          if (failed(visitCallees(callee, wElem)))
+            return WalkResult::interrupt();
+          order.push_back({callee, false});
+        } else if (calleeWorkspace[callee] != wElem) {
+          call.emitOpError("calls @") << callee.getSymName()
+                                      << " from entries whose workspaces have different element "
+                                         "types; export them from separate modules";
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
       });
-      order.push_back(f);
+      return failure(walk.wasInterrupted());
     };
-    visit(root);
+    for (ex::FuncOp root : roots) {
+      if (failed(visitCallees(root, workspaceElement(root))))
+        return signalPassFailure();
+      order.push_back({root, true});
+    }
 
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());
-    for (ex::FuncOp func : order) {
-      bool isEntry = func == root;
+    for (auto [func, isEntry] : order) {
       std::string name = isEntry ? func.getSymName().str()
                                  : ProcLowering::procName(func.getSymName());
       OpBuilder::InsertionGuard guard(b);
-      Type wElem = workspaceElement(root);
+      Type wElem = isEntry ? workspaceElement(func) : calleeWorkspace[func];
       pg::ProcOp proc = createProc(b, func, name, isEntry, wElem);
       ProcLowering lowering(b, scalarizeLimit);
       if (failed(lowering.lower(func, proc)))
