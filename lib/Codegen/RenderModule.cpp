@@ -32,6 +32,29 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
   pm.addPass(prog::createPlanWorkspace());
 }
 
+namespace {
+/// Prints the module after each pass (with its locations: file:line of the
+/// Python operation each op came from).
+struct StageObserver : public PassInstrumentation {
+  std::function<void(StringRef, std::string)> observe;
+  explicit StageObserver(std::function<void(StringRef, std::string)> observe)
+      : observe(std::move(observe)) {}
+  void runAfterPass(Pass *pass, Operation *op) override {
+    if (!isa<ModuleOp>(op))
+      return;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    op->print(os, OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/true));
+    observe(pass->getArgument(), std::move(text));
+  }
+};
+} // namespace
+
+std::unique_ptr<PassInstrumentation>
+makeStageObserver(std::function<void(StringRef, std::string)> observe) {
+  return std::make_unique<StageObserver>(std::move(observe));
+}
+
 std::string recipeText(StringRef name, const RenderOptions &o) {
   std::string march = o.cpu == "generic" ? "" : (o.cpu == "native" ? "-march=native " : "-march=" + o.cpu + " ");
   // Contraction of a*b + c into one FMA changes results (gcc fuses across
@@ -100,24 +123,37 @@ struct Port {
   Type element;
 };
 
-/// Ports of the entry, read from its expr.func before lowering.
-std::pair<std::vector<Port>, std::vector<Port>> entryPorts(ModuleOp module) {
+/// Ports of an entry, read from its expr.func before lowering.
+struct EntryPorts {
+  std::string name;
   std::vector<Port> ins, outs;
-  auto funcs = module.getOps<expr::FuncOp>();
-  if (funcs.empty())
-    return {ins, outs};
-  expr::FuncOp root = *funcs.begin();
-  for (auto [t, n] : llvm::zip(root.getArgumentTypes(), root.getArgNames())) {
-    auto tt = cast<RankedTensorType>(t);
-    ins.push_back({cast<StringAttr>(n).str(), SmallVector<int64_t>(tt.getShape()),
-                   tt.getElementType()});
+};
+
+std::vector<EntryPorts> entryPorts(ModuleOp module) {
+  std::vector<EntryPorts> out;
+  auto funcs = llvm::to_vector(module.getOps<expr::FuncOp>());
+  SmallVector<expr::FuncOp> roots;
+  for (expr::FuncOp f : funcs)
+    if (f.getEntry())
+      roots.push_back(f);
+  if (roots.empty() && !funcs.empty())
+    roots.push_back(funcs.front());
+  for (expr::FuncOp root : roots) {
+    EntryPorts e;
+    e.name = root.getSymName().str();
+    for (auto [t, n] : llvm::zip(root.getArgumentTypes(), root.getArgNames())) {
+      auto tt = cast<RankedTensorType>(t);
+      e.ins.push_back({cast<StringAttr>(n).str(), SmallVector<int64_t>(tt.getShape()),
+                       tt.getElementType()});
+    }
+    for (auto [t, n] : llvm::zip(root.getResultTypes(), root.getResNames())) {
+      auto tt = cast<RankedTensorType>(t);
+      e.outs.push_back({cast<StringAttr>(n).str(), SmallVector<int64_t>(tt.getShape()),
+                        tt.getElementType()});
+    }
+    out.push_back(std::move(e));
   }
-  for (auto [t, n] : llvm::zip(root.getResultTypes(), root.getResNames())) {
-    auto tt = cast<RankedTensorType>(t);
-    outs.push_back({cast<StringAttr>(n).str(), SmallVector<int64_t>(tt.getShape()),
-                    tt.getElementType()});
-  }
-  return {ins, outs};
+  return out;
 }
 
 /// One struct field per port: `double zs[20];`, `double s;` for a scalar, a
@@ -158,11 +194,11 @@ std::string portList(const std::vector<Port> &ports) {
   return list;
 }
 
-/// The header: recipe, include guard, SZ_* sizes, typed structs and the
-/// entry's declaration; in C, or for lang="cpp" in C++ inside a namespace
-/// named after the function.
-std::string renderHeader(prog::ProcOp entry, const std::vector<Port> &ins,
-                         const std::vector<Port> &outs, StringRef recipe,
+/// One entry's part of the header: SZ_* sizes, typed structs and its
+/// declaration; in C, or for lang="cpp" in C++ inside a namespace named
+/// after the entry.
+std::string entrySection(prog::ProcOp entry, const std::vector<Port> &ins,
+                         const std::vector<Port> &outs, const std::vector<std::string> &entries,
                          const RenderOptions &o) {
   std::string name = entry.getSymName().str();
   Type wElem = cast<prog::PtrType>(entry.getWorkspaceArg().getType()).getElementType();
@@ -179,12 +215,9 @@ std::string renderHeader(prog::ProcOp entry, const std::vector<Port> &ins,
   std::vector<std::string> procedures;
   for (auto p : entry->getParentOfType<ModuleOp>().getOps<prog::ProcOp>())
     procedures.push_back(p.getSymName().str());
-  std::vector<std::string> cNames = c::portCNames(all, c::moduleNames(name, procedures));
+  std::vector<std::string> cNames = c::portCNames(all, c::moduleNames(entries, procedures));
   std::vector<std::string> inNames(cNames.begin(), cNames.begin() + ins.size());
   std::vector<std::string> outNames(cNames.begin() + ins.size(), cNames.end());
-  std::string guard = "SCALY_" + llvm::StringRef(name).upper() + (cxx ? "_HPP" : "_H");
-  std::string s = "/* " + recipe.str() + "\n */\n";
-  s += "#ifndef " + guard + "\n#define " + guard + "\n\n";
   std::string doc = "/* Inputs (arg[i]):" + portList(ins) + "\n * Outputs (res[i]):" +
                     portList(outs) +
                     "\n * SZ_W counts elements of w's type (bytes when it is void*)."
@@ -192,9 +225,8 @@ std::string renderHeader(prog::ProcOp entry, const std::vector<Port> &ins,
   std::string decl = llvm::formatv("int {0}(const {1}** arg, {1}** res, int* iw, {1}* w, int mem);",
                                    name, t)
                          .str();
+  std::string s;
   if (cxx) {
-    s += "#include <cstddef>\n#include <cstdint>\n\n";
-    s += kStatusCodesHeader;
     s += "namespace " + name + " {\n\n";
     s += llvm::formatv("constexpr int SZ_ARG = {0};\nconstexpr int SZ_RES = {1};\n"
                        "constexpr int SZ_IW = 0;\nconstexpr int SZ_W = {2};\n\n",
@@ -204,11 +236,9 @@ std::string renderHeader(prog::ProcOp entry, const std::vector<Port> &ins,
     s += "struct alignas(16) In {\n" + structFields(ins, inNames, true) + "};\n\n";
     s += "struct alignas(16) Out {\n" + structFields(outs, outNames, true) + "};\n\n";
     s += "extern \"C\" " + decl + "\n\n";
-    s += "} // namespace " + name + "\n\n#endif\n";
+    s += "} // namespace " + name + "\n\n";
     return s;
   }
-  s += "#include <stddef.h>\n#include <stdint.h>\n\n";
-  s += kStatusCodesHeader;
   s += llvm::formatv("#define {0}_SZ_ARG {1}\n#define {0}_SZ_RES {2}\n#define {0}_SZ_IW 0\n"
                      "#define {0}_SZ_W {3}\n\n",
                      name, entry.getNumInputs(), entry.getNumOutputs(), szW)
@@ -216,10 +246,30 @@ std::string renderHeader(prog::ProcOp entry, const std::vector<Port> &ins,
   s += doc;
   s += "typedef struct __attribute__((aligned(16))) {\n" + structFields(ins, inNames, false) + "} " +
        name + "_in;\n\n";
-  s += "typedef struct __attribute__((aligned(16))) {\n" + structFields(outs, outNames, false) + "} " +
-       name + "_out;\n\n";
+  s += "typedef struct __attribute__((aligned(16))) {\n" + structFields(outs, outNames, false) +
+       "} " + name + "_out;\n\n";
   s += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n" + decl + "\n\n";
-  s += "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+  s += "#ifdef __cplusplus\n}\n#endif\n\n";
+  return s;
+}
+
+/// The header: recipe, include guard (named after the module), status codes
+/// and one section per entry.
+std::string renderHeader(StringRef moduleName, ArrayRef<prog::ProcOp> procs,
+                         const std::vector<EntryPorts> &ports, StringRef recipe,
+                         const RenderOptions &o) {
+  bool cxx = o.lang == "cpp";
+  std::string guard = "SCALY_" + moduleName.upper() + (cxx ? "_HPP" : "_H");
+  std::string s = "/* " + recipe.str() + "\n */\n";
+  s += "#ifndef " + guard + "\n#define " + guard + "\n\n";
+  s += cxx ? "#include <cstddef>\n#include <cstdint>\n\n" : "#include <stddef.h>\n#include <stdint.h>\n\n";
+  s += kStatusCodesHeader;
+  std::vector<std::string> entries;
+  for (const EntryPorts &e : ports)
+    entries.push_back(e.name);
+  for (auto [proc, e] : llvm::zip(procs, ports))
+    s += entrySection(proc, e.ins, e.outs, entries, o);
+  s += "#endif\n";
   return s;
 }
 
@@ -253,22 +303,45 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   };
   if (renderCancelled())
     return cancelled();
-  auto [ins, outs] = entryPorts(module);
+  std::vector<EntryPorts> ports = entryPorts(module);
+  out.stages.clear();
+  auto record = [&](StringRef stage, std::string text) {
+    out.stages.emplace_back(stage.str(), std::move(text));
+  };
+  if (options.recordStages) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/true));
+    record("input", std::move(text));
+  }
   PassManager lower(ctx);
+  if (options.recordStages)
+    lower.addInstrumentation(makeStageObserver(record));
   buildLoweringPipeline(lower, "", options.scalarizeLimit);
   if (failed(lower.run(module)))
     return fail("lowering to the program dialect failed");
   if (renderCancelled())
     return cancelled();
-  prog::ProcOp entry;
-  for (auto proc : module.getOps<prog::ProcOp>())
-    if (proc.getEntry())
-      entry = proc;
-  if (!entry)
+  SmallVector<prog::ProcOp> entries;
+  for (const EntryPorts &e : ports) {
+    auto proc = SymbolTable::lookupNearestSymbolFrom<prog::ProcOp>(
+        module, StringAttr::get(ctx, e.name));
+    if (!proc || !proc.getEntry())
+      return fail("lowering produced no entry procedure '" + e.name + "'");
+    entries.push_back(proc);
+    RenderedEntry info;
+    info.name = e.name;
+    Type wElem = cast<prog::PtrType>(proc.getWorkspaceArg().getType()).getElementType();
+    int64_t wBytes = prog::elementBytes(wElem);
+    info.workspaceBytes = (proc.getWorkspace() + wBytes - 1) / wBytes * wBytes;
+    info.pointerType = elementCType(wElem);
+    out.entries.push_back(info);
+  }
+  if (entries.empty())
     return fail("lowering produced no entry procedure");
-  out.name = entry.getSymName().str();
+  out.name = options.moduleName.empty() ? entries.front().getSymName().str() : options.moduleName;
   out.recipe = recipeText(out.name, options);
-  out.header = renderHeader(entry, ins, outs, out.recipe, options);
+  out.header = renderHeader(out.name, entries, ports, out.recipe, options);
 
   if (countRenders)
     ++renderedCount;
@@ -276,6 +349,8 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   ProgramToEmitCOptions emitOptions;
   emitOptions.recipe = out.recipe;
   emitOptions.header = options.lang == "c" ? out.name + ".h" : "";
+  if (options.recordStages)
+    toC.addInstrumentation(makeStageObserver(record));
   toC.addPass(createProgramToEmitC(emitOptions));
   if (failed(toC.run(module)))
     return fail("conversion to EmitC failed");

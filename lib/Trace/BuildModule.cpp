@@ -41,22 +41,26 @@ public:
         throw std::invalid_argument("two entries of one module are named '" + fn->name +
                                     "': give each exported function its own name");
       taken.insert(fn->name);
+      // A call of an entry from another entry refers to the entry's symbol.
+      symbols[fn] = fn->name;
     }
   }
+
+  /// Build the expr.func of an entry (its symbol is its name).
+  void buildEntry(const Function &fn) { build(fn, fn.name, /*isEntry=*/true); }
 
   /// Symbol of `fn`, building its expr.func on first use. Callees become
   /// `<symbol>_raw` procedures, so no callee symbol may make an entry's name
   /// that way.
-  StringRef symbolFor(const Function &fn, bool isEntry = false) {
+  StringRef symbolFor(const Function &fn) {
     auto it = symbols.find(&fn);
     if (it != symbols.end())
       return it->second;
     std::string name = fn.name;
-    if (!isEntry)
-      for (int k = 1; !taken.insert(name).second || entryNames.count(name + "_raw"); ++k)
-        name = fn.name + "_" + std::to_string(k);
+    for (int k = 1; !taken.insert(name).second || entryNames.count(name + "_raw"); ++k)
+      name = fn.name + "_" + std::to_string(k);
     symbols[&fn] = name;
-    build(fn, name, isEntry);
+    build(fn, name, /*isEntry=*/false);
     return symbols[&fn];
   }
 
@@ -103,11 +107,18 @@ private:
     std::vector<SmallVector<Value, 1>> values(g.size());
     for (size_t i = 0; i < g.size(); ++i)
       if (live[i])
-        values[i] = emit(b, loc, g.node(i), values, entry);
+        values[i] = emit(b, locationOf(g, g.node(i)), g.node(i), values, entry);
     SmallVector<Value> returned;
     for (int32_t r : fn.results)
       returned.push_back(values[r][0]);
     b.create<expr::ReturnOp>(loc, returned);
+  }
+
+  /// file:line of the Python operation a node came from.
+  Location locationOf(const Graph &g, const Node &n) {
+    if (n.file < 0)
+      return UnknownLoc::get(&ctx);
+    return FileLineColLoc::get(&ctx, g.files()[n.file], n.line, 0);
   }
 
   SmallVector<Value, 1> emit(OpBuilder &b, Location loc, const Node &n,
@@ -233,7 +244,7 @@ OwningOpRef<ModuleOp> buildExprModule(MLIRContext &ctx,
   ModuleBuilder builder(ctx, *module);
   builder.reserveEntries(roots);
   for (const Function *fn : roots)
-    builder.symbolFor(*fn, /*isEntry=*/true);
+    builder.buildEntry(*fn);
   return module;
 }
 

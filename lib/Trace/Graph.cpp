@@ -102,10 +102,25 @@ int32_t Graph::add(Node n) {
   if (nodes_.size() >= static_cast<size_t>(INT32_MAX))
     throw std::length_error("expression graph exceeds 2^31 nodes");
   int32_t id = static_cast<int32_t>(nodes_.size());
+  n.file = file_;
+  n.line = line_;
   nodes_.push_back(std::move(n));
   if (intern)
     interned_.emplace(h, id);
   return id;
+}
+
+void Graph::setLocation(const std::string &file, int32_t line) {
+  if (file.empty()) {
+    file_ = -1;
+    line_ = 0;
+    return;
+  }
+  auto [it, inserted] = fileIds_.emplace(file, static_cast<int32_t>(files_.size()));
+  if (inserted)
+    files_.push_back(file);
+  file_ = it->second;
+  line_ = line;
 }
 
 const Node &Graph::checked(int32_t id) const {

@@ -16,6 +16,24 @@ FP_CONTRACTS = ("off", "fast")
 
 
 @dataclass(frozen=True)
+class EntryInfo:
+    """What calling one exported entry needs, as data: its name (the C symbol), its
+    inputs and outputs as (name, shape, dtype), the pointer type of its five-argument
+    ABI ("double", "float" or "void") and the bytes of workspace `w` it needs."""
+
+    name: str
+    inputs: tuple
+    outputs: tuple
+    pointer_type: str
+    workspace_bytes: int
+
+
+def _entries(functions, out):
+    return tuple(EntryInfo(e["name"], tuple(f.inputs), tuple(f.outputs), e["pointer_type"],
+                           e["workspace_bytes"]) for f, e in zip(functions, out["entries"]))
+
+
+@dataclass(frozen=True)
 class RenderedModule:
     """A rendered C module: `source` (<name>.c), `header` and the `recipe` comment.
 
@@ -28,6 +46,11 @@ class RenderedModule:
     header: str
     recipe: str
     lang: str = "c"
+    #: One `EntryInfo` per exported function, in the order they were given.
+    entries: tuple = ()
+    #: With `record_stages=True`: (stage, IR text) pairs, "input" (the traced expression
+    #: module) then one per pass of the pipeline, in order, each with its locations.
+    stages: tuple = ()
 
     @property
     def header_name(self):
@@ -53,9 +76,9 @@ def _check(name, value, allowed):
                          f"{', '.join(repr(a) for a in allowed)}")
 
 
-def render_c_module(fn, *, cpu="generic", lanes=1, dialect="gnu", vector_libm="none",
+def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vector_libm="none",
                     reciprocal=False, lang="c", casadi=False, fp_contract="off",
-                    scalarize_limit=64):
+                    scalarize_limit=64, record_stages=False):
     """Render the C module of `fn` for a build recipe; returns a `RenderedModule`.
 
     `fp_contract` is the recipe's floating-point contraction: "off" (default;
@@ -64,11 +87,30 @@ def render_c_module(fn, *, cpu="generic", lanes=1, dialect="gnu", vector_libm="n
     `scalarize_limit` elements become one C scalar per element; larger ones
     lower to loops.
 
+    `fn` may be a list of Functions: each is exported from the one module with its
+    own five-argument entry, status codes, SZ_* macros and header declarations;
+    `name` names the module's files (default: the first function's name).
+    `RenderedModule.entries` describes each entry as data. With `record_stages`,
+    `RenderedModule.stages` holds the IR before and after every pass of the
+    pipeline (recorded through MLIR's pass instrumentation).
+
     Every option is validated. Options whose code generation is not built yet
     raise NotImplementedError.
     """
-    if not isinstance(fn, Function):
-        raise TypeError(f"render_c_module: expected a scaly Function, got {type(fn).__name__}")
+    functions = list(fn) if isinstance(fn, (list, tuple)) else [fn]
+    if not functions:
+        raise ValueError("render_c_module: the list of functions to export is empty")
+    for f in functions:
+        if not isinstance(f, Function):
+            raise TypeError(f"render_c_module: expected a scaly Function or a list of them, "
+                            f"got {type(f).__name__}")
+    names = [f.name for f in functions]
+    for n in names:
+        if names.count(n) > 1:
+            raise ValueError(f"render_c_module: two functions to export are named {n!r}; "
+                             "each entry needs its own name")
+    if name is not None and (not isinstance(name, str) or not name.isidentifier()):
+        raise ValueError(f"render_c_module: name={name!r} must be a C identifier")
     _check("cpu", cpu, CPUS)
     if not (lanes == "auto" or (type(lanes) is int and lanes in LANES)):
         raise ValueError(f"render_c_module: lanes={lanes!r} is not one of 1, 2, 4, 8, 'auto'")
@@ -91,11 +133,18 @@ def render_c_module(fn, *, cpu="generic", lanes=1, dialect="gnu", vector_libm="n
         raise NotImplementedError("render_c_module: reciprocal=True is not built yet")
     if casadi:
         raise NotImplementedError("render_c_module: casadi=True is not built yet")
-    out = _scaly.render(fn._traced, {"cpu": cpu, "lanes": lanes, "dialect": dialect,
-                                     "vector_libm": vector_libm, "reciprocal": reciprocal,
-                                     "lang": lang, "fp_contract": fp_contract,
-                                     "scalarize_limit": scalarize_limit})
-    return RenderedModule(out["name"], out["source"], out["header"], out["recipe"], lang)
+    options = {"cpu": cpu, "lanes": lanes, "dialect": dialect, "vector_libm": vector_libm,
+               "reciprocal": reciprocal, "lang": lang, "fp_contract": fp_contract,
+               "scalarize_limit": scalarize_limit}
+    if name is not None:
+        options["name"] = name
+    if not isinstance(record_stages, bool):
+        raise ValueError(f"render_c_module: record_stages must be True or False, "
+                         f"got {record_stages!r}")
+    options["record_stages"] = record_stages
+    out = _scaly.render([f._traced for f in functions], options)
+    return RenderedModule(out["name"], out["source"], out["header"], out["recipe"], lang,
+                          _entries(functions, out), tuple(out["stages"]))
 
 
 def render_native(fn, fp_contract="off"):
@@ -105,4 +154,5 @@ def render_native(fn, fp_contract="off"):
     out = _scaly.render(fn._traced, {"cpu": "native", "lanes": 1, "dialect": "gnu",
                                      "vector_libm": "none", "reciprocal": False, "lang": "c",
                                      "fp_contract": fp_contract})
-    return RenderedModule(out["name"], out["source"], out["header"], out["recipe"])
+    return RenderedModule(out["name"], out["source"], out["header"], out["recipe"],
+                          entries=_entries([fn], out))

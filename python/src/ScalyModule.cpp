@@ -237,7 +237,63 @@ std::string exprModuleText(const trace::Function &fn) {
   return text;
 }
 
-py::dict render(const trace::Function &fn, const py::dict &options) {
+/// The innermost Python frame outside the scaly package: where the user
+/// wrote the operation being traced (file:line locations in the IR).
+std::string scalyPackageDir;
+
+void here(Graph &g) {
+  if (scalyPackageDir.empty()) {
+    // Tracing runs inside the imported package: its folder is known by now.
+    py::object file = py::module_::import("scaly").attr("__file__");
+    std::string path = py::cast<std::string>(file);
+    scalyPackageDir = path.substr(0, path.rfind('/') + 1);
+  }
+  PyFrameObject *frame = PyEval_GetFrame(); // borrowed
+  Py_XINCREF(frame);
+  while (frame) {
+    PyCodeObject *code = PyFrame_GetCode(frame);
+    const char *file = PyUnicode_AsUTF8(code->co_filename);
+    Py_DECREF(code);
+    if (!file)
+      PyErr_Clear();
+    else if (scalyPackageDir.empty() ||
+             std::string_view(file).substr(0, scalyPackageDir.size()) != scalyPackageDir) {
+      int line = PyFrame_GetLineNumber(frame);
+      Py_DECREF(frame);
+      g.setLocation(file, line);
+      return;
+    }
+    PyFrameObject *back = PyFrame_GetBack(frame);
+    Py_DECREF(frame);
+    frame = back;
+  }
+  g.setLocation("", 0);
+}
+
+/// A Graph method as a binding that records the caller's location first.
+template <typename R, typename... A>
+auto located(R (Graph::*method)(A...)) {
+  return [method](Graph &g, A... args) -> R {
+    here(g);
+    return (g.*method)(std::forward<A>(args)...);
+  };
+}
+
+/// Render one Function, or a list of them exported from one module.
+py::dict render(py::object functions, const py::dict &options) {
+  std::vector<std::shared_ptr<trace::Function>> keep;
+  if (py::isinstance<py::list>(functions) || py::isinstance<py::tuple>(functions)) {
+    for (py::handle f : functions)
+      keep.push_back(py::cast<std::shared_ptr<trace::Function>>(f));
+  } else {
+    keep.push_back(py::cast<std::shared_ptr<trace::Function>>(functions));
+  }
+  if (keep.empty())
+    throw std::invalid_argument("render: no function to export");
+  std::vector<const trace::Function *> roots;
+  for (auto &f : keep)
+    roots.push_back(f.get());
+  const trace::Function &fn = *roots.front();
   codegen::RenderOptions o;
   for (auto item : options) {
     std::string key = py::cast<std::string>(item.first);
@@ -250,12 +306,16 @@ py::dict render(const trace::Function &fn, const py::dict &options) {
     else if (key == "lang") o.lang = py::cast<std::string>(v);
     else if (key == "scalarize_limit") o.scalarizeLimit = py::cast<int64_t>(v);
     else if (key == "fp_contract") o.fpContract = py::cast<std::string>(v);
+    else if (key == "name") o.moduleName = py::cast<std::string>(v);
+    else if (key == "record_stages") o.recordStages = py::cast<bool>(v);
     else throw std::invalid_argument("unknown render option '" + key + "'");
   }
-  std::string problem = c::entryNameProblem(fn.name);
-  if (!problem.empty())
-    throw std::invalid_argument("cannot export '" + fn.name + "' as the entry of a C module: " +
-                                problem + "; rename the Python function");
+  for (const trace::Function *f : roots) {
+    std::string problem = c::entryNameProblem(f->name);
+    if (!problem.empty())
+      throw std::invalid_argument("cannot export '" + f->name + "' as the entry of a C module: " +
+                                  problem + "; rename the Python function");
+  }
   // What the worker uses lives as long as it does.
   struct State {
     mlir::OwningOpRef<mlir::ModuleOp> module;
@@ -270,7 +330,7 @@ py::dict render(const trace::Function &fn, const py::dict &options) {
   bool started = false;
   try {
     // The graph is read with the GIL held: Python may still add nodes to it.
-    state->module = trace::buildExprModule(sharedContext(), fn);
+    state->module = trace::buildExprModule(sharedContext(), roots);
     runInterruptibly([state](const std::atomic<bool> &cancel) {
       // The worker owns the context lock from here and releases it.
       try {
@@ -302,6 +362,19 @@ py::dict render(const trace::Function &fn, const py::dict &options) {
   d["name"] = out.name;
   d["source"] = out.source;
   d["header"] = out.header;
+  py::list entries;
+  for (const codegen::RenderedEntry &e : out.entries) {
+    py::dict entry;
+    entry["name"] = e.name;
+    entry["workspace_bytes"] = e.workspaceBytes;
+    entry["pointer_type"] = e.pointerType;
+    entries.append(entry);
+  }
+  py::list stages;
+  for (auto &[stage, text] : out.stages)
+    stages.append(py::make_tuple(stage, text));
+  d["stages"] = stages;
+  d["entries"] = entries;
   d["recipe"] = out.recipe;
   return d;
 }
@@ -388,46 +461,54 @@ PYBIND11_MODULE(_scaly, m) {
       .def("shape", [](const Graph &g, int32_t id) { return py::tuple(py::cast(g.node(id).shape)); })
       .def("dtype", [](const Graph &g, int32_t id) { return trace::dtypeName(g.node(id).dtype); })
       .def("input", [](Graph &g, int32_t pos, trace::Shape shape, const std::string &dtype) {
+        here(g);
         return g.input(pos, std::move(shape), trace::parseDType(dtype));
       })
       .def("constant", [](Graph &g, std::vector<double> values, trace::Shape shape,
                           const std::string &dtype) {
+        here(g);
         return g.constant(std::move(values), std::move(shape), trace::parseDType(dtype));
       })
       .def("constant_ints", [](Graph &g, std::vector<int64_t> values, trace::Shape shape,
                                const std::string &dtype) {
+        here(g);
         return g.constantInts(std::move(values), std::move(shape), trace::parseDType(dtype));
       })
       .def("binary", [](Graph &g, const std::string &op, int32_t a, int32_t b) {
+        here(g);
         return g.binary(binaryKind(op), a, b);
       })
-      .def("neg", &Graph::neg)
-      .def("math", &Graph::math)
-      .def("math2", &Graph::math2)
-      .def("compare", &Graph::compare)
-      .def("select", &Graph::select)
+      .def("neg", located(&Graph::neg))
+      .def("math", located(&Graph::math))
+      .def("math2", located(&Graph::math2))
+      .def("compare", located(&Graph::compare))
+      .def("select", located(&Graph::select))
       .def("cast", [](Graph &g, int32_t a, const std::string &dtype) {
+        here(g);
         return g.cast(a, trace::parseDType(dtype));
       })
-      .def("broadcast", &Graph::broadcast)
-      .def("reshape", &Graph::reshape)
-      .def("gather", &Graph::gather)
-      .def("concat", &Graph::concat)
-      .def("sum", &Graph::sum)
-      .def("concat_axis", &Graph::concatAxis)
-      .def("reduce", &Graph::reduce)
-      .def("slice", &Graph::slice)
-      .def("transpose", &Graph::transpose)
-      .def("matmul", &Graph::matmul)
+      .def("broadcast", located(&Graph::broadcast))
+      .def("reshape", located(&Graph::reshape))
+      .def("gather", located(&Graph::gather))
+      .def("concat", located(&Graph::concat))
+      .def("sum", located(&Graph::sum))
+      .def("concat_axis", located(&Graph::concatAxis))
+      .def("reduce", located(&Graph::reduce))
+      .def("slice", located(&Graph::slice))
+      .def("transpose", located(&Graph::transpose))
+      .def("matmul", located(&Graph::matmul))
       .def("call", [](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args) {
+        here(g);
         return g.call(std::move(fn), std::move(args));
       })
       .def("map", [](Graph &g, std::shared_ptr<trace::Function> fn, int64_t count,
                      std::vector<int32_t> args, std::vector<bool> mapped) {
+        here(g);
         return g.map(std::move(fn), count, std::move(args), std::move(mapped));
       }, py::arg("fn"), py::arg("count"), py::arg("args"), py::arg("mapped") = std::vector<bool>{})
       .def("scan", [](Graph &g, std::shared_ptr<trace::Function> fn, int64_t count,
                       std::vector<int32_t> args, std::vector<bool> mapped) {
+        here(g);
         return g.scan(std::move(fn), count, std::move(args), std::move(mapped));
       });
 

@@ -24,14 +24,33 @@ struct RenderOptions {
   /// the written operations, as NumPy computes them) or "fast" (the
   /// compilers' -ffp-contract=fast).
   std::string fpContract = "off";
+  /// Name of the module's files and header guard (empty: the first entry's).
+  std::string moduleName;
+  /// Record the IR before the first pass and after every pass
+  /// (RenderedModule::stages), through MLIR's pass instrumentation.
+  bool recordStages = false;
+};
+
+/// What the runtime needs of one exported entry, as data.
+struct RenderedEntry {
+  std::string name;
+  /// Bytes of `w` the entry needs (SZ_W elements of its pointer type).
+  int64_t workspaceBytes = 0;
+  /// The C type the entry's pointers point to: double, float or void.
+  std::string pointerType;
 };
 
 struct RenderedModule {
+  /// The module's name: its files are <name>.c and <name>.h.
   std::string name;
+  std::vector<RenderedEntry> entries;
   std::string source;
   std::string header;
   /// The recipe comment that opens both files.
   std::string recipe;
+  /// With RenderOptions::recordStages: (stage, IR text) in pipeline order,
+  /// from "input" (the traced expression module) through every pass.
+  std::vector<std::pair<std::string, std::string>> stages;
 };
 
 /// The lowering pipeline from the expression dialect to the program dialect:
@@ -39,6 +58,11 @@ struct RenderedModule {
 /// cse, plan-workspace.
 void buildLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef entry = "",
                            int64_t scalarizeLimit = 64);
+
+/// Pass instrumentation that calls `observe(pass argument, IR)` after every
+/// pass that runs on a module (the hook the visualizer records through).
+std::unique_ptr<mlir::PassInstrumentation>
+makeStageObserver(std::function<void(llvm::StringRef, std::string)> observe);
 
 /// Recipe comment text (without /* */) for `name` and `options`.
 std::string recipeText(llvm::StringRef name, const RenderOptions &options);

@@ -39,6 +39,9 @@ std::vector<std::string> portCNames(llvm::ArrayRef<std::string> names,
 /// for the entry, the header's `<entry>_SZ_*` macros and `<entry>_in/_out`.
 std::vector<std::string> moduleNames(llvm::StringRef entry,
                                      llvm::ArrayRef<std::string> procedures);
+/// The same for a module with several entries: every entry's names.
+std::vector<std::string> moduleNames(llvm::ArrayRef<std::string> entries,
+                                     llvm::ArrayRef<std::string> procedures);
 
 } // namespace scaly::c
 

@@ -61,6 +61,10 @@ struct Node {
   std::vector<double> values;
   /// The called Function of Call and Map nodes.
   std::shared_ptr<const Function> callee;
+  /// Where the Python operation was written: an index into Graph::files()
+  /// (-1: unknown) and a line. Not part of a node's identity or digest.
+  int32_t file = -1;
+  int32_t line = 0;
 };
 
 /// Names of elementwise functions, in the order of the expression dialect's
@@ -74,6 +78,10 @@ class Graph {
 public:
   const Node &node(int32_t id) const { return nodes_.at(id); }
   size_t size() const { return nodes_.size(); }
+
+  /// The source position given to the nodes created from now on.
+  void setLocation(const std::string &file, int32_t line);
+  const std::vector<std::string> &files() const { return files_; }
 
   int32_t input(int32_t position, Shape shape, DType dtype);
   /// A constant; for an integer or bool dtype every value must be an exact
@@ -125,6 +133,9 @@ public:
 private:
   std::vector<Node> nodes_;
   std::unordered_multimap<uint64_t, int32_t> interned_;
+  std::vector<std::string> files_;
+  std::unordered_map<std::string, int32_t> fileIds_;
+  int32_t file_ = -1, line_ = 0;
 
   int32_t add(Node n);
   const Node &checked(int32_t id) const;

@@ -281,11 +281,12 @@ private:
       }
       return operand(0, at);
     }
-    // Elementwise: operands have the result's shape.
+    // Elementwise: operands have the result's shape. The scalar op keeps the
+    // location of the op it computes (the Python line that wrote it).
     SmallVector<Value> args;
     for (unsigned k = 0; k < op->getNumOperands(); ++k)
       args.push_back(operand(k, idx));
-    return scalarOf(op, args, loc);
+    return scalarOf(op, args, op->getLoc());
   }
 
   /// Materialize `v` into the row-major buffer `dst` with one loop nest
@@ -354,7 +355,7 @@ private:
     SmallVector<Value> args;
     for (Value o : op->getOperands())
       args.push_back(elementFlat(o, lin, loc));
-    return scalarOf(op, args, loc);
+    return scalarOf(op, args, op->getLoc());
   }
 
   /// Element `idx` of a concatenation: picked from its part when the index

@@ -480,17 +480,16 @@ private:
 /// C names of a procedure's inputs and outputs (see c::portCNames), clear of
 /// every name the module defines.
 std::vector<std::string> portNames(pg::ProcOp proc) {
-  std::vector<std::string> names, procedures;
-  std::string entry;
+  std::vector<std::string> names, procedures, entries;
   auto module = proc->getParentOfType<ModuleOp>();
   for (auto p : module.getOps<pg::ProcOp>()) {
     procedures.push_back(p.getSymName().str());
     if (p.getEntry())
-      entry = p.getSymName().str();
+      entries.push_back(p.getSymName().str());
   }
   for (unsigned i = 0; i < proc.getNumInputs() + proc.getNumOutputs(); ++i)
     names.push_back(cast<StringAttr>(proc.getArgNames()[i]).str());
-  return c::portCNames(names, c::moduleNames(entry, procedures));
+  return c::portCNames(names, c::moduleNames(entries, procedures));
 }
 
 DictionaryAttr argAttrs(OpBuilder &b, StringRef name, bool isConst) {

@@ -164,6 +164,16 @@ std::vector<std::string> moduleNames(llvm::StringRef entry,
   return out;
 }
 
+std::vector<std::string> moduleNames(llvm::ArrayRef<std::string> entries,
+                                     llvm::ArrayRef<std::string> procedures) {
+  std::vector<std::string> out(procedures.begin(), procedures.end());
+  for (const std::string &e : entries) {
+    std::vector<std::string> one = moduleNames(llvm::StringRef(e), llvm::ArrayRef<std::string>());
+    out.insert(out.end(), one.begin(), one.end());
+  }
+  return out;
+}
+
 std::vector<std::string> portCNames(llvm::ArrayRef<std::string> names,
                                     llvm::ArrayRef<std::string> reserved) {
   llvm::StringSet<> used{"arg", "res", "iw", "w", "mem"};

@@ -35,7 +35,7 @@ from .. import _scaly
 from ..codegen import FP_CONTRACTS, render_native
 
 # Raise whenever generated code or the cache layout changes.
-CACHE_VERSION = "scaly-cache-2"
+CACHE_VERSION = "scaly-cache-3"
 
 _IMPORT_TIME = time.time()
 _VERSIONS = f"python {sys.version} numpy {np.__version__}"
@@ -338,13 +338,14 @@ def _build(cc, directory: Path, module):
             raise CompileError(str(e)) from None
         _write_atomic(artifact, data)
     meta = {"name": name, "artifact": artifact.name, "source_sha256": _sha256(source),
-            "header_sha256": _sha256(header), "artifact_sha256": _sha256(data)}
+            "header_sha256": _sha256(header), "artifact_sha256": _sha256(data),
+            "workspace_bytes": module.entries[0].workspace_bytes}
     _write_atomic(directory / "meta.json", json.dumps(meta).encode())
     return data
 
 
 def _verified_artifact(cc, directory: Path, name):
-    """(artifact bytes, header text) when the directory is complete and intact, else None."""
+    """(artifact bytes, workspace bytes) when the directory is complete and intact, else None."""
     meta = _read_json(directory / "meta.json")
     if not meta or meta.get("name") != name or meta.get("artifact") != _artifact_name(cc, name):
         return None
@@ -357,7 +358,10 @@ def _verified_artifact(cc, directory: Path, name):
     if (_sha256(source) != meta.get("source_sha256") or _sha256(header) != meta.get("header_sha256")
             or _sha256(data) != meta.get("artifact_sha256")):
         return None
-    return data, header.decode()
+    workspace = meta.get("workspace_bytes")
+    if type(workspace) is not int or not 0 <= workspace < 1 << 40:
+        return None
+    return data, workspace
 
 
 def _load(cc, directory: Path, name, data):
@@ -369,15 +373,6 @@ def _load(cc, directory: Path, name, data):
         return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value, lib
     obj = _scaly.jit_load(data, name)
     return obj.lookup(name), obj
-
-
-def _workspace_bytes(fn, header, name):
-    """Bytes of workspace the entry needs: SZ_W counts elements of w's type
-    (double, float, or bytes for void*)."""
-    marker = f"#define {name}_SZ_W "
-    start = header.index(marker) + len(marker)
-    count = int(header[start:header.index("\n", start)])
-    return count * {"double": 8, "float": 4, "void": 1}[_entry_type(fn)]
 
 
 def _load_or_build(cc, fn, root: Path, key, module):
@@ -435,7 +430,8 @@ def compile_function(fn):
             _COUNTERS["memory_hit"] += 1
         else:
             address, owner, directory = _load_or_build(cc, fn, root, key, module)
-            hit = (address, owner, _workspace_bytes(fn, module.header, module.name), module.name)
+            # The workspace size comes back from rendering as data.
+            hit = (address, owner, module.entries[0].workspace_bytes, module.name)
             if not recompiled:
                 _BY_KEY[(root, key)] = hit
             # Only code that matches the files on disk may be indexed under
@@ -463,10 +459,9 @@ def _from_index(cc, fn, root: Path, index_key):
     verified = _verified_artifact(cc, directory, name)
     if verified is None:
         return None  # deleted or damaged behind the entry: render and compile again
-    data, header = verified
+    data, workspace = verified
     try:
-        # The workspace size comes from the verified header, never the entry.
-        workspace = _workspace_bytes(fn, header, name)
+        # The workspace size comes from the verified meta.json, never the index entry.
         address, owner = _load(cc, directory, name, data)
     except (OSError, RuntimeError, AttributeError, ValueError):
         return None

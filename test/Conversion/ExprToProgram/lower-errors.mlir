@@ -66,3 +66,20 @@ expr.func @main(%z: tensor<2xi1>) -> tensor<2xi1> attributes {arg_names = ["z"],
 // expected-error @+1 {{has no expr.func to lower}}
 module {
 }
+
+// -----
+
+// Entries whose workspaces differ in type cannot share a kept callee.
+expr.func @a(%z: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["z"], res_names = ["y"], entry} {
+  %0 = expr.call @shared(%z) {block} : (tensor<2xf64>) -> tensor<2xf64>
+  expr.return %0 : tensor<2xf64>
+}
+expr.func @b(%z: tensor<2xf64>) -> tensor<2xf32> attributes {arg_names = ["z"], res_names = ["y"], entry} {
+  // expected-error @+1 {{'expr.call' op calls @shared from entries whose workspaces have different element types; export them from separate modules}}
+  %0 = expr.call @shared(%z) {block} : (tensor<2xf64>) -> tensor<2xf64>
+  %1 = expr.cast %0 : tensor<2xf64> to tensor<2xf32>
+  expr.return %1 : tensor<2xf32>
+}
+expr.func @shared(%z: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["z"], res_names = ["y"]} {
+  expr.return %z : tensor<2xf64>
+}

@@ -59,6 +59,12 @@ SmallVector<CallOp> inlineCall(CallOp call, FuncOp callee) {
   return nested;
 }
 
+/// The module's entries: the functions marked `entry`, else the first.
+bool isRoot(FuncOp f, ArrayRef<FuncOp> funcs) {
+  bool anyMarked = llvm::any_of(funcs, [](FuncOp g) { return g.getEntry(); });
+  return anyMarked ? f.getEntry() : f == funcs.front();
+}
+
 struct ExpandCallsPass : scaly::expr::impl::ExpandCallsBase<ExpandCallsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -70,8 +76,9 @@ struct ExpandCallsPass : scaly::expr::impl::ExpandCallsBase<ExpandCallsPass> {
     // would expand a chain of n nested calls n times).
     auto funcs = llvm::to_vector(module.getOps<FuncOp>());
     DenseSet<StringRef> kept;
-    if (!funcs.empty())
-      kept.insert(funcs.front().getSymName());
+    for (FuncOp f : funcs)
+      if (isRoot(f, funcs))
+        kept.insert(f.getSymName());
     module.walk([&](CallOp call) {
       if (call.getBlock())
         kept.insert(call.getCallee());
@@ -121,7 +128,8 @@ struct ExpandCallsPass : scaly::expr::impl::ExpandCallsBase<ExpandCallsPass> {
     std::vector<int64_t> ownOps(n, 0);
     std::vector<bool> procedure(n, false);
     std::vector<int> callers(n, 0);
-    procedure[0] = true;
+    for (size_t i = 0; i < n; ++i)
+      procedure[i] = isRoot(funcs[i], funcs);
     for (size_t i = 0; i < n; ++i) {
       bool ok = true;
       funcs[i].getBody().walk([&](Operation *op) {
@@ -181,14 +189,19 @@ struct ExpandCallsPass : scaly::expr::impl::ExpandCallsBase<ExpandCallsPass> {
     // attributes, so marking every call of a kept function suffices.
   }
 
-  /// Erase every function but the entry (the first) that the entry cannot
-  /// reach through the symbols its body (and those it reaches) refers to.
+  /// Erase every function that no entry can reach through the symbols its
+  /// body (and those it reaches) refers to.
   void eraseUnusedFunctions(ModuleOp module, SymbolTable &symbols) {
     auto funcs = llvm::to_vector(module.getOps<FuncOp>());
     if (funcs.empty())
       return;
-    DenseSet<Operation *> reached{funcs.front()};
-    SmallVector<FuncOp> work{funcs.front()};
+    DenseSet<Operation *> reached;
+    SmallVector<FuncOp> work;
+    for (FuncOp f : funcs)
+      if (isRoot(f, funcs)) {
+        reached.insert(f);
+        work.push_back(f);
+      }
     while (!work.empty()) {
       FuncOp f = work.pop_back_val();
       auto uses = SymbolTable::getSymbolUses(&f.getBody());
@@ -199,7 +212,7 @@ struct ExpandCallsPass : scaly::expr::impl::ExpandCallsBase<ExpandCallsPass> {
           if (reached.insert(callee).second)
             work.push_back(callee);
     }
-    for (FuncOp f : llvm::drop_begin(funcs))
+    for (FuncOp f : funcs)
       if (!reached.count(f))
         symbols.erase(f);
   }

@@ -1,0 +1,69 @@
+"""The lowering pipeline is observable: the IR after every pass, with Python locations."""
+
+import pytest
+
+import scaly as sc
+from scaly.codegen import render_c_module
+
+PASSES = ["scaly-map-to-loop", "scaly-expand-calls", "scaly-simplify", "cse",
+          "scaly-lower-to-program", "canonicalize", "cse", "scaly-plan-workspace",
+          "scaly-program-to-emitc"]
+
+MODEL = '''
+import scaly as sc
+
+@sc.function(sc.arg("x", 100), outputs=sc.arg("y"))
+def model(x):
+    y = (2 * x).sin()
+    return y + 1
+'''
+
+
+def load_model(tmp_path):
+    path = tmp_path / "my_model.py"
+    path.write_text(MODEL)
+    namespace = {}
+    exec(compile(MODEL, str(path), "exec"), namespace)
+    return namespace["model"], str(path)
+
+
+def test_every_pass_is_recorded_in_order(tmp_path):
+    model, _ = load_model(tmp_path)
+    module = render_c_module(model, record_stages=True)
+    names = [name for name, _ in module.stages]
+    assert names == ["input"] + PASSES
+    texts = dict(module.stages[:5])
+    assert "expr.func @model" in texts["input"] and "prog." not in texts["input"]
+    lowered = module.stages[5][1]
+    assert "prog.proc @model" in lowered and "expr." not in lowered
+    assert "emitc.func" in module.stages[-1][1]
+
+
+def test_locations_survive_every_pass(tmp_path):
+    model, path = load_model(tmp_path)
+    module = render_c_module(model, record_stages=True)
+    sin_line, add_line = f"{path}:6:0", f"{path}:7:0"
+    for name, text in module.stages[:-1]:
+        assert sin_line in text, name
+        assert add_line in text, name
+    # The scalar sin of the lowered loop carries the line that wrote it.
+    lowered = module.stages[5][1]
+    sin_op = next(line for line in lowered.splitlines() if "math.sin" in line)
+    assert sin_op.rstrip().endswith(sin_line)
+    add_op = next(line for line in lowered.splitlines() if "arith.addf" in line)
+    assert add_op.rstrip().endswith(add_line)
+
+
+def test_no_stages_unless_asked():
+    @sc.function(sc.arg("x", 3), outputs=sc.arg("y"))
+    def f(x):
+        return x * 2
+    assert render_c_module(f).stages == ()
+
+
+def test_record_stages_must_be_a_bool():
+    @sc.function(sc.arg("x", 3), outputs=sc.arg("y"))
+    def f(x):
+        return x * 2
+    with pytest.raises(ValueError, match="record_stages must be True or False"):
+        render_c_module(f, record_stages="yes")
