@@ -561,13 +561,11 @@ def test_int_division_does_not_crash_the_interpreter(cache, a, b):
 
 
 def test_port_named_like_a_macro(cache):
-    try:
-        fn = trace1(lambda x: 2.0 * x, sc.arg("NULL", 3), outputs=sc.arg("y"), name="twice")
-        out = fn(np.array([1.0, 2.0, 3.0]))
-    except ValueError as e:
-        assert "NULL" in str(e)
-    else:
-        np.testing.assert_array_equal(out, [2.0, 4.0, 6.0])
+    # A port may be named like a C macro: the C code renames it, the call works.
+    fn = trace1(lambda x: 2.0 * x, sc.arg("NULL", 3), outputs=sc.arg("y"), name="twice")
+    source = render_c_module(fn).source
+    assert "* NULL" not in source and "*NULL" not in source
+    np.testing.assert_array_equal(fn(np.array([1.0, 2.0, 3.0])), [2.0, 4.0, 6.0])
 
 
 def test_renamed_keyword_port_collides(cache):
