@@ -9,7 +9,7 @@ run. Cases (issue "structured IR", item 10):
   (b) sum(x), sumsqr(x)      n in 10 .. 10^6
   (c) A @ x, A @ B           n x n, n in 4 .. 256
   (d) a vmapped RK4 cart-pole step over n states, n in 10, 10^3, 10^5
-  (e) a scan of n Euler steps (not built yet: printed as such)
+  (e) a scan of n Euler steps of the cart-pole (sc.scan), n in 10, 10^3, 10^5
   (f) n unrolled Euler steps written as a Python for loop, n in 100, 10^3, 10^4
 """
 
@@ -115,21 +115,47 @@ def rk4(s, u):
 
 
 def rk4_numpy(S, U):
-    def dyn(s, u):
-        m_c, m_p, length, g = 1.0, 0.1, 0.5, 9.81
-        th, xd, thd = s[:, 1], s[:, 2], s[:, 3]
-        sin, cos = np.sin(th), np.cos(th)
-        denom = m_c + m_p * sin * sin
-        xdd = (u + m_p * sin * (length * thd * thd + g * cos)) / denom
-        thdd = (-u * cos - m_p * length * thd * thd * cos * sin - (m_c + m_p) * g * sin) / (
-            length * denom)
-        return np.stack([xd, thd, xdd, thdd], axis=1)
+    dyn = rk4_numpy.dyn
     h = 0.01
     k1 = dyn(S, U)
     k2 = dyn(S + h / 2 * k1, U)
     k3 = dyn(S + h / 2 * k2, U)
     k4 = dyn(S + h * k3, U)
     return S + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def _cartpole_numpy(s, u):
+    m_c, m_p, length, g = 1.0, 0.1, 0.5, 9.81
+    th, xd, thd = s[:, 1], s[:, 2], s[:, 3]
+    sin, cos = np.sin(th), np.cos(th)
+    denom = m_c + m_p * sin * sin
+    xdd = (u + m_p * sin * (length * thd * thd + g * cos)) / denom
+    thdd = (-u * cos - m_p * length * thd * thd * cos * sin - (m_c + m_p) * g * sin) / (
+        length * denom)
+    return np.stack([xd, thd, xdd, thdd], axis=1)
+
+
+rk4_numpy.dyn = _cartpole_numpy
+
+
+@sc.function(sc.arg("s", 4), sc.arg("u", ()), outputs=sc.arg("s_next"))
+def euler_cartpole(s, u):
+    return s + 0.01 * cartpole_dynamics(s, u)
+
+
+def scanned_euler(n):
+    @sc.function(sc.arg("s0", 4), sc.arg("U", n), outputs=sc.arg("sN"))
+    def f(s0, U):
+        final, _ = sc.scan(euler_cartpole, n)(s0, U)
+        return final
+    return f
+
+
+def scanned_euler_numpy(s0, U):
+    s = s0.copy()
+    for u in U:
+        s = s + 0.01 * rk4_numpy.dyn(s[None, :], u)[0]
+    return s
 
 
 def vmapped_rk4(n):
@@ -190,7 +216,12 @@ def main():
         S, U = rng.standard_normal((n, 4)), rng.standard_normal(n)
         fn, s = build(lambda: vmapped_rk4(n))
         row("(d) vmap rk4", n, fn, s, (S, U), rk4_numpy, opts.repeat)
-    print("(e) scan       not built yet (sc.scan is part of the structured IR issue, still open)")
+    for n in (10, 1000, 10 ** 5):
+        s0, U = rng.standard_normal(4), rng.standard_normal(n)
+        fn, s = build(lambda: scanned_euler(n))
+        # NumPy has no scan: a Python loop over NumPy steps (only timed for small n).
+        reference = scanned_euler_numpy if n <= 1000 else (lambda s0, U: fn(s0, U))
+        row("(e) scan", n, fn, s, (s0, U), reference, opts.repeat)
     if not opts.skip_unrolled:
         for n in (100, 1000, 10 ** 4):
             z0, us = rng.standard_normal(2), rng.standard_normal(n)
