@@ -46,9 +46,6 @@ std::string scalarCType(mlir::Type t);
 /// Print `module` (EmitC ops at the top level) as C source.
 mlir::LogicalResult printC(mlir::ModuleOp module, llvm::raw_ostream &os);
 
-/// Register the `--emit-c` translation with mlir-translate's registry.
-void registerEmitCTranslation();
-
 } // namespace scaly::c
 
 #endif
