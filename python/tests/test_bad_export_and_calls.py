@@ -61,12 +61,12 @@ def test_render_option_not_built_yet(option, match):
     (lambda v: v, "function"), (None, "NoneType"), ("scale", "str"),
 ])
 def test_render_a_non_function(value, kind):
-    with pytest.raises(TypeError, match=f"render_c_module: expected a scaly Function, got {kind}"):
+    with pytest.raises(TypeError, match=f"render_c_module: expected a scaly Function or a list of them, got {kind}"):
         render_c_module(value)
 
 
 def test_render_a_traced_core_object():
-    with pytest.raises(TypeError, match="expected a scaly Function, got TracedFunction"):
+    with pytest.raises(TypeError, match="expected a scaly Function or a list of them, got TracedFunction"):
         render_c_module(make_scale()._traced)
 
 
