@@ -50,12 +50,14 @@ double sinh(double); double cosh(double); double tanh(double);
 double exp(double); double log(double); double log1p(double); double expm1(double);
 double sqrt(double); double fabs(double); double floor(double); double ceil(double);
 double pow(double, double); double fmin(double, double); double fmax(double, double);
+double fmod(double, double);
 float sinf(float); float cosf(float); float tanf(float);
 float asinf(float); float acosf(float); float atanf(float); float atan2f(float, float);
 float sinhf(float); float coshf(float); float tanhf(float);
 float expf(float); float logf(float); float log1pf(float); float expm1f(float);
 float sqrtf(float); float fabsf(float); float floorf(float); float ceilf(float);
 float powf(float, float); float fminf(float, float); float fmaxf(float, float);
+float fmodf(float, float);
 #endif
 )";
 

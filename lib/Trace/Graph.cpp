@@ -15,7 +15,7 @@ namespace scaly::trace {
 const char *const kMathNames[17] = {"sin",  "cos",  "tan", "asin",  "acos", "atan",
                                     "sinh", "cosh", "tanh", "exp",  "log",  "log1p",
                                     "expm1", "sqrt", "abs", "floor", "ceil"};
-const char *const kMath2Names[4] = {"pow", "atan2", "fmin", "fmax"};
+const char *const kMath2Names[5] = {"pow", "atan2", "fmin", "fmax", "fmod"};
 const char *const kCmpNames[6] = {"lt", "le", "gt", "ge", "eq", "ne"};
 const char *const kReduceNames[4] = {"sum", "prod", "max", "min"};
 
@@ -322,7 +322,7 @@ int32_t Graph::math(const std::string &fn, int32_t a) {
 }
 
 int32_t Graph::math2(const std::string &fn, int32_t a, int32_t b) {
-  int code = lookupName(kMath2Names, 4, fn, "math function");
+  int code = lookupName(kMath2Names, 5, fn, "math function");
   auto [x, y] = unify(a, b, fn.c_str());
   const Node &nx = checked(x);
   if (!isFloat(nx.dtype))

@@ -244,14 +244,15 @@ def Expr_DivOp : Expr_BinaryOp<"div"> { let summary = "elementwise quotient"; }
 
 def Expr_Math2Fn : I32EnumAttr<"Math2Fn", "binary math function", [
     I32EnumAttrCase<"pow", 0>, I32EnumAttrCase<"atan2", 1>,
-    I32EnumAttrCase<"fmin", 2>, I32EnumAttrCase<"fmax", 3>]> {
+    I32EnumAttrCase<"fmin", 2>, I32EnumAttrCase<"fmax", 3>,
+    I32EnumAttrCase<"fmod", 4>]> {
   let cppNamespace = "::scaly::expr";
   let genSpecializedAttr = 0;
 }
 def Expr_Math2FnAttr : EnumAttr<Expr_Dialect, Expr_Math2Fn, "math2_fn">;
 
 def Expr_Math2Op : Expr_Op<"math2", [Pure, SameOperandsAndResultType]> {
-  let summary = "elementwise binary math function (pow, atan2, fmin, fmax)";
+  let summary = "elementwise binary math function (pow, atan2, fmin, fmax, fmod)";
   let arguments = (ins Expr_Math2FnAttr:$fn, Expr_FloatArray:$lhs, Expr_FloatArray:$rhs);
   let results = (outs Expr_FloatArray:$result);
   let assemblyFormat = "$fn $lhs `,` $rhs attr-dict `:` type($result)";

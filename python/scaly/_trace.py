@@ -129,6 +129,30 @@ class Expr:
     def __truediv__(self, o): return _true_divide(self, as_expr(o, self._g, like=self))
     def __rtruediv__(self, o): return _true_divide(as_expr(o, self._g, like=self), self)
 
+    def __and__(self, o): return _logical("&", self, o)
+    def __rand__(self, o): return _logical("&", o, self)
+    def __or__(self, o): return _logical("|", self, o)
+    def __ror__(self, o): return _logical("|", o, self)
+    def __xor__(self, o): return _logical("^", self, o)
+    def __rxor__(self, o): return _logical("^", o, self)
+
+    def __invert__(self):
+        if self.dtype != "bool":
+            raise TypeError(f"~ on {self.dtype} arrays is not supported (bitwise operations are "
+                            "not built); on bools it is logical not")
+        return self == False  # noqa: E712 - elementwise comparison, not a truth test
+
+    def __floordiv__(self, o): return floor_divide(self, o)
+    def __rfloordiv__(self, o): return floor_divide(o, self)
+    def __mod__(self, o): return remainder(self, o)
+    def __rmod__(self, o): return remainder(o, self)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _apply_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _apply_array_function(func, args, kwargs)
+
     def __neg__(self):
         if self.dtype.startswith("int"):
             return as_expr(0, self._g, like=self) - self
@@ -196,11 +220,22 @@ class Expr:
                              f"{self.ndim} axes")
         return Expr(self._g, self._g.transpose(self._id, axes))
 
-    def reshape(self, *shape):
-        """The same elements in row-major order with another shape; one -1 is inferred."""
+    def reshape(self, *shape, order="C"):
+        """The same elements with another shape; one -1 is inferred. `order="C"` (default)
+        reads and writes row-major, `order="F"` column-major (as NumPy and CasADi)."""
         if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
             shape = shape[0]
         shape = tuple(shape)
+        if order not in ("C", "F"):
+            raise ValueError(f"reshape: order must be 'C' or 'F', got {order!r}")
+        if order == "F":
+            # Column-major reshape: reverse the axes, reshape row-major, reverse back.
+            if shape.count(-1) == 1:
+                rest = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+                if rest == 0 or self.size % rest:
+                    raise ValueError(f"cannot reshape {self.shape} to {shape}")
+                shape = tuple(self.size // rest if d == -1 else d for d in shape)
+            return self.T.reshape(tuple(shape)[::-1]).T
         if shape.count(-1) > 1:
             raise ValueError(f"reshape: at most one dimension may be -1, got {shape}")
         if shape.count(-1) == 1:
@@ -340,6 +375,133 @@ def _basic_index(key, shape):
     return starts, steps, sizes, tuple(out_shape)
 
 
+def _logical(op, a, b):
+    """& | ^ on bool Exprs: logical and, or, xor (NumPy's meaning on bools)."""
+    graph = _graph_of(a, b)
+    a = as_expr(a, graph, like=b if isinstance(b, Expr) else None)
+    b = as_expr(b, graph, like=a)
+    if a.dtype != "bool" or b.dtype != "bool":
+        raise TypeError(f"{op} needs bool arrays (bitwise operations on {a.dtype}/{b.dtype} are not "
+                        "built); compare first, e.g. (x > 0) & (y < 1)")
+    if op == "&":
+        return Expr(graph, graph.binary("mul", a._id, b._id))
+    if op == "|":
+        return Expr(graph, graph.binary("add", a._id, b._id))
+    return a != b
+
+
+def _float_operands(a, b, what):
+    graph = _graph_of(a, b)
+    like = a if isinstance(a, Expr) else b
+    a, b = as_expr(a, graph, like=like), as_expr(b, graph, like=like)
+    if not a.dtype.startswith("float") or not b.dtype.startswith("float"):
+        if a.dtype.startswith("float") or b.dtype.startswith("float"):
+            dtype = a.dtype if a.dtype.startswith("float") else b.dtype
+            return graph, a.astype(dtype), b.astype(dtype)
+        raise TypeError(f"{what} on integer arrays is not built yet; use floats, e.g. "
+                        f"x.astype('float64') {what} y")
+    return graph, a, b
+
+
+def _signed_zero(negative, like):
+    """-0.0 where `negative` holds, else 0.0 (NumPy's copysign(0, ...))."""
+    return where_(negative, as_expr(-0.0, like._g, like=like), as_expr(0.0, like._g, like=like))
+
+
+def _divmod(a, b, what):
+    """NumPy's divmod for floats (npy_divmod): fmod, then the sign of the divisor."""
+    graph, a, b = _float_operands(a, b, what)
+    mod = Expr(graph, graph.math2("fmod", a._id, b._id))
+    div = (a - mod) / b
+    adjust = (mod != 0) & ((b < 0) != (mod < 0))
+    div = where_(adjust, div - 1, div)
+    mod = where_(adjust, mod + b, where_(mod == 0, _signed_zero(b < 0, b), mod))
+    return a, b, div, mod
+
+
+def floor_divide(a, b):
+    """a // b as NumPy computes it for floats (npy_divmod: from fmod, not floor(a / b))."""
+    a, b, div, _ = _divmod(a, b, "//")
+    floor = div.floor()
+    floor = where_(div - floor > 0.5, floor + 1, floor)
+    quotient = a / b
+    negative = (quotient < 0) | ((quotient == 0) & (1 / quotient < 0))
+    floor = where_(div == 0, _signed_zero(negative, div), floor)
+    # Division by zero gives a / b (inf or nan), as in NumPy.
+    return where_(b == 0, quotient, floor)
+
+
+def remainder(a, b):
+    """a % b with the sign of b, as NumPy's remainder for floats."""
+    return _divmod(a, b, "%")[3]
+
+
+def where_(cond, a, b):
+    from .ops import where
+    return where(cond, a, b)
+
+
+# NumPy ufuncs Scaly has, by name: np.sin(x) on an Expr is sc.sin(x).
+_UFUNC_METHODS = {"sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
+                  "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "exp": "exp",
+                  "log": "log", "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt",
+                  "absolute": "abs", "fabs": "abs", "floor": "floor", "ceil": "ceil"}
+_UFUNC_OPERATORS = {"add": "__add__", "subtract": "__sub__", "multiply": "__mul__",
+                    "divide": "__truediv__", "true_divide": "__truediv__", "power": "__pow__",
+                    "matmul": "__matmul__", "less": "__lt__", "less_equal": "__le__",
+                    "greater": "__gt__", "greater_equal": "__ge__", "equal": "__eq__",
+                    "not_equal": "__ne__", "floor_divide": "__floordiv__",
+                    "remainder": "__mod__", "logical_and": "__and__", "logical_or": "__or__",
+                    "logical_xor": "__xor__", "bitwise_and": "__and__", "bitwise_or": "__or__",
+                    "bitwise_xor": "__xor__"}
+
+
+def _apply_ufunc(ufunc, method, inputs, kwargs):
+    name = ufunc.__name__
+    if method != "__call__" or kwargs:
+        raise TypeError(f"np.{name}.{method} with {sorted(kwargs) or 'no'} keyword arguments is "
+                        "not supported on a traced Expr; call np."
+                        f"{name}(...) plainly or use the sc. function")
+    from . import ops
+    if name in _UFUNC_METHODS:
+        return getattr(ops, _UFUNC_METHODS[name])(inputs[0])
+    if name == "negative":
+        return -inputs[0]
+    if name == "positive":
+        return +inputs[0]
+    if name == "square":
+        return inputs[0] * inputs[0]
+    if name == "arctan2":
+        return ops.atan2(*inputs)
+    if name in ("fmin", "fmax"):
+        return getattr(ops, name)(*inputs)
+    if name == "logical_not" or name == "invert":
+        return ~as_expr(inputs[0], _graph_of(*inputs))
+    if name in _UFUNC_OPERATORS:
+        a, b = inputs
+        graph = _graph_of(a, b)
+        a = a if isinstance(a, Expr) else as_expr(a, graph, like=b)
+        return getattr(a, _UFUNC_OPERATORS[name])(b)
+    raise TypeError(f"np.{name} is not supported on a traced Expr; see the sc. functions "
+                    "(sc.sin, sc.where, sc.fmax, ...) for what Scaly provides")
+
+
+def _apply_array_function(func, args, kwargs):
+    from . import ops
+    name = func.__name__
+    table = {"sum": ops.sum, "prod": ops.prod, "max": ops.max, "amax": ops.max, "min": ops.min,
+             "amin": ops.min, "mean": ops.mean, "transpose": ops.transpose, "dot": ops.dot,
+             "matmul": ops.matmul, "stack": ops.stack, "concatenate": ops.concat,
+             "where": ops.where, "reshape": lambda a, *s, **k: a.reshape(*s, **k),
+             "ravel": lambda a: a.vec()}
+    if name not in table:
+        raise TypeError(f"np.{name} is not supported on a traced Expr; see the sc. functions "
+                        "for what Scaly provides")
+    if name == "concatenate" and "axis" in kwargs:
+        return ops.concat(*args, axis=kwargs["axis"])
+    return table[name](*args, **kwargs)
+
+
 def _math_method(name):
     def method(self):
         return Expr(self._g, self._g.math(name, self._id))
@@ -352,7 +514,19 @@ MATH_FUNCTIONS = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "
                   "log", "log1p", "expm1", "sqrt", "abs", "floor", "ceil")
 for _name in MATH_FUNCTIONS:
     setattr(Expr, _name, _math_method(_name))
-Expr.__abs__ = Expr.abs
+
+
+def _abs(self):
+    """Elementwise absolute value (integers too: as NumPy, the minimum stays itself)."""
+    if self.dtype in ("int32", "int64"):
+        return where_(self < 0, -self, self)
+    if self.dtype == "bool":
+        return self
+    return Expr(self._g, self._g.math("abs", self._id))
+
+
+Expr.abs = _abs
+Expr.__abs__ = _abs
 
 
 def _graph_of(*values):
@@ -433,6 +607,21 @@ def _true_divide(a, b):
 def pow_(base, exponent):
     """Elementwise power; small integer exponents become multiplications."""
     graph = _graph_of(base, exponent)
+    if isinstance(base, Expr) and isinstance(exponent, numbers.Integral) and \
+            not isinstance(exponent, bool) and exponent > 4 and base.dtype in ("int32", "int64"):
+        # Integer powers by repeated squaring: exact, wrapping as NumPy's do.
+        out, square, k = None, base, int(exponent)
+        while k:
+            if k & 1:
+                out = square if out is None else out * square
+            k >>= 1
+            if k:
+                square = square * square
+        return out
+    if isinstance(base, Expr) and isinstance(exponent, numbers.Integral) and exponent < 0 and \
+            base.dtype in ("int32", "int64"):
+        raise ValueError("Integers to negative integer powers are not allowed (as in NumPy); "
+                         "cast the base to float first")
     if isinstance(base, Expr) and isinstance(exponent, numbers.Integral) and 0 <= exponent <= 4:
         if exponent == 0:
             return as_expr(np.ones(base.shape), graph).astype(base.dtype) if base.shape else \

@@ -29,6 +29,9 @@ def _operands(values, what):
     values = list(values)
     if not values:
         raise ValueError(f"{what}: needs at least one array")
+    if what in ("stack", "concat") and not any(isinstance(v, Expr) for v in values):
+        # Only numbers: a constant, as NumPy builds it.
+        return values, None, None
     graph = _graph(values, what)
     return values, graph, [as_expr(v, graph) for v in values]
 
@@ -37,6 +40,8 @@ def stack(values, axis=0):
     """Stack arrays of equal shape along a new axis (default: leading)."""
     axis = _axis(axis, "stack")
     values, graph, _ = _operands(values, "stack")
+    if graph is None:
+        return np.stack([np.asarray(v) for v in values], axis=axis)
     # Numbers take the dtype of the Exprs among them when they convert exactly.
     like = next((v for v in values if isinstance(v, Expr)), None)
     exprs = [as_expr(v, graph, like=like) for v in values]
@@ -62,6 +67,8 @@ def concat(values, axis=0):
     """Join arrays along an existing axis (default: leading)."""
     axis = _axis(axis, "concat")
     values, graph, _ = _operands(values, "concat")
+    if graph is None:
+        return np.concatenate([np.asarray(v) for v in values], axis=axis)
     like = next((v for v in values if isinstance(v, Expr)), None)
     exprs = [as_expr(v, graph, like=like) for v in values]
     ndim = exprs[0].ndim

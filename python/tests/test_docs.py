@@ -175,7 +175,7 @@ def _listings():
         "generated-code.md": [
             rollout.source,
             between(spill, "static inline void inner_raw(", "\n#ifdef __cplusplus\n}"),
-            between(reads, "  g_raw(arg[0], w, NULL);", "  return SCALY_SUCCESS;"),
+            between(reads, "  g_raw(arg[0], res[0], NULL);", "  return SCALY_SUCCESS;"),
             between(rollout.header, "#define rollout_SZ_ARG", "typedef struct"),
         ],
         "lowering-hints.md": [between(expanded, "  for (", "  return SCALY_SUCCESS;")],

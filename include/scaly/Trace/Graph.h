@@ -70,7 +70,7 @@ struct Node {
 /// Names of elementwise functions, in the order of the expression dialect's
 /// MathFn / Math2Fn / CmpPredicate enums.
 extern const char *const kMathNames[17];
-extern const char *const kMath2Names[4];
+extern const char *const kMath2Names[5];
 extern const char *const kCmpNames[6];
 int lookupName(const char *const *names, int count, const std::string &name, const char *what);
 

@@ -108,20 +108,66 @@ private:
     if (auto reshape = v.getDefiningOp<ex::ReshapeOp>())
       if (reshape.getOperand().hasOneUse())
         hintDestination(reshape.getOperand(), ptr, block);
+    // The parts of a leading-axis concatenation (sc.stack) are produced in
+    // their place in the destination: results of kept calls need no copy.
+    if (auto concat = v.getDefiningOp<ex::ConcatOp>(); concat && concat.getAxis().value_or(0) == 0) {
+      int64_t offset = 0;
+      for (Value part : concat.getOperands()) {
+        int64_t n = ex::numElements(part.getType());
+        if (n > 0 && part.hasOneUse() && !destination.count(part)) {
+          Value at = offset == 0 ? ptr
+                                 : b.create<pg::OffsetOp>(part.getLoc(), ptr.getType(), ptr,
+                                                          Value(), b.getI64IntegerAttr(1),
+                                                          b.getI64IntegerAttr(offset));
+          hintDestination(part, at, block);
+        }
+        offset += n;
+      }
+    }
   }
 
   /// Element `k` of a lowered value, loading it when it lives in memory.
   Value element(const Stored &s, int64_t k, Location loc) {
     if (!s.inMemory())
       return s.elems[k];
-    auto key = std::make_tuple(b.getInsertionBlock(), s.ptr, k);
+    // A view (a pointer advanced by a constant) reads its base: x[2 + k]
+    // prints as x[2 + k] folded, never as (x + 2)[k].
+    Value ptr = s.ptr;
+    if (auto off = ptr.getDefiningOp<pg::OffsetOp>(); off && !off.getIndex()) {
+      k += off.getBias();
+      ptr = off.getBase();
+    }
+    auto key = std::make_tuple(b.getInsertionBlock(), ptr, k);
     auto it = loads.find(key);
     if (it != loads.end())
       return it->second;
-    Type elem = cast<pg::PtrType>(s.ptr.getType()).getElementType();
-    Value v = b.create<pg::LoadOp>(loc, elem, s.ptr, b.getI64IntegerAttr(k));
+    Type elem = cast<pg::PtrType>(ptr.getType()).getElementType();
+    Value v = b.create<pg::LoadOp>(loc, elem, ptr, b.getI64IntegerAttr(k));
     loads[key] = v;
     return v;
+  }
+
+  /// The element offset at which a slice of a row-major buffer starts, when
+  /// the slice is itself one contiguous row-major run (x[1:], X[k], M[2:4]).
+  static std::optional<int64_t> contiguousStart(ex::SliceOp o) {
+    SmallVector<int64_t> in = shapeOf(o.getOperand()), out = shapeOf(o);
+    ArrayRef<int64_t> starts = o.getStarts(), steps = o.getSteps();
+    if (ex::numElements(o.getType()) == 0)
+      return 0;
+    int64_t d = static_cast<int64_t>(in.size()) - 1;
+    // Inner axes taken whole.
+    while (d >= 0 && starts[d] == 0 && steps[d] == 1 && out[d] == in[d])
+      --d;
+    // One axis taken as a run, every outer axis at a single index.
+    if (d >= 0 && out[d] != 1 && steps[d] != 1)
+      return std::nullopt;
+    for (int64_t j = 0; j < d; ++j)
+      if (out[j] != 1)
+        return std::nullopt;
+    int64_t lin = 0;
+    for (size_t j = 0; j < in.size(); ++j)
+      lin = lin * in[j] + starts[j];
+    return lin;
   }
 
   SmallVector<Value> elements(Value v, Location loc) {
@@ -550,6 +596,30 @@ private:
       return lowerReduce(cast<ex::ReduceOp>(op));
     if (isa<ex::MatmulOp>(op))
       return lowerMatmul(cast<ex::MatmulOp>(op));
+    // A leading-axis concatenation whose parts were all produced in their
+    // place in its destination is that destination: nothing to copy.
+    if (auto concat = dyn_cast<ex::ConcatOp>(op); concat && concat.getAxis().value_or(0) == 0)
+      if (Value dst = destination.lookup(concat.getResult())) {
+        bool inPlace = llvm::all_of(concat.getOperands(), [&](Value part) {
+          return ex::numElements(part.getType()) == 0 ||
+                 (values[part].inMemory() && values[part].ptr == destination.lookup(part));
+        });
+        if (inPlace) {
+          values[concat.getResult()] = Stored{{}, dst};
+          return success();
+        }
+      }
+    // A contiguous slice of memory is a view: a pointer, nothing copied.
+    if (auto slice = dyn_cast<ex::SliceOp>(op); slice && values[slice.getOperand()].inMemory())
+      if (std::optional<int64_t> start = contiguousStart(slice)) {
+        Value base = values[slice.getOperand()].ptr;
+        Value view = *start == 0 ? base
+                                 : b.create<pg::OffsetOp>(loc, base.getType(), base, Value(),
+                                                          b.getI64IntegerAttr(1),
+                                                          b.getI64IntegerAttr(*start));
+        values[slice.getResult()] = Stored{{}, view};
+        return success();
+      }
     bool structural = isa<ex::BroadcastOp, ex::TransposeOp, ex::SliceOp>(op) ||
                       (isa<ex::ConcatOp>(op) && cast<ex::ConcatOp>(op).getAxis());
     bool large = op->getNumResults() == 1 && isLarge(op->getResult(0));
@@ -898,6 +968,7 @@ private:
     case ex::Math2Fn::atan2: return b.create<math::Atan2Op>(l, x, y);
     case ex::Math2Fn::fmin: return b.create<arith::MinNumFOp>(l, x, y);
     case ex::Math2Fn::fmax: return b.create<arith::MaxNumFOp>(l, x, y);
+    case ex::Math2Fn::fmod: return b.create<arith::RemFOp>(l, x, y);
     }
     llvm_unreachable("unknown binary math function");
   }

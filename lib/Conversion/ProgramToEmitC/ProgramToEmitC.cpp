@@ -421,6 +421,7 @@ private:
         })
         .Case([&](arith::MinNumFOp o) { return libm(o, "fmin"); })
         .Case([&](arith::MaxNumFOp o) { return libm(o, "fmax"); })
+        .Case([&](arith::RemFOp o) { return libm(o, "fmod"); })
         .Case([&](math::SinOp o) { return libm(o, "sin"); })
         .Case([&](math::CosOp o) { return libm(o, "cos"); })
         .Case([&](math::TanOp o) { return libm(o, "tan"); })

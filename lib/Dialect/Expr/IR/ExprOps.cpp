@@ -382,6 +382,7 @@ OpFoldResult Math2Op::fold(FoldAdaptor a) {
     case Math2Fn::atan2: return std::atan2(v[0], v[1]);
     case Math2Fn::fmin: return std::fmin(v[0], v[1]);
     case Math2Fn::fmax: return std::fmax(v[0], v[1]);
+    case Math2Fn::fmod: return std::fmod(v[0], v[1]);
     }
     llvm_unreachable("unknown binary math function");
   });
