@@ -125,3 +125,49 @@ def test_contiguous_slices_are_views_not_copies(cache):
     assert "#define shoot_SZ_W 0" in render_c_module(shoot).header
     Z, U = np.arange(20.0).reshape(10, 2), np.arange(10.0)
     np.testing.assert_array_equal(shoot(Z, U), Z * U[:, None])
+
+
+def test_workspace_does_not_grow_with_the_horizon(cache):
+    @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("zn"))
+    def step(z, u):
+        return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()]).block()
+
+    def horizon(n):
+        @sc.function(sc.arg("z0", 2), sc.arg("us", n), outputs=sc.arg("zn"))
+        def roll(z0, us):
+            z = z0
+            for k in range(n):
+                z = step(z * 0.5, us[k])  # a computed argument: spilled to a window
+            return z
+        return roll
+
+    sizes = [render_c_module(horizon(n)).entries[0].workspace_bytes for n in (5, 40)]
+    assert sizes[0] == sizes[1] and sizes[0] <= 4 * 64
+    roll = horizon(40)
+    z0, us = np.array([0.3, -0.2]), np.linspace(-1, 1, 40)
+    expected = z0.copy()
+    for u in us:
+        z = expected * 0.5
+        expected = np.array([z[0] + 0.1 * z[1], z[1] + 0.1 * np.sin(u)])
+    np.testing.assert_allclose(roll(z0, us), expected, rtol=1e-14)
+
+
+def test_huge_arrays_trace_and_render_in_constant_space():
+    # Issue finding: 10**7 elements used to crash the renderer; now the module is a loop.
+    for n in (10 ** 7, 2 ** 31 - 1):
+        @sc.function(sc.arg("x", n), outputs=sc.arg("y"))
+        def f(x):
+            return x * 2.0 + x.sum()
+        assert len(render_c_module(f).source) < 4000
+    with pytest.raises(ValueError, match="at most 2147483647 are supported"):
+        sc.arg("x", 2 ** 31)
+
+
+def test_sums_match_numpy_on_cancellation(cache):
+    # The finding's example: NumPy's pairwise order gives 1.0, a balanced tree 0.0.
+    values = np.array([1.0, 1e308, -1e308, 1.0, 0.0])
+
+    @sc.function(sc.arg("x", 5), outputs=sc.arg("s"))
+    def total(x):
+        return x.sum()
+    assert total(values) == np.sum(values) == 1.0

@@ -6,7 +6,9 @@
 // (in the callee's element type) placed after the caller's own windows and
 // prog.null to a callee that needs none, and sets `workspace` (bytes) to own
 // windows plus the largest callee need. A void* (none) workspace holds
-// windows of any element type.
+// windows of any element type. Windows here are stored to at the end of their
+// procedure, so their lifetimes overlap and none shares bytes (the last test
+// shows sharing).
 
 // CHECK-LABEL: prog.proc @leaf_raw(
 // CHECK-SAME:    workspace = 0 : i64
@@ -38,12 +40,17 @@ prog.proc @mid_raw(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f
     %c = prog.window %w size 9 : !prog.ptr<f64> -> !prog.ptr<f64>
   }
   prog.call @leaf_raw(%x, %y, %w) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
+  %z = arith.constant 0.0 : f64
+  prog.store %z to %a[0] : f64 into !prog.ptr<f64>
+  prog.store %z to %b[0] : f64 into !prog.ptr<f64>
   prog.return
 }
 prog.proc @main(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], input_sizes = array<i64: 2>, output_sizes = array<i64: 2>, entry} {
   %a = prog.window %w size 1 : !prog.ptr<f64> -> !prog.ptr<f64>
   prog.call @mid_raw(%x, %y, %w) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
   prog.call @leaf_raw(%x, %y, %w) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
+  %z = arith.constant 0.0 : f64
+  prog.store %z to %a[0] : f64 into !prog.ptr<f64>
   prog.return
 }
 
@@ -77,6 +84,9 @@ prog.proc @main32(%y: !prog.ptr<f32>, %w: !prog.ptr<f32>) attributes {arg_names 
   %b = prog.window %w size 16 : !prog.ptr<f32> -> !prog.ptr<f32>
   prog.call @leaf32_raw(%y, %w) : !prog.ptr<f32>, !prog.ptr<f32>
   prog.call @small32_raw(%y, %w) : !prog.ptr<f32>, !prog.ptr<f32>
+  %z = arith.constant 0.0 : f32
+  prog.store %z to %a[0] : f32 into !prog.ptr<f32>
+  prog.store %z to %b[0] : f32 into !prog.ptr<f32>
   prog.return
 }
 
@@ -93,5 +103,49 @@ prog.proc @mixed(%y: !prog.ptr<f64>, %w: !prog.ptr<none>) attributes {arg_names 
   %a = prog.window %w size 3 : !prog.ptr<none> -> !prog.ptr<f64>
   %b = prog.window %w size 1 : !prog.ptr<none> -> !prog.ptr<i1>
   %c = prog.window %w size 20 : !prog.ptr<none> -> !prog.ptr<i32>
+  %z = arith.constant 0.0 : f64
+  %t = arith.constant true
+  %k = arith.constant 0 : i32
+  prog.store %z to %a[0] : f64 into !prog.ptr<f64>
+  prog.store %t to %b[0] : i1 into !prog.ptr<i1>
+  prog.store %k to %c[0] : i32 into !prog.ptr<i32>
+  prog.return
+}
+
+// -----
+
+// Lifetimes: %a is dead once %b is defined (its last use comes first), so %b
+// takes %a's bytes; %c, of another size, gets its own. In @loop_live, %d is
+// read in every iteration, so it is live for the whole loop and %e, defined
+// inside it, cannot take its bytes.
+// CHECK-LABEL: prog.proc @reuse(
+// CHECK-SAME:    workspace = 192 : i64
+// CHECK:         prog.window %{{[^ ]*}} size 2 {offset = 0 : i64}
+// CHECK:         prog.window %{{[^ ]*}} size 2 {offset = 0 : i64}
+// CHECK:         prog.window %{{[^ ]*}} size 9 {offset = 64 : i64}
+// CHECK-LABEL: prog.proc @loop_live(
+// CHECK-SAME:    workspace = 128 : i64
+// CHECK:         prog.window %{{[^ ]*}} size 2 {offset = 0 : i64}
+// CHECK:         prog.window %{{[^ ]*}} size 2 {offset = 64 : i64}
+prog.proc @reuse(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
+  %z = arith.constant 0.0 : f64
+  %a = prog.window %w size 2 : !prog.ptr<f64> -> !prog.ptr<f64>
+  prog.store %z to %a[0] : f64 into !prog.ptr<f64>
+  %v = prog.load %a[1] : !prog.ptr<f64> -> f64
+  %b = prog.window %w size 2 : !prog.ptr<f64> -> !prog.ptr<f64>
+  prog.store %v to %b[0] : f64 into !prog.ptr<f64>
+  %c = prog.window %w size 9 : !prog.ptr<f64> -> !prog.ptr<f64>
+  prog.store %v to %c[8] : f64 into !prog.ptr<f64>
+  %u = prog.load %b[0] : !prog.ptr<f64> -> f64
+  prog.store %u to %y[0] : f64 into !prog.ptr<f64>
+  prog.return
+}
+prog.proc @loop_live(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
+  %d = prog.window %w size 2 : !prog.ptr<f64> -> !prog.ptr<f64>
+  prog.for %i = 0 to 3 {
+    %x = prog.load %d[0] : !prog.ptr<f64> -> f64
+    %e = prog.window %w size 2 : !prog.ptr<f64> -> !prog.ptr<f64>
+    prog.store %x to %e[0] : f64 into !prog.ptr<f64>
+  }
   prog.return
 }
