@@ -1,6 +1,7 @@
 //===- Graph.cpp - the traced expression graph ---------------------------===//
 
 #include "scaly/Trace/Graph.h"
+#include "scaly/Dialect/Expr/ExprDialect.h"
 #include "scaly/Dialect/Expr/ShapeRules.h"
 
 #include <algorithm>
@@ -11,13 +12,6 @@
 #include <functional>
 
 namespace scaly::trace {
-
-const char *const kMathNames[17] = {"sin",  "cos",  "tan", "asin",  "acos", "atan",
-                                    "sinh", "cosh", "tanh", "exp",  "log",  "log1p",
-                                    "expm1", "sqrt", "abs", "floor", "ceil"};
-const char *const kMath2Names[5] = {"pow", "atan2", "fmin", "fmax", "fmod"};
-const char *const kCmpNames[6] = {"lt", "le", "gt", "ge", "eq", "ne"};
-const char *const kReduceNames[4] = {"sum", "prod", "max", "min"};
 
 namespace rules = scaly::expr::shape;
 
@@ -50,13 +44,15 @@ std::string shapeString(const Shape &shape) {
   return s + ")";
 }
 
-int lookupName(const char *const *names, int count, const std::string &name, const char *what) {
-  for (int i = 0; i < count; ++i)
-    if (name == names[i])
-      return i;
+/// The value of the dialect enum `E` named `name`; an unknown name lists the
+/// known ones (the ODS definitions are the one list).
+template <typename E>
+static int32_t enumCode(const std::string &name, unsigned maxValue, const char *what) {
+  if (std::optional<E> e = expr::symbolizeEnum<E>(name))
+    return static_cast<int32_t>(*e);
   std::string known;
-  for (int i = 0; i < count; ++i)
-    known += (i ? ", " : "") + std::string(names[i]);
+  for (unsigned i = 0; i <= maxValue; ++i)
+    known += (i ? ", " : "") + expr::stringifyEnum(static_cast<E>(i)).str();
   throw std::invalid_argument(std::string("unknown ") + what + " '" + name + "': expected one of " +
                               known);
 }
@@ -311,7 +307,7 @@ int32_t Graph::neg(int32_t a) {
 }
 
 int32_t Graph::math(const std::string &fn, int32_t a) {
-  int code = lookupName(kMathNames, 17, fn, "math function");
+  int code = enumCode<expr::MathFn>(fn, expr::getMaxEnumValForMathFn(), "math function");
   const Node &na = checked(a);
   if (!isFloat(na.dtype))
     throw std::invalid_argument(fn + " needs a float array, got " + dtypeName(na.dtype) +
@@ -322,7 +318,7 @@ int32_t Graph::math(const std::string &fn, int32_t a) {
 }
 
 int32_t Graph::math2(const std::string &fn, int32_t a, int32_t b) {
-  int code = lookupName(kMath2Names, 5, fn, "math function");
+  int code = enumCode<expr::Math2Fn>(fn, expr::getMaxEnumValForMath2Fn(), "math function");
   auto [x, y] = unify(a, b, fn.c_str());
   const Node &nx = checked(x);
   if (!isFloat(nx.dtype))
@@ -333,7 +329,7 @@ int32_t Graph::math2(const std::string &fn, int32_t a, int32_t b) {
 }
 
 int32_t Graph::compare(const std::string &pred, int32_t a, int32_t b) {
-  int code = lookupName(kCmpNames, 6, pred, "comparison");
+  int code = enumCode<expr::CmpPredicate>(pred, expr::getMaxEnumValForCmpPredicate(), "comparison");
   auto [x, y] = unify(a, b, pred.c_str());
   Node n{OpKind::Cmp, DType::Bool, checked(x).shape, {x, y}};
   n.sub = code;
@@ -435,10 +431,11 @@ int32_t Graph::sum(int32_t a) {
 }
 
 int32_t Graph::reduce(const std::string &kindName, int32_t a, std::vector<int64_t> axes) {
-  auto kind = static_cast<ReduceKind>(lookupName(kReduceNames, 4, kindName, "reduction"));
+  auto kind = static_cast<expr::ReduceKind>(
+      enumCode<expr::ReduceKind>(kindName, expr::getMaxEnumValForReduceKind(), "reduction"));
   DType d = checked(a).dtype;
   // NumPy's accumulator types: sums and products of bools and int32 are int64.
-  bool widen = (kind == ReduceKind::Sum || kind == ReduceKind::Prod) &&
+  bool widen = (kind == expr::ReduceKind::sum || kind == expr::ReduceKind::prod) &&
                (d == DType::Bool || d == DType::I32);
   // max/min of bools are "any"/"all": computed on int32, cast back.
   bool boolExtreme = !widen && d == DType::Bool;
@@ -451,7 +448,7 @@ int32_t Graph::reduce(const std::string &kindName, int32_t a, std::vector<int64_
   Shape out = rules::reduce(na.shape, axes, error);
   if (!error.empty())
     throw std::invalid_argument(error);
-  if (kind != ReduceKind::Sum && kind != ReduceKind::Prod)
+  if (kind != expr::ReduceKind::sum && kind != expr::ReduceKind::prod)
     for (int64_t ax : axes)
       if (na.shape[ax] == 0)
         throw std::invalid_argument(std::string(kindName) +

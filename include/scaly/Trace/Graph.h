@@ -35,9 +35,6 @@ enum class OpKind : uint8_t {
   Slice, Transpose, Reduce, Matmul, Scan,
 };
 
-/// Reductions of OpKind::Reduce, in the order of the dialect's ReduceKind.
-enum class ReduceKind : int32_t { Sum, Prod, Max, Min };
-extern const char *const kReduceNames[4];
 
 struct Function;
 
@@ -67,12 +64,9 @@ struct Node {
   int32_t line = 0;
 };
 
-/// Names of elementwise functions, in the order of the expression dialect's
-/// MathFn / Math2Fn / CmpPredicate enums.
-extern const char *const kMathNames[17];
-extern const char *const kMath2Names[5];
-extern const char *const kCmpNames[6];
-int lookupName(const char *const *names, int count, const std::string &name, const char *what);
+// Math functions, comparisons and reductions are named by the expression
+// dialect's ODS enums (MathFn, Math2Fn, CmpPredicate, ReduceKind): a node's
+// `sub` holds the enum's value. The names are never listed here.
 
 class Graph {
 public:

@@ -259,6 +259,17 @@ private:
         inl = !writtenBetween(&block, writeEpoch.lookup(&op), writeEpoch.lookup(printedAt(user)),
                               bufferOf(read.getValue()));
       }
+      // A call that reads memory through a pointer argument (a reduction
+      // helper) is a read too: it stays in place when its buffer may be
+      // written before the statement that would print it.
+      if (auto call = dyn_cast<emitc::CallOpaqueOp>(&op); inl && call && call.getNumResults() == 1) {
+        Operation *user = *op.getResult(0).getUsers().begin();
+        int64_t from = writeEpoch.lookup(&op), to = writeEpoch.lookup(printedAt(user));
+        for (Value arg : call.getOperands())
+          if (isa<emitc::PointerType>(arg.getType()) && !isConstPointer(arg) &&
+              writtenBetween(&block, from, to, bufferOf(arg)))
+            inl = false;
+      }
       int depth = 1;
       for (Value v : op.getOperands())
         if (Operation *def = v.getDefiningOp(); def && inlinedMemo.lookup(def))
