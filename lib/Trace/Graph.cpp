@@ -28,21 +28,9 @@ DType parseDType(const std::string &name) {
 const char *dtypeName(DType d) { return kDTypeNames[static_cast<int>(d)]; }
 bool isFloat(DType d) { return d == DType::F64 || d == DType::F32; }
 
-int64_t numElements(const Shape &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-std::string shapeString(const Shape &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  if (shape.size() == 1)
-    s += ",";
-  return s + ")";
-}
+// Shapes print and count as the dialect's shape rules do (one definition).
+int64_t numElements(const Shape &shape) { return expr::shape::count(shape); }
+std::string shapeString(const Shape &shape) { return expr::shape::str(shape); }
 
 /// The value of the dialect enum `E` named `name`; an unknown name lists the
 /// known ones (the ODS definitions are the one list).
