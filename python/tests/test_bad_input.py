@@ -175,8 +175,6 @@ TRACE_CASES = [
                  esc("stack: element 1 has shape (2,), element 0 has (3,)"), id="stack-shapes"),
     pytest.param(vec(), lambda x: sc.stack([]), ValueError,
                  "stack: needs at least one array", id="stack-empty"),
-    pytest.param(vec(), lambda x: sc.stack([1.0, 2.0]), TypeError,
-                 "stack: at least one argument must be an Expr", id="stack-no-expr"),
     pytest.param(vec(), lambda x: sc.stack([x, x], axis=2), ValueError,
                  "stack: axis 2 is out of range for 2 dimensions", id="stack-axis"),
     pytest.param(vec(), lambda x: sc.concat([x[0], x[1]]), ValueError,
