@@ -100,9 +100,67 @@ def Prog_ForOp : Prog_Op<"for", [SingleBlockImplicitTerminator<"YieldOp">, Recur
   }];
 }
 
-def Prog_YieldOp : Prog_Op<"yield", [Pure, HasParent<"ForOp">, Terminator]> {
-  let summary = "end of a loop body";
+def Prog_YieldOp : Prog_Op<"yield", [Pure, ParentOneOf<["ForOp", "IfOp", "WhileOp"]>, Terminator]> {
+  let summary = "end of a loop body or of a branch";
   let assemblyFormat = "attr-dict";
+}
+
+def Prog_IfOp : Prog_Op<"if", [RecursiveMemoryEffects, NoRegionArguments,
+                               SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "if (condition) { then } else { else }: statements, no results";
+  let description = [{
+    Runs the `then` region when the condition holds, else the `else` region
+    (which may be left out). Values flow out through memory (stores), as in
+    C: the program dialect's statements have no results.
+  }];
+  let arguments = (ins I1:$condition);
+  let regions = (region SizedRegion<1>:$thenRegion, AnyRegion:$elseRegion);
+  let assemblyFormat = "$condition $thenRegion (`else` $elseRegion^)? attr-dict";
+}
+
+def Prog_WhileOp : Prog_Op<"while", [RecursiveMemoryEffects, NoRegionArguments]> {
+  let summary = "a while loop: for (;;) { before; if (!condition) break; body }";
+  let description = [{
+    Each trip runs `before`, which ends with `prog.condition %c`; the loop
+    ends when %c is false, else `body` (ending with `prog.yield`) runs and
+    the next trip starts. Solvers' iterations (until converged or a limit)
+    are written with it.
+  }];
+  let regions = (region SizedRegion<1>:$before, SizedRegion<1>:$body);
+  let assemblyFormat = "$before `do` $body attr-dict";
+  let hasVerifier = 1;
+}
+
+def Prog_ConditionOp : Prog_Op<"condition", [Pure, HasParent<"WhileOp">, Terminator]> {
+  let summary = "end of a while loop's `before` region: continue while the operand holds";
+  let arguments = (ins I1:$condition);
+  let assemblyFormat = "$condition attr-dict";
+}
+
+def Prog_ExternOp : Prog_Op<"extern", [Symbol]> {
+  let summary = "declaration of an external C function (a solver's wrapper, a library call)";
+  let description = [{
+    `prog.extern @name : (f64, !prog.ptr<const f64>) -> f64` declares
+    `double name(double, const double*);` in the module. With `header`, the
+    module includes that header instead of declaring the function itself.
+    Scalars are f64, f32, i32, i64 or i1; pointers are `!prog.ptr`; at most
+    one result.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<StrAttr>:$header);
+  let assemblyFormat = "$sym_name `:` $function_type attr-dict";
+  let hasVerifier = 1;
+}
+
+def Prog_CallExternOp : Prog_Op<"call_extern", [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "call an external C function declared with prog.extern";
+  let description = [{
+    The callee may read and write memory through its pointer arguments, so
+    the call is ordered with every load and store around it.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<AnyType>:$operands);
+  let results = (outs Optional<Prog_ScalarType>:$result);
+  let assemblyFormat = "$callee `(` $operands `)` attr-dict `:` functional-type($operands, results)";
 }
 
 def Prog_OffsetOp : Prog_Op<"offset", [Pure]> {

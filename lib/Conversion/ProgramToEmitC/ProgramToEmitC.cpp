@@ -352,6 +352,54 @@ private:
           b.create<emitc::CallOpaqueOp>(loc, TypeRange{}, fn, args);
           return success();
         })
+        .Case([&](pg::IfOp o) {
+          bool hasElse = !o.getElseRegion().empty();
+          auto branch = b.create<emitc::IfOp>(loc, get(o.getCondition()), /*addThenBlock=*/true,
+                                              /*addElseBlock=*/hasElse);
+          emitc::IfOp::ensureTerminator(branch.getThenRegion(), b, loc);
+          if (hasElse)
+            emitc::IfOp::ensureTerminator(branch.getElseRegion(), b, loc);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(branch.getThenRegion().front().getTerminator());
+          if (failed(translate(o.getThenRegion().front())))
+            return failure();
+          if (hasElse) {
+            b.setInsertionPoint(branch.getElseRegion().front().getTerminator());
+            if (failed(translate(o.getElseRegion().front())))
+              return failure();
+          }
+          return success();
+        })
+        .Case([&](pg::WhileOp o) {
+          // EmitC has no while loop: for (;;) { before; if (!c) break; body }.
+          b.create<emitc::VerbatimOp>(loc, "for (;;) {");
+          Block &before = o.getBefore().front();
+          if (failed(translate(before)))
+            return failure();
+          auto cond = cast<pg::ConditionOp>(before.getTerminator());
+          Value stop = b.create<emitc::LogicalNotOp>(loc, b.getI1Type(), get(cond.getCondition()));
+          auto exit = b.create<emitc::IfOp>(loc, stop, /*addThenBlock=*/true,
+                                            /*addElseBlock=*/false);
+          emitc::IfOp::ensureTerminator(exit.getThenRegion(), b, loc);
+          {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPoint(exit.getThenRegion().front().getTerminator());
+            b.create<emitc::VerbatimOp>(loc, "break;");
+          }
+          if (failed(translate(o.getBody().front())))
+            return failure();
+          b.create<emitc::VerbatimOp>(loc, "}");
+          return success();
+        })
+        .Case([&](pg::CallExternOp o) {
+          SmallVector<Value> args;
+          for (Value v : o.getOperands())
+            args.push_back(get(v));
+          auto call = b.create<emitc::CallOpaqueOp>(loc, o->getResultTypes(), o.getCallee(), args);
+          if (o.getResult())
+            map.map(o.getResult(), call.getResult(0));
+          return success();
+        })
         .Case([&](pg::WindowOp o) {
           map.map(o, window(get(o.getWorkspace()), o, loc));
           return success();
@@ -505,6 +553,24 @@ DictionaryAttr argAttrs(OpBuilder &b, StringRef name, bool isConst) {
 /// `static inline`.
 constexpr int kNoInlineCallSites = 8;
 
+/// `double name(double, const double*);` for an external function.
+std::string externPrototype(pg::ExternOp ext) {
+  auto cType = [](Type t) -> std::string {
+    if (auto p = dyn_cast<pg::PtrType>(t)) {
+      Type e = p.getElementType();
+      std::string elem = isa<NoneType>(e) ? "void" : (e.isInteger(1) ? "uint8_t" : c::scalarCType(e));
+      return (p.getReadonly() ? "const " : "") + elem + "*";
+    }
+    return c::scalarCType(t);
+  };
+  FunctionType type = ext.getFunctionType();
+  std::string s = type.getNumResults() ? cType(type.getResult(0)) : "void";
+  s += " " + ext.getSymName().str() + "(";
+  for (auto [i, t] : llvm::enumerate(type.getInputs()))
+    s += (i ? ", " : "") + cType(t);
+  return s + (type.getNumInputs() ? ");" : "void);");
+}
+
 struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> {
   using ProgramToEmitCBase::ProgramToEmitCBase;
   Helpers helpers;
@@ -538,6 +604,20 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     for (pg::ProcOp proc : procs)
       proc.walk([&](pg::CallOp call) { ++callSites[call.getCallee()]; });
 
+    // External functions: an #include of their header, else a prototype.
+    // (Erased at the end: the builder inserts before the module's first op.)
+    auto externs = llvm::to_vector(module.getOps<pg::ExternOp>());
+    for (pg::ExternOp ext : externs) {
+      if (auto header = ext.getHeader()) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(typedefs);
+        b.create<emitc::IncludeOp>(loc, *header, /*is_standard_include=*/false);
+      } else {
+        b.create<emitc::VerbatimOp>(loc, externPrototype(ext));
+      }
+    }
+    if (!externs.empty())
+      b.create<emitc::VerbatimOp>(loc, "");
     for (pg::ProcOp proc : procs) {
       if (failed(translateProc(b, proc, vectors)))
         return signalPassFailure();
@@ -554,6 +634,8 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     }
     for (pg::ProcOp proc : procs)
       proc.erase();
+    for (pg::ExternOp ext : externs)
+      ext.erase();
   }
 
   LogicalResult translateProc(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors) {

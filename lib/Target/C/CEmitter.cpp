@@ -448,7 +448,7 @@ private:
         else
           anyWrites[&block].push_back(epoch);
         ++epoch;
-      } else if (isa<emitc::CallOp, emitc::ForOp, emitc::VerbatimOp>(op) ||
+      } else if (isa<emitc::CallOp, emitc::ForOp, emitc::IfOp, emitc::VerbatimOp>(op) ||
                  (isa<emitc::CallOpaqueOp>(op) && op.getNumResults() == 0)) {
         anyWrites[&block].push_back(epoch);
         ++epoch;
@@ -481,7 +481,14 @@ private:
   LogicalResult printStatement(Operation *op, bool lastInFunction) {
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
         .Case([&](emitc::VerbatimOp v) {
-          line(v.getValue());
+          // A statement block opened and closed by verbatim text (a while
+          // loop's for (;;) { ... }) is indented like any other.
+          StringRef text = v.getValue();
+          if (text == "}")
+            --indent;
+          line(text);
+          if (text.ends_with("{"))
+            ++indent;
           return success();
         })
         .Case([&](emitc::AssignOp a) {
@@ -506,6 +513,20 @@ private:
           ++indent;
           LogicalResult ok = printBlock(*loop.getBody(), false);
           --indent;
+          line("}");
+          return ok;
+        })
+        .Case([&](emitc::IfOp branch) {
+          line("if (" + stripParens(expr(branch.getCondition())) + ") {");
+          ++indent;
+          LogicalResult ok = printBlock(branch.getThenRegion().front(), false);
+          --indent;
+          if (succeeded(ok) && !branch.getElseRegion().empty()) {
+            line("} else {");
+            ++indent;
+            ok = printBlock(branch.getElseRegion().front(), false);
+            --indent;
+          }
           line("}");
           return ok;
         })

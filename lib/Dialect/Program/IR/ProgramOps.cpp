@@ -232,6 +232,46 @@ LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &table) {
   return success();
 }
 
+LogicalResult WhileOp::verify() {
+  if (!isa<ConditionOp>(getBefore().front().getTerminator()))
+    return emitOpError("'before' region must end with prog.condition");
+  if (!isa<YieldOp>(getBody().front().getTerminator()))
+    return emitOpError("body must end with prog.yield");
+  return success();
+}
+
+static bool isExternType(Type t) {
+  return isa<PtrType>(t) || t.isF64() || t.isF32() || t.isInteger(32) || t.isInteger(64) ||
+         t.isInteger(1);
+}
+
+LogicalResult ExternOp::verify() {
+  FunctionType type = getFunctionType();
+  if (type.getNumResults() > 1)
+    return emitOpError("an external C function returns at most one value, got ")
+           << type.getNumResults();
+  for (Type t : llvm::concat<const Type>(type.getInputs(), type.getResults()))
+    if (!isExternType(t))
+      return emitOpError("type ") << t << " has no C form (expected f64, f32, i32, i64, i1 or "
+                                           "!prog.ptr)";
+  for (Type t : type.getResults())
+    if (isa<PtrType>(t))
+      return emitOpError("cannot return a pointer");
+  return success();
+}
+
+LogicalResult CallExternOp::verifySymbolUses(SymbolTableCollection &table) {
+  auto fn = table.lookupNearestSymbolFrom<ExternOp>(*this, getCalleeAttr());
+  if (!fn)
+    return emitOpError("calls '") << getCallee() << "', which is not declared with prog.extern";
+  FunctionType type = fn.getFunctionType();
+  if (TypeRange(getOperandTypes()) != TypeRange(type.getInputs()) ||
+      TypeRange(getResultTypes()) != TypeRange(type.getResults()))
+    return emitOpError("types do not match the declaration of @") << getCallee() << ": "
+                                                                  << type;
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   StringRef kind = getKind();
   if (kind != "sum" && kind != "prod" && kind != "max" && kind != "min")
