@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import scaly as sc
+from scaly.codegen import render_c_module
 
 import cdriver
 
@@ -570,3 +571,23 @@ def test_exported_c_matches_numpy(model, compiler, sanitize, workdir):
             np.testing.assert_array_equal(g, w, err_msg=name)
         else:
             np.testing.assert_allclose(g, w, err_msg=name, **_tol(w.dtype.name))
+
+
+def test_small_operand_of_a_loop_is_spilled_once_before_it(cache):
+    # A small array read at computed offsets inside a loop nest is written to the
+    # workspace once, before the nest, and later uses read that same copy.
+    @sc.function(sc.arg("x", (3, 1)), sc.arg("y", (1, 400)), outputs=(sc.arg("a"), sc.arg("b")))
+    def f(x, y):
+        x2 = x * 2.0
+        a = x2 + y
+        return a * a.sum(), x2 * 3.0
+
+    source = render_c_module(f).source
+    body = source[source.index("int f("):]
+    first_loop = body.index("for (")
+    assert body.count("t0[2] = ") == 1 and body.index("t0[2] = ") < first_loop
+    x, y = np.linspace(-1, 1, 3).reshape(3, 1), np.linspace(0, 2, 400).reshape(1, 400)
+    a, b = f(x, y)
+    expected = 2 * x + y
+    np.testing.assert_allclose(a, expected * expected.sum(), rtol=1e-13)
+    np.testing.assert_array_equal(b, 6 * x)

@@ -516,11 +516,27 @@ private:
     if (s.inMemory())
       return s.ptr;
     OpBuilder::InsertionGuard guard(b);
+    bool placed = false;
     for (size_t k = 0; k + 1 < scopes.size(); ++k)
       if (scopes[k].exprBlock == v.getParentBlock()) {
         b.setInsertionPoint(scopes[k + 1].openedBy);
+        placed = true;
         break;
       }
+    // Never inside a loop nest opened for a structured op (a small array read
+    // at computed offsets): written once before the nest, it also dominates
+    // every later use.
+    if (!placed) {
+      Operation *outermost = nullptr;
+      for (Operation *p = b.getInsertionBlock()->getParentOp(); p && isa<pg::ForOp>(p);
+           p = p->getParentOp()) {
+        if (llvm::any_of(scopes, [&](const Scope &s) { return s.openedBy == p; }))
+          break;
+        outermost = p;
+      }
+      if (outermost)
+        b.setInsertionPoint(outermost);
+    }
     Value window = newWindow(v.getType(), loc);
     writeTo(v, window, loc);
     values[v] = Stored{{}, window};
