@@ -128,11 +128,23 @@ struct Job {
 std::mutex jobsMutex;
 std::condition_variable jobsCv;
 int runningJobs = 0;
+/// Workers whose caller was interrupted: joined at exit and before a fork, so
+/// no worker thread is still ending (its thread-local MLIR and LLVM state
+/// being torn down) while the process tears down the shared context.
+std::vector<std::thread> pendingWorkers;
 
-/// Wait until no worker runs (interpreter exit and forks).
+/// Wait until no worker runs and every worker thread has ended (interpreter
+/// exit and forks).
 void joinJobs() {
-  std::unique_lock<std::mutex> l(jobsMutex);
-  jobsCv.wait(l, [] { return runningJobs == 0; });
+  std::vector<std::thread> pending;
+  {
+    std::unique_lock<std::mutex> l(jobsMutex);
+    jobsCv.wait(l, [] { return runningJobs == 0; });
+    pending.swap(pendingWorkers);
+  }
+  for (std::thread &t : pending)
+    if (t.joinable())
+      t.join();
 }
 
 /// Raise the pending Python exception if a signal handler raised one.
@@ -154,9 +166,11 @@ void runInterruptibly(std::function<void(const std::atomic<bool> &)> work,
     std::lock_guard<std::mutex> l(jobsMutex);
     ++runningJobs;
   }
+  std::thread worker;
   try {
-    std::thread([job, work = std::move(work)] {
+    worker = std::thread([job, work = std::move(work)]() mutable {
       work(job->cancel);
+      work = nullptr; // what the work owns is released on this thread, now
       {
         std::lock_guard<std::mutex> l(job->m);
         job->done = true;
@@ -167,7 +181,7 @@ void runInterruptibly(std::function<void(const std::atomic<bool> &)> work,
         --runningJobs;
       }
       jobsCv.notify_all();
-    }).detach();
+    });
     if (started)
       *started = true;
   } catch (...) {
@@ -175,15 +189,26 @@ void runInterruptibly(std::function<void(const std::atomic<bool> &)> work,
     --runningJobs;
     throw;
   }
-  while (true) {
-    {
-      py::gil_scoped_release release;
-      std::unique_lock<std::mutex> l(job->m);
-      if (job->cv.wait_for(l, std::chrono::milliseconds(20), [&] { return job->done; }))
-        break;
+  try {
+    while (true) {
+      {
+        py::gil_scoped_release release;
+        std::unique_lock<std::mutex> l(job->m);
+        if (job->cv.wait_for(l, std::chrono::milliseconds(20), [&] { return job->done; }))
+          break;
+      }
+      checkSignals(job.get());
     }
-    checkSignals(job.get());
+  } catch (...) {
+    // Interrupted: the worker ends on its own; exit and forks join it.
+    std::lock_guard<std::mutex> l(jobsMutex);
+    pendingWorkers.push_back(std::move(worker));
+    throw;
   }
+  // Finished: wait until the thread itself has ended (its thread-local state
+  // included) before returning.
+  py::gil_scoped_release release;
+  worker.join();
 }
 
 /// Take the context lock, checking for signals while waiting.
