@@ -131,14 +131,7 @@ struct EntryPorts {
 
 std::vector<EntryPorts> entryPorts(ModuleOp module) {
   std::vector<EntryPorts> out;
-  auto funcs = llvm::to_vector(module.getOps<expr::FuncOp>());
-  SmallVector<expr::FuncOp> roots;
-  for (expr::FuncOp f : funcs)
-    if (f.getEntry())
-      roots.push_back(f);
-  if (roots.empty() && !funcs.empty())
-    roots.push_back(funcs.front());
-  for (expr::FuncOp root : roots) {
+  for (expr::FuncOp root : expr::entryFunctions(module)) {
     EntryPorts e;
     e.name = root.getSymName().str();
     for (auto [t, n] : llvm::zip(root.getArgumentTypes(), root.getArgNames())) {

@@ -3,6 +3,7 @@
 #define SCALY_DIALECT_EXPR_EXPRDIALECT_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -27,6 +28,8 @@ namespace scaly::expr {
 int64_t numElements(mlir::Type type);
 /// C name of a math function for the given element type (sin / sinf).
 std::string cMathName(llvm::StringRef fn, mlir::Type elementType);
+/// The functions a module exports: those marked `entry`, else its first.
+llvm::SmallVector<FuncOp> entryFunctions(mlir::ModuleOp module);
 } // namespace scaly::expr
 
 #endif

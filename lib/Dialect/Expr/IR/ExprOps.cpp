@@ -48,6 +48,17 @@ int64_t scaly::expr::numElements(Type type) {
   return 1;
 }
 
+SmallVector<FuncOp> scaly::expr::entryFunctions(ModuleOp module) {
+  auto funcs = llvm::to_vector(module.getOps<FuncOp>());
+  SmallVector<FuncOp> entries;
+  for (FuncOp f : funcs)
+    if (f.getEntry())
+      entries.push_back(f);
+  if (entries.empty() && !funcs.empty())
+    entries.push_back(funcs.front());
+  return entries;
+}
+
 std::string scaly::expr::cMathName(StringRef fn, Type elementType) {
   std::string name = fn == "abs" ? "fabs" : fn.str();
   if (elementType.isF32())

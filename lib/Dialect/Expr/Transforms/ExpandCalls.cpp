@@ -59,10 +59,12 @@ SmallVector<CallOp> inlineCall(CallOp call, FuncOp callee) {
   return nested;
 }
 
-/// The module's entries: the functions marked `entry`, else the first.
-bool isRoot(FuncOp f, ArrayRef<FuncOp> funcs) {
-  bool anyMarked = llvm::any_of(funcs, [](FuncOp g) { return g.getEntry(); });
-  return anyMarked ? f.getEntry() : f == funcs.front();
+/// The module's entries (expr::entryFunctions) as a set.
+DenseSet<Operation *> rootsOf(ModuleOp module) {
+  DenseSet<Operation *> roots;
+  for (FuncOp f : entryFunctions(module))
+    roots.insert(f);
+  return roots;
 }
 
 struct ExpandCallsPass : scaly::expr::impl::ExpandCallsBase<ExpandCallsPass> {
@@ -75,9 +77,10 @@ struct ExpandCallsPass : scaly::expr::impl::ExpandCallsBase<ExpandCallsPass> {
     // so each expanded operation is copied once (expanding every function
     // would expand a chain of n nested calls n times).
     auto funcs = llvm::to_vector(module.getOps<FuncOp>());
+    DenseSet<Operation *> roots = rootsOf(module);
     DenseSet<StringRef> kept;
     for (FuncOp f : funcs)
-      if (isRoot(f, funcs))
+      if (roots.count(f))
         kept.insert(f.getSymName());
     module.walk([&](CallOp call) {
       if (call.getBlock())
@@ -116,6 +119,7 @@ struct ExpandCallsPass : scaly::expr::impl::ExpandCallsBase<ExpandCallsPass> {
   /// a cycle is left alone (the expansion below reports it).
   void keepOftenCopiedCallees(ModuleOp module, SymbolTable &symbols) {
     auto funcs = llvm::to_vector(module.getOps<FuncOp>());
+    DenseSet<Operation *> roots = rootsOf(module);
     if (funcs.size() < 2)
       return;
     DenseMap<Operation *, size_t> index;
@@ -129,7 +133,7 @@ struct ExpandCallsPass : scaly::expr::impl::ExpandCallsBase<ExpandCallsPass> {
     std::vector<bool> procedure(n, false);
     std::vector<int> callers(n, 0);
     for (size_t i = 0; i < n; ++i)
-      procedure[i] = isRoot(funcs[i], funcs);
+      procedure[i] = roots.count(funcs[i]);
     for (size_t i = 0; i < n; ++i) {
       bool ok = true;
       funcs[i].getBody().walk([&](Operation *op) {
@@ -193,12 +197,13 @@ struct ExpandCallsPass : scaly::expr::impl::ExpandCallsBase<ExpandCallsPass> {
   /// body (and those it reaches) refers to.
   void eraseUnusedFunctions(ModuleOp module, SymbolTable &symbols) {
     auto funcs = llvm::to_vector(module.getOps<FuncOp>());
+    DenseSet<Operation *> roots = rootsOf(module);
     if (funcs.empty())
       return;
     DenseSet<Operation *> reached;
     SmallVector<FuncOp> work;
     for (FuncOp f : funcs)
-      if (isRoot(f, funcs)) {
+      if (roots.count(f)) {
         reached.insert(f);
         work.push_back(f);
       }
