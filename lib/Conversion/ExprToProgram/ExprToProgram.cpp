@@ -13,6 +13,8 @@
 
 #include "scaly/Conversion/Passes.h"
 
+#include "ScalarOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
@@ -250,24 +252,25 @@ private:
     return lin;
   }
 
+  /// `ptr` advanced by the computed element offset `index`.
+  Value advanced(Value ptr, Value index, Location loc) {
+    return b.create<pg::OffsetOp>(loc, ptr.getType(), ptr, index, b.getI64IntegerAttr(1),
+                                  b.getI64IntegerAttr(0));
+  }
+
   /// Element at `idx` of a buffer of row-major elements.
   Value loadAt(Value ptr, Ix lin, Location loc) {
     if (lin.isConst())
       return element(Stored{{}, ptr}, lin.c, loc);
-    Value at = b.create<pg::OffsetOp>(loc, ptr.getType(), ptr, lin.v, b.getI64IntegerAttr(1),
-                                      b.getI64IntegerAttr(0));
     Type elem = cast<pg::PtrType>(ptr.getType()).getElementType();
-    return b.create<pg::LoadOp>(loc, elem, at, b.getI64IntegerAttr(0));
+    return b.create<pg::LoadOp>(loc, elem, advanced(ptr, lin.v, loc), b.getI64IntegerAttr(0));
   }
 
   void storeAt(Value x, Value ptr, Ix lin, Location loc) {
-    if (lin.isConst()) {
+    if (lin.isConst())
       b.create<pg::StoreOp>(loc, ValueRange{x}, ptr, b.getI64IntegerAttr(lin.c));
-      return;
-    }
-    Value at = b.create<pg::OffsetOp>(loc, ptr.getType(), ptr, lin.v, b.getI64IntegerAttr(1),
-                                      b.getI64IntegerAttr(0));
-    b.create<pg::StoreOp>(loc, ValueRange{x}, at, b.getI64IntegerAttr(0));
+    else
+      b.create<pg::StoreOp>(loc, ValueRange{x}, advanced(ptr, lin.v, loc), b.getI64IntegerAttr(0));
   }
 
   /// Element `idx` of `v`, computing a lazy value in place (fusion).
@@ -332,7 +335,7 @@ private:
     SmallVector<Value> args;
     for (unsigned k = 0; k < op->getNumOperands(); ++k)
       args.push_back(operand(k, idx));
-    return scalarOf(op, args, op->getLoc());
+    return lowering::scalarOf(b, op, args, op->getLoc());
   }
 
   /// Materialize `v` into the row-major buffer `dst` with one loop nest
@@ -401,7 +404,7 @@ private:
     SmallVector<Value> args;
     for (Value o : op->getOperands())
       args.push_back(elementFlat(o, lin, loc));
-    return scalarOf(op, args, op->getLoc());
+    return lowering::scalarOf(b, op, args, op->getLoc());
   }
 
   /// Element `idx` of a concatenation: picked from its part when the index
@@ -468,45 +471,6 @@ private:
     }
   }
 
-  /// The scalar form of an elementwise op on scalar operands.
-  Value scalarOf(Operation *op, ArrayRef<Value> a, Location l) {
-    Type elem = elementOf(op->getResult(0).getType());
-    bool isFloat = isa<FloatType>(elem);
-    bool isBool = elem.isInteger(1);
-    return llvm::TypeSwitch<Operation *, Value>(op)
-        .Case([&](ex::AddOp) -> Value {
-          if (isBool) return b.create<arith::OrIOp>(l, a[0], a[1]);
-          if (isFloat) return b.create<arith::AddFOp>(l, a[0], a[1]);
-          return b.create<arith::AddIOp>(l, a[0], a[1]);
-        })
-        .Case([&](ex::SubOp) -> Value {
-          if (isFloat) return b.create<arith::SubFOp>(l, a[0], a[1]);
-          return b.create<arith::SubIOp>(l, a[0], a[1]);
-        })
-        .Case([&](ex::MulOp) -> Value {
-          if (isBool) return b.create<arith::AndIOp>(l, a[0], a[1]);
-          if (isFloat) return b.create<arith::MulFOp>(l, a[0], a[1]);
-          return b.create<arith::MulIOp>(l, a[0], a[1]);
-        })
-        .Case([&](ex::DivOp) -> Value {
-          if (isFloat) return b.create<arith::DivFOp>(l, a[0], a[1]);
-          return b.create<arith::DivSIOp>(l, a[0], a[1]);
-        })
-        .Case([&](ex::NegOp) -> Value { return b.create<arith::NegFOp>(l, a[0]); })
-        .Case([&](ex::MathOp o) { return mathScalar(o.getFn(), a[0], l); })
-        .Case([&](ex::Math2Op o) { return math2Scalar(o.getFn(), a[0], a[1], l); })
-        .Case([&](ex::CmpOp o) {
-          return cmpScalar(o.getPredicate(), a[0], a[1], l);
-        })
-        .Case([&](ex::SelectOp) -> Value {
-          return b.create<arith::SelectOp>(l, a[0], a[1], a[2]);
-        })
-        .Case([&](ex::CastOp o) {
-          return castScalar(elementOf(o.getOperand().getType()), elem, a[0], l);
-        })
-        .Default([&](Operation *) -> Value { llvm_unreachable("not an elementwise op"); });
-  }
-
   /// A pointer to the elements of `v`, spilling them to the workspace when
   /// they are scalars. The spill goes where `v` is defined: for a value from
   /// outside the loop being lowered, just before the loop that encloses the
@@ -558,9 +522,6 @@ private:
     return newWindow(result.getType(), loc);
   }
 
-  Value constant(Type elem, Attribute value, Location loc) {
-    return b.create<arith::ConstantOp>(loc, elem, cast<TypedAttr>(value));
-  }
 
   LogicalResult lowerOps(Block &block) {
     for (Operation &op : block.without_terminator())
@@ -663,7 +624,7 @@ private:
       return success();
     }
     if (isElementwise(op)) {
-      elementwise(op, [&](ArrayRef<Value> a, Location l) { return scalarOf(op, a, l); });
+      elementwise(op, [&](ArrayRef<Value> a, Location l) { return lowering::scalarOf(b, op, a, l); });
       return success();
     }
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
@@ -678,7 +639,7 @@ private:
           auto attr = cast<DenseElementsAttr>(c.getValue());
           Type elem = elementOf(c.getType());
           for (Attribute a : attr.getValues<Attribute>())
-            s.elems.push_back(constant(elem, a, loc));
+            s.elems.push_back(lowering::constant(b, elem, a, loc));
           values[c] = s;
           return success();
         })
@@ -703,7 +664,7 @@ private:
         })
         .Case([&](ex::SumOp o) {
           SmallVector<Value> in = elements(o.getOperand(), loc);
-          values[o] = Stored{{combine(ex::ReduceKind::sum, in, elementOf(o.getType()), loc)}, {}};
+          values[o] = Stored{{lowering::combine(b, ex::ReduceKind::sum, in, elementOf(o.getType()), loc)}, {}};
           return success();
         })
         .Case([&](ex::CallOp o) { return lowerCall(o); })
@@ -719,7 +680,7 @@ private:
 
   Value splatScalar(ex::ConstantOp c, Location loc) {
     auto attr = cast<DenseElementsAttr>(c.getValue());
-    return constant(elementOf(c.getType()), attr.getSplatValue<Attribute>(), loc);
+    return lowering::constant(b, elementOf(c.getType()), attr.getSplatValue<Attribute>(), loc);
   }
 
   /// Refusals that hold whatever the size.
@@ -734,85 +695,6 @@ private:
   //===--------------------------------------------------------------------===//
   // Reductions and matrix products
   //===--------------------------------------------------------------------===//
-
-  /// Combine scalars in the order the module's helpers use: NumPy's pairwise
-  /// blocking for float sums (sequential below 8 terms, 8 partial sums up to
-  /// 128, halves above), left to right for the rest.
-  Value combine(ex::ReduceKind kind, ArrayRef<Value> in, Type elem, Location loc) {
-    bool isFloat = isa<FloatType>(elem);
-    if (in.empty()) {
-      Attribute one = isFloat ? Attribute(b.getFloatAttr(elem, 1.0)) : b.getIntegerAttr(elem, 1);
-      return constant(elem, kind == ex::ReduceKind::prod ? one : b.getZeroAttr(elem), loc);
-    }
-    if (kind == ex::ReduceKind::sum && isFloat)
-      return pairwiseSum(in, loc);
-    Value acc = in[0];
-    for (Value x : in.drop_front())
-      acc = combine2(kind, acc, x, loc);
-    return acc;
-  }
-
-  Value combine2(ex::ReduceKind kind, Value acc, Value x, Location l) {
-    bool isFloat = isa<FloatType>(acc.getType());
-    switch (kind) {
-    case ex::ReduceKind::sum:
-      return isFloat ? Value(b.create<arith::AddFOp>(l, acc, x)) : b.create<arith::AddIOp>(l, acc, x);
-    case ex::ReduceKind::prod:
-      return isFloat ? Value(b.create<arith::MulFOp>(l, acc, x)) : b.create<arith::MulIOp>(l, acc, x);
-    case ex::ReduceKind::max:
-    case ex::ReduceKind::min: {
-      bool isMax = kind == ex::ReduceKind::max;
-      // Keep acc when it is NaN or not beaten: NaN propagates as in NumPy.
-      Value keep;
-      if (isFloat) {
-        Value better = b.create<arith::CmpFOp>(
-            l, isMax ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OLE, acc, x);
-        Value nan = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNE, acc, acc);
-        keep = b.create<arith::OrIOp>(l, better, nan);
-      } else {
-        keep = b.create<arith::CmpIOp>(
-            l, isMax ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, acc, x);
-      }
-      return b.create<arith::SelectOp>(l, keep, acc, x);
-    }
-    }
-    llvm_unreachable("unknown reduction");
-  }
-
-  /// NumPy's pairwise summation of in (blocks of 8192 added in order).
-  Value pairwiseSum(ArrayRef<Value> in, Location loc) {
-    Value total;
-    for (size_t k = 0; k < in.size(); k += 8192) {
-      Value part = pairwiseBlock(in.slice(k, std::min<size_t>(8192, in.size() - k)), loc);
-      total = total ? Value(b.create<arith::AddFOp>(loc, total, part)) : part;
-    }
-    return total;
-  }
-
-  Value pairwiseBlock(ArrayRef<Value> a, Location loc) {
-    auto add = [&](Value x, Value y) -> Value { return b.create<arith::AddFOp>(loc, x, y); };
-    size_t n = a.size();
-    if (n < 8) {
-      Value r = a[0];
-      for (size_t i = 1; i < n; ++i)
-        r = add(r, a[i]);
-      return r;
-    }
-    if (n <= 128) {
-      SmallVector<Value> r(a.begin(), a.begin() + 8);
-      size_t i = 8;
-      for (; i < n - n % 8; i += 8)
-        for (size_t k = 0; k < 8; ++k)
-          r[k] = add(r[k], a[i + k]);
-      Value res = add(add(add(r[0], r[1]), add(r[2], r[3])), add(add(r[4], r[5]), add(r[6], r[7])));
-      for (; i < n; ++i)
-        res = add(res, a[i]);
-      return res;
-    }
-    size_t n2 = n / 2;
-    n2 -= n2 % 8;
-    return add(pairwiseBlock(a.take_front(n2), loc), pairwiseBlock(a.drop_front(n2), loc));
-  }
 
   static StringRef reduceName(ex::ReduceKind kind) { return ex::stringifyReduceKind(kind); }
 
@@ -840,7 +722,7 @@ private:
                                                                               : outIdx[oi++]);
           terms.push_back(elementAt(in, full, loc));
         }
-        out.elems.push_back(combine(o.getKind(), terms, elem, loc));
+        out.elems.push_back(lowering::combine(b, o.getKind(), terms, elem, loc));
       }
       values[o] = std::move(out);
       return success();
@@ -947,9 +829,9 @@ private:
                                                    : Value(b.create<arith::MulIOp>(loc, x, y)));
             }
             // An empty inner axis sums nothing: zero, as NumPy gives.
-            Value acc = terms.empty() ? constant(elem, b.getZeroAttr(elem), loc) : terms[0];
+            Value acc = terms.empty() ? lowering::constant(b, elem, b.getZeroAttr(elem), loc) : terms[0];
             for (size_t t = 1; t < terms.size(); ++t)
-              acc = combine2(ex::ReduceKind::sum, acc, terms[t], loc);
+              acc = lowering::combine2(b, ex::ReduceKind::sum, acc, terms[t], loc);
             out.elems.push_back(acc);
           }
       values[o] = std::move(out);
@@ -976,84 +858,6 @@ private:
     };
     b.create<pg::MatmulOp>(loc, at(pa, m * k), at(pb, k * n), at(mem, m * n), m, k, n);
     return success();
-  }
-
-  Value math2Scalar(ex::Math2Fn fn, Value x, Value y, Location l) {
-    switch (fn) {
-    case ex::Math2Fn::pow: return b.create<math::PowFOp>(l, x, y);
-    case ex::Math2Fn::atan2: return b.create<math::Atan2Op>(l, x, y);
-    case ex::Math2Fn::fmin: return b.create<arith::MinNumFOp>(l, x, y);
-    case ex::Math2Fn::fmax: return b.create<arith::MaxNumFOp>(l, x, y);
-    case ex::Math2Fn::fmod: return b.create<arith::RemFOp>(l, x, y);
-    }
-    llvm_unreachable("unknown binary math function");
-  }
-
-  Value mathScalar(ex::MathFn fn, Value x, Location l) {
-    switch (fn) {
-    case ex::MathFn::sin: return b.create<math::SinOp>(l, x);
-    case ex::MathFn::cos: return b.create<math::CosOp>(l, x);
-    case ex::MathFn::tan: return b.create<math::TanOp>(l, x);
-    case ex::MathFn::asin: return b.create<math::AsinOp>(l, x);
-    case ex::MathFn::acos: return b.create<math::AcosOp>(l, x);
-    case ex::MathFn::atan: return b.create<math::AtanOp>(l, x);
-    case ex::MathFn::sinh: return b.create<math::SinhOp>(l, x);
-    case ex::MathFn::cosh: return b.create<math::CoshOp>(l, x);
-    case ex::MathFn::tanh: return b.create<math::TanhOp>(l, x);
-    case ex::MathFn::exp: return b.create<math::ExpOp>(l, x);
-    case ex::MathFn::log: return b.create<math::LogOp>(l, x);
-    case ex::MathFn::log1p: return b.create<math::Log1pOp>(l, x);
-    case ex::MathFn::expm1: return b.create<math::ExpM1Op>(l, x);
-    case ex::MathFn::sqrt: return b.create<math::SqrtOp>(l, x);
-    case ex::MathFn::abs: return b.create<math::AbsFOp>(l, x);
-    case ex::MathFn::floor: return b.create<math::FloorOp>(l, x);
-    case ex::MathFn::ceil: return b.create<math::CeilOp>(l, x);
-    }
-    llvm_unreachable("unknown math function");
-  }
-
-  Value cmpScalar(ex::CmpPredicate pred, Value x, Value y, Location l) {
-    if (isa<FloatType>(x.getType())) {
-      static const arith::CmpFPredicate fp[] = {
-          arith::CmpFPredicate::OLT, arith::CmpFPredicate::OLE, arith::CmpFPredicate::OGT,
-          arith::CmpFPredicate::OGE, arith::CmpFPredicate::OEQ, arith::CmpFPredicate::UNE};
-      return b.create<arith::CmpFOp>(l, fp[static_cast<int>(pred)], x, y);
-    }
-    // Bools order as 0 < 1: unsigned predicates (signed ones make true -1).
-    static const arith::CmpIPredicate ip[] = {
-        arith::CmpIPredicate::slt, arith::CmpIPredicate::sle, arith::CmpIPredicate::sgt,
-        arith::CmpIPredicate::sge, arith::CmpIPredicate::eq, arith::CmpIPredicate::ne};
-    static const arith::CmpIPredicate up[] = {
-        arith::CmpIPredicate::ult, arith::CmpIPredicate::ule, arith::CmpIPredicate::ugt,
-        arith::CmpIPredicate::uge, arith::CmpIPredicate::eq, arith::CmpIPredicate::ne};
-    bool isBool = x.getType().isInteger(1);
-    return b.create<arith::CmpIOp>(l, (isBool ? up : ip)[static_cast<int>(pred)], x, y);
-  }
-
-  Value castScalar(Type from, Type to, Value x, Location l) {
-    if (from == to)
-      return x;
-    auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
-    if (fromF && toF)
-      return fromF.getWidth() < toF.getWidth() ? Value(b.create<arith::ExtFOp>(l, to, x))
-                                               : Value(b.create<arith::TruncFOp>(l, to, x));
-    if (toF && from.isInteger(1))
-      return b.create<arith::UIToFPOp>(l, to, x);
-    if (toF)
-      return b.create<arith::SIToFPOp>(l, to, x);
-    if (to.isInteger(1)) {
-      Value zero = constant(from, b.getZeroAttr(from), l);
-      if (fromF)
-        return b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNE, x, zero);
-      return b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ne, x, zero);
-    }
-    if (fromF)
-      return b.create<arith::FPToSIOp>(l, to, x);
-    unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
-    if (fw < tw)
-      return from.isInteger(1) ? Value(b.create<arith::ExtUIOp>(l, to, x))
-                               : Value(b.create<arith::ExtSIOp>(l, to, x));
-    return b.create<arith::TruncIOp>(l, to, x);
   }
 
   /// A call that kept the block hint becomes a prog.call of the callee's
@@ -1235,20 +1039,15 @@ struct LowerToProgramPass : scaly::impl::LowerToProgramBase<LowerToProgramPass> 
     }
     // Entries: the functions marked `entry`, else the one the option names,
     // else the first.
-    SmallVector<ex::FuncOp> roots;
-    for (ex::FuncOp f : funcs)
-      if (f.getEntry())
-        roots.push_back(f);
-    if (roots.empty()) {
-      ex::FuncOp root = funcs.front();
-      if (!entry.empty()) {
-        root = symbols.lookup<ex::FuncOp>(entry);
-        if (!root) {
-          module.emitError("entry function '") << entry << "' is not an expr.func of the module";
-          return signalPassFailure();
-        }
+    SmallVector<ex::FuncOp> roots = ex::entryFunctions(module);
+    bool marked = llvm::any_of(funcs, [](ex::FuncOp f) { return f.getEntry(); });
+    if (!marked && !entry.empty()) {
+      ex::FuncOp root = symbols.lookup<ex::FuncOp>(entry);
+      if (!root) {
+        module.emitError("entry function '") << entry << "' is not an expr.func of the module";
+        return signalPassFailure();
       }
-      roots.push_back(root);
+      roots = {root};
     }
     // Procedures needed: the entries and, transitively, every callee of a
     // kept call (a `<name>_raw` procedure, also when the callee is an entry
