@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import numbers
 
 import numpy as np
@@ -25,26 +24,27 @@ def _axis(axis, what):
 
 
 def _operands(values, what):
-    """The Exprs of a non-empty list of arrays, numbers made constants of their graph."""
-    values = list(values)
+    """The Exprs of a non-empty list of arrays, or None when none is an Expr.
+
+    Numbers take the dtype of the Exprs among them when they convert exactly.
+    """
     if not values:
         raise ValueError(f"{what}: needs at least one array")
-    if what in ("stack", "concat") and not any(isinstance(v, Expr) for v in values):
-        # Only numbers: a constant, as NumPy builds it.
-        return values, None, None
+    like = next((v for v in values if isinstance(v, Expr)), None)
+    if like is None:
+        return None  # only numbers: the caller builds a NumPy constant
     graph = _graph(values, what)
-    return values, graph, [as_expr(v, graph) for v in values]
+    return [as_expr(v, graph, like=like) for v in values]
 
 
 def stack(values, axis=0):
     """Stack arrays of equal shape along a new axis (default: leading)."""
     axis = _axis(axis, "stack")
-    values, graph, _ = _operands(values, "stack")
-    if graph is None:
+    values = list(values)
+    exprs = _operands(values, "stack")
+    if exprs is None:
         return np.stack([np.asarray(v) for v in values], axis=axis)
-    # Numbers take the dtype of the Exprs among them when they convert exactly.
-    like = next((v for v in values if isinstance(v, Expr)), None)
-    exprs = [as_expr(v, graph, like=like) for v in values]
+    graph = exprs[0]._g
     shape = exprs[0].shape
     for i, e in enumerate(exprs):
         if e.shape != shape:
@@ -66,11 +66,11 @@ def stack(values, axis=0):
 def concat(values, axis=0):
     """Join arrays along an existing axis (default: leading)."""
     axis = _axis(axis, "concat")
-    values, graph, _ = _operands(values, "concat")
-    if graph is None:
+    values = list(values)
+    exprs = _operands(values, "concat")
+    if exprs is None:
         return np.concatenate([np.asarray(v) for v in values], axis=axis)
-    like = next((v for v in values if isinstance(v, Expr)), None)
-    exprs = [as_expr(v, graph, like=like) for v in values]
+    graph = exprs[0]._g
     ndim = exprs[0].ndim
     if ndim == 0:
         raise ValueError("concat: scalars have no axis to join; use sc.stack")
