@@ -19,6 +19,7 @@ using namespace mlir;
 namespace scaly::codegen {
 
 void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarizeLimit) {
+  pm.addPass(expr::createDifferentiate());
   pm.addPass(expr::createMapToLoop());
   pm.addPass(expr::createExpandCalls());
   pm.addPass(expr::createSimplify());

@@ -203,6 +203,29 @@ private:
       }
       return SmallVector<Value, 1>(op->getResults());
     }
+    case OpKind::Jvp:
+    case OpKind::Vjp: {
+      const Function &callee = *n.callee;
+      StringRef sym = symbolFor(callee);
+      SmallVector<Value> args;
+      for (size_t k = 0; k < n.operands.size(); ++k)
+        args.push_back(operand(k));
+      size_t nin = callee.inputs.size();
+      SmallVector<bool> wrt(n.ints.begin(), n.ints.begin() + nin);
+      SmallVector<Type> results;
+      if (n.kind == OpKind::Jvp) {
+        for (const Port &p : callee.outputs)
+          results.push_back(tensorType(ctx, p.shape, p.dtype));
+        return SmallVector<Value, 1>(
+            b.create<expr::JvpOp>(loc, results, sym, args, wrt)->getResults());
+      }
+      SmallVector<bool> of(n.ints.begin() + nin, n.ints.end());
+      for (size_t i = 0; i < nin; ++i)
+        if (wrt[i])
+          results.push_back(tensorType(ctx, callee.inputs[i].shape, callee.inputs[i].dtype));
+      return SmallVector<Value, 1>(
+          b.create<expr::VjpOp>(loc, results, sym, args, wrt, of)->getResults());
+    }
     case OpKind::Result:
       // Call/Map nodes keep all results in their slot; pick one.
       return {resultOf(values, n)};

@@ -74,8 +74,7 @@ static bool sameNode(const Node &a, const Node &b) {
 
 int32_t Graph::add(Node n) {
   // Inputs, calls and maps are never merged: each is its own application.
-  bool intern = n.kind != OpKind::Input && n.kind != OpKind::Call && n.kind != OpKind::Map &&
-                n.kind != OpKind::Scan;
+  bool intern = n.kind != OpKind::Input && !isApplication(n.kind);
   uint64_t h = intern ? hashNode(n) : 0;
   if (intern) {
     auto range = interned_.equal_range(h);
@@ -111,7 +110,7 @@ const Node &Graph::checked(int32_t id) const {
   if (id < 0 || static_cast<size_t>(id) >= nodes_.size())
     throw std::out_of_range("expression node " + std::to_string(id) + " is not in this graph");
   const Node &n = nodes_[id];
-  if (n.kind == OpKind::Call || n.kind == OpKind::Map || n.kind == OpKind::Scan)
+  if (isApplication(n.kind))
     throw std::invalid_argument("a call with several outputs is not a value: pick an output");
   return n;
 }
@@ -569,6 +568,103 @@ std::vector<int32_t> Graph::call(std::shared_ptr<const Function> fn, std::vector
     r.sub = static_cast<int32_t>(k);
     out.push_back(add(std::move(r)));
   }
+  return out;
+}
+
+/// Checks derivative operands: fn's inputs, then one extra value per port
+/// flagged in `flags` (of `ports`), which must be float.
+static void checkDerivativeArgs(const Function &fn, const std::vector<int32_t> &args,
+                                const Graph &g, const std::vector<Port> &ports,
+                                const std::vector<bool> &flags, const char *what) {
+  if (flags.size() != ports.size())
+    throw std::invalid_argument(std::string(what) + " of " + fn.name + "(): " +
+                                std::to_string(flags.size()) + " flags for " +
+                                std::to_string(ports.size()) + " ports");
+  std::vector<int32_t> primal(args.begin(), args.begin() + std::min(args.size(), fn.inputs.size()));
+  checkArgs(fn, primal, g, -1);
+  size_t k = fn.inputs.size();
+  for (size_t i = 0; i < ports.size(); ++i) {
+    if (!flags[i])
+      continue;
+    if (!isFloat(ports[i].dtype))
+      throw std::invalid_argument(std::string(what) + " of " + fn.name + "(): '" + ports[i].name +
+                                  "' is " + dtypeName(ports[i].dtype) +
+                                  "; only float64 and float32 values have derivatives");
+    if (k >= args.size())
+      throw std::invalid_argument(std::string(what) + " of " + fn.name + "(): missing the value for '" +
+                                  ports[i].name + "'");
+    const Node &n = g.node(args[k++]);
+    if (n.shape != ports[i].shape || n.dtype != ports[i].dtype)
+      throw std::invalid_argument(std::string(what) + " of " + fn.name + "(): the value for '" +
+                                  ports[i].name + "' must be " + dtypeName(ports[i].dtype) +
+                                  shapeString(ports[i].shape) + ", got " + dtypeName(n.dtype) +
+                                  shapeString(n.shape));
+  }
+  if (k != args.size())
+    throw std::invalid_argument(std::string(what) + " of " + fn.name + "(): " +
+                                std::to_string(args.size()) + " operands, expected " +
+                                std::to_string(k));
+}
+
+std::vector<int32_t> Graph::jvp(std::shared_ptr<const Function> fn, std::vector<int32_t> args,
+                                std::vector<bool> wrt) {
+  for (int32_t a : args)
+    checked(a);
+  checkDerivativeArgs(*fn, args, *this, fn->inputs, wrt, "jvp");
+  Node n{OpKind::Jvp, DType::F64, {}, std::move(args)};
+  n.callee = fn;
+  n.ints.assign(wrt.begin(), wrt.end());
+  int32_t app = add(std::move(n));
+  std::vector<int32_t> out;
+  for (size_t k = 0; k < fn->outputs.size(); ++k) {
+    Node r{OpKind::Result, fn->outputs[k].dtype, fn->outputs[k].shape, {app}};
+    r.sub = static_cast<int32_t>(k);
+    out.push_back(add(std::move(r)));
+  }
+  return out;
+}
+
+std::vector<int32_t> Graph::vjp(std::shared_ptr<const Function> fn, std::vector<int32_t> args,
+                                std::vector<bool> wrt, std::vector<bool> of) {
+  for (int32_t a : args)
+    checked(a);
+  if (wrt.size() != fn->inputs.size())
+    throw std::invalid_argument("vjp of " + fn->name + "(): " + std::to_string(wrt.size()) +
+                                " wrt flags for " + std::to_string(fn->inputs.size()) + " inputs");
+  checkDerivativeArgs(*fn, args, *this, fn->outputs, of, "vjp");
+  std::vector<size_t> picked;
+  for (size_t i = 0; i < wrt.size(); ++i)
+    if (wrt[i]) {
+      if (!isFloat(fn->inputs[i].dtype))
+        throw std::invalid_argument("vjp of " + fn->name + "(): input '" + fn->inputs[i].name +
+                                    "' is " + dtypeName(fn->inputs[i].dtype) +
+                                    "; only float64 and float32 values have derivatives");
+      picked.push_back(i);
+    }
+  Node n{OpKind::Vjp, DType::F64, {}, std::move(args)};
+  n.callee = fn;
+  n.ints.assign(wrt.begin(), wrt.end());
+  n.ints.insert(n.ints.end(), of.begin(), of.end());
+  int32_t app = add(std::move(n));
+  std::vector<int32_t> out;
+  for (size_t k = 0; k < picked.size(); ++k) {
+    const Port &p = fn->inputs[picked[k]];
+    Node r{OpKind::Result, p.dtype, p.shape, {app}};
+    r.sub = static_cast<int32_t>(k);
+    out.push_back(add(std::move(r)));
+  }
+  return out;
+}
+
+std::vector<int32_t> Graph::inputs() const {
+  std::vector<int32_t> out;
+  for (size_t id = 0; id < nodes_.size(); ++id)
+    if (nodes_[id].kind == OpKind::Input) {
+      size_t pos = static_cast<size_t>(nodes_[id].sub);
+      if (out.size() <= pos)
+        out.resize(pos + 1, -1);
+      out[pos] = static_cast<int32_t>(id);
+    }
   return out;
 }
 

@@ -21,6 +21,7 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "ScalyAttrs.td"
+include "Expr/ExprInterfaces.td"
 
 def Expr_Dialect : Dialect {
   let name = "expr";
@@ -33,6 +34,9 @@ def Expr_Dialect : Dialect {
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 1;
 }
+
+// Shorthand: the op implements its derivative rules (Derivatives.cpp).
+def Expr_Differentiable : DeclareOpInterfaceMethods<Expr_DifferentiableOpInterface>;
 
 class Expr_Op<string mnemonic, list<Trait> traits = []>
     : Op<Expr_Dialect, mnemonic, traits>;
@@ -74,7 +78,7 @@ def Expr_CmpPredicateAttr : EnumAttr<Expr_Dialect, Expr_CmpPredicate, "cmp_predi
 // Functions, calls and maps
 //===----------------------------------------------------------------------===//
 
-def Expr_FuncOp : Expr_Op<"func", [
+def Expr_FuncOp : Expr_Op<"func", [Expr_DifferentiatedByPass,
     FunctionOpInterface, IsolatedFromAbove, Symbol, CallableOpInterface]> {
   let summary = "a traced Scaly Function";
   let description = [{
@@ -104,14 +108,14 @@ def Expr_FuncOp : Expr_Op<"func", [
   }];
 }
 
-def Expr_ReturnOp : Expr_Op<"return", [Pure, HasParent<"FuncOp">, Terminator, ReturnLike]> {
+def Expr_ReturnOp : Expr_Op<"return", [Expr_DifferentiatedByPass, Pure, HasParent<"FuncOp">, Terminator, ReturnLike]> {
   let summary = "return the outputs of an expr.func";
   let arguments = (ins Variadic<Expr_Array>:$operands);
   let assemblyFormat = "($operands^ `:` type($operands))? attr-dict";
   let hasVerifier = 1;
 }
 
-def Expr_CallOp : Expr_Op<"call", [
+def Expr_CallOp : Expr_Op<"call", [Expr_Differentiable,
     Pure, CallOpInterface, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "call another Scaly Function";
   let description = [{
@@ -137,7 +141,7 @@ def Expr_CallOp : Expr_Op<"call", [
   }];
 }
 
-def Expr_MapOp : Expr_Op<"map", [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+def Expr_MapOp : Expr_Op<"map", [Expr_Differentiable, Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "map a Scaly Function over the leading axis of its operands";
   let description = [{
     `sc.vmap(fn, n)`: every operand has a leading axis of length `count` over
@@ -159,7 +163,7 @@ def Expr_MapOp : Expr_Op<"map", [Pure, DeclareOpInterfaceMethods<SymbolUserOpInt
   }];
 }
 
-def Expr_ScanOp : Expr_Op<"scan", [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+def Expr_ScanOp : Expr_Op<"scan", [Expr_Differentiable, Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "a sequential loop with carried state (jax.lax.scan, CasADi's mapaccum)";
   let description = [{
     `sc.scan(fn, n)`: operand 0 is the initial state; `callee`'s first input
@@ -182,7 +186,7 @@ def Expr_ScanOp : Expr_Op<"scan", [Pure, DeclareOpInterfaceMethods<SymbolUserOpI
   }];
 }
 
-def Expr_LoopOp : Expr_Op<"loop", [
+def Expr_LoopOp : Expr_Op<"loop", [Expr_DifferentiatedByPass,
     RecursiveMemoryEffects, SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "a counted loop over leading-axis slices, with optional carried values";
   let description = [{
@@ -208,7 +212,7 @@ def Expr_LoopOp : Expr_Op<"loop", [
   }];
 }
 
-def Expr_YieldOp : Expr_Op<"yield", [Pure, HasParent<"LoopOp">, Terminator, ReturnLike]> {
+def Expr_YieldOp : Expr_Op<"yield", [Expr_DifferentiatedByPass, Pure, HasParent<"LoopOp">, Terminator, ReturnLike]> {
   let summary = "yield one iteration's slices from an expr.loop";
   let arguments = (ins Variadic<Expr_Array>:$operands);
   let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];
@@ -219,7 +223,7 @@ def Expr_YieldOp : Expr_Op<"yield", [Pure, HasParent<"LoopOp">, Terminator, Retu
 // Elementwise arithmetic
 //===----------------------------------------------------------------------===//
 
-def Expr_ConstantOp : Expr_Op<"constant", [ConstantLike, Pure,
+def Expr_ConstantOp : Expr_Op<"constant", [Expr_ZeroDerivative, ConstantLike, Pure,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "a constant array";
   let arguments = (ins ElementsAttr:$value);
@@ -230,7 +234,7 @@ def Expr_ConstantOp : Expr_Op<"constant", [ConstantLike, Pure,
 }
 
 class Expr_BinaryOp<string mnemonic, list<Trait> traits = []>
-    : Expr_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+    : Expr_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType, Expr_Differentiable])> {
   let arguments = (ins Expr_Array:$lhs, Expr_Array:$rhs);
   let results = (outs Expr_Array:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
@@ -251,7 +255,7 @@ def Expr_Math2Fn : I32EnumAttr<"Math2Fn", "binary math function", [
 }
 def Expr_Math2FnAttr : EnumAttr<Expr_Dialect, Expr_Math2Fn, "math2_fn">;
 
-def Expr_Math2Op : Expr_Op<"math2", [Pure, SameOperandsAndResultType]> {
+def Expr_Math2Op : Expr_Op<"math2", [Expr_Differentiable, Pure, SameOperandsAndResultType]> {
   let summary = "elementwise binary math function (pow, atan2, fmin, fmax, fmod)";
   let arguments = (ins Expr_Math2FnAttr:$fn, Expr_FloatArray:$lhs, Expr_FloatArray:$rhs);
   let results = (outs Expr_FloatArray:$result);
@@ -259,7 +263,7 @@ def Expr_Math2Op : Expr_Op<"math2", [Pure, SameOperandsAndResultType]> {
   let hasFolder = 1;
 }
 
-def Expr_NegOp : Expr_Op<"neg", [Pure, SameOperandsAndResultType]> {
+def Expr_NegOp : Expr_Op<"neg", [Expr_Differentiable, Pure, SameOperandsAndResultType]> {
   let summary = "elementwise negation";
   let arguments = (ins Expr_Array:$operand);
   let results = (outs Expr_Array:$result);
@@ -267,7 +271,7 @@ def Expr_NegOp : Expr_Op<"neg", [Pure, SameOperandsAndResultType]> {
   let hasFolder = 1;
 }
 
-def Expr_MathOp : Expr_Op<"math", [Pure, SameOperandsAndResultType]> {
+def Expr_MathOp : Expr_Op<"math", [Expr_Differentiable, Pure, SameOperandsAndResultType]> {
   let summary = "elementwise unary math function";
   let arguments = (ins Expr_MathFnAttr:$fn, Expr_FloatArray:$operand);
   let results = (outs Expr_FloatArray:$result);
@@ -275,7 +279,7 @@ def Expr_MathOp : Expr_Op<"math", [Pure, SameOperandsAndResultType]> {
   let hasFolder = 1;
 }
 
-def Expr_CmpOp : Expr_Op<"cmp", [Pure, SameTypeOperands]> {
+def Expr_CmpOp : Expr_Op<"cmp", [Expr_ZeroDerivative, Pure, SameTypeOperands]> {
   let summary = "elementwise comparison, giving a bool array";
   let arguments = (ins Expr_CmpPredicateAttr:$predicate, Expr_Array:$lhs, Expr_Array:$rhs);
   let results = (outs StaticShapeTensorOf<[I1]>:$result);
@@ -283,7 +287,7 @@ def Expr_CmpOp : Expr_Op<"cmp", [Pure, SameTypeOperands]> {
   let hasVerifier = 1;
 }
 
-def Expr_SelectOp : Expr_Op<"select", [Pure, AllTypesMatch<["on_true", "on_false", "result"]>]> {
+def Expr_SelectOp : Expr_Op<"select", [Expr_Differentiable, Pure, AllTypesMatch<["on_true", "on_false", "result"]>]> {
   let summary = "elementwise choice: cond ? on_true : on_false";
   let arguments = (ins StaticShapeTensorOf<[I1]>:$cond, Expr_Array:$on_true, Expr_Array:$on_false);
   let results = (outs Expr_Array:$result);
@@ -291,7 +295,7 @@ def Expr_SelectOp : Expr_Op<"select", [Pure, AllTypesMatch<["on_true", "on_false
   let hasVerifier = 1;
 }
 
-def Expr_CastOp : Expr_Op<"cast", [Pure]> {
+def Expr_CastOp : Expr_Op<"cast", [Expr_Differentiable, Pure]> {
   let summary = "elementwise conversion to another element type";
   let arguments = (ins Expr_Array:$operand);
   let results = (outs Expr_Array:$result);
@@ -304,7 +308,7 @@ def Expr_CastOp : Expr_Op<"cast", [Pure]> {
 // Structure: shapes, element selection, reductions
 //===----------------------------------------------------------------------===//
 
-def Expr_BroadcastOp : Expr_Op<"broadcast", [Pure, AllElementTypesMatch<["operand", "result"]>]> {
+def Expr_BroadcastOp : Expr_Op<"broadcast", [Expr_Differentiable, Pure, AllElementTypesMatch<["operand", "result"]>]> {
   let summary = "NumPy broadcast to a larger shape";
   let description = [{
     The operand's axes align with the result's trailing axes; an operand
@@ -317,7 +321,7 @@ def Expr_BroadcastOp : Expr_Op<"broadcast", [Pure, AllElementTypesMatch<["operan
   let hasFolder = 1;
 }
 
-def Expr_ReshapeOp : Expr_Op<"reshape", [Pure]> {
+def Expr_ReshapeOp : Expr_Op<"reshape", [Expr_Differentiable, Pure]> {
   let summary = "the same elements in row-major order, another shape";
   let arguments = (ins Expr_Array:$operand);
   let results = (outs Expr_Array:$result);
@@ -326,7 +330,7 @@ def Expr_ReshapeOp : Expr_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Expr_GatherOp : Expr_Op<"gather", [Pure]> {
+def Expr_GatherOp : Expr_Op<"gather", [Expr_Differentiable, Pure]> {
   let summary = "pick elements by static row-major position";
   let description = [{
     Element `k` of the result (row-major) is element `indices[k]` of the
@@ -340,7 +344,7 @@ def Expr_GatherOp : Expr_Op<"gather", [Pure]> {
   let hasFolder = 1;
 }
 
-def Expr_ConcatOp : Expr_Op<"concat", [Pure]> {
+def Expr_ConcatOp : Expr_Op<"concat", [Expr_Differentiable, Pure]> {
   let summary = "concatenate operands, flattened or along an axis";
   let description = [{
     Without `axis`, the result holds the elements of each operand, flattened,
@@ -355,7 +359,7 @@ def Expr_ConcatOp : Expr_Op<"concat", [Pure]> {
   let hasFolder = 1;
 }
 
-def Expr_TransposeOp : Expr_Op<"transpose", [Pure,
+def Expr_TransposeOp : Expr_Op<"transpose", [Expr_Differentiable, Pure,
     AllElementTypesMatch<["operand", "result"]>]> {
   let summary = "permute the axes";
   let description = [{
@@ -370,7 +374,7 @@ def Expr_TransposeOp : Expr_Op<"transpose", [Pure,
   let hasFolder = 1;
 }
 
-def Expr_SliceOp : Expr_Op<"slice", [Pure, AllElementTypesMatch<["operand", "result"]>]> {
+def Expr_SliceOp : Expr_Op<"slice", [Expr_Differentiable, Pure, AllElementTypesMatch<["operand", "result"]>]> {
   let summary = "strided slice: start and step per axis, sizes from the result";
   let description = [{
     Result element `(i0, i1, ...)` is operand element
@@ -395,7 +399,7 @@ def Expr_ReduceKind : I32EnumAttr<"ReduceKind", "reduction", [
 }
 def Expr_ReduceKindAttr : EnumAttr<Expr_Dialect, Expr_ReduceKind, "reduce_kind">;
 
-def Expr_ReduceOp : Expr_Op<"reduce", [Pure,
+def Expr_ReduceOp : Expr_Op<"reduce", [Expr_Differentiable, Pure,
     AllElementTypesMatch<["operand", "result"]>,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "sum, product, maximum or minimum over chosen axes";
@@ -410,7 +414,7 @@ def Expr_ReduceOp : Expr_Op<"reduce", [Pure,
   let hasVerifier = 1;
 }
 
-def Expr_MatmulOp : Expr_Op<"matmul", [Pure,
+def Expr_MatmulOp : Expr_Op<"matmul", [Expr_Differentiable, Pure,
     AllElementTypesMatch<["lhs", "rhs", "result"]>,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "batched matrix product: (..., m, k) x (..., k, n) -> (..., m, n)";
@@ -425,12 +429,51 @@ def Expr_MatmulOp : Expr_Op<"matmul", [Pure,
   let hasVerifier = 1;
 }
 
-def Expr_SumOp : Expr_Op<"sum", [Pure]> {
+def Expr_SumOp : Expr_Op<"sum", [Expr_Differentiable, Pure]> {
   let summary = "sum of all elements";
   let arguments = (ins Expr_Array:$operand);
   let results = (outs Expr_Array:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `to` type($result)";
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Derivatives (eliminated by scaly-differentiate)
+//===----------------------------------------------------------------------===//
+
+def Expr_JvpOp : Expr_Op<"jvp", [Pure, Expr_DifferentiatedByPass,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "forward-mode derivative (Jacobian-vector product) of a function";
+  let description = [{
+    The operands are the callee's inputs, then one tangent per input marked
+    in `wrt` (same type). The results are the tangents of all the callee's
+    results: J(x) . t. `scaly-differentiate` replaces the op by a call of a
+    generated function built from each op's forward rule.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Expr_Array>:$operands,
+                       DenseBoolArrayAttr:$wrt);
+  let results = (outs Variadic<Expr_Array>:$results);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` `wrt` $wrt attr-dict `:` functional-type($operands, results)
+  }];
+}
+
+def Expr_VjpOp : Expr_Op<"vjp", [Pure, Expr_DifferentiatedByPass,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "reverse-mode derivative (vector-Jacobian product) of a function";
+  let description = [{
+    The operands are the callee's inputs, then one cotangent per result
+    marked in `of` (same type). The results are the cotangents of the inputs
+    marked in `wrt`: w . J(x). `scaly-differentiate` replaces the op by a
+    call of a generated function that recomputes the callee and then applies
+    each op's reverse rule, last op first.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Expr_Array>:$operands,
+                       DenseBoolArrayAttr:$wrt, DenseBoolArrayAttr:$of);
+  let results = (outs Variadic<Expr_Array>:$results);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` `wrt` $wrt `of` $of attr-dict `:` functional-type($operands, results)
+  }];
 }
 
 #endif // SCALY_EXPR_OPS

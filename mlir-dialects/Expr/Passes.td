@@ -5,6 +5,11 @@
 
 include "mlir/Pass/PassBase.td"
 
+def Differentiate : Pass<"scaly-differentiate", "::mlir::ModuleOp"> {
+  let summary = "Replace each expr.jvp and expr.vjp by a call of a generated forward or reverse derivative function, built from every op's derivative rule";
+  let dependentDialects = ["::scaly::expr::ExprDialect"];
+}
+
 def MapToLoop : Pass<"scaly-map-to-loop", "::mlir::ModuleOp"> {
   let summary = "Turn each expr.map and expr.scan into an expr.loop whose body calls the function (a scan carries its state)";
   let dependentDialects = ["::scaly::expr::ExprDialect"];

@@ -535,7 +535,18 @@ PYBIND11_MODULE(_scaly, m) {
                       std::vector<int32_t> args, std::vector<bool> mapped) {
         here(g);
         return g.scan(std::move(fn), count, std::move(args), std::move(mapped));
-      });
+      })
+      .def("jvp", [](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args,
+                     std::vector<bool> wrt) {
+        here(g);
+        return g.jvp(std::move(fn), std::move(args), std::move(wrt));
+      })
+      .def("vjp", [](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args,
+                     std::vector<bool> wrt, std::vector<bool> of) {
+        here(g);
+        return g.vjp(std::move(fn), std::move(args), std::move(wrt), std::move(of));
+      })
+      .def("inputs", &Graph::inputs);
 
   py::class_<trace::Function, std::shared_ptr<trace::Function>>(m, "TracedFunction")
       .def(py::init([](std::string name,

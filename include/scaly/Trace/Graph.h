@@ -33,7 +33,15 @@ enum class OpKind : uint8_t {
   Broadcast, Reshape, Gather, Concat, Sum, Call, Map, Result,
   // Structured ops (appended: digests of older graphs keep their values).
   Slice, Transpose, Reduce, Matmul, Scan,
+  // Derivatives of a callee (expr.jvp / expr.vjp).
+  Jvp, Vjp,
 };
+
+/// Nodes that apply a callee and whose values are picked by Result nodes.
+inline bool isApplication(OpKind k) {
+  return k == OpKind::Call || k == OpKind::Map || k == OpKind::Scan || k == OpKind::Jvp ||
+         k == OpKind::Vjp;
+}
 
 
 struct Function;
@@ -123,6 +131,17 @@ public:
   /// output); returns the final state, then the other outputs stacked.
   std::vector<int32_t> scan(std::shared_ptr<const Function> fn, int64_t count,
                             std::vector<int32_t> args, std::vector<bool> mapped = {});
+
+  /// Forward derivative of `fn`: args are fn's inputs, then one tangent per
+  /// input flagged in `wrt` (float only); one result (a tangent) per output.
+  std::vector<int32_t> jvp(std::shared_ptr<const Function> fn, std::vector<int32_t> args,
+                           std::vector<bool> wrt);
+  /// Reverse derivative of `fn`: args are fn's inputs, then one cotangent per
+  /// output flagged in `of`; one result (a cotangent) per input in `wrt`.
+  std::vector<int32_t> vjp(std::shared_ptr<const Function> fn, std::vector<int32_t> args,
+                           std::vector<bool> wrt, std::vector<bool> of);
+  /// The Input nodes created so far, by position (-1 where none).
+  std::vector<int32_t> inputs() const;
 
 private:
   std::vector<Node> nodes_;

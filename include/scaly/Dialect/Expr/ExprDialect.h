@@ -14,11 +14,14 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "scaly/Dialect/Expr/Differentiation.h"
 #include "scaly/Dialect/Expr/ExprDialect.h.inc"
 #include "scaly/Dialect/Expr/ExprEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "scaly/Dialect/Expr/ExprAttrs.h.inc"
+
+#include "scaly/Dialect/Expr/ExprInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "scaly/Dialect/Expr/ExprOps.h.inc"

@@ -19,6 +19,7 @@ using namespace mlir;
 using namespace scaly::expr;
 
 #include "scaly/Dialect/Expr/ExprDialect.cpp.inc"
+#include "scaly/Dialect/Expr/ExprInterfaces.cpp.inc"
 #include "scaly/Dialect/Expr/ExprEnums.cpp.inc"
 #define GET_ATTRDEF_CLASSES
 #include "scaly/Dialect/Expr/ExprAttrs.cpp.inc"
@@ -185,6 +186,58 @@ LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &table) {
   if (getResultTypes() != fn->getResultTypes())
     return emitOpError("result types do not match the outputs of @") << getCallee();
   return success();
+}
+
+/// Shared by expr.jvp and expr.vjp: the operands are the callee's inputs
+/// followed by one extra value per flagged port in `extra` (of the types in
+/// `ports`), and the results are the values of `outs` flagged in `picked`.
+template <typename OpT>
+static LogicalResult verifyDerivativeUse(OpT op, FuncOp fn, ArrayRef<Type> ports,
+                                         ArrayRef<bool> extra, const char *extraWhat,
+                                         ArrayRef<Type> outs, ArrayRef<bool> picked) {
+  auto ins = fn.getArgumentTypes();
+  SmallVector<Type> operands(ins.begin(), ins.end());
+  for (auto [t, on] : llvm::zip(ports, extra))
+    if (on)
+      operands.push_back(t);
+  if (SmallVector<Type>(op.getOperandTypes()) != operands)
+    return op.emitOpError("operands must be the inputs of @")
+           << op.getCallee() << " then one " << extraWhat << " per flagged port";
+  SmallVector<Type> results;
+  for (auto [t, on] : llvm::zip(outs, picked))
+    if (on)
+      results.push_back(t);
+  if (SmallVector<Type>(op.getResultTypes()) != results)
+    return op.emitOpError("result types do not match the derivative of @") << op.getCallee();
+  for (auto [t, on] : llvm::zip(ports, extra))
+    if (on && !isa<FloatType>(getElementTypeOrSelf(t)))
+      return op.emitOpError("a ") << extraWhat << " port of @" << op.getCallee()
+                                  << " has non-float type " << t;
+  return success();
+}
+
+LogicalResult JvpOp::verifySymbolUses(SymbolTableCollection &table) {
+  auto fn = lookupCallee(*this, table, getCalleeAttr());
+  if (failed(fn))
+    return failure();
+  if (getWrt().size() != fn->getArgumentTypes().size())
+    return emitOpError("wrt has ") << getWrt().size() << " flags but @" << getCallee()
+                                   << " takes " << fn->getArgumentTypes().size() << " inputs";
+  SmallVector<bool> all(fn->getResultTypes().size(), true);
+  return verifyDerivativeUse(*this, *fn, fn->getArgumentTypes(), getWrt(), "tangent",
+                             fn->getResultTypes(), all);
+}
+
+LogicalResult VjpOp::verifySymbolUses(SymbolTableCollection &table) {
+  auto fn = lookupCallee(*this, table, getCalleeAttr());
+  if (failed(fn))
+    return failure();
+  if (getWrt().size() != fn->getArgumentTypes().size() ||
+      getOf().size() != fn->getResultTypes().size())
+    return emitOpError("needs one wrt flag per input (") << fn->getArgumentTypes().size()
+           << ") and one of flag per result (" << fn->getResultTypes().size() << ")";
+  return verifyDerivativeUse(*this, *fn, fn->getResultTypes(), getOf(), "cotangent",
+                             fn->getArgumentTypes(), getWrt());
 }
 
 /// `type` with a leading axis of length `count` added.

@@ -1,0 +1,82 @@
+//===- Differentiation.h - what derivative rules build with ------*- C++ -*-===//
+//
+// The op rules (DifferentiableOpInterface, lib/Dialect/Expr/IR/Derivatives.cpp)
+// build expression ops through a Differentiator: it holds the builder and
+// location, offers the small algebra rules need (a null Value is zero), and
+// makes the forward or reverse derivative function of a callee, which only
+// the scaly-differentiate pass can do.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SCALY_DIALECT_EXPR_DIFFERENTIATION_H
+#define SCALY_DIALECT_EXPR_DIFFERENTIATION_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpDefinition.h"
+
+namespace scaly::expr {
+
+class FuncOp;
+
+/// Marker: every derivative through the op is zero (see ExprInterfaces.td).
+template <typename ConcreteType>
+class ZeroDerivative : public mlir::OpTrait::TraitBase<ConcreteType, ZeroDerivative> {};
+
+/// Marker: scaly-differentiate handles the op itself.
+template <typename ConcreteType>
+class DifferentiatedByPass
+    : public mlir::OpTrait::TraitBase<ConcreteType, DifferentiatedByPass> {};
+
+class Differentiator {
+public:
+  Differentiator(mlir::OpBuilder &builder, mlir::Location loc) : b(builder), loc(loc) {}
+  virtual ~Differentiator();
+
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+
+  /// The function computing the tangents of `f`'s results from its inputs
+  /// and one tangent per input in `wrt` (its arguments: f's, then those).
+  virtual FuncOp jvpFunction(FuncOp f, llvm::ArrayRef<bool> wrt) = 0;
+  /// The function computing the cotangents of `f`'s inputs in `wrt` from its
+  /// inputs and one cotangent per result in `of`.
+  virtual FuncOp vjpFunction(FuncOp f, llvm::ArrayRef<bool> wrt, llvm::ArrayRef<bool> of) = 0;
+  /// Set when a rule cannot be applied; the pass reports it.
+  virtual void fail(mlir::Operation *op, const llvm::Twine &why) = 0;
+
+  // The algebra of rules. Arguments may be null (zero) where noted.
+  static bool isFloat(mlir::Value v);
+  mlir::Value zeros(mlir::Type type);
+  mlir::Value constant(mlir::Type type, double value);
+  mlir::Value add(mlir::Value a, mlir::Value b);        ///< null-aware
+  mlir::Value sub(mlir::Value a, mlir::Value b);        ///< null-aware
+  mlir::Value neg(mlir::Value a);                       ///< null-aware
+  mlir::Value mul(mlir::Value a, mlir::Value b);        ///< null if either is
+  mlir::Value div(mlir::Value a, mlir::Value b);        ///< null if a is
+  mlir::Value math(llvm::StringRef fn, mlir::Value a);
+  mlir::Value cmp(llvm::StringRef predicate, mlir::Value a, mlir::Value b);
+  mlir::Value select(mlir::Value cond, mlir::Value a, mlir::Value b); ///< null-aware
+  mlir::Value convert(mlir::Value a, mlir::Type elementType);
+  mlir::Value reshape(mlir::Value a, llvm::ArrayRef<int64_t> shape);
+  mlir::Value broadcast(mlir::Value a, llvm::ArrayRef<int64_t> shape);
+  mlir::Value transpose(mlir::Value a, llvm::ArrayRef<int64_t> perm);
+  mlir::Value slice(mlir::Value a, llvm::ArrayRef<int64_t> starts, llvm::ArrayRef<int64_t> steps,
+                    llvm::ArrayRef<int64_t> sizes);
+  mlir::Value concat(llvm::ArrayRef<mlir::Value> parts, std::optional<int64_t> axis,
+                     mlir::Type resultType);
+  mlir::Value reduce(llvm::StringRef kind, mlir::Value a, llvm::ArrayRef<int64_t> axes);
+  mlir::Value matmul(mlir::Value a, mlir::Value b);
+  /// Sum `a` over axes so that it has `shape` again (reverse of a broadcast).
+  mlir::Value unbroadcast(mlir::Value a, llvm::ArrayRef<int64_t> shape);
+  /// Swap the last two axes.
+  mlir::Value swapLastAxes(mlir::Value a);
+  /// A zero array of `shape` holding `a` at the positions of a strided slice
+  /// (reverse of expr.slice), built from reshapes, concats and slices.
+  mlir::Value stridedInsert(mlir::Value a, llvm::ArrayRef<int64_t> starts,
+                            llvm::ArrayRef<int64_t> steps, llvm::ArrayRef<int64_t> shape);
+  /// `a` (null: zero) as a value of `type`.
+  mlir::Value orZeros(mlir::Value a, mlir::Type type) { return a ? a : zeros(type); }
+};
+
+} // namespace scaly::expr
+
+#endif

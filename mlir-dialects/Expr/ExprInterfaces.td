@@ -1,0 +1,54 @@
+//===- ExprInterfaces.td - derivative rules of expression ops -*- tablegen -*-===//
+//
+// Every expression op says how it is differentiated: either it implements
+// DifferentiableOpInterface (a forward and a reverse rule), or it carries
+// one of two explicit markers. An op with neither is refused by
+// scaly-differentiate and by the unit test that lists the dialect's ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SCALY_EXPR_INTERFACES
+#define SCALY_EXPR_INTERFACES
+
+include "mlir/IR/OpBase.td"
+
+def Expr_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
+  let cppNamespace = "::scaly::expr";
+  let description = [{
+    The derivative rules of one op, written as expression ops built through
+    a `Differentiator` (which owns the builder and makes the derivative
+    functions of callees). A null Value stands for an all-zero tangent or
+    cotangent, so rules skip work on inputs that do not vary.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Forward mode: given one tangent per operand (null: zero), build and
+        return one tangent per result (null: zero).
+      }], "::llvm::SmallVector<::mlir::Value>", "jvp",
+      (ins "::scaly::expr::Differentiator &":$d,
+           "::mlir::ArrayRef<::mlir::Value>":$tangents)>,
+    InterfaceMethod<[{
+        Reverse mode: given one cotangent per result (null: zero), build and
+        return one cotangent per operand (null: zero). Operand values are
+        available; results may be used (they are already computed).
+      }], "::llvm::SmallVector<::mlir::Value>", "vjp",
+      (ins "::scaly::expr::Differentiator &":$d,
+           "::mlir::ArrayRef<::mlir::Value>":$cotangents)>,
+  ];
+}
+
+// The op's results do not vary with its operands where they are
+// differentiable (comparisons are piecewise constant; a constant has no
+// operands): every derivative through it is zero.
+def Expr_ZeroDerivative : NativeOpTrait<"ZeroDerivative"> {
+  let cppNamespace = "::scaly::expr";
+}
+
+// Structure the differentiation pass handles itself (functions, returns,
+// the derivative ops it eliminates) or that only exists after it runs
+// (loops from scaly-map-to-loop).
+def Expr_DifferentiatedByPass : NativeOpTrait<"DifferentiatedByPass"> {
+  let cppNamespace = "::scaly::expr";
+}
+
+#endif // SCALY_EXPR_INTERFACES
