@@ -40,6 +40,11 @@ public:
   /// The function computing the cotangents of `f`'s inputs in `wrt` from its
   /// inputs and one cotangent per result in `of`.
   virtual FuncOp vjpFunction(FuncOp f, llvm::ArrayRef<bool> wrt, llvm::ArrayRef<bool> of) = 0;
+  /// A new function next to `near` (same block hint), named after `name`
+  /// (made unique), with its entry block and no terminator yet.
+  virtual FuncOp newFunction(FuncOp near, llvm::StringRef name, mlir::TypeRange ins,
+                             llvm::ArrayRef<std::string> inNames, mlir::TypeRange outs,
+                             llvm::ArrayRef<std::string> outNames) = 0;
   /// Set when a rule cannot be applied; the pass reports it.
   virtual void fail(mlir::Operation *op, const llvm::Twine &why) = 0;
 
@@ -67,6 +72,10 @@ public:
   mlir::Value matmul(mlir::Value a, mlir::Value b);
   /// Sum `a` over axes so that it has `shape` again (reverse of a broadcast).
   mlir::Value unbroadcast(mlir::Value a, llvm::ArrayRef<int64_t> shape);
+  /// Element `index` of `a` along its leading axis (the axis dropped).
+  mlir::Value takeLeading(mlir::Value a, int64_t index);
+  /// `a` with its leading axis reversed.
+  mlir::Value reverseLeading(mlir::Value a);
   /// Swap the last two axes.
   mlir::Value swapLastAxes(mlir::Value a);
   /// A zero array of `shape` holding `a` at the positions of a strided slice

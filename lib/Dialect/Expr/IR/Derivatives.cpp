@@ -148,6 +148,22 @@ Value Differentiator::matmul(Value x, Value y) {
   return b.create<MatmulOp>(loc, withShape(x, shape), x, y);
 }
 
+Value Differentiator::takeLeading(Value x, int64_t index) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  SmallVector<int64_t> starts(shape.size(), 0), steps(shape.size(), 1), sizes(shape);
+  starts[0] = index;
+  sizes[0] = 1;
+  return reshape(slice(x, starts, steps, sizes), shape.drop_front());
+}
+
+Value Differentiator::reverseLeading(Value x) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  SmallVector<int64_t> starts(shape.size(), 0), steps(shape.size(), 1);
+  starts[0] = shape[0] - 1;
+  steps[0] = -1;
+  return slice(x, starts, steps, shape);
+}
+
 Value Differentiator::swapLastAxes(Value x) {
   int64_t rank = shapeOf(x).size();
   SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
@@ -658,11 +674,231 @@ SmallVector<Value> MapOp::vjp(Differentiator &d, ArrayRef<Value> c) {
   return out;
 }
 
-SmallVector<Value> ScanOp::jvp(Differentiator &d, ArrayRef<Value>) {
-  d.fail(*this, "derivatives through expr.scan are not supported yet");
-  return SmallVector<Value>(getNumResults(), Value());
+/// `type` with a leading axis of length `count`.
+static RankedTensorType stackedType(Type type, int64_t count) {
+  auto t = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape{count};
+  shape.append(t.getShape().begin(), t.getShape().end());
+  return RankedTensorType::get(shape, t.getElementType());
 }
-SmallVector<Value> ScanOp::vjp(Differentiator &d, ArrayRef<Value>) {
-  d.fail(*this, "derivatives through expr.scan are not supported yet");
-  return SmallVector<Value>(getNumOperands(), Value());
+
+static SmallVector<std::string> portNames(ArrayAttr names, StringRef prefix = "") {
+  SmallVector<std::string> out;
+  for (Attribute n : names)
+    out.push_back((prefix + cast<StringAttr>(n).getValue()).str());
+  return out;
+}
+
+// Forward mode through a scan: a scan of the pair (state, state tangent),
+// stacked into one carried array of shape (2, ...) so that the loop still
+// carries one value; its step calls the step function and its jvp.
+SmallVector<Value> ScanOp::jvp(Differentiator &d, ArrayRef<Value> t) {
+  FuncOp fn = calleeOf(*this, getCalleeAttr());
+  SmallVector<Value> none(getNumResults(), Value());
+  Value s0 = getOperand(0);
+  if (!Differentiator::isFloat(s0)) {
+    d.fail(*this, "differentiates a scan whose state is not float");
+    return none;
+  }
+  auto [wrt, tangents] = presentTangents(t);
+  wrt[0] = true; // the state's tangent evolves even from a zero start
+  FuncOp jf = d.jvpFunction(fn, wrt);
+  if (!jf)
+    return none;
+  unsigned nin = getNumOperands();
+  Type stateType = s0.getType();
+  auto pairType = stackedType(stateType, 2);
+  ArrayRef<int64_t> stateShape = shapeOf(s0);
+
+  // step(pair, x..., tx...) -> (pair', y..., ty...)
+  SmallVector<Type> ins{pairType}, outs{pairType};
+  SmallVector<std::string> inNames{"pair"}, outNames{"pair_next"};
+  for (unsigned i = 1; i < nin; ++i) {
+    ins.push_back(fn.getArgumentTypes()[i]);
+    inNames.push_back(portNames(fn.getArgNames())[i]);
+  }
+  for (unsigned i = 1; i < nin; ++i)
+    if (wrt[i]) {
+      ins.push_back(fn.getArgumentTypes()[i]);
+      inNames.push_back("d_" + portNames(fn.getArgNames())[i]);
+    }
+  auto resNames = portNames(fn.getResNames());
+  for (unsigned j = 1; j < fn.getResultTypes().size(); ++j) {
+    outs.push_back(fn.getResultTypes()[j]);
+    outNames.push_back(resNames[j]);
+  }
+  for (unsigned j = 1; j < fn.getResultTypes().size(); ++j) {
+    outs.push_back(fn.getResultTypes()[j]);
+    outNames.push_back("d_" + resNames[j]);
+  }
+  FuncOp step = d.newFunction(fn, (fn.getSymName() + "_scan_jvp").str(), ins, inNames, outs,
+                              outNames);
+  {
+    OpBuilder::InsertionGuard guard(d.b);
+    Block &body = step.getBody().front();
+    d.b.setInsertionPointToStart(&body);
+    Value pair = body.getArgument(0);
+    Value s = d.takeLeading(pair, 0), ds = d.takeLeading(pair, 1);
+    SmallVector<Value> primalArgs{s}, jvpArgs{s};
+    for (unsigned i = 1; i < nin; ++i) {
+      primalArgs.push_back(body.getArgument(i));
+      jvpArgs.push_back(body.getArgument(i));
+    }
+    jvpArgs.push_back(ds);
+    for (unsigned k = nin; k < body.getNumArguments(); ++k)
+      jvpArgs.push_back(body.getArgument(k));
+    auto primal = d.b.create<CallOp>(d.loc, fn.getResultTypes(), getCalleeAttr(), primalArgs,
+                                     getBlockAttr(), nullptr, nullptr);
+    auto tangent = d.b.create<CallOp>(d.loc, jf.getResultTypes(),
+                                      FlatSymbolRefAttr::get(jf.getSymNameAttr()), jvpArgs,
+                                      getBlockAttr(), nullptr, nullptr);
+    SmallVector<int64_t> one{1};
+    one.append(stateShape.begin(), stateShape.end());
+    SmallVector<Value> results{d.concat({d.reshape(primal.getResult(0), one),
+                                         d.reshape(tangent.getResult(0), one)},
+                                        0, pairType)};
+    for (unsigned j = 1; j < primal.getNumResults(); ++j)
+      results.push_back(primal.getResult(j));
+    for (unsigned j = 1; j < tangent.getNumResults(); ++j)
+      results.push_back(tangent.getResult(j));
+    d.b.create<ReturnOp>(d.loc, results);
+  }
+
+  SmallVector<int64_t> one{1};
+  one.append(stateShape.begin(), stateShape.end());
+  Value pair0 = d.concat({d.reshape(s0, one), d.reshape(d.orZeros(t[0], stateType), one)}, 0,
+                         pairType);
+  SmallVector<Value> args{pair0};
+  SmallVector<bool> mapped{false};
+  for (unsigned i = 1; i < nin; ++i) {
+    args.push_back(getOperand(i));
+    mapped.push_back(isMapped(i));
+  }
+  for (unsigned i = 1; i < nin; ++i)
+    if (wrt[i]) {
+      args.push_back(t[i]);
+      mapped.push_back(isMapped(i));
+    }
+  SmallVector<Type> types{pairType};
+  for (unsigned j = 1; j < outs.size(); ++j)
+    types.push_back(stackedType(outs[j], getCount()));
+  auto scan = d.b.create<ScanOp>(d.loc, types, FlatSymbolRefAttr::get(step.getSymNameAttr()),
+                                 getCountAttr(), args, getBlockAttr(),
+                                 d.b.getDenseBoolArrayAttr(mapped));
+  SmallVector<Value> out{d.takeLeading(scan.getResult(0), 1)};
+  unsigned others = getNumResults() - 1;
+  for (unsigned j = 0; j < others; ++j)
+    out.push_back(scan.getResult(1 + others + j));
+  return out;
+}
+
+// Reverse mode through a scan: a forward scan that also stacks the state
+// each step starts from, then a scan over the reversed steps carrying the
+// state's cotangent; each reverse step calls the step function's vjp.
+SmallVector<Value> ScanOp::vjp(Differentiator &d, ArrayRef<Value> c) {
+  FuncOp fn = calleeOf(*this, getCalleeAttr());
+  unsigned nin = getNumOperands(), nout = getNumResults();
+  SmallVector<Value> none(nin, Value());
+  Value s0 = getOperand(0);
+  if (!Differentiator::isFloat(s0)) {
+    d.fail(*this, "differentiates a scan whose state is not float");
+    return none;
+  }
+  Type stateType = s0.getType();
+  int64_t n = getCount();
+  SmallVector<bool> wrt = floatFlags(getOperands());
+  SmallVector<bool> of{true};
+  for (unsigned j = 1; j < nout; ++j)
+    of.push_back(bool(c[j]));
+  FuncOp vf = d.vjpFunction(fn, wrt, of);
+  if (!vf)
+    return none;
+  auto argNames = portNames(fn.getArgNames());
+
+  // 1. Forward, stacking the state each step starts from.
+  SmallVector<Type> fwdIns(fn.getArgumentTypes());
+  FuncOp fwd = d.newFunction(fn, (fn.getSymName() + "_states").str(), fwdIns, argNames,
+                             {stateType, stateType}, {"state_next", "state"});
+  {
+    OpBuilder::InsertionGuard guard(d.b);
+    Block &body = fwd.getBody().front();
+    d.b.setInsertionPointToStart(&body);
+    auto call = d.b.create<CallOp>(d.loc, fn.getResultTypes(), getCalleeAttr(),
+                                   ValueRange(body.getArguments()), getBlockAttr(), nullptr,
+                                   nullptr);
+    d.b.create<ReturnOp>(d.loc, ValueRange{call.getResult(0), body.getArgument(0)});
+  }
+  SmallVector<bool> mapped;
+  for (unsigned i = 0; i < nin; ++i)
+    mapped.push_back(isMapped(i));
+  auto states = d.b.create<ScanOp>(
+      d.loc, TypeRange{stateType, stackedType(stateType, n)},
+      FlatSymbolRefAttr::get(fwd.getSymNameAttr()), getCountAttr(), getOperands(), getBlockAttr(),
+      d.b.getDenseBoolArrayAttr(mapped));
+
+  // 2. Backward: step(sbar, s_i, x_i..., ybar_i...) -> (sbar_prev, xbar_i...).
+  SmallVector<Type> ins{stateType, stateType};
+  SmallVector<std::string> inNames{"adj_state", "state"};
+  for (unsigned i = 1; i < nin; ++i) {
+    ins.push_back(fn.getArgumentTypes()[i]);
+    inNames.push_back(argNames[i]);
+  }
+  auto resNames = portNames(fn.getResNames(), "adj_");
+  for (unsigned j = 1; j < nout; ++j)
+    if (of[j]) {
+      ins.push_back(fn.getResultTypes()[j]);
+      inNames.push_back(resNames[j]);
+    }
+  SmallVector<Type> outs{stateType};
+  SmallVector<std::string> outNames{"adj_state_prev"};
+  for (unsigned i = 1; i < nin; ++i)
+    if (wrt[i]) {
+      outs.push_back(fn.getArgumentTypes()[i]);
+      outNames.push_back("adj_" + argNames[i]);
+    }
+  FuncOp back = d.newFunction(fn, (fn.getSymName() + "_scan_vjp").str(), ins, inNames, outs,
+                              outNames);
+  {
+    OpBuilder::InsertionGuard guard(d.b);
+    Block &body = back.getBody().front();
+    d.b.setInsertionPointToStart(&body);
+    SmallVector<Value> args{body.getArgument(1)};
+    for (unsigned i = 1; i < nin; ++i)
+      args.push_back(body.getArgument(i + 1));
+    args.push_back(body.getArgument(0));
+    for (unsigned k = nin + 1; k < body.getNumArguments(); ++k)
+      args.push_back(body.getArgument(k));
+    auto call = d.b.create<CallOp>(d.loc, vf.getResultTypes(),
+                                   FlatSymbolRefAttr::get(vf.getSymNameAttr()), args,
+                                   getBlockAttr(), nullptr, nullptr);
+    d.b.create<ReturnOp>(d.loc, call.getResults());
+  }
+  SmallVector<Value> args{d.orZeros(c[0], stateType), d.reverseLeading(states.getResult(1))};
+  SmallVector<bool> backMapped{false, true};
+  for (unsigned i = 1; i < nin; ++i) {
+    args.push_back(isMapped(i) ? d.reverseLeading(getOperand(i)) : getOperand(i));
+    backMapped.push_back(isMapped(i));
+  }
+  for (unsigned j = 1; j < nout; ++j)
+    if (of[j]) {
+      args.push_back(d.reverseLeading(c[j]));
+      backMapped.push_back(true);
+    }
+  SmallVector<Type> types{stateType};
+  for (unsigned k = 1; k < outs.size(); ++k)
+    types.push_back(stackedType(outs[k], n));
+  auto reversed = d.b.create<ScanOp>(d.loc, types, FlatSymbolRefAttr::get(back.getSymNameAttr()),
+                                     getCountAttr(), args, getBlockAttr(),
+                                     d.b.getDenseBoolArrayAttr(backMapped));
+  SmallVector<Value> out{reversed.getResult(0)};
+  unsigned k = 1;
+  for (unsigned i = 1; i < nin; ++i) {
+    if (!wrt[i]) {
+      out.push_back(Value());
+      continue;
+    }
+    Value stacked = reversed.getResult(k++);
+    out.push_back(isMapped(i) ? d.reverseLeading(stacked) : d.reduce("sum", stacked, {0}));
+  }
+  return out;
 }

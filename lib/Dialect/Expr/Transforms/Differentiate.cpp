@@ -49,6 +49,15 @@ public:
 
   FuncOp jvpFunction(FuncOp f, ArrayRef<bool> wrt) override;
   FuncOp vjpFunction(FuncOp f, ArrayRef<bool> wrt, ArrayRef<bool> of) override;
+  FuncOp newFunction(FuncOp near, StringRef name, TypeRange ins, ArrayRef<std::string> inNames,
+                     TypeRange outs, ArrayRef<std::string> outNames) override {
+    auto attrs = [&](ArrayRef<std::string> names) {
+      return llvm::to_vector(
+          llvm::map_range(names, [&](const std::string &n) -> Attribute { return b.getStringAttr(n); }));
+    };
+    return makeFunction(near, name.str(), SmallVector<Type>(ins), attrs(inNames),
+                       SmallVector<Type>(outs), attrs(outNames));
+  }
   void fail(Operation *op, const Twine &why) override {
     if (!failed)
       op->emitOpError(why);
@@ -66,9 +75,9 @@ private:
   std::set<Operation *> clean, inProgress;
 
   /// A new empty function next to `f`, its entry block created.
-  FuncOp newFunction(FuncOp f, const std::string &name, ArrayRef<Type> ins,
-                     ArrayRef<Attribute> inNames, ArrayRef<Type> outs,
-                     ArrayRef<Attribute> outNames);
+  FuncOp makeFunction(FuncOp f, const std::string &name, ArrayRef<Type> ins,
+                      ArrayRef<Attribute> inNames, ArrayRef<Type> outs,
+                      ArrayRef<Attribute> outNames);
   /// Differentiates `op` in forward mode; records the tangents of its results.
   void forwardRule(Operation *op, DenseMap<Value, Value> &tangents);
   void reverseRule(Operation *op, DenseMap<Value, Value> &cotangents);
@@ -76,7 +85,7 @@ private:
   static void dropDeadOps(FuncOp f);
 };
 
-FuncOp DerivativeMaker::newFunction(FuncOp f, const std::string &name, ArrayRef<Type> ins,
+FuncOp DerivativeMaker::makeFunction(FuncOp f, const std::string &name, ArrayRef<Type> ins,
                                     ArrayRef<Attribute> inNames, ArrayRef<Type> outs,
                                     ArrayRef<Attribute> outNames) {
   OpBuilder::InsertionGuard guard(b);
@@ -160,7 +169,7 @@ FuncOp DerivativeMaker::jvpFunction(FuncOp f, ArrayRef<bool> wrt) {
   SmallVector<Attribute> outNames;
   for (Attribute n : f.getResNames())
     outNames.push_back(b.getStringAttr("d_" + cast<StringAttr>(n).str()));
-  FuncOp g = newFunction(f, f.getSymName().str() + "_jvp_" + flagString(wrt), ins, inNames,
+  FuncOp g = makeFunction(f, f.getSymName().str() + "_jvp_" + flagString(wrt), ins, inNames,
                          f.getResultTypes(), outNames);
   made[key] = g;
   inProgress.insert(f);
@@ -213,7 +222,7 @@ FuncOp DerivativeMaker::vjpFunction(FuncOp f, ArrayRef<bool> wrt, ArrayRef<bool>
       outs.push_back(f.getArgumentTypes()[i]);
       outNames.push_back(b.getStringAttr("adj_" + cast<StringAttr>(f.getArgNames()[i]).str()));
     }
-  FuncOp g = newFunction(f, f.getSymName().str() + "_vjp_" + flagString(wrt) + "_" +
+  FuncOp g = makeFunction(f, f.getSymName().str() + "_vjp_" + flagString(wrt) + "_" +
                                 flagString(of),
                          ins, inNames, outs, outNames);
   made[key] = g;
