@@ -72,7 +72,7 @@ private:
   ModuleOp module;
   SymbolTable symbols;
   std::map<std::string, FuncOp> made;
-  std::set<Operation *> clean, inProgress;
+  std::set<Operation *> clean, eliminating, inProgress;
 
   /// A new empty function next to `f`, its entry block created.
   FuncOp makeFunction(FuncOp f, const std::string &name, ArrayRef<Type> ins,
@@ -103,7 +103,7 @@ FuncOp DerivativeMaker::makeFunction(FuncOp f, const std::string &name, ArrayRef
 }
 
 bool DerivativeMaker::enter(FuncOp f) {
-  if (inProgress.count(f)) {
+  if (inProgress.count(f) || eliminating.count(f)) {
     fail(f, "is recursive: its derivative would need itself");
     return false;
   }
@@ -267,8 +267,9 @@ FuncOp DerivativeMaker::vjpFunction(FuncOp f, ArrayRef<bool> wrt, ArrayRef<bool>
 }
 
 void DerivativeMaker::eliminate(FuncOp f) {
-  if (!clean.insert(f).second)
+  if (clean.count(f) || eliminating.count(f))
     return;
+  eliminating.insert(f);
   SmallVector<Operation *> ops;
   f.walk([&](Operation *op) {
     if (isa<JvpOp, VjpOp>(op))
@@ -291,6 +292,8 @@ void DerivativeMaker::eliminate(FuncOp f) {
     op->replaceAllUsesWith(call.getResults());
     op->erase();
   }
+  eliminating.erase(f);
+  clean.insert(f);
 }
 
 void DerivativeMaker::dropDeadOps(FuncOp f) {

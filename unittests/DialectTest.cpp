@@ -1,0 +1,30 @@
+//===- DialectTest.cpp - rules every expression op must follow ------------===//
+
+#include "scaly/Dialect/Expr/ExprDialect.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace scaly::expr;
+
+// An op cannot be added to the expression dialect without saying how it is
+// differentiated: a rule (DifferentiableOpInterface) or an explicit marker.
+TEST(ExprDialect, EveryOpHasADerivativeRuleOrAMarker) {
+  MLIRContext ctx;
+  ctx.loadDialect<ExprDialect>();
+  int ops = 0;
+  for (RegisteredOperationName name : ctx.getRegisteredOperations()) {
+    if (name.getDialectNamespace() != ExprDialect::getDialectNamespace())
+      continue;
+    ++ops;
+    bool rule = name.hasInterface<DifferentiableOpInterface>();
+    bool zero = name.hasTrait<ZeroDerivative>();
+    bool byPass = name.hasTrait<DifferentiatedByPass>();
+    EXPECT_EQ(int(rule) + int(zero) + int(byPass), 1)
+        << name.getStringRef().str()
+        << " needs exactly one of: derivative rules, ZeroDerivative, DifferentiatedByPass";
+  }
+  EXPECT_GT(ops, 20); // the dialect was really enumerated (29 ops today)
+}
