@@ -122,6 +122,8 @@ struct Port {
   std::string name;
   SmallVector<int64_t> shape;
   Type element;
+  /// A sparse output's pattern: {nrow, ncol, colind, row} (null: dense).
+  DictionaryAttr sparse;
 };
 
 /// Ports of an entry, read from its expr.func before lowering.
@@ -140,10 +142,14 @@ std::vector<EntryPorts> entryPorts(ModuleOp module) {
       e.ins.push_back({cast<StringAttr>(n).str(), SmallVector<int64_t>(tt.getShape()),
                        tt.getElementType()});
     }
-    for (auto [t, n] : llvm::zip(root.getResultTypes(), root.getResNames())) {
+    for (auto [k, t, n] :
+         llvm::enumerate(root.getResultTypes(), root.getResNames())) {
       auto tt = cast<RankedTensorType>(t);
+      DictionaryAttr sparse;
+      if (auto attrs = root.getResAttrsAttr())
+        sparse = cast<DictionaryAttr>(attrs[k]).getAs<DictionaryAttr>("expr.sparse");
       e.outs.push_back({cast<StringAttr>(n).str(), SmallVector<int64_t>(tt.getShape()),
-                        tt.getElementType()});
+                        tt.getElementType(), sparse});
     }
     out.push_back(std::move(e));
   }
@@ -186,6 +192,48 @@ std::string portList(const std::vector<Port> &ports) {
                 .str();
   }
   return list;
+}
+
+/// `{a, b, c}` broken into lines of 16 values.
+std::string initializerList(ArrayRef<int64_t> values) {
+  std::string s = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i % 16 == 0)
+      s += i ? ", \\\n    " : " \\\n    ";
+    else
+      s += ", ";
+    s += std::to_string(values[i]);
+  }
+  return s + " }";
+}
+
+/// The index tables of an entry's sparse outputs, as macros (usable as
+/// array initializers; no unused-variable warnings where they are not).
+std::string sparseTables(StringRef entry, const std::vector<Port> &outs,
+                         const std::vector<std::string> &outNames) {
+  std::string s;
+  for (auto [k, p] : llvm::enumerate(outs)) {
+    if (!p.sparse)
+      continue;
+    auto colind = p.sparse.getAs<DenseI64ArrayAttr>("colind").asArrayRef();
+    auto row = p.sparse.getAs<DenseI64ArrayAttr>("row").asArrayRef();
+    int64_t nrow = p.sparse.getAs<IntegerAttr>("nrow").getInt();
+    int64_t ncol = p.sparse.getAs<IntegerAttr>("ncol").getInt();
+    std::string prefix = (entry + "_" + outNames[k]).str();
+    s += llvm::formatv("/* res[{0}] {1} is sparse: a {2} x {3} matrix with {4} stored values in\n"
+                       " * compressed-column order. Column j holds values COLIND[j] .. COLIND[j+1]-1;\n"
+                       " * value k lies in row ROW[k]. */\n",
+                       k, p.name, nrow, ncol, row.size())
+             .str();
+    s += llvm::formatv("#define {0}_NROW {1}\n#define {0}_NCOL {2}\n#define {0}_NNZ {3}\n", prefix,
+                       nrow, ncol, row.size())
+             .str();
+    s += "#define " + prefix + "_COLIND " + initializerList(colind) + "\n";
+    if (!row.empty())
+      s += "#define " + prefix + "_ROW " + initializerList(row) + "\n";
+    s += "\n";
+  }
+  return s;
 }
 
 /// One entry's part of the header: SZ_* sizes, typed structs and its
@@ -231,6 +279,7 @@ std::string entrySection(prog::ProcOp entry, const std::vector<Port> &ins,
     s += "struct alignas(16) Out {\n" + structFields(outs, outNames, true) + "};\n\n";
     s += "extern \"C\" " + decl + "\n\n";
     s += "} // namespace " + name + "\n\n";
+    s += sparseTables(name, outs, outNames);
     return s;
   }
   s += llvm::formatv("#define {0}_SZ_ARG {1}\n#define {0}_SZ_RES {2}\n#define {0}_SZ_IW 0\n"
@@ -242,6 +291,7 @@ std::string entrySection(prog::ProcOp entry, const std::vector<Port> &ins,
        name + "_in;\n\n";
   s += "typedef struct __attribute__((aligned(16))) {\n" + structFields(outs, outNames, false) +
        "} " + name + "_out;\n\n";
+  s += sparseTables(name, outs, outNames);
   s += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n" + decl + "\n\n";
   s += "#ifdef __cplusplus\n}\n#endif\n\n";
   return s;

@@ -29,6 +29,30 @@ RankedTensorType tensorType(MLIRContext &ctx, const Shape &shape, DType d) {
   return RankedTensorType::get(shape, elementType(ctx, d));
 }
 
+/// Per result, `{expr.sparse = {nrow, ncol, colind, row}}` for a sparse output
+/// (an empty dictionary for a dense one); null when every output is dense.
+ArrayAttr sparseResultAttrs(MLIRContext &ctx, const Function &fn) {
+  if (std::none_of(fn.outputs.begin(), fn.outputs.end(),
+                   [](const Port &p) { return bool(p.sparse); }))
+    return nullptr;
+  Builder b(&ctx);
+  SmallVector<Attribute> dicts;
+  for (const Port &p : fn.outputs) {
+    if (!p.sparse) {
+      dicts.push_back(b.getDictionaryAttr({}));
+      continue;
+    }
+    auto layout = b.getDictionaryAttr({
+        b.getNamedAttr("nrow", b.getI64IntegerAttr(p.sparse->nrow)),
+        b.getNamedAttr("ncol", b.getI64IntegerAttr(p.sparse->ncol)),
+        b.getNamedAttr("colind", b.getDenseI64ArrayAttr(p.sparse->colind)),
+        b.getNamedAttr("row", b.getDenseI64ArrayAttr(p.sparse->row)),
+    });
+    dicts.push_back(b.getDictionaryAttr({b.getNamedAttr("expr.sparse", layout)}));
+  }
+  return b.getArrayAttr(dicts);
+}
+
 class ModuleBuilder {
 public:
   ModuleBuilder(MLIRContext &ctx, ModuleOp module) : ctx(ctx), module(module) {}
@@ -87,7 +111,7 @@ private:
     }
     auto func = b.create<expr::FuncOp>(loc, name, b.getFunctionType(ins, outs),
                                        b.getArrayAttr(inNames), b.getArrayAttr(outNames),
-                                       fn.block, nullptr, nullptr, isEntry);
+                                       fn.block, nullptr, sparseResultAttrs(ctx, fn), isEntry);
     Block *entry = new Block();
     func.getBody().push_back(entry);
     for (Type t : ins)

@@ -234,7 +234,7 @@ def Expr_ConstantOp : Expr_Op<"constant", [Expr_ZeroDerivative, ConstantLike, Pu
 }
 
 class Expr_BinaryOp<string mnemonic, list<Trait> traits = []>
-    : Expr_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType, Expr_Differentiable])> {
+    : Expr_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType, Elementwise, Expr_Differentiable])> {
   let arguments = (ins Expr_Array:$lhs, Expr_Array:$rhs);
   let results = (outs Expr_Array:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
@@ -255,7 +255,7 @@ def Expr_Math2Fn : I32EnumAttr<"Math2Fn", "binary math function", [
 }
 def Expr_Math2FnAttr : EnumAttr<Expr_Dialect, Expr_Math2Fn, "math2_fn">;
 
-def Expr_Math2Op : Expr_Op<"math2", [Expr_Differentiable, Pure, SameOperandsAndResultType]> {
+def Expr_Math2Op : Expr_Op<"math2", [Elementwise, Expr_Differentiable, Pure, SameOperandsAndResultType]> {
   let summary = "elementwise binary math function (pow, atan2, fmin, fmax, fmod)";
   let arguments = (ins Expr_Math2FnAttr:$fn, Expr_FloatArray:$lhs, Expr_FloatArray:$rhs);
   let results = (outs Expr_FloatArray:$result);
@@ -263,7 +263,7 @@ def Expr_Math2Op : Expr_Op<"math2", [Expr_Differentiable, Pure, SameOperandsAndR
   let hasFolder = 1;
 }
 
-def Expr_NegOp : Expr_Op<"neg", [Expr_Differentiable, Pure, SameOperandsAndResultType]> {
+def Expr_NegOp : Expr_Op<"neg", [Elementwise, Expr_Differentiable, Pure, SameOperandsAndResultType]> {
   let summary = "elementwise negation";
   let arguments = (ins Expr_Array:$operand);
   let results = (outs Expr_Array:$result);
@@ -271,7 +271,7 @@ def Expr_NegOp : Expr_Op<"neg", [Expr_Differentiable, Pure, SameOperandsAndResul
   let hasFolder = 1;
 }
 
-def Expr_MathOp : Expr_Op<"math", [Expr_Differentiable, Pure, SameOperandsAndResultType]> {
+def Expr_MathOp : Expr_Op<"math", [Elementwise, Expr_Differentiable, Pure, SameOperandsAndResultType]> {
   let summary = "elementwise unary math function";
   let arguments = (ins Expr_MathFnAttr:$fn, Expr_FloatArray:$operand);
   let results = (outs Expr_FloatArray:$result);
@@ -279,7 +279,7 @@ def Expr_MathOp : Expr_Op<"math", [Expr_Differentiable, Pure, SameOperandsAndRes
   let hasFolder = 1;
 }
 
-def Expr_CmpOp : Expr_Op<"cmp", [Expr_ZeroDerivative, Pure, SameTypeOperands]> {
+def Expr_CmpOp : Expr_Op<"cmp", [Elementwise, Expr_ZeroDerivative, Pure, SameTypeOperands]> {
   let summary = "elementwise comparison, giving a bool array";
   let arguments = (ins Expr_CmpPredicateAttr:$predicate, Expr_Array:$lhs, Expr_Array:$rhs);
   let results = (outs StaticShapeTensorOf<[I1]>:$result);
@@ -287,7 +287,7 @@ def Expr_CmpOp : Expr_Op<"cmp", [Expr_ZeroDerivative, Pure, SameTypeOperands]> {
   let hasVerifier = 1;
 }
 
-def Expr_SelectOp : Expr_Op<"select", [Expr_Differentiable, Pure, AllTypesMatch<["on_true", "on_false", "result"]>]> {
+def Expr_SelectOp : Expr_Op<"select", [Elementwise, Expr_Differentiable, Pure, AllTypesMatch<["on_true", "on_false", "result"]>]> {
   let summary = "elementwise choice: cond ? on_true : on_false";
   let arguments = (ins StaticShapeTensorOf<[I1]>:$cond, Expr_Array:$on_true, Expr_Array:$on_false);
   let results = (outs Expr_Array:$result);
@@ -295,7 +295,7 @@ def Expr_SelectOp : Expr_Op<"select", [Expr_Differentiable, Pure, AllTypesMatch<
   let hasVerifier = 1;
 }
 
-def Expr_CastOp : Expr_Op<"cast", [Expr_Differentiable, Pure]> {
+def Expr_CastOp : Expr_Op<"cast", [Elementwise, Expr_Differentiable, Pure]> {
   let summary = "elementwise conversion to another element type";
   let arguments = (ins Expr_Array:$operand);
   let results = (outs Expr_Array:$result);

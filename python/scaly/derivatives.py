@@ -143,41 +143,95 @@ def _gradient(f, wrt, of):
     return _build(f"{f.name}_gradient", f.inputs, names, body)
 
 
-def _unit_vector(count, k, dtype, shape):
-    """Row k of the identity of size `count` (k traced), shaped `shape`."""
-    hit = as_expr(np.arange(count, dtype=np.int64), k._g) == k
-    return hit.astype(dtype).reshape(shape)
+class SparseOutputFunction(Function):
+    """A Function whose sparse outputs come back as `scipy.sparse.csc_matrix`.
+
+    In C and inside other traced functions such an output is its stored
+    values, in compressed-column order; `sparsity(k)` gives the pattern.
+    """
+
+    def sparsity(self, output=0):
+        """(shape, colind, row) of sparse output `output` (name or index), or None if dense."""
+        k = output
+        if isinstance(output, str):
+            names = [n for n, _, _ in self.outputs]
+            if output not in names:
+                raise ValueError(f"{self.name}() has no output named {output!r}")
+            k = names.index(output)
+        return self._sparse.get(k)
+
+    def __call__(self, *args):
+        out = super().__call__(*args)
+        if any(isinstance(a, Expr) for a in args):
+            return out
+        import scipy.sparse
+        many = isinstance(out, tuple)
+        values = list(out) if many else [out]
+        for k, (shape, colind, row) in self._sparse.items():
+            values[k] = scipy.sparse.csc_matrix((values[k], row, colind), shape=shape)
+        return tuple(values) if many else values[0]
 
 
-def _jacobian(f, wrt, of, layout):
-    if layout != "dense":
-        if layout in ("csc", "csr", "coo"):
-            raise NotImplementedError(f"jacobian: layout={layout!r} is not available yet; "
-                                      "use layout='dense'")
-        raise ValueError(f"jacobian: layout must be 'dense', got {layout!r}")
-    i = _one(f.inputs, wrt, "input", "jacobian", f.name)
-    j = _one(f.outputs, of, "output", "jacobian", f.name)
+_LAYOUTS = ("dense", "csc")
+
+
+def _check_layout(layout, what):
+    if layout not in _LAYOUTS:
+        if layout in ("csr", "coo", "batched"):
+            raise NotImplementedError(f"{what}: layout={layout!r} is not available yet; "
+                                      "use 'dense' or 'csc'")
+        raise ValueError(f"{what}: layout must be one of {', '.join(map(repr, _LAYOUTS))}, "
+                         f"got {layout!r}")
+
+
+class _Pattern:
+    """A compressed-column pattern and the (row, column) of each stored entry."""
+
+    def __init__(self, nrow, ncol, colind, row):
+        self.nrow, self.ncol = int(nrow), int(ncol)
+        self.colind = np.asarray(colind, dtype=np.int64)
+        self.row = np.asarray(row, dtype=np.int64)
+        self.col = np.repeat(np.arange(self.ncol, dtype=np.int64), np.diff(self.colind))
+
+    @property
+    def nnz(self):
+        return len(self.row)
+
+    def args(self):
+        return self.nrow, self.ncol, self.colind.tolist(), self.row.tolist()
+
+
+def jacobian_sparsity(f, wrt=None, of=None):
+    """The exact structural pattern of d out / d x as a `scipy.sparse.csc_matrix` of ones.
+
+    Computed symbolically on the expression dialect (maps and scans are not
+    unrolled); an entry is stored when the derivative is not structurally zero.
+    """
+    _check_function(f, "jacobian_sparsity")
+    i = _one(f.inputs, wrt, "input", "jacobian_sparsity", f.name)
+    j = _one(f.outputs, of, "output", "jacobian_sparsity", f.name)
+    import scipy.sparse
+    p = _Pattern(*_scaly.jacobian_pattern(f._traced, i, j))
+    return scipy.sparse.csc_matrix((np.ones(p.nnz), p.row, p.colind), shape=(p.nrow, p.ncol))
+
+
+def _compressed(f, i, j, colours, forward):
+    """A Function of f's inputs returning the compressed derivative (sweeps, size).
+
+    Sweep k seeds the columns (forward) or rows (reverse) of colour k.
+    """
     in_name, in_shape, in_dtype = f.inputs[i]
     out_name, out_shape, out_dtype = f.outputs[j]
     n, m = _size(in_shape), _size(out_shape)
+    sweeps = int(colours.max()) + 1
     nin = len(f.inputs)
-    forward = n <= m  # one sweep per column, or per row
-    sweeps = n if forward else m
-    if forward:
-        kernel = _jvp(f, i)
-
-        def sweep(*args):
-            *xs, k = args
-            return kernel(*xs, _unit_vector(n, k, in_dtype, in_shape))
-    else:
-        kernel = _vjp(f, j, i)
-
-        def sweep(*args):
-            *xs, k = args
-            return kernel(*xs, _unit_vector(m, k, out_dtype, out_shape))
+    kernel = _jvp(f, i) if forward else _vjp(f, j, i)
+    seed_shape, seed_dtype = (in_shape, in_dtype) if forward else (out_shape, out_dtype)
 
     def one_sweep(*args):
-        r = sweep(*args)
+        *xs, k = args
+        seed = (as_expr(colours, k._g) == k).astype(seed_dtype).reshape(seed_shape)
+        r = kernel(*xs, seed)
         r = r[j] if forward and isinstance(r, tuple) else r
         return r.reshape((m,) if forward else (n,))
 
@@ -187,24 +241,109 @@ def _jacobian(f, wrt, of, layout):
     def body(*xs):
         from .ops import vmap
         ks = as_expr(np.arange(sweeps, dtype=np.int64), xs[0]._g)
-        stacked = vmap(step, sweeps, in_axes=(None,) * nin + (0,))(*xs, ks)
-        return stacked.T if forward else stacked
+        return vmap(step, sweeps, in_axes=(None,) * nin + (0,))(*xs, ks)
 
-    return _build(f"{f.name}_jacobian", f.inputs, [f"jac_{out_name}_{in_name}"], body)
+    return body, sweeps
 
 
-def _hessian(f, wrt, of, multipliers):
+def _assemble(f, name, out_name, pattern, values_of, layout, dtype):
+    """The Function returning the entries (`values_of(*xs)`: CSC order) densely or as CSC."""
+    shape = (pattern.nrow, pattern.ncol)
+    if layout == "dense":
+        def body(*xs):
+            if pattern.nnz == 0:
+                return as_expr(np.zeros(shape, dtype=dtype), xs[0]._g)
+            values = values_of(*xs)
+            place = np.full(shape[0] * shape[1], pattern.nnz, dtype=np.int64)
+            place[pattern.row * shape[1] + pattern.col] = np.arange(pattern.nnz)
+            padded = values_concat(values, dtype)
+            return padded[place].reshape(shape)
+        return _build(name, f.inputs, [out_name], body)
+
+    def body(*xs):
+        if pattern.nnz == 0:
+            return as_expr(np.zeros(0, dtype=dtype), xs[0]._g)
+        return values_of(*xs)
+
+    out = _build(name, f.inputs, [out_name], body)
+    sparse = SparseOutputFunction(out._traced, out.__wrapped__)
+    sparse._sparse = {0: (shape, pattern.colind, pattern.row)}
+    _scaly.set_output_sparsity(out._traced, 0, pattern.nrow, pattern.ncol, pattern.colind.tolist(),
+                               pattern.row.tolist())
+    return sparse
+
+
+def values_concat(values, dtype):
+    """`values` with one zero appended (the source of structurally zero entries)."""
+    from .ops import concat
+    return concat([values, as_expr(np.zeros(1, dtype=dtype), values._g)])
+
+
+def _jacobian(f, wrt, of, layout):
+    _check_layout(layout, "jacobian")
+    i = _one(f.inputs, wrt, "input", "jacobian", f.name)
+    j = _one(f.outputs, of, "output", "jacobian", f.name)
+    in_name, in_shape, in_dtype = f.inputs[i]
+    out_name, out_shape, out_dtype = f.outputs[j]
+    pattern = _Pattern(*_scaly.jacobian_pattern(f._traced, i, j))
+    values_of = None
+    if pattern.nnz:
+        col_colours = np.asarray(_scaly.colour_columns(*pattern.args()), dtype=np.int64)
+        row_colours = np.asarray(_scaly.colour_rows(*pattern.args()), dtype=np.int64)
+        forward = col_colours.max() <= row_colours.max()
+        colours = col_colours if forward else row_colours
+        compressed, _ = _compressed(f, i, j, colours, forward)
+        # Entry (r, c) is in sweep colour[c] at row r (forward), or in sweep
+        # colour[r] at column c (reverse).
+        if forward:
+            index = col_colours[pattern.col] * pattern.nrow + pattern.row
+        else:
+            index = row_colours[pattern.row] * pattern.ncol + pattern.col
+
+        def values_of(*xs):
+            return compressed(*xs).reshape(-1)[index]
+
+    return _assemble(f, f"{f.name}_jacobian", f"jac_{out_name}_{in_name}", pattern, values_of,
+                     layout, out_dtype)
+
+
+def _hessian(f, wrt, of, multipliers, layout):
+    _check_layout(layout, "hessian")
     i = _one(f.inputs, wrt, "input", "hessian", f.name)
+    in_name, in_shape, in_dtype = f.inputs[i]
     if not multipliers:
         grad = _gradient(f, i, of)
-        return _jacobian(grad, i, 0, "dense")
-    j = _one(f.outputs, of, "output", "hessian", f.name)
-    out_name, out_shape, out_dtype = f.outputs[j]
-    back = _vjp(f, j, i)
-    lagrangian_gradient = _build(f"{f.name}_lagrangian_gradient",
-                                 f.inputs + [(f"lam_{out_name}", out_shape, out_dtype)],
-                                 [f"grad_{f.inputs[i][0]}"], lambda *a: back(*a))
-    return _jacobian(lagrangian_gradient, i, 0, "dense")
+    else:
+        j = _one(f.outputs, of, "output", "hessian", f.name)
+        out_name, out_shape, out_dtype = f.outputs[j]
+        back = _vjp(f, j, i)
+        grad = _build(f"{f.name}_lagrangian_gradient",
+                      f.inputs + [(f"lam_{out_name}", out_shape, out_dtype)],
+                      [f"grad_{in_name}"], lambda *a: back(*a))
+    raw = _Pattern(*_scaly.jacobian_pattern(grad._traced, i, 0))
+    # The Hessian is symmetric: store the union of the pattern and its transpose.
+    import scipy.sparse
+    ones = scipy.sparse.csc_matrix((np.ones(raw.nnz), raw.row, raw.colind),
+                                   shape=(raw.nrow, raw.ncol))
+    sym = (ones + ones.T).tocsc()
+    sym.sort_indices()
+    pattern = _Pattern(raw.nrow, raw.ncol, sym.indptr, sym.indices)
+    values_of = None
+    if pattern.nnz:
+        colours, from_row = _scaly.star_colouring(pattern.nrow, pattern.colind.tolist(),
+                                                  pattern.row.tolist())
+        colours = np.asarray(colours, dtype=np.int64)
+        from_row = np.asarray(from_row, dtype=bool)
+        compressed, _ = _compressed(grad, i, 0, colours, True)
+        n = pattern.nrow
+        index = np.where(from_row, colours[pattern.col] * n + pattern.row,
+                         colours[pattern.row] * n + pattern.col)
+
+        def values_of(*xs):
+            return compressed(*xs).reshape(-1)[index]
+
+    return _assemble(grad, f"{f.name}_hessian", f"hess_{in_name}", pattern, values_of, layout,
+                     in_dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -245,11 +384,15 @@ def gradient(f, wrt=None, of=None):
 
 
 def jacobian(f, wrt=None, of=None, layout="dense"):
-    """Jacobian d out / d x as a 2-D (out.size, x.size) array, one input and one output.
+    """Jacobian d out / d x as a 2-D (out.size, x.size) matrix, one input and one output.
 
-    Forward mode (one sweep per column) when x is no larger than the output,
-    else reverse mode (one sweep per row); the sweeps are one map, one loop in
-    C. Inside a traced function, ``sc.jacobian(y, x)`` with `x` an input Expr.
+    The exact structural pattern is computed first; columns (forward mode)
+    or rows (reverse mode) that share no entry are seeded together, whichever
+    needs fewer sweeps, and the sweeps run as one map (one C loop).
+    `layout="dense"` returns an array; `"csc"` returns the stored values in
+    compressed-column order (a `scipy.sparse.csc_matrix` from a numerical
+    call; the C header publishes the index tables). Inside a traced
+    function, ``sc.jacobian(y, x)`` with `x` an input Expr.
     """
     if isinstance(f, Expr):
         fn, i, xs = _function_of(f, wrt, "jacobian")
@@ -258,22 +401,23 @@ def jacobian(f, wrt=None, of=None, layout="dense"):
     return _jacobian(f, wrt, of, layout)
 
 
-def hessian(f, wrt=None, of=None, multipliers=False):
+def hessian(f, wrt=None, of=None, multipliers=False, layout="dense"):
     """Hessian of a scalar output with respect to one input, as an (n, n) array.
 
     With ``multipliers=True`` the output `of` may be a vector g(x): the result
     is the Hessian of the Lagrangian term lam . g(x), and the returned
     Function takes the multipliers lam (the output's shape) as an extra, last
     input. Computed forward over reverse. Inside a traced function,
-    ``sc.hessian(y, x)``.
+    ``sc.hessian(y, x)``. The symmetric pattern is star-coloured, so a banded
+    Hessian costs about its bandwidth in sweeps; `layout` as for `jacobian`.
     """
     if isinstance(f, Expr):
         if multipliers:
             raise ValueError("hessian: multipliers=True applies to a Function, not an Expr")
         fn, i, xs = _function_of(f, wrt, "hessian")
-        return _hessian(fn, i, 0, False)(*xs)
+        return _hessian(fn, i, 0, False, layout)(*xs)
     _check_function(f, "hessian")
-    return _hessian(f, wrt, of, multipliers)
+    return _hessian(f, wrt, of, multipliers, layout)
 
 
 def jvp(f, wrt=None):

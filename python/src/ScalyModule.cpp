@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Codegen/RenderModule.h"
+#include "scaly/Dialect/Expr/Sparsity.h"
 #include "scaly/InitScaly.h"
 #include "scaly/Target/ReservedNames.h"
 #include "scaly/Trace/BuildModule.h"
@@ -260,6 +261,36 @@ std::string exprModuleText(const trace::Function &fn) {
   llvm::raw_string_ostream os(text);
   module->print(os);
   return text;
+}
+
+/// The structural pattern of d(output `of`) / d(input `wrt`) of `fn`, in
+/// compressed-column form: (nrow, ncol, colind, row).
+py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of) {
+  if (wrt >= fn.inputs.size() || of >= fn.outputs.size())
+    throw std::invalid_argument("jacobian_pattern: no such input or output");
+  std::lock_guard<ContextLock> lock(contextLock);
+  mlir::MLIRContext &ctx = sharedContext();
+  std::string messages;
+  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+    messages += d.str() + "\n";
+    return mlir::success();
+  });
+  auto module = trace::buildExprModule(ctx, fn);
+  auto f = *module->getOps<expr::FuncOp>().begin();
+  auto p = expr::jacobianPattern(*module, f, wrt, of);
+  if (mlir::failed(p))
+    throw std::invalid_argument("sparsity of " + fn.name + "(): " + messages);
+  return py::make_tuple(p->nrow, p->ncol, p->colind, p->row);
+}
+
+expr::SparsityPattern patternFrom(int64_t nrow, int64_t ncol, std::vector<int64_t> colind,
+                                  std::vector<int64_t> row) {
+  if (static_cast<int64_t>(colind.size()) != ncol + 1 || colind.back() != (int64_t)row.size())
+    throw std::invalid_argument("pattern: colind must have ncol + 1 entries ending at nnz");
+  for (int64_t r : row)
+    if (r < 0 || r >= nrow)
+      throw std::invalid_argument("pattern: row index out of range");
+  return {nrow, ncol, std::move(colind), std::move(row)};
 }
 
 /// The innermost Python frame outside the scaly package: where the user
@@ -691,6 +722,33 @@ PYBIND11_MODULE(_scaly, m) {
   if (python::registerKernelType(m.ptr()) < 0)
     throw py::error_already_set();
 
+  m.def("jacobian_pattern", &jacobianPattern,
+        "Structural Jacobian pattern (nrow, ncol, colind, row) of output `of` by input `wrt`");
+  m.def("set_output_sparsity", [](trace::Function &fn, size_t k, int64_t nrow, int64_t ncol,
+                                  std::vector<int64_t> colind, std::vector<int64_t> row) {
+    if (k >= fn.outputs.size())
+      throw std::invalid_argument("set_output_sparsity: no output " + std::to_string(k));
+    auto p = patternFrom(nrow, ncol, std::move(colind), std::move(row));
+    if (fn.outputs[k].shape != trace::Shape{p.nnz()})
+      throw std::invalid_argument("set_output_sparsity: output '" + fn.outputs[k].name +
+                                  "' must hold the " + std::to_string(p.nnz()) + " stored values");
+    fn.outputs[k].sparse = std::make_shared<const trace::SparseLayout>(
+        trace::SparseLayout{p.nrow, p.ncol, std::move(p.colind), std::move(p.row)});
+  }, "Declare output k sparse: it holds the stored values of an nrow x ncol compressed-column pattern");
+  m.def("colour_columns", [](int64_t nrow, int64_t ncol, std::vector<int64_t> colind,
+                             std::vector<int64_t> row) {
+    return expr::colourColumns(patternFrom(nrow, ncol, std::move(colind), std::move(row)));
+  }, "Greedy colouring of columns so that columns sharing a row differ");
+  m.def("colour_rows", [](int64_t nrow, int64_t ncol, std::vector<int64_t> colind,
+                          std::vector<int64_t> row) {
+    return expr::colourRows(patternFrom(nrow, ncol, std::move(colind), std::move(row)));
+  }, "Greedy colouring of rows so that rows sharing a column differ");
+  m.def("star_colouring", [](int64_t n, std::vector<int64_t> colind, std::vector<int64_t> row) {
+    auto p = patternFrom(n, n, std::move(colind), std::move(row));
+    auto colour = expr::starColouring(p);
+    auto fromRow = expr::symmetricSource(p, colour);
+    return py::make_tuple(colour, std::vector<bool>(fromRow.begin(), fromRow.end()));
+  }, "Star colouring of a symmetric pattern and, per stored entry, whether it is read from its own row");
   m.def("expr_module", &exprModuleText, "The expression-dialect module of a traced function");
   m.def("render", &render, "Render the C module and header of a traced function",
         py::arg("fn"), py::arg("options") = py::dict());

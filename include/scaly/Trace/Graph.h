@@ -161,11 +161,20 @@ private:
   int32_t promoteTo(int32_t a, DType to);
 };
 
+/// The pattern of a sparse output, compressed-column (CasADi's encoding);
+/// the output holds the stored values in that order.
+struct SparseLayout {
+  int64_t nrow = 0, ncol = 0;
+  std::vector<int64_t> colind, row;
+};
+
 /// Declared input or output.
 struct Port {
   std::string name;
   Shape shape;
   DType dtype;
+  /// Set for a sparse output (shape is then (nnz,)).
+  std::shared_ptr<const SparseLayout> sparse;
 };
 
 /// A traced Scaly Function: its ports, its graph and the nodes it returns.
