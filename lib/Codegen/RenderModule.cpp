@@ -24,6 +24,7 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
   pm.addPass(expr::createExpandCalls());
   pm.addPass(expr::createSimplify());
   pm.addPass(createCSEPass());
+  pm.addPass(expr::createHoistInvariants());
   LowerToProgramOptions lowerOptions;
   lowerOptions.entry = entry.str();
   lowerOptions.scalarizeLimit = scalarizeLimit;

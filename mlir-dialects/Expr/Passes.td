@@ -20,6 +20,11 @@ def ExpandCalls : Pass<"scaly-expand-calls", "::mlir::ModuleOp"> {
   let dependentDialects = ["::scaly::expr::ExprDialect"];
 }
 
+def HoistInvariants : Pass<"scaly-hoist-invariants", "::mlir::ModuleOp"> {
+  let summary = "Move ops of an expr.loop body whose operands are all defined outside the loop before it (constants stay)";
+  let dependentDialects = ["::scaly::expr::ExprDialect"];
+}
+
 def Simplify : Pass<"scaly-simplify", "::mlir::ModuleOp"> {
   let summary = "Algebraic simplification and constant folding of expressions (x*1, x+0, --x, gather of gather)";
   let dependentDialects = ["::scaly::expr::ExprDialect"];

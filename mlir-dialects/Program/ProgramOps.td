@@ -207,6 +207,19 @@ def Prog_WindowOp : Prog_Op<"window", [MemoryEffects<[MemAlloc]>]> {
   let hasVerifier = 1;
 }
 
+def Prog_TableOp : Prog_Op<"table", [Pure]> {
+  let summary = "a read-only table of constants (a static const array in C)";
+  let description = [{
+    Points to `values` (row-major), stored once per module: large constant
+    arrays and the index lists of large gathers are read from tables rather
+    than written element by element.
+  }];
+  let arguments = (ins ElementsAttr:$values);
+  let results = (outs Prog_AnyPtr:$result);
+  let assemblyFormat = "$values attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Prog_NullOp : Prog_Op<"null", [Pure]> {
   let summary = "a null pointer (NULL), e.g. the workspace of a callee that spills nothing";
   let results = (outs Prog_AnyPtr:$result);

@@ -9,7 +9,7 @@
 
 from ._function import Arg, Function, L, arg, function
 from ._trace import DTYPES, Expr
-from .derivatives import gradient, hessian, jacobian, jvp, vjp
+from .derivatives import gradient, hessian, jacobian, jacobian_sparsity, jvp, vjp
 from .ops import (abs, acos, asin, atan, atan2, cast, ceil, concat, cos, cosh, dot, exp, expm1,
                   floor, fmax, fmin, log, log1p, matmul, max, mean, min, norm2, pow, prod, sin,
                   scan, sinh, sqrt, stack, sum, sumsqr, tan, tanh, transpose, vmap, where)
@@ -23,5 +23,5 @@ __all__ = [
     "atan2", "cast", "ceil", "concat", "cos", "cosh", "dot", "exp", "expm1", "floor", "fmax",
     "fmin", "log", "log1p", "matmul", "max", "mean", "min", "norm2", "pow", "prod", "scan", "sin", "sinh", "sqrt", "stack", "sum",
     "sumsqr", "tan", "tanh", "transpose", "vmap", "where",
-    "gradient", "hessian", "jacobian", "jvp", "vjp",
+    "gradient", "hessian", "jacobian", "jacobian_sparsity", "jvp", "vjp",
 ]

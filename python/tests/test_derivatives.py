@@ -1,11 +1,12 @@
-"""Derivatives (sc.jvp, sc.vjp, sc.gradient, sc.jacobian, sc.hessian) against independent references.
+"""sc.jvp, sc.vjp, sc.gradient, sc.jacobian and sc.hessian against independent references.
 
 The references never go through Scaly's differentiation:
 
 * central finite differences of the compiled primal Function (float64), and
 * SymPy: the same expression is built on arrays of SymPy symbols (most bodies
-  below are written once against a namespace `m`, which is `sc` when tracing
-  and `SY` for SymPy), differentiated symbolically and evaluated with
+  below are written once against a namespace `m`, which is `SC` (`sc` plus
+  comparisons as functions) when tracing and `SY` for SymPy), differentiated
+  symbolically and evaluated with
   `lambdify`; the structural nonzero pattern of the symbolic Jacobian (the
   entries that are not identically zero) must equal the nonzero pattern of
   Scaly's dense Jacobian at a random point, and
@@ -505,7 +506,7 @@ def test_cast_float64_through_float32():
 def test_float32_function_derivatives():
     def body(m, x):
         return m.stack([m.sin(x[0]) * x[1], m.exp(x[2]) - x[0] * x[0], x[1] / (1.0 + x[2] ** 2)])
-    f = build("f32", [("x", 3, "float32")], (body))
+    f = build("f32", [("x", 3, "float32")], body)
     x = np.array([0.3, -0.8, 0.5], np.float32)
     J = derived("jacobian", f)(x)
     assert J.dtype == np.float32 and J.shape == (3, 3)
@@ -545,8 +546,9 @@ REDUCTIONS = [
 def reduction_function(kind, axis, keepdims):
     def body(m, x):
         return getattr(m, kind)(x, axis=axis, keepdims=keepdims) * 1.5
-    name = f"red_{kind}_{'all' if axis is None else str(axis).replace(', ', '_').strip('()').replace('-', 'm')}_{int(keepdims)}"
-    return build(name, [("x", (3, 4))], body)
+    axes = "all" if axis is None else "_".join(str(a).replace("-", "m")
+                                               for a in np.atleast_1d(axis))
+    return build(f"red_{kind}_{axes}_{int(keepdims)}", [("x", (3, 4))], body)
 
 
 @pytest.mark.parametrize("kind,axis,keepdims", REDUCTIONS)
@@ -782,7 +784,7 @@ def test_quadratic_form_and_matrix_products():
 def test_dot_norm2_sumsqr():
     def body(m, x, y):
         return m.stack([m.dot(x, y), m.norm2(x), m.sumsqr(y), m.norm2(x * y)])
-    f = build("dns", [("x", 4), ("y", 4)], (body))
+    f = build("dns", [("x", 4), ("y", 4)], body)
     r = rng(17)
     x, y = r.normal(size=4), r.normal(size=4)
     Jx = derived("jacobian", f, wrt="x")(x, y)
@@ -878,7 +880,7 @@ def step_body(m, x, p):
 
 @functools.lru_cache(maxsize=None)
 def vmap_functions():
-    step = build("vstep", [("x", 3), ("p", 2)], (step_body))
+    step = build("vstep", [("x", 3), ("p", 2)], step_body)
 
     @sc.function(sc.arg("X", (4, 3)), sc.arg("p", 2), outputs=sc.arg("Y"))
     def mapped_shared(X, p):
@@ -966,7 +968,7 @@ def multi_body(m, x, u):
 
 @functools.lru_cache(maxsize=None)
 def multi_function():
-    return build("multi", [("x", 3), ("u", 2)], (multi_body), ("y", "e"))
+    return build("multi", [("x", 3), ("u", 2)], multi_body, ("y", "e"))
 
 
 MULTI_POINT = (np.array([0.5, -0.4, 1.1]), np.array([0.8, -0.3]))
@@ -1087,7 +1089,7 @@ def hess_body(m, x):
 
 @functools.lru_cache(maxsize=None)
 def hess_function():
-    return build("hfun", [("x", 4)], (hess_body), ("s",))
+    return build("hfun", [("x", 4)], hess_body, ("s",))
 
 
 def test_hessian_symmetric_and_matches_sympy():
@@ -1128,11 +1130,12 @@ def test_hessian_wrt_one_input_of_several():
 
 
 def constraint_body(m, x):
-    return m.stack([x[0] * x[1] * x[2] - 1.0, m.sin(x[0]) * m.exp(x[2]), x[1] ** 3 / (1 + x[0] ** 2)])
+    return m.stack([x[0] * x[1] * x[2] - 1.0, m.sin(x[0]) * m.exp(x[2]),
+                    x[1] ** 3 / (1 + x[0] ** 2)])
 
 
 def test_hessian_with_multipliers():
-    g = build("constraints", [("x", 3)], (constraint_body), ("c",))
+    g = build("constraints", [("x", 3)], constraint_body, ("c",))
     Hl = derived("hessian", g, multipliers=True)
     assert len(Hl.inputs) == 2 and Hl.inputs[1][1] in ((3,), [3])
     x = np.array([0.6, -1.1, 0.4])
@@ -1145,7 +1148,7 @@ def test_hessian_with_multipliers():
                                atol=1e-12)
     np.testing.assert_allclose(H, H.T, rtol=1e-13, atol=1e-13)
     # Linear in the multipliers: a unit multiplier picks one constraint's Hessian.
-    single = build("constraint1", [("x", 3)], lambda m, x: constraint_body(SC, x)[1], ("c1",))
+    single = build("constraint1", [("x", 3)], lambda m, x: constraint_body(m, x)[1], ("c1",))
     np.testing.assert_allclose(Hl(x, np.array([0.0, 1.0, 0.0])), derived("hessian", single)(x),
                                rtol=1e-12, atol=1e-12)
 
@@ -1245,7 +1248,7 @@ def cartpole_body(m, z, u):
 
 @functools.lru_cache(maxsize=None)
 def cartpole_function():
-    return build("cartpole", [("z", 4), ("u", 1)], (cartpole_body), ("zdot",))
+    return build("cartpole", [("z", 4), ("u", 1)], cartpole_body, ("zdot",))
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -1305,7 +1308,7 @@ def arm_vector_body(m, q):
 @pytest.mark.parametrize("form", ["scalar", "vector"])
 def test_planar_arm_kinematics_jacobian(form):
     body = arm_body if form == "scalar" else arm_vector_body
-    f = build(f"arm_{form}", [("q", 3)], (body), ("p",))
+    f = build(f"arm_{form}", [("q", 3)], body, ("p",))
     q = np.array([0.4, -0.9, 1.3])
     J = derived("jacobian", f)(q)
     assert J.shape == (2, 3)
@@ -1455,7 +1458,8 @@ def test_nested_vmap_and_vmap_all_shared():
         J = derived("jacobian", repeated, wrt=wrt)(x, p)
         np.testing.assert_allclose(J, fd_jacobian(repeated, [x, p], wrt=wrt), **FD_TOL)
         # Four identical iterations: four identical row blocks.
-        np.testing.assert_array_equal(J.reshape(4, 3, -1), np.broadcast_to(J[:3], (4, 3, J.shape[1])))
+        np.testing.assert_array_equal(J.reshape(4, 3, -1),
+                                      np.broadcast_to(J[:3], (4, 3, J.shape[1])))
 
 
 def test_vmap_of_function_with_in_trace_gradient():

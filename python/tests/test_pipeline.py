@@ -5,8 +5,8 @@ import pytest
 import scaly as sc
 from scaly.codegen import render_c_module
 
-PASSES = ["scaly-map-to-loop", "scaly-expand-calls", "scaly-simplify", "cse",
-          "scaly-lower-to-program", "canonicalize", "cse", "scaly-plan-workspace",
+PASSES = ["scaly-differentiate", "scaly-map-to-loop", "scaly-expand-calls", "scaly-simplify",
+          "cse", "scaly-hoist-invariants", "scaly-lower-to-program", "canonicalize", "cse", "scaly-plan-workspace",
           "scaly-program-to-emitc"]
 
 MODEL = '''

@@ -54,7 +54,8 @@ struct RenderedModule {
 };
 
 /// The lowering pipeline from the expression dialect to the program dialect:
-/// map-to-loop, expand-calls, simplify, cse, lower-to-program, canonicalize,
+/// differentiate, map-to-loop, expand-calls, simplify, cse, hoist-invariants,
+/// lower-to-program, canonicalize,
 /// cse, plan-workspace.
 void buildLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef entry = "",
                            int64_t scalarizeLimit = 64);

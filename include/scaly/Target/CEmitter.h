@@ -43,6 +43,9 @@ private:
 /// C name of a scalar element type (double, float, int64_t, ...).
 std::string scalarCType(mlir::Type t);
 
+/// A C literal that reads back as exactly `v` (NAN and INFINITY by name).
+std::string formatFloat(double v, bool isF32);
+
 /// Print `module` (EmitC ops at the top level) as C source.
 mlir::LogicalResult printC(mlir::ModuleOp module, llvm::raw_ostream &os);
 

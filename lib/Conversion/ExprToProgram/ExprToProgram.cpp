@@ -289,6 +289,8 @@ private:
     if (auto c = dyn_cast<ex::ConcatOp>(op))
       return concatElement(c, idx, loc);
     auto operand = [&](unsigned k, ArrayRef<Ix> at) { return elementAt(op->getOperand(k), at, loc); };
+    if (auto g = dyn_cast<ex::GatherOp>(op))
+      return gatherElement(g, linear(idx, shape, loc), loc);
     if (auto o = dyn_cast<ex::BroadcastOp>(op)) {
       SmallVector<int64_t> in = shapeOf(o.getOperand());
       size_t lead = shape.size() - in.size();
@@ -382,6 +384,8 @@ private:
     Operation *op = v.getDefiningOp();
     if (isa<ex::TransposeOp, ex::SliceOp, ex::ConcatOp>(op))
       return false;
+    if (isa<ex::GatherOp>(op)) // reads its source at positions from a table
+      return true;
     if (auto o = dyn_cast<ex::BroadcastOp>(op))
       return tensorOf(o.getOperand().getType()).getRank() == 0 && isFlat(o.getOperand());
     return llvm::all_of(op->getOperands(), [&](Value o) { return isFlat(o); });
@@ -401,6 +405,8 @@ private:
       return elementStatic(op->getOperand(0), 0, loc);
     if (isa<ex::ReshapeOp>(op))
       return elementFlat(op->getOperand(0), lin, loc);
+    if (auto g = dyn_cast<ex::GatherOp>(op))
+      return gatherElement(g, lin, loc);
     SmallVector<Value> args;
     for (Value o : op->getOperands())
       args.push_back(elementFlat(o, lin, loc));
@@ -600,7 +606,8 @@ private:
     bool structural = isa<ex::BroadcastOp, ex::TransposeOp, ex::SliceOp>(op) ||
                       (isa<ex::ConcatOp>(op) && cast<ex::ConcatOp>(op).getAxis());
     bool large = op->getNumResults() == 1 && isLarge(op->getResult(0));
-    if (large && (isElementwise(op) || structural || isa<ex::ConcatOp, ex::ReshapeOp>(op))) {
+    if (large && (isElementwise(op) || structural ||
+                  isa<ex::ConcatOp, ex::ReshapeOp, ex::GatherOp>(op))) {
       Value r = op->getResult(0);
       if (auto reshape = dyn_cast<ex::ReshapeOp>(op); reshape && !values[reshape.getOperand()].lazy) {
         Stored same = values[reshape.getOperand()]; // copy: the insert below may rehash
@@ -633,6 +640,13 @@ private:
           // stays one scalar, read wherever an element is needed.
           if (isLarge(c) && cast<DenseElementsAttr>(c.getValue()).isSplat()) {
             values[c] = Stored{{}, {}, true};
+            return success();
+          }
+          // Any other large constant is read from a table (a static const
+          // array in C), never written element by element.
+          if (isLarge(c)) {
+            auto ptr = pg::PtrType::get(b.getContext(), elementOf(c.getType()), true);
+            values[c] = Stored{{}, b.create<pg::TableOp>(loc, ptr, c.getValue())};
             return success();
           }
           Stored s;
@@ -676,6 +690,19 @@ private:
         .Default([&](Operation *other) {
           return other->emitOpError("cannot be lowered to the program dialect"), failure();
         });
+  }
+
+  /// Element `lin` of a large gather: its source position is read from the
+  /// gather's index table, then the source (in memory) at that position.
+  Value gatherElement(ex::GatherOp g, Ix lin, Location loc) {
+    Value src = inMemory(g.getOperand(), loc);
+    if (lin.isConst())
+      return loadAt(src, Ix{{}, g.getIndices()[lin.c]}, loc);
+    auto ptr = pg::PtrType::get(b.getContext(), b.getI64Type(), true);
+    Value table = b.create<pg::TableOp>(loc, ptr, b.getI64TensorAttr(g.getIndices()));
+    Value at = b.create<pg::LoadOp>(loc, b.getI64Type(), advanced(table, lin.v, loc),
+                                    b.getI64IntegerAttr(0));
+    return loadAt(src, Ix{at}, loc);
   }
 
   Value splatScalar(ex::ConstantOp c, Location loc) {

@@ -61,6 +61,41 @@ Type convertPtr(Type t) {
   return t;
 }
 
+/// Read-only tables (prog.table) a module uses: `static const` arrays printed
+/// once each before the procedures, identical tables shared.
+class Tables {
+public:
+  /// The C expression pointing to the table of `values` (a cast drops the
+  /// const: tables are only read, through the module's plain pointers).
+  std::string use(ElementsAttr values) {
+    auto type = cast<ShapedType>(values.getType());
+    Type elem = type.getElementType();
+    std::string body;
+    int k = 0;
+    for (Attribute a : values.getValues<Attribute>()) {
+      body += (k % 8 == 0) ? (k ? ",\n  " : "\n  ") : ", ";
+      if (auto f = dyn_cast<FloatAttr>(a))
+        body += c::formatFloat(f.getValueAsDouble(), elem.isF32());
+      else
+        body += std::to_string(cast<IntegerAttr>(a).getValue().getSExtValue());
+      ++k;
+    }
+    std::string T = c::scalarCType(elem);
+    auto [it, fresh] = names.try_emplace(T + "[" + body, "");
+    if (fresh) {
+      it->second = "scaly_table_" + std::to_string(names.size() - 1);
+      text += "static const " + T + " " + it->second + "[" + std::to_string(k) + "] = {" + body +
+              "\n};\n";
+    }
+    return "((" + T + "*)" + it->second + ")";
+  }
+  const std::string &definitions() const { return text; }
+
+private:
+  llvm::StringMap<std::string> names;
+  std::string text;
+};
+
 /// C helper functions (reductions, matrix products) a module uses, printed
 /// once each before the procedures. Each is `static`, so only used ones are
 /// emitted (an unused static function is a warning).
@@ -180,8 +215,8 @@ private:
 /// Translates the ops of one procedure body into EmitC.
 class BodyTranslator {
 public:
-  BodyTranslator(OpBuilder &b, c::VectorTypes &vectors, Helpers &helpers)
-      : b(b), vectors(vectors), helpers(helpers) {}
+  BodyTranslator(OpBuilder &b, c::VectorTypes &vectors, Helpers &helpers, Tables &tables)
+      : b(b), vectors(vectors), helpers(helpers), tables(tables) {}
 
   IRMapping map;
 
@@ -196,6 +231,7 @@ private:
   OpBuilder &b;
   c::VectorTypes &vectors;
   Helpers &helpers;
+  Tables &tables;
 
   Value lit(Type t, StringRef text, Location loc) {
     return b.create<emitc::LiteralOp>(loc, t, text);
@@ -404,6 +440,10 @@ private:
           map.map(o, window(get(o.getWorkspace()), o, loc));
           return success();
         })
+        .Case([&](pg::TableOp o) {
+          map.map(o, lit(convertPtr(o.getType()), tables.use(o.getValues()), loc));
+          return success();
+        })
         .Case([&](pg::NullOp o) {
           map.map(o, lit(convertPtr(o.getType()), "NULL", loc));
           return success();
@@ -574,6 +614,7 @@ std::string externPrototype(pg::ExternOp ext) {
 struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> {
   using ProgramToEmitCBase::ProgramToEmitCBase;
   Helpers helpers;
+  Tables tables;
 
   llvm::DenseMap<StringRef, int> callSites;
 
@@ -585,6 +626,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     Location loc = module.getLoc();
     c::VectorTypes vectors;
     helpers = Helpers();
+    tables = Tables();
 
     if (!recipe.empty())
       b.create<emitc::VerbatimOp>(loc, "/* " + recipe + "\n */");
@@ -625,10 +667,14 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     }
     b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\n}\n#endif");
     typedefs.setValue(vectors.typedefs());
-    if (!helpers.definitions().empty()) {
+    std::string shared = tables.definitions();
+    if (!shared.empty() && !helpers.definitions().empty())
+      shared += "\n";
+    shared += helpers.definitions();
+    if (!shared.empty()) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointAfter(externC);
-      std::string text = helpers.definitions();
+      std::string text = shared;
       text.pop_back(); // the verbatim op ends the line itself
       b.create<emitc::VerbatimOp>(loc, text);
     }
@@ -666,7 +712,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     Block *body = fn.addEntryBlock();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(body);
-    BodyTranslator tr(b, vectors, helpers);
+    BodyTranslator tr(b, vectors, helpers, tables);
     tr.map.map(proc.getBody().getArguments(), body->getArguments());
     if (proc.getWorkspace() == 0)
       b.create<emitc::VerbatimOp>(proc.getLoc(), "(void)w;");
@@ -709,7 +755,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       if (n > 0)
         verbatim("if (!res[" + Twine(i) + "]) return SCALY_ERR_NULL_RESULT;");
 
-    BodyTranslator tr(b, vectors, helpers);
+    BodyTranslator tr(b, vectors, helpers, tables);
     auto subscript = [&](Value array, int64_t k) -> Value {
       Value idx = b.create<emitc::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(k));
       return b.create<emitc::SubscriptOp>(loc, ptr, array, ValueRange{idx});

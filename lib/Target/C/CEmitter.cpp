@@ -52,7 +52,9 @@ bool isVectorConstructor(StringRef callee) {
   return false;
 }
 
-std::string formatFloat(double v, bool isF32) {
+} // namespace
+
+std::string scaly::c::formatFloat(double v, bool isF32) {
   if (std::isnan(v)) return "NAN";
   if (std::isinf(v)) return v > 0 ? "INFINITY" : "(-INFINITY)";
   char buf[64];
@@ -64,6 +66,9 @@ std::string formatFloat(double v, bool isF32) {
     s += "f";
   return v < 0 ? "(" + s + ")" : s;
 }
+
+namespace {
+using scaly::c::formatFloat;
 
 class CPrinter {
 public:

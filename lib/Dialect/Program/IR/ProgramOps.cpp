@@ -299,3 +299,10 @@ LogicalResult MatmulOp::verify() {
 
 #define GET_OP_CLASSES
 #include "scaly/Dialect/Program/ProgramOps.cpp.inc"
+
+LogicalResult TableOp::verify() {
+  auto elems = cast<ShapedType>(getValues().getType()).getElementType();
+  if (elems != getType().getElementType())
+    return emitOpError("table of ") << elems << " values must point to " << elems;
+  return success();
+}

@@ -1,0 +1,160 @@
+"""Derivative benchmark: the luksan problem at growing n, next to NumPy/SciPy.
+
+    PYTHONPATH=python /usr/bin/python3 bench/derivatives.py [--repeat N] [--max-n N]
+
+The problem of CasADi issue #3490 (Luksan and Vlcek's chained Rosenbrock
+objective with n - 2 trigonometric-exponential constraints, IPOPT's
+LuksanVlcek1):
+
+    f(x)   = sum_i 100 (x_i^2 - x_{i+1})^2 + (x_i - 1)^2,             i = 0 .. n-2
+    g_k(x) = 3 x_{k+1}^3 + 2 x_{k+2} - 5 + sin(x_{k+1} - x_{k+2}) sin(x_{k+1} + x_{k+2})
+             + 4 x_{k+1} - x_k exp(x_k - x_{k+1}) - 3,                 k = 0 .. n-3
+
+f is written with slices, g with sc.vmap over the constraint triples. For n
+in {100, 10^3, 10^4, 10^5} it prints, from a fresh cache in one process:
+trace -> callable of every function, and per-evaluation time of f, g, the
+gradient of f, the sparse Jacobian of g and the sparse Hessian of the
+Lagrangian f + lam . g, each next to a NumPy/SciPy baseline (f and g in
+NumPy; derivatives by SciPy's grouped sparse finite differences,
+scipy.optimize._numdiff.approx_derivative with the sparsity pattern), with
+the ratio Scaly / baseline. Scaly's time is the numerical call returning the
+stored values (the scipy.sparse matrix built around them costs ~20 us more
+in Python, and nothing in C). CasADi's figures at n = 1000 (ANCHORS.md): fg
+(g and its Jacobian, f and its gradient) 31.5 us, Hessian 23.3 us, after
+36 s of gcc.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+import timeit
+
+os.environ["SCALY_CACHE_DIR"] = tempfile.mkdtemp(prefix="scaly-bench-derivatives-")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+
+import numpy as np  # noqa: E402
+import scipy.sparse  # noqa: E402
+from scipy.optimize._numdiff import approx_derivative  # noqa: E402
+
+import scaly as sc  # noqa: E402
+
+
+def per_call_us(fn, args, repeat):
+    number = 1
+    while True:
+        t = timeit.timeit(lambda: fn(*args), number=number)
+        if t > 0.02 or number > 1 << 16:
+            break
+        number *= 4
+    samples = [timeit.timeit(lambda: fn(*args), number=number) / number for _ in range(repeat)]
+    return 1e6 * statistics.median(samples)
+
+
+def luksan(n):
+    """The Scaly functions of the luksan problem of size n."""
+    @sc.function(sc.arg("x", n), outputs=sc.arg("f"))
+    def objective(x):
+        a, b = x[:-1], x[1:]
+        return (100 * (a * a - b) ** 2 + (a - 1) ** 2).sum()
+
+    @sc.function(sc.arg("x0", ()), sc.arg("x1", ()), sc.arg("x2", ()), outputs=sc.arg("c"))
+    def constraint(x0, x1, x2):
+        return (3 * x1 ** 3 + 2 * x2 - 5 + sc.sin(x1 - x2) * sc.sin(x1 + x2) + 4 * x1
+                - x0 * sc.exp(x0 - x1) - 3)
+
+    @sc.function(sc.arg("x", n), outputs=sc.arg("g"))
+    def constraints(x):
+        return sc.vmap(constraint, n - 2)(x[:-2], x[1:-1], x[2:])
+
+    @sc.function(sc.arg("x", n), sc.arg("lam", n - 2), outputs=sc.arg("L"))
+    def lagrangian(x, lam):
+        return objective(x) + (lam * constraints(x)).sum()
+
+    return objective, constraints, lagrangian
+
+
+def numpy_luksan():
+    def f(x):
+        a, b = x[:-1], x[1:]
+        return np.sum(100 * (a * a - b) ** 2 + (a - 1) ** 2)
+
+    def g(x):
+        x0, x1, x2 = x[:-2], x[1:-1], x[2:]
+        return (3 * x1 ** 3 + 2 * x2 - 5 + np.sin(x1 - x2) * np.sin(x1 + x2) + 4 * x1
+                - x0 * np.exp(x0 - x1) - 3)
+
+    return f, g
+
+
+def banded(rows, cols, offsets):
+    """A 0/1 sparsity pattern with the given diagonal offsets."""
+    diagonals = [np.ones(min(rows, cols)) for _ in offsets]
+    return scipy.sparse.diags(diagonals, offsets, shape=(rows, cols), format="csc")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--max-n", type=int, default=10 ** 5)
+    args = parser.parse_args()
+    print(f"{'n':>7} {'function':<16} {'build ms':>9} {'scaly us':>10} {'numpy us':>10} "
+          f"{'ratio':>7}")
+    for n in (100, 1000, 10 ** 4, 10 ** 5):
+        if n > args.max_n:
+            break
+        rng = np.random.default_rng(0)
+        x = rng.uniform(-1, 1, n)
+        lam = rng.uniform(-1, 1, n - 2)
+        fn, gn = numpy_luksan()
+        jac_sparsity = banded(n - 2, n, [0, 1, 2])
+        hess_sparsity = banded(n, n, [-2, -1, 0, 1, 2])
+
+        def numpy_gradient(x):
+            return approx_derivative(fn, x, method="2-point", sparsity=banded(1, n, range(n)))
+
+        def numpy_jacobian(x):
+            return approx_derivative(gn, x, method="2-point", sparsity=jac_sparsity)
+
+        def lagrangian_gradient(x):
+            # Exact in NumPy: the baseline differences the gradient once.
+            a, b = x[:-1], x[1:]
+            grad = np.zeros(n)
+            grad[:-1] += 400 * (a * a - b) * a + 2 * (a - 1)
+            grad[1:] += -200 * (a * a - b)
+            return grad + approx_derivative(lambda y: lam @ gn(y), x, method="2-point")
+
+        def numpy_hessian(x):
+            return approx_derivative(lagrangian_gradient, x, method="2-point",
+                                     sparsity=hess_sparsity)
+
+        start = time.perf_counter()
+        objective, constraints, lagrangian = luksan(n)
+        trace_s = time.perf_counter() - start
+        cases = [
+            ("f", lambda: objective, (x,), fn),
+            ("g", lambda: constraints, (x,), gn),
+            ("grad f", lambda: sc.gradient(objective), (x,), numpy_gradient),
+            ("jac g (csc)", lambda: sc.jacobian(constraints, layout="csc"), (x,), numpy_jacobian),
+            ("hess L (csc)", lambda: sc.hessian(lagrangian, wrt="x", layout="csc"), (x, lam),
+             lambda x, lam: numpy_hessian(x)),
+        ]
+        for label, make, call_args, baseline in cases:
+            start = time.perf_counter()
+            built = make()
+            built.compile()
+            seconds = time.perf_counter() - start + (trace_s if label in ("f", "g") else 0.0)
+            # Time the evaluation (values in compressed-column order), not the
+            # construction of a scipy.sparse matrix around them (~20 us).
+            evaluate = (lambda *a, fn=built: sc.Function.__call__(fn, *a))
+            ours = per_call_us(evaluate, call_args, args.repeat)
+            theirs = per_call_us(baseline, call_args, max(1, args.repeat // 2))
+            print(f"{n:>7} {label:<16} {1e3 * seconds:>9.1f} {ours:>10.2f} {theirs:>10.2f} "
+                  f"{ours / theirs:>7.3f}")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
