@@ -284,7 +284,6 @@ def Expr_CmpOp : Expr_Op<"cmp", [Elementwise, Expr_ZeroDerivative, Pure, SameTyp
   let arguments = (ins Expr_CmpPredicateAttr:$predicate, Expr_Array:$lhs, Expr_Array:$rhs);
   let results = (outs StaticShapeTensorOf<[I1]>:$result);
   let assemblyFormat = "$predicate $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
-  let hasVerifier = 1;
 }
 
 def Expr_SelectOp : Expr_Op<"select", [Elementwise, Expr_Differentiable, Pure, AllTypesMatch<["on_true", "on_false", "result"]>]> {
@@ -292,7 +291,6 @@ def Expr_SelectOp : Expr_Op<"select", [Elementwise, Expr_Differentiable, Pure, A
   let arguments = (ins StaticShapeTensorOf<[I1]>:$cond, Expr_Array:$on_true, Expr_Array:$on_false);
   let results = (outs Expr_Array:$result);
   let assemblyFormat = "$cond `,` $on_true `,` $on_false attr-dict `:` type($cond) `,` type($result)";
-  let hasVerifier = 1;
 }
 
 def Expr_CastOp : Expr_Op<"cast", [Elementwise, Expr_Differentiable, Pure]> {
@@ -300,7 +298,6 @@ def Expr_CastOp : Expr_Op<"cast", [Elementwise, Expr_Differentiable, Pure]> {
   let arguments = (ins Expr_Array:$operand);
   let results = (outs Expr_Array:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `to` type($result)";
-  let hasVerifier = 1;
   let hasFolder = 1;
 }
 

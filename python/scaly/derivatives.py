@@ -357,6 +357,10 @@ def _function_of(y, x, what):
     if not isinstance(x, Expr) or x._g is not y._g:
         raise TypeError(f"{what}: differentiate with respect to an input Expr of the same "
                         "traced function")
+    for what_, e in (("y", y), ("x", x)):
+        if e.dtype not in _FLOATS:
+            raise TypeError(f"{what}: {what_} is {e.dtype}; only float64 and float32 values have "
+                            "derivatives")
     g = y._g
     ids = g.inputs()
     if x._id not in ids:

@@ -566,8 +566,8 @@ private:
       return true;
     if (auto r = dyn_cast<ex::ReshapeOp>(op))
       return values[r.getOperand()].lazy;
-    if (auto c = dyn_cast<ex::ConcatOp>(op))
-      return c->getResult(0).hasOneUse();
+    if (isa<ex::ConcatOp, ex::GatherOp>(op))
+      return op->getResult(0).hasOneUse();
     return isElementwise(op) && op->getResult(0).hasOneUse();
   }
 

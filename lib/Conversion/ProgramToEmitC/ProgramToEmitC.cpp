@@ -668,7 +668,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\n}\n#endif");
     typedefs.setValue(vectors.typedefs());
     std::string shared = tables.definitions();
-    if (!shared.empty() && !helpers.definitions().empty())
+    if (!shared.empty())
       shared += "\n";
     shared += helpers.definitions();
     if (!shared.empty()) {

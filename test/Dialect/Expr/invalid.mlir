@@ -306,7 +306,7 @@ expr.func @f(%x: tensor<2xf16>) attributes {arg_names = ["x"], res_names = []} {
 // -----
 
 expr.func @f(%x: tensor<2xf64>, %y: tensor<2xf64>) -> tensor<3xi1> attributes {arg_names = ["x", "y"], res_names = ["c"]} {
-  // expected-error @+1 {{'expr.cmp' op result shape must match the operand shape}}
+  // expected-error @+1 {{'expr.cmp' op all non-scalar operands/results must have the same shape}}
   %0 = expr.cmp lt %x, %y : tensor<2xf64> -> tensor<3xi1>
   expr.return %0 : tensor<3xi1>
 }
@@ -322,7 +322,7 @@ expr.func @f(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], 
 // -----
 
 expr.func @f(%c: tensor<3xi1>, %y: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["c", "y"], res_names = ["r"]} {
-  // expected-error @+1 {{'expr.select' op condition shape 'tensor<3xi1>' must match the result shape 'tensor<2xf64>'}}
+  // expected-error @+1 {{'expr.select' op all non-scalar operands/results must have the same shape}}
   %0 = expr.select %c, %y, %y : tensor<3xi1>, tensor<2xf64>
   expr.return %0 : tensor<2xf64>
 }
@@ -330,7 +330,7 @@ expr.func @f(%c: tensor<3xi1>, %y: tensor<2xf64>) -> tensor<2xf64> attributes {a
 // -----
 
 expr.func @f(%x: tensor<2xi32>) -> tensor<3xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
-  // expected-error @+1 {{'expr.cast' op cannot change the shape, only the element type}}
+  // expected-error @+1 {{'expr.cast' op all non-scalar operands/results must have the same shape}}
   %0 = expr.cast %x : tensor<2xi32> to tensor<3xf64>
   expr.return %0 : tensor<3xf64>
 }

@@ -261,3 +261,11 @@ prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y
 prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>, workspace = -4} {
   prog.return
 }
+
+// -----
+
+prog.proc @table_type(%w: !prog.ptr<f64>) attributes {arg_names = ["w"], input_sizes = array<i64>, output_sizes = array<i64>} {
+  // expected-error @+1 {{'prog.table' op table of 'i64' values must point to 'i64'}}
+  %t = prog.table dense<[1, 2]> : tensor<2xi64> : !prog.ptr<const f64>
+  prog.return
+}

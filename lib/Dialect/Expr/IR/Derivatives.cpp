@@ -317,12 +317,16 @@ static std::pair<Value, Value> math2Derivatives(Math2Op op, Differentiator &d, b
   Value da, db;
   switch (op.getFn()) {
   case Math2Fn::pow:
-    if (wantA) { // b * a^(b-1), written so that a = 0, b = 1 gives 1
+    // b * a^(b-1), and 0 where b = 0 (a^0 is constant, even at a = 0 where
+    // a^(b-1) is infinite); log(a) * y, and 0 where y = 0 (a = 0 with b > 0:
+    // y is identically 0 there, where log(a) is -inf).
+    if (wantA) {
       Value bm1 = d.sub(b, d.constant(t, 1.0));
-      da = d.mul(b, d.b.create<Math2Op>(d.loc, t, op.getFnAttr(), a, bm1));
+      Value slope = d.mul(b, d.b.create<Math2Op>(d.loc, t, op.getFnAttr(), a, bm1));
+      da = d.select(d.cmp("eq", b, d.zeros(t)), d.zeros(t), slope);
     }
     if (wantB)
-      db = d.mul(d.math("log", a), y);
+      db = d.select(d.cmp("eq", y, d.zeros(t)), d.zeros(t), d.mul(d.math("log", a), y));
     break;
   case Math2Fn::atan2: { // y = atan2(a, b)
     Value r2 = d.add(d.mul(a, a), d.mul(b, b));

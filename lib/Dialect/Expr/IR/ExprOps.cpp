@@ -452,24 +452,7 @@ OpFoldResult Math2Op::fold(FoldAdaptor a) {
   });
 }
 
-LogicalResult CmpOp::verify() {
-  if (tensorOf(getLhs().getType()).getShape() != getType().getShape())
-    return emitOpError("result shape must match the operand shape");
-  return success();
-}
-
-LogicalResult SelectOp::verify() {
-  if (getCond().getType().getShape() != getType().getShape())
-    return emitOpError("condition shape ") << getCond().getType()
-                                           << " must match the result shape " << getType();
-  return success();
-}
-
-LogicalResult CastOp::verify() {
-  if (tensorOf(getOperand().getType()).getShape() != tensorOf(getType()).getShape())
-    return emitOpError("cannot change the shape, only the element type");
-  return success();
-}
+// Shapes of cmp, select and cast are checked by the Elementwise trait.
 
 OpFoldResult CastOp::fold(FoldAdaptor) {
   if (getOperand().getType() == getType())

@@ -145,6 +145,12 @@ bool splitInvariantPart(LoopOp inner, LoopOp outer) {
   for (Operation *op : llvm::reverse(part))
     if (op->use_empty())
       op->erase();
+  // Operands the inner loop no longer reads are dropped.
+  for (unsigned i = inner.getNumOperands(); i-- > carried;)
+    if (body.getArgument(i).use_empty()) {
+      body.eraseArgument(i);
+      inner->eraseOperand(i);
+    }
   return true;
 }
 
