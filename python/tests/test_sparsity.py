@@ -19,7 +19,6 @@ sparsity analysis or differentiation:
 
 import functools
 import operator
-import os
 import re
 import shutil
 import subprocess
@@ -138,6 +137,11 @@ class Sym:
     def hessian(self, wrt=0):
         assert self.out.shape == (1, 1)
         return sympy.hessian(self.out[0], self.syms[wrt])
+
+    def value(self, expr, args):
+        symbols = [v for group in self.syms for v in group]
+        point = [float(v) for a in args for v in np.ravel(a)]
+        return np.array(sympy.lambdify(symbols, expr, modules="numpy")(*point), dtype=np.float64)
 
     def lagrangian_hessian(self, wrt=0):
         lam = sympy.symbols(f"lam0:{self.out.shape[0]}", real=True)
@@ -294,7 +298,8 @@ PATTERN_CASES = {
     "stack_last": ([(2, 3), (4, 3)], lambda m, a, b: m.stack([m.cos(b[3:1:-1]), a], axis=-1)),
     "sum_axis0": ([(3, 4)], lambda m, x: m.sum(m.sin(x), axis=0) * x[0]),
     "max_axis1": ([(3, 4)], lambda m, x: m.max(x, axis=1) * 2.0),
-    "max_axis0_keepdims": ([(3, 4)], lambda m, x: m.max(x[:, ::2], axis=0, keepdims=True) + x[2, 1::2]),
+    "max_axis0_keepdims": ([(3, 4)],
+                           lambda m, x: m.max(x[:, ::2], axis=0, keepdims=True) + x[2, 1::2]),
     "prod_axis1": ([(3, 4)], lambda m, x: m.prod(x[:, 1:], axis=1) + x[:, 0]),
     "matvec": ([(3, 4), (4,)], lambda m, A, v: m.tanh(m.matmul(A, v)) + v[:3]),
     "matvec_partial": ([(3, 4), (4,)], lambda m, A, v: m.matmul(A[:, :2], v[2:]) * v[0]),
@@ -416,6 +421,74 @@ def test_luksan_chain_pattern_is_banded():
     assert_same_pattern(want, band, "sympy band")
 
 
+def test_nested_vmap_pattern():
+    inner = vmapped(True)
+
+    @sc.function(sc.arg("Z", (2, 4, 3)), sc.arg("p", 2), outputs=sc.arg("Y"))
+    def nested(Z, p):
+        return sc.vmap(inner, 2, in_axes=(0, None))(Z, p)
+
+    def body(m, Z, p):
+        return m.stack([m.stack([vstep_body(m, Z[j, i], p) for i in range(4)])
+                        for j in range(2)])
+
+    sym = Sym(body, [(2, 4, 3), (2,)])
+    for wrt in (0, 1):
+        S = sc.jacobian_sparsity(nested, wrt=wrt)
+        assert_same_pattern(S.toarray() != 0, structural(sym.jacobian(wrt)), f"wrt {wrt}")
+
+
+def shared_scan_body(m, s, k, u):
+    return m.stack([s[0] + 0.1 * s[1] * k, s[1] - 0.1 * m.sin(s[0]) + u]), s[1] * u
+
+
+@functools.lru_cache(maxsize=None)
+def shared_scan():
+    @sc.function(sc.arg("s", 2), sc.arg("k", ()), sc.arg("u", ()),
+                 outputs=(sc.arg("s_next"), sc.arg("o")))
+    def pstep(s, k, u):
+        return shared_scan_body(SC, s, k, u)
+
+    @sc.function(sc.arg("s0", 2), sc.arg("k", ()), sc.arg("us", 6),
+                 outputs=(sc.arg("fin"), sc.arg("os")))
+    def prollout(s0, k, us):
+        return sc.scan(pstep, 6, in_axes=(None, 0))(s0, k, us)
+
+    return prollout
+
+
+@pytest.mark.parametrize("of", [0, 1], ids=["final", "stacked"])
+def test_scan_unmapped_parameter_pattern(of):
+    def body(m, s0, k, us):
+        s, outs = s0, []
+        for i in range(6):
+            s, o = shared_scan_body(m, s, k, us[i])
+            outs.append(o)
+        return s if of == 0 else m.stack(outs)
+
+    sym = Sym(body, [(2,), (), (6,)])
+    for wrt in range(3):
+        S = sc.jacobian_sparsity(shared_scan(), wrt=wrt, of=of)
+        assert_same_pattern(S.toarray() != 0, structural(sym.jacobian(wrt)), f"wrt {wrt}")
+
+
+def test_constant_zeros_are_not_inspected():
+    """Structural, not value-based: a constant factor that happens to be 0 keeps its entry
+    (a superset of SymPy's pattern), and the stored value is exactly 0."""
+    C = np.array([[1.0, 0.0, 0.0, 2.0], [0.0, 0.0, 3.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+
+    def body(m, x):
+        return m.concat([m.matmul(C, x), x * np.array([1.0, 0.0, 2.0, 0.0])])
+
+    f = build("const_zeros", [("x", 4)], body)
+    S = sc.jacobian_sparsity(f).toarray() != 0
+    want = structural(Sym(body, [(4,)]).jacobian())
+    assert not (want & ~S).any(), "a nonzero derivative is missing from the pattern"
+    x = np.array([0.3, -0.4, 1.2, 0.8])
+    M = sc.jacobian(f, layout="csc")(x)
+    np.testing.assert_array_equal(M.toarray(), np.concatenate([C, np.diag([1.0, 0, 2, 0])]))
+
+
 def test_csc_function_sparsity_matches_jacobian_sparsity():
     f = pattern_function("gather_repeated")
     J = sc.jacobian(f, layout="csc")
@@ -498,6 +571,51 @@ def test_hessian_pattern_matches_sympy(name):
                                               list(map(int, row)))
     assert_star_colouring(HESSIAN_N, colind, row, colours)
     assert_star_recovery(HESSIAN_N, np.asarray(colind), np.asarray(row), colours, from_row)
+
+
+@functools.lru_cache(maxsize=None)
+def scan_cost():
+    @sc.function(sc.arg("s", 1), sc.arg("u", ()), outputs=(sc.arg("s_next"), sc.arg("out")))
+    def cstep(s, u):
+        return s + u * u, s[0] * u
+
+    @sc.function(sc.arg("s0", 1), sc.arg("us", 3), outputs=sc.arg("cost"))
+    def scost(s0, us):
+        final, outs = sc.scan(cstep, 3)(s0, us)
+        return sc.sum(outs)
+
+    return scost
+
+
+def scan_cost_body(m, s0, us):
+    s, total = s0[0], 0
+    for i in range(3):
+        s, total = s + us[i] * us[i], total + s * us[i]
+    return total
+
+
+def test_scan_hessian_values():
+    """cost = sum_i s_i u_i with s_{i+1} = s_i + u_i^2 (the final state unused)."""
+    f = scan_cost()
+    s0, us = np.array([0.5]), np.array([0.3, 0.7, -0.4])
+    H = sc.hessian(f, wrt="us", layout="csc")(s0, us)
+    sym = Sym(scan_cost_body, [(1,), (3,)])
+    want = sym.value(sym.hessian(1), [s0, us])
+    np.testing.assert_allclose(H.toarray(), want, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(sc.hessian(f, wrt="us")(s0, us), want, rtol=1e-13, atol=1e-14)
+
+
+@pytest.mark.xfail(strict=True, reason="Hessian through sc.scan with an unused final state: "
+                   "d2 cost / d us[-1]^2 is identically 0 (cost is linear in the last step's "
+                   "input) but the pattern stores it - the reverse scan's zero cotangent of the "
+                   "final state is a constant the dependency analysis does not see through, so "
+                   "the gradient's Jacobian pattern is dense")
+def test_scan_hessian_pattern_matches_sympy():
+    H = sc.hessian(scan_cost(), wrt="us", layout="csc")
+    shape, colind, row = H.sparsity()
+    want = structural(Sym(scan_cost_body, [(1,), (3,)]).hessian(1))
+    assert not want[2, 2]
+    assert_same_pattern(dense_pattern(colind, row, tuple(shape)), want, "scan Hessian")
 
 
 # ---------------------------------------------------------------------------
@@ -626,7 +744,7 @@ def test_hessian_csc_values(name):
     np.testing.assert_allclose(M.toarray(), ref, rtol=1e-5, atol=1e-5)
 
 
-def test_luksan_csc_values_and_sweeps():
+def test_luksan_csc_values():
     n = 12
     J = sc.jacobian(luksan_chain(n), layout="csc")
     x = rng(5).uniform(-1, 1, n)
@@ -735,6 +853,24 @@ def assert_star_recovery(n, colind, row, colours, from_row):
     np.testing.assert_allclose(got, A[row, cols], rtol=1e-14, atol=1e-14)
 
 
+def test_colouring_checkers_reject_bad_colourings():
+    """The references above are not vacuous: they catch the faults they look for."""
+    # A path 0-1-2-3 with diagonal: the distance-1 colouring 0,1,0,1 is not a star colouring.
+    P = scipy.sparse.diags([np.ones(3), np.ones(4), np.ones(3)], [-1, 0, 1], format="csc")
+    P.sort_indices()
+    with pytest.raises(AssertionError, match="two-coloured path"):
+        assert_star_colouring(4, P.indptr, P.indices, [0, 1, 0, 1])
+    with pytest.raises(AssertionError, match="adjacent"):
+        assert_star_colouring(4, P.indptr, P.indices, [0, 0, 1, 2])
+    assert_star_colouring(4, P.indptr, P.indices, [0, 1, 2, 0])
+    # Entry (1, 2) read from row 1 needs column 2 alone in its colour among 0, 1, 2.
+    flags = np.ones(P.nnz, bool)
+    with pytest.raises(AssertionError):
+        assert_star_recovery(4, P.indptr, P.indices, [0, 1, 0, 2], flags)
+    with pytest.raises(AssertionError, match="share row"):
+        assert_column_colouring(P.indptr, P.indices, 4, 4, [0, 1, 1, 0])
+
+
 def test_tridiagonal_hessian_star_colouring():
     n = 40
 
@@ -834,6 +970,47 @@ def test_large_chain_jacobian_builds_and_evaluates():
     np.testing.assert_allclose(M.data, ref.data, rtol=1e-12, atol=1e-13)
 
 
+def luksan_lagrangian_hessian_numpy(x, lam):
+    """The analytic Hessian of lam . g for the luksan chain (tridiagonal: no (k, k+2) terms,
+    since sin(x1 - x2) sin(x1 + x2) = sin^2 x1 - sin^2 x2)."""
+    n = x.size
+    x0, x1, x2 = x[:-2], x[1:-1], x[2:]
+    e = np.exp(x0 - x1)
+    diag = np.zeros(n)
+    diag[:-2] += lam * -(2 + x0) * e
+    diag[1:-1] += lam * (18 * x1 + 2 * np.cos(2 * x1) - x0 * e)
+    diag[2:] += lam * -2 * np.cos(2 * x2)
+    off = np.zeros(n - 1)
+    off[:-1] += lam * (1 + x0) * e
+    return scipy.sparse.diags([off, diag, off], [-1, 0, 1], format="csc")
+
+
+def test_large_chain_lagrangian_hessian():
+    n = BIG_N
+    start = time.perf_counter()
+    H = sc.hessian(luksan_chain(n), wrt="x", multipliers=True, layout="csc")
+    r = rng(9)
+    x, lam = r.uniform(-1, 1, n), r.uniform(-1, 1, n - 2)
+    M = H(x, lam)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 40, f"trace to values took {elapsed:.1f} s at n = {n}"
+    shape, colind, row = H.sparsity()
+    tri = banded_pattern(n, n, [-1, 0, 1])
+    tri.sort_indices()
+    np.testing.assert_array_equal(colind, tri.indptr)
+    np.testing.assert_array_equal(row, tri.indices)
+    np.testing.assert_array_equal(M.indptr, tri.indptr)
+    np.testing.assert_array_equal(M.indices, tri.indices)
+    ref = luksan_lagrangian_hessian_numpy(x, lam)
+    D = (M - ref).tocsc()
+    scale = np.abs(ref.data).max()
+    assert np.abs(D.data).max() <= 1e-12 * scale
+    for k in (0, 1, 777, n // 2, n - 2, n - 1):
+        for j in (k - 1, k, k + 1):
+            if 0 <= j < n:
+                assert M[k, j] == pytest.approx(ref[k, j], rel=1e-12, abs=1e-12), (k, j)
+
+
 def _procedure_text(source):
     """The C source without the contents of static const tables, digit runs replaced."""
     out, in_table = [], False
@@ -855,9 +1032,13 @@ def test_large_render_differs_only_in_numbers():
     big = render_c_module(big_jacobian(BIG_N), name="jac")
     a, b = _procedure_text(small.source), _procedure_text(big.source)
     assert a == b
-    # No unrolling: the procedure (tables aside) has the same size at both n.
-    assert abs(len(_procedure_text(big.source)) - len(a)) == 0
-    assert len(a) < 20000
+    assert len(a) < 20000, "the procedure grows with n: unrolled?"
+    # Only the tables grow: same tables, each at least as long at the larger n.
+    decl = re.compile(r"^static const \w+ (\w+)\[(\d+)\] = \{", re.M)
+    small_tables, big_tables = decl.findall(small.source), decl.findall(big.source)
+    assert [t for t, _ in small_tables] == [t for t, _ in big_tables]
+    assert all(int(nb) >= int(ns) for (_, ns), (_, nb) in zip(small_tables, big_tables))
+    assert any(int(nb) >= BIG_N for _, nb in big_tables)
     assert f"_NNZ {3 * (BIG_N - 2)}" in big.header
 
 
@@ -869,24 +1050,36 @@ COMPILERS = [c for c in ("gcc", "clang-19") if shutil.which(c)]
 WARN = ["-Wall", "-Wextra", "-Werror", "-O2"]
 
 
-def c_driver(entry, out_name, x):
+def c_driver(entry, out_name, args):
+    """A driver printing the header's tables and the entry's values at `args` (float64)."""
     p = f"{entry}_{out_name}"
-    xs = ", ".join(repr(float(v)) for v in x)
+    inputs = "\n".join(
+        f"  static const double in{i}[{max(a.size, 1)}] = "
+        f"{{{', '.join(repr(float(v)) for v in np.ravel(a)) or '0'}}};"
+        for i, a in enumerate(args))
+    arg_list = ", ".join(f"in{i}" for i in range(len(args)))
     return f"""#include <stdio.h>
 #include <stdlib.h>
-#include "jac.h"
+#include "mod.h"
 
 static const int colind[] = {p}_COLIND;
+#ifdef {p}_ROW
 static const int row[] = {p}_ROW;
+#define ROW_LEN ((long)(sizeof row / sizeof row[0]))
+#else
+/* No stored values: the header defines no ROW table (an empty initializer is not C). */
+static const int row[1] = {{0}};
+#define ROW_LEN 0L
+#endif
 
 int main(void) {{
   if ((long)(sizeof colind / sizeof colind[0]) != {p}_NCOL + 1) return 10;
-  if ((long)(sizeof row / sizeof row[0]) != {p}_NNZ) return 11;
+  if (ROW_LEN != {p}_NNZ) return 11;
   if (colind[{p}_NCOL] != {p}_NNZ) return 12;
-  static const double x[{len(x)}] = {{{xs}}};
-  static double out[{p}_NNZ];
-  const double* arg[1] = {{x}};
-  double* res[1] = {{out}};
+{inputs}
+  static double out[{p}_NNZ + 1];
+  const double* arg[{entry}_SZ_ARG] = {{{arg_list}}};
+  double* res[{entry}_SZ_RES] = {{out}};
   double* w = (double*)malloc(sizeof(double) * ({entry}_SZ_W + 1));
   int iw[{entry}_SZ_IW + 1];
   if (!w) return 13;
@@ -908,28 +1101,43 @@ int main(void) {{
 
 @functools.lru_cache(maxsize=None)
 def header_case(name):
-    if name == "gather_repeated":
-        f = pattern_function("gather_repeated")
-        return f, np.array([0.7, -1.1, 0.4, 1.9, -0.6])
-    n = 80  # above the scalarization limit: loops and static tables
-    return luksan_chain(n), rng(12).uniform(-1, 1, n)
+    """(sparse Function, its arguments, (shape, colind, row) from an independent route)."""
+    if name in ("gather_repeated", "floor_only"):
+        f = pattern_function(name)
+        S = sc.jacobian_sparsity(f)
+        return sc.jacobian(f, layout="csc"), [np.array([0.7, -1.1, 0.4, 1.9, -0.6])], \
+            (S.shape, S.indptr, S.indices)
+    if name == "luksan80":  # above the scalarization limit: loops and static tables
+        f = luksan_chain(80)
+        S = sc.jacobian_sparsity(f)
+        return sc.jacobian(f, layout="csc"), [rng(12).uniform(-1, 1, 80)], \
+            (S.shape, S.indptr, S.indices)
+    # The Lagrangian Hessian (two inputs): tridiagonal, see luksan_lagrangian_hessian_numpy.
+    n = 30
+    tri = banded_pattern(n, n, [-1, 0, 1])
+    tri.sort_indices()
+    H = sc.hessian(luksan_chain(n), wrt="x", multipliers=True, layout="csc")
+    r = rng(13)
+    return H, [r.uniform(-1, 1, n), r.uniform(-1, 1, n - 2)], (tri.shape, tri.indptr, tri.indices)
 
 
 @pytest.mark.parametrize("cc", COMPILERS)
-@pytest.mark.parametrize("name", ["gather_repeated", "luksan80"])
+@pytest.mark.parametrize("name", ["gather_repeated", "luksan80", "floor_only", "hessian30"])
 def test_header_tables_from_c(tmp_path, cc, name):
-    f, x = header_case(name)
-    J = sc.jacobian(f, layout="csc")
-    mod = render_c_module(J, name="jac")
+    J, args, (shape, colind, row) = header_case(name)
+    mod = render_c_module(J, name="mod")
     mod.write(str(tmp_path))
     entry, out_name = J.name, J.outputs[0][0]
-    for suffix in ("NROW", "NCOL", "NNZ", "COLIND", "ROW"):
+    nnz = len(row)
+    for suffix in ("NROW", "NCOL", "NNZ", "COLIND") + (("ROW",) if nnz else ()):
         assert f"#define {entry}_{out_name}_{suffix} " in mod.header
+    if not nnz:
+        assert f"#define {entry}_{out_name}_ROW" not in mod.header
     assert f"#define {entry}_SZ_W " in mod.header
-    (tmp_path / "driver.c").write_text(c_driver(entry, out_name, x))
+    (tmp_path / "driver.c").write_text(c_driver(entry, out_name, args))
     exe = tmp_path / f"drv_{cc}"
     build = subprocess.run([cc, *WARN, "-I", str(tmp_path), "-o", str(exe),
-                            str(tmp_path / "driver.c"), str(tmp_path / "jac.c"), "-lm"],
+                            str(tmp_path / "driver.c"), str(tmp_path / "mod.c"), "-lm"],
                            capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
     assert build.stderr == "", build.stderr
@@ -938,14 +1146,18 @@ def test_header_tables_from_c(tmp_path, cc, name):
     lines = dict(line.split(" ", 1) if " " in line else (line, "")
                  for line in run.stdout.splitlines())
     assert lines["status"] == "0"
-    S = sc.jacobian_sparsity(f)
-    assert [int(v) for v in lines["shape"].split()] == [S.shape[0], S.shape[1], S.nnz]
-    np.testing.assert_array_equal([int(v) for v in lines["colind"].split()], S.indptr)
-    np.testing.assert_array_equal([int(v) for v in lines["row"].split()], S.indices)
+    assert [int(v) for v in lines["shape"].split()] == [shape[0], shape[1], nnz]
+    np.testing.assert_array_equal([int(v) for v in lines["colind"].split()], colind)
+    np.testing.assert_array_equal([int(v) for v in lines["row"].split()], row)
     values = np.array([float(v) for v in lines["values"].split()])
-    M = J(x)
-    np.testing.assert_array_equal(M.indptr, S.indptr)
+    M = J(*args)
+    np.testing.assert_array_equal(M.indptr, colind)
+    np.testing.assert_array_equal(M.indices, row)
     np.testing.assert_allclose(values, M.data, rtol=1e-13, atol=1e-15)
+    if name == "hessian30":
+        ref = luksan_lagrangian_hessian_numpy(*args)
+        np.testing.assert_allclose(scipy.sparse.csc_matrix((values, row, colind), shape=shape)
+                                   .toarray(), ref.toarray(), rtol=1e-12, atol=1e-12)
 
 
 # ---------------------------------------------------------------------------
@@ -963,9 +1175,8 @@ def test_bad_layouts(which):
     f = pattern_function("broadcast_partial") if which == "jacobian" else \
         build("bad_layout_h", [("x", 3)], lambda m, x: m.sum(x * x))
     kwargs = {"wrt": 0} if which == "jacobian" else {}
-    for layout in ("csr", "coo", "batched"):
-        with pytest.raises(NotImplementedError, match=repr(layout)):
-            getattr(sc, which)(f, layout=layout, **kwargs)
+    with pytest.raises(NotImplementedError, match="'csr'"):
+        getattr(sc, which)(f, layout="csr", **kwargs)
     with pytest.raises(ValueError, match="'bogus'"):
         getattr(sc, which)(f, layout="bogus", **kwargs)
     with pytest.raises(ValueError):

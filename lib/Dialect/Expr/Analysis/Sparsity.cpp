@@ -155,6 +155,52 @@ FailureOr<std::vector<Deps>> DependencyAnalysis::run(FuncOp f, const std::vector
   return out;
 }
 
+/// Whether every element of `v` is zero whatever the inputs: a zero
+/// constant, or a product, quotient or rearrangement of such a value.
+bool isKnownZero(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (auto c = dyn_cast<ConstantOp>(def)) {
+    auto attr = dyn_cast<DenseElementsAttr>(c.getValue());
+    return attr && isa<FloatType>(attr.getElementType()) &&
+           llvm::all_of(attr.getValues<APFloat>(), [](const APFloat &f) { return f.isZero(); });
+  }
+  if (isa<MulOp>(def))
+    return isKnownZero(def->getOperand(0)) || isKnownZero(def->getOperand(1));
+  if (isa<DivOp, NegOp, BroadcastOp, ReshapeOp, TransposeOp, SliceOp>(def))
+    return isKnownZero(def->getOperand(0));
+  return false;
+}
+
+/// For a product (either factor) or quotient (numerator) with a constant or
+/// known-zero operand, the elements where that operand is zero; empty
+/// otherwise.
+std::vector<bool> zeroElements(Operation *op) {
+  std::vector<bool> zero;
+  if (!isa<MulOp, DivOp>(op))
+    return zero;
+  unsigned candidates = isa<MulOp>(op) ? 2 : 1;
+  int64_t count = numElements(op->getResult(0).getType());
+  for (unsigned i = 0; i < candidates; ++i) {
+    if (isKnownZero(op->getOperand(i)))
+      return std::vector<bool>(count, true);
+    auto c = op->getOperand(i).getDefiningOp<ConstantOp>();
+    if (!c)
+      continue;
+    auto attr = dyn_cast<DenseElementsAttr>(c.getValue());
+    if (!attr || !isa<FloatType>(attr.getElementType()))
+      continue;
+    int64_t n = numElements(op->getResult(0).getType());
+    zero.resize(n, false);
+    auto values = attr.getValues<APFloat>();
+    for (int64_t e = 0; e < n; ++e)
+      if ((attr.isSplat() ? *values.begin() : values[e]).isZero())
+        zero[e] = true;
+  }
+  return zero;
+}
+
 Deps fromSets(std::vector<Set> sets) {
   bool any = llvm::any_of(sets, [](const Set &s) { return !s.empty(); });
   return any ? std::make_shared<const std::vector<Set>>(std::move(sets)) : nullptr;
@@ -173,12 +219,16 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
     int64_t n = numElements(op->getResult(0).getType());
     std::vector<Set> sets(n);
     unsigned first = isa<SelectOp>(op) ? 1 : 0; // not the condition
+    // A product with a constant zero (element) is zero whatever the other
+    // factor: d(0 * x) = 0 * dx. So is a quotient with a zero numerator.
+    auto zeroAt = zeroElements(op);
     for (unsigned i = first; i < op->getNumOperands(); ++i) {
       Deps d = in(i);
       if (!d || !Differentiator::isFloat(op->getOperand(i)))
         continue;
       for (int64_t e = 0; e < n; ++e)
-        sets[e].insert(sets[e].end(), (*d)[e].begin(), (*d)[e].end());
+        if (zeroAt.empty() || !zeroAt[e])
+          sets[e].insert(sets[e].end(), (*d)[e].begin(), (*d)[e].end());
     }
     for (Set &s : sets)
       normalize(s);
