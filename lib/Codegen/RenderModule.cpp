@@ -1,6 +1,7 @@
 //===- RenderModule.cpp - expression module to C source and header -------===//
 
 #include "scaly/Codegen/RenderModule.h"
+#include "scaly/Codegen/CasadiInterface.h"
 
 #include "scaly/Conversion/Passes.h"
 #include "scaly/Dialect/Expr/Passes.h"
@@ -124,7 +125,7 @@ struct Port {
   SmallVector<int64_t> shape;
   Type element;
   /// A sparse output's pattern: {nrow, ncol, colind, row} (null: dense).
-  DictionaryAttr sparse;
+  DictionaryAttr sparse = {};
 };
 
 /// Ports of an entry, read from its expr.func before lowering.
@@ -146,7 +147,7 @@ std::vector<EntryPorts> entryPorts(ModuleOp module) {
     for (auto [k, t, n] :
          llvm::enumerate(root.getResultTypes(), root.getResNames())) {
       auto tt = cast<RankedTensorType>(t);
-      DictionaryAttr sparse;
+      DictionaryAttr sparse = {};
       if (auto attrs = root.getResAttrsAttr())
         sparse = cast<DictionaryAttr>(attrs[k]).getAs<DictionaryAttr>("expr.sparse");
       e.outs.push_back({cast<StringAttr>(n).str(), SmallVector<int64_t>(tt.getShape()),
@@ -384,9 +385,47 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   }
   if (entries.empty())
     return fail("lowering produced no entry procedure");
+  std::vector<CasadiEntry> casadiEntries;
+  if (options.casadi) {
+    // CasADi's evaluation function takes the entry's name; Scaly's own entry
+    // becomes <entry>_scaly, which it calls.
+    SymbolTable symbols(module);
+    for (auto [proc, e] : llvm::zip(entries, ports)) {
+      CasadiEntry c;
+      c.name = e.name;
+      c.scalyEntry = e.name + "_scaly";
+      if (symbols.lookup(c.scalyEntry))
+        return fail("casadi=True needs the name '" + c.scalyEntry + "' for the entry of " +
+                    e.name + ", but a function of the module already has it");
+      if (failed(symbols.rename(proc, StringAttr::get(ctx, c.scalyEntry))))
+        return fail("renaming entry '" + e.name + "' failed");
+      c.scalyWorkDoubles = (proc.getWorkspace() + 7) / 8;
+      auto port = [](const Port &p) {
+        CasadiPort q{p.name, std::vector<int64_t>(p.shape.begin(), p.shape.end())};
+        if (p.sparse) {
+          q.nrow = p.sparse.getAs<IntegerAttr>("nrow").getInt();
+          q.ncol = p.sparse.getAs<IntegerAttr>("ncol").getInt();
+          auto colind = p.sparse.getAs<DenseI64ArrayAttr>("colind").asArrayRef();
+          auto row = p.sparse.getAs<DenseI64ArrayAttr>("row").asArrayRef();
+          q.colind.assign(colind.begin(), colind.end());
+          q.row.assign(row.begin(), row.end());
+        }
+        return q;
+      };
+      for (const Port &p : e.ins)
+        c.ins.push_back(port(p));
+      for (const Port &p : e.outs)
+        c.outs.push_back(port(p));
+      casadiEntries.push_back(std::move(c));
+    }
+  }
   out.name = options.moduleName.empty() ? entries.front().getSymName().str() : options.moduleName;
   out.recipe = recipeText(out.name, options);
   out.header = renderHeader(out.name, entries, ports, out.recipe, options);
+  if (options.casadi) {
+    size_t guardEnd = out.header.rfind("#endif");
+    out.header.insert(guardEnd, casadiDeclarations(casadiEntries));
+  }
 
   if (countRenders)
     ++renderedCount;
@@ -405,6 +444,8 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   llvm::raw_string_ostream os(out.source);
   if (failed(c::printC(module, os)))
     return fail("printing C failed");
+  if (options.casadi)
+    out.source += casadiSource(casadiEntries);
   if (renderCancelled())
     return cancelled();
   return true;

@@ -76,6 +76,25 @@ def _check(name, value, allowed):
                          f"{', '.join(repr(a) for a in allowed)}")
 
 
+def _check_casadi(functions, lang):
+    """CasADi's external functions take float64 scalars, vectors and matrices."""
+    if lang != "c":
+        raise ValueError("render_c_module: casadi=True exports C (lang='c'), got lang="
+                         f"{lang!r}")
+    for f in functions:
+        sparse = getattr(f, "_sparse", {})
+        for kind, ports in (("input", f.inputs), ("output", f.outputs)):
+            for k, (port, shape, dtype) in enumerate(ports):
+                if dtype != "float64":
+                    raise ValueError(f"render_c_module(casadi=True): {kind} '{port}' of "
+                                     f"{f.name}() is {dtype}; CasADi's external functions take "
+                                     "float64 values only (cast with .astype('float64'))")
+                if len(shape) > 2 and not (kind == "output" and k in sparse):
+                    raise ValueError(f"render_c_module(casadi=True): {kind} '{port}' of "
+                                     f"{f.name}() has shape {tuple(shape)}; CasADi's values are "
+                                     "scalars, vectors or matrices (reshape to 2-D)")
+
+
 def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vector_libm="none",
                     reciprocal=False, lang="c", casadi=False, fp_contract="off",
                     scalarize_limit=64, record_stages=False):
@@ -93,6 +112,12 @@ def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vec
     `RenderedModule.entries` describes each entry as data. With `record_stages`,
     `RenderedModule.stages` holds the IR before and after every pass of the
     pipeline (recorded through MLIR's pass instrumentation).
+
+    With ``casadi=True`` the module also exports CasADi's external function API for
+    each entry (``casadi.external("<entry>", "<library>.so")`` loads it; Scaly's own
+    five-argument entry is then named ``<entry>_scaly``): float64 ports only, dense
+    matrices column-major as CasADi stores them, sparse outputs in compressed-column
+    order (see docs/casadi.md).
 
     Every option is validated. Options whose code generation is not built yet
     raise NotImplementedError.
@@ -132,10 +157,10 @@ def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vec
     if reciprocal:
         raise NotImplementedError("render_c_module: reciprocal=True is not built yet")
     if casadi:
-        raise NotImplementedError("render_c_module: casadi=True is not built yet")
+        _check_casadi(functions, lang)
     options = {"cpu": cpu, "lanes": lanes, "dialect": dialect, "vector_libm": vector_libm,
                "reciprocal": reciprocal, "lang": lang, "fp_contract": fp_contract,
-               "scalarize_limit": scalarize_limit}
+               "scalarize_limit": scalarize_limit, "casadi": casadi}
     if name is not None:
         options["name"] = name
     if not isinstance(record_stages, bool):

@@ -364,6 +364,7 @@ py::dict render(py::object functions, const py::dict &options) {
     else if (key == "fp_contract") o.fpContract = py::cast<std::string>(v);
     else if (key == "name") o.moduleName = py::cast<std::string>(v);
     else if (key == "record_stages") o.recordStages = py::cast<bool>(v);
+    else if (key == "casadi") o.casadi = py::cast<bool>(v);
     else throw std::invalid_argument("unknown render option '" + key + "'");
   }
   for (const trace::Function *f : roots) {

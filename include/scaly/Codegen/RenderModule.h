@@ -26,6 +26,9 @@ struct RenderOptions {
   std::string fpContract = "off";
   /// Name of the module's files and header guard (empty: the first entry's).
   std::string moduleName;
+  /// Also export CasADi's external function API for each entry (whose own
+  /// five-argument entry is then named <entry>_scaly); float64 ports only.
+  bool casadi = false;
   /// Record the IR before the first pass and after every pass
   /// (RenderedModule::stages), through MLIR's pass instrumentation.
   bool recordStages = false;

@@ -174,7 +174,7 @@ struct Port {
   Shape shape;
   DType dtype;
   /// Set for a sparse output (shape is then (nnz,)).
-  std::shared_ptr<const SparseLayout> sparse;
+  std::shared_ptr<const SparseLayout> sparse = nullptr;
 };
 
 /// A traced Scaly Function: its ports, its graph and the nodes it returns.
