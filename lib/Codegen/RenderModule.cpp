@@ -217,22 +217,39 @@ std::string sparseTables(StringRef entry, const std::vector<Port> &outs,
   for (auto [k, p] : llvm::enumerate(outs)) {
     if (!p.sparse)
       continue;
-    auto colind = p.sparse.getAs<DenseI64ArrayAttr>("colind").asArrayRef();
-    auto row = p.sparse.getAs<DenseI64ArrayAttr>("row").asArrayRef();
+    StringRef layout = p.sparse.getAs<StringAttr>("layout").getValue();
     int64_t nrow = p.sparse.getAs<IntegerAttr>("nrow").getInt();
     int64_t ncol = p.sparse.getAs<IntegerAttr>("ncol").getInt();
+    int64_t batch = p.sparse.getAs<IntegerAttr>("batch").getInt();
+    int64_t nnz = 0;
+    for (int64_t d : p.shape)
+      nnz = d; // the stored values of one matrix: the last axis
     std::string prefix = (entry + "_" + outNames[k]).str();
-    s += llvm::formatv("/* res[{0}] {1} is sparse: a {2} x {3} matrix with {4} stored values in\n"
-                       " * compressed-column order. Column j holds values COLIND[j] .. COLIND[j+1]-1;\n"
-                       " * value k lies in row ROW[k]. */\n",
-                       k, p.name, nrow, ncol, row.size())
+    std::string order =
+        layout == "csc"   ? "compressed-column order. Column j holds values COLIND[j] .. "
+                            "COLIND[j+1]-1;\n * value k lies in row ROW[k]."
+        : layout == "csr" ? "compressed-row order. Row i holds values ROWPTR[i] .. "
+                            "ROWPTR[i+1]-1;\n * value k lies in column COL[k]."
+        : layout == "coo" ? "row-major order; value k lies at (ROW[k], COL[k])."
+                          : "compressed-column order, BATCH matrices one after another, all\n"
+                            " * with one pattern: column j holds values COLIND[j] .. COLIND[j+1]-1 "
+                            "of a matrix;\n * value k lies in row ROW[k].";
+    s += llvm::formatv("/* res[{0}] {1} is sparse: {2}{3} x {4} matri{5} with {6} stored values "
+                       "{7}in\n * {8} */\n",
+                       k, p.name, batch ? std::to_string(batch) + " " : "a ", nrow, ncol,
+                       batch ? "ces" : "x", nnz, batch ? "each " : "", order)
              .str();
     s += llvm::formatv("#define {0}_NROW {1}\n#define {0}_NCOL {2}\n#define {0}_NNZ {3}\n", prefix,
-                       nrow, ncol, row.size())
+                       nrow, ncol, nnz)
              .str();
-    s += "#define " + prefix + "_COLIND " + initializerList(colind) + "\n";
-    if (!row.empty())
-      s += "#define " + prefix + "_ROW " + initializerList(row) + "\n";
+    if (batch)
+      s += llvm::formatv("#define {0}_BATCH {1}\n", prefix, batch).str();
+    for (Attribute name : p.sparse.getAs<ArrayAttr>("tables")) {
+      StringRef table = cast<StringAttr>(name).getValue();
+      auto values = p.sparse.getAs<DenseI64ArrayAttr>(table).asArrayRef();
+      if (!values.empty())
+        s += "#define " + prefix + "_" + table.upper() + " " + initializerList(values) + "\n";
+    }
     s += "\n";
   }
   return s;
@@ -400,9 +417,13 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
       if (failed(symbols.rename(proc, StringAttr::get(ctx, c.scalyEntry))))
         return fail("renaming entry '" + e.name + "' failed");
       c.scalyWorkDoubles = (proc.getWorkspace() + 7) / 8;
-      auto port = [](const Port &p) {
+      auto port = [](const Port &p) -> std::optional<CasadiPort> {
         CasadiPort q{p.name, std::vector<int64_t>(p.shape.begin(), p.shape.end())};
         if (p.sparse) {
+          // CasADi exchanges compressed-column values only (Python refuses
+          // the other layouts with a clear message first).
+          if (p.sparse.getAs<StringAttr>("layout").getValue() != "csc")
+            return std::nullopt;
           q.nrow = p.sparse.getAs<IntegerAttr>("nrow").getInt();
           q.ncol = p.sparse.getAs<IntegerAttr>("ncol").getInt();
           auto colind = p.sparse.getAs<DenseI64ArrayAttr>("colind").asArrayRef();
@@ -413,9 +434,14 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
         return q;
       };
       for (const Port &p : e.ins)
-        c.ins.push_back(port(p));
-      for (const Port &p : e.outs)
-        c.outs.push_back(port(p));
+        c.ins.push_back(*port(p));
+      for (const Port &p : e.outs) {
+        auto q = port(p);
+        if (!q)
+          return fail("casadi=True: output '" + p.name + "' of " + e.name +
+                      " is not compressed-column; CasADi takes csc values only");
+        c.outs.push_back(std::move(*q));
+      }
       casadiEntries.push_back(std::move(c));
     }
   }

@@ -29,7 +29,8 @@ RankedTensorType tensorType(MLIRContext &ctx, const Shape &shape, DType d) {
   return RankedTensorType::get(shape, elementType(ctx, d));
 }
 
-/// Per result, `{expr.sparse = {nrow, ncol, colind, row}}` for a sparse output
+/// Per result, `{expr.sparse = {layout, nrow, ncol, batch, tables, <table>...}}`
+/// for a sparse output
 /// (an empty dictionary for a dense one); null when every output is dense.
 ArrayAttr sparseResultAttrs(MLIRContext &ctx, const Function &fn) {
   if (std::none_of(fn.outputs.begin(), fn.outputs.end(),
@@ -42,12 +43,18 @@ ArrayAttr sparseResultAttrs(MLIRContext &ctx, const Function &fn) {
       dicts.push_back(b.getDictionaryAttr({}));
       continue;
     }
-    auto layout = b.getDictionaryAttr({
+    SmallVector<NamedAttribute> fields{
+        b.getNamedAttr("layout", b.getStringAttr(p.sparse->layout)),
         b.getNamedAttr("nrow", b.getI64IntegerAttr(p.sparse->nrow)),
         b.getNamedAttr("ncol", b.getI64IntegerAttr(p.sparse->ncol)),
-        b.getNamedAttr("colind", b.getDenseI64ArrayAttr(p.sparse->colind)),
-        b.getNamedAttr("row", b.getDenseI64ArrayAttr(p.sparse->row)),
-    });
+        b.getNamedAttr("batch", b.getI64IntegerAttr(p.sparse->batch))};
+    SmallVector<Attribute> order;
+    for (const auto &[name, values] : p.sparse->tables) {
+      fields.push_back(b.getNamedAttr(name, b.getDenseI64ArrayAttr(values)));
+      order.push_back(b.getStringAttr(name));
+    }
+    fields.push_back(b.getNamedAttr("tables", b.getArrayAttr(order)));
+    auto layout = b.getDictionaryAttr(fields);
     dicts.push_back(b.getDictionaryAttr({b.getNamedAttr("expr.sparse", layout)}));
   }
   return b.getArrayAttr(dicts);

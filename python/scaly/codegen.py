@@ -83,6 +83,11 @@ def _check_casadi(functions, lang):
                          f"{lang!r}")
     for f in functions:
         sparse = getattr(f, "_sparse", {})
+        for k, (layout, _, _) in sparse.items():
+            if layout != "csc":
+                raise ValueError(f"render_c_module(casadi=True): output '{f.outputs[k][0]}' of "
+                                 f"{f.name}() has layout {layout!r}; CasADi takes sparse values "
+                                 "in compressed-column order only (layout='csc')")
         for kind, ports in (("input", f.inputs), ("output", f.outputs)):
             for k, (port, shape, dtype) in enumerate(ports):
                 if dtype != "float64":

@@ -143,22 +143,61 @@ def _gradient(f, wrt, of):
     return _build(f"{f.name}_gradient", f.inputs, names, body)
 
 
-class SparseOutputFunction(Function):
-    """A Function whose sparse outputs come back as `scipy.sparse.csc_matrix`.
+class BatchedSparse:
+    """Matrices of one shared sparsity pattern, as a `layout="batched"` output returns them.
 
-    In C and inside other traced functions such an output is its stored
-    values, in compressed-column order; `sparsity(k)` gives the pattern.
+    `values` has shape (batch, nnz): row b holds matrix b's stored values in
+    compressed-column order of the shared pattern (`shape`, `colind`, `row`).
+    `matrix(b)` is matrix b as a `scipy.sparse.csc_matrix`; `toarray()` all of
+    them as a dense (batch, nrow, ncol) array.
+    """
+
+    def __init__(self, values, shape, colind, row):
+        self.values, self.shape = np.asarray(values), tuple(shape)
+        self.colind, self.row = np.asarray(colind), np.asarray(row)
+
+    def __len__(self):
+        return self.values.shape[0]
+
+    def matrix(self, b):
+        """Matrix `b` as a scipy.sparse.csc_matrix."""
+        import scipy.sparse
+        return scipy.sparse.csc_matrix((self.values[b], self.row, self.colind), shape=self.shape)
+
+    def toarray(self):
+        """All matrices, dense: shape (batch, nrow, ncol)."""
+        return np.stack([self.matrix(b).toarray() for b in range(len(self))]) if len(self) else \
+            np.zeros((0,) + self.shape)
+
+
+class SparseOutputFunction(Function):
+    """A Function with sparse outputs, returned as scipy.sparse matrices by a numerical call.
+
+    `layout="csc"` gives a `csc_matrix`, `"csr"` a `csr_matrix`, `"coo"` a
+    `coo_matrix` and `"batched"` a `BatchedSparse`. In C and inside other
+    traced functions such an output is its stored values in the layout's
+    order; `sparsity(k)` gives the pattern.
     """
 
     def sparsity(self, output=0):
-        """(shape, colind, row) of sparse output `output` (name or index), or None if dense."""
+        """(shape, *tables) of sparse output `output` (name or index), or None if dense.
+
+        The tables are (colind, row) for csc and batched (one matrix's shape),
+        (rowptr, col) for csr and (row, col) for coo.
+        """
         k = output
         if isinstance(output, str):
             names = [n for n, _, _ in self.outputs]
             if output not in names:
                 raise ValueError(f"{self.name}() has no output named {output!r}")
             k = names.index(output)
-        return self._sparse.get(k)
+        info = self._sparse.get(k)
+        return None if info is None else (info[1],) + tuple(v for _, v in info[2])
+
+    def layout(self, output=0):
+        """The layout of output `output`: "csc", "csr", "coo", "batched" or "dense"."""
+        info = self._sparse.get(output)
+        return "dense" if info is None else info[0]
 
     def __call__(self, *args):
         out = super().__call__(*args)
@@ -167,19 +206,24 @@ class SparseOutputFunction(Function):
         import scipy.sparse
         many = isinstance(out, tuple)
         values = list(out) if many else [out]
-        for k, (shape, colind, row) in self._sparse.items():
-            values[k] = scipy.sparse.csc_matrix((values[k], row, colind), shape=shape)
+        for k, (layout, shape, tables) in self._sparse.items():
+            t = dict(tables)
+            if layout == "csc":
+                values[k] = scipy.sparse.csc_matrix((values[k], t["row"], t["colind"]), shape=shape)
+            elif layout == "csr":
+                values[k] = scipy.sparse.csr_matrix((values[k], t["col"], t["rowptr"]), shape=shape)
+            elif layout == "coo":
+                values[k] = scipy.sparse.coo_matrix((values[k], (t["row"], t["col"])), shape=shape)
+            else:
+                values[k] = BatchedSparse(values[k], shape, t["colind"], t["row"])
         return tuple(values) if many else values[0]
 
 
-_LAYOUTS = ("dense", "csc")
+_LAYOUTS = ("dense", "csc", "csr", "coo", "batched")
 
 
 def _check_layout(layout, what):
     if layout not in _LAYOUTS:
-        if layout in ("csr", "coo", "batched"):
-            raise NotImplementedError(f"{what}: layout={layout!r} is not available yet; "
-                                      "use 'dense' or 'csc'")
         raise ValueError(f"{what}: layout must be one of {', '.join(map(repr, _LAYOUTS))}, "
                          f"got {layout!r}")
 
@@ -196,6 +240,13 @@ class _Pattern:
     @property
     def nnz(self):
         return len(self.row)
+
+    @classmethod
+    def from_entries(cls, nrow, ncol, rows, cols):
+        """The pattern of entries (rows[k], cols[k]), in CSC order."""
+        order = np.lexsort((rows, cols))
+        colind = np.concatenate([[0], np.cumsum(np.bincount(cols, minlength=ncol))])
+        return cls(nrow, ncol, colind, np.asarray(rows)[order])
 
     def args(self):
         return self.nrow, self.ncol, self.colind.tolist(), self.row.tolist()
@@ -246,30 +297,77 @@ def _compressed(f, i, j, colours, forward):
     return body, sweeps
 
 
-def _assemble(f, name, out_name, pattern, values_of, layout, dtype):
-    """The Function returning the entries (`values_of(*xs)`: CSC order) densely or as CSC."""
+def _batched_pattern(pattern, batch, what):
+    """The pattern shared by the `batch` diagonal blocks of `pattern`, or a ValueError."""
+    if batch < 1 or pattern.nrow % batch or pattern.ncol % batch:
+        raise ValueError(f"{what}: layout='batched' needs the input and the output to share a "
+                         f"leading axis; got a {pattern.nrow} x {pattern.ncol} matrix")
+    mb, nb = pattern.nrow // batch, pattern.ncol // batch
+    block = pattern.row // mb
+    if np.any(block != pattern.col // nb):
+        raise ValueError(f"{what}: layout='batched' needs a block-diagonal matrix over the "
+                         f"leading axis ({batch} blocks of {mb} x {nb}); this one is not")
+    # Entries of block b, in CSC order, and their position inside the block.
+    order = np.lexsort((pattern.row, pattern.col - block * nb, block))
+    local = np.stack([pattern.row[order] - block[order] * mb,
+                      pattern.col[order] - block[order] * nb])
+    counts = np.bincount(block, minlength=batch)
+    if np.any(counts != counts[0]) or not np.all(
+            local.reshape(2, batch, -1) == local.reshape(2, batch, -1)[:, :1]):
+        raise ValueError(f"{what}: layout='batched' needs every block to have one pattern; "
+                         "the blocks differ")
+    first = _Pattern.from_entries(mb, nb, local[0, :counts[0]], local[1, :counts[0]])
+    return first, order
+
+
+def _assemble(f, name, out_name, pattern, compressed, index, layout, dtype, batch=None):
+    """The Function returning d out / d x: dense, or its stored values in `layout` order.
+
+    `compressed(*xs)` computes the compressed sweeps; entry k of `pattern` (CSC
+    order) is element `index[k]` of them, flattened.
+    """
     shape = (pattern.nrow, pattern.ncol)
+    what = name.rsplit("_", 1)[-1]  # "jacobian" or "hessian"
     if layout == "dense":
         def body(*xs):
             if pattern.nnz == 0:
                 return as_expr(np.zeros(shape, dtype=dtype), xs[0]._g)
-            values = values_of(*xs)
+            values = compressed(*xs).reshape(-1)[index]
             place = np.full(shape[0] * shape[1], pattern.nnz, dtype=np.int64)
             place[pattern.row * shape[1] + pattern.col] = np.arange(pattern.nnz)
             padded = values_concat(values, dtype)
             return padded[place].reshape(shape)
         return _build(name, f.inputs, [out_name], body)
 
+    # The order values are written in (straight into the output), and the tables.
+    if layout == "csc":
+        order, tables, stored = np.arange(pattern.nnz), [("colind", pattern.colind),
+                                                          ("row", pattern.row)], shape
+        out_shape, count = (pattern.nnz,), 0
+    elif layout in ("csr", "coo"):
+        order = np.lexsort((pattern.col, pattern.row))
+        if layout == "csr":
+            rowptr = np.concatenate([[0], np.cumsum(np.bincount(pattern.row,
+                                                                minlength=pattern.nrow))])
+            tables = [("rowptr", rowptr), ("col", pattern.col[order])]
+        else:
+            tables = [("row", pattern.row[order]), ("col", pattern.col[order])]
+        stored, out_shape, count = shape, (pattern.nnz,), 0
+    else:
+        block, order = _batched_pattern(pattern, batch, what)
+        tables = [("colind", block.colind), ("row", block.row)]
+        stored, out_shape, count = (block.nrow, block.ncol), (batch, block.nnz), batch
+
     def body(*xs):
         if pattern.nnz == 0:
-            return as_expr(np.zeros(0, dtype=dtype), xs[0]._g)
-        return values_of(*xs)
+            return as_expr(np.zeros(out_shape, dtype=dtype), xs[0]._g)
+        return compressed(*xs).reshape(-1)[index[order]].reshape(out_shape)
 
     out = _build(name, f.inputs, [out_name], body)
     sparse = SparseOutputFunction(out._traced, out.__wrapped__)
-    sparse._sparse = {0: (shape, pattern.colind, pattern.row)}
-    _scaly.set_output_sparsity(out._traced, 0, pattern.nrow, pattern.ncol, pattern.colind.tolist(),
-                               pattern.row.tolist())
+    sparse._sparse = {0: (layout, stored, tables)}
+    _scaly.set_output_sparsity(out._traced, 0, layout, stored[0], stored[1], count,
+                               [(n, [int(v) for v in t]) for n, t in tables])
     return sparse
 
 
@@ -286,7 +384,7 @@ def _jacobian(f, wrt, of, layout):
     in_name, in_shape, in_dtype = f.inputs[i]
     out_name, out_shape, out_dtype = f.outputs[j]
     pattern = _Pattern(*_scaly.jacobian_pattern(f._traced, i, j))
-    values_of = None
+    compressed = index = None
     if pattern.nnz:
         col_colours = np.asarray(_scaly.colour_columns(*pattern.args()), dtype=np.int64)
         row_colours = np.asarray(_scaly.colour_rows(*pattern.args()), dtype=np.int64)
@@ -299,12 +397,9 @@ def _jacobian(f, wrt, of, layout):
             index = col_colours[pattern.col] * pattern.nrow + pattern.row
         else:
             index = row_colours[pattern.row] * pattern.ncol + pattern.col
-
-        def values_of(*xs):
-            return compressed(*xs).reshape(-1)[index]
-
-    return _assemble(f, f"{f.name}_jacobian", f"jac_{out_name}_{in_name}", pattern, values_of,
-                     layout, out_dtype)
+    batch = in_shape[0] if in_shape and out_shape and in_shape[0] == out_shape[0] else 0
+    return _assemble(f, f"{f.name}_jacobian", f"jac_{out_name}_{in_name}", pattern, compressed,
+                     index, layout, out_dtype, batch)
 
 
 def _hessian(f, wrt, of, multipliers, layout):
@@ -328,7 +423,7 @@ def _hessian(f, wrt, of, multipliers, layout):
     sym = (ones + ones.T).tocsc()
     sym.sort_indices()
     pattern = _Pattern(raw.nrow, raw.ncol, sym.indptr, sym.indices)
-    values_of = None
+    compressed = index = None
     if pattern.nnz:
         colours, from_row = _scaly.star_colouring(pattern.nrow, pattern.colind.tolist(),
                                                   pattern.row.tolist())
@@ -338,12 +433,9 @@ def _hessian(f, wrt, of, multipliers, layout):
         n = pattern.nrow
         index = np.where(from_row, colours[pattern.col] * n + pattern.row,
                          colours[pattern.row] * n + pattern.col)
-
-        def values_of(*xs):
-            return compressed(*xs).reshape(-1)[index]
-
-    return _assemble(grad, f"{f.name}_hessian", f"hess_{in_name}", pattern, values_of, layout,
-                     in_dtype)
+    batch = in_shape[0] if in_shape else 0
+    return _assemble(grad, f"{f.name}_hessian", f"hess_{in_name}", pattern, compressed, index,
+                     layout, in_dtype, batch)
 
 
 # ---------------------------------------------------------------------------

@@ -725,17 +725,19 @@ PYBIND11_MODULE(_scaly, m) {
 
   m.def("jacobian_pattern", &jacobianPattern,
         "Structural Jacobian pattern (nrow, ncol, colind, row) of output `of` by input `wrt`");
-  m.def("set_output_sparsity", [](trace::Function &fn, size_t k, int64_t nrow, int64_t ncol,
-                                  std::vector<int64_t> colind, std::vector<int64_t> row) {
+  m.def("set_output_sparsity", [](trace::Function &fn, size_t k, std::string layout,
+                                  int64_t nrow, int64_t ncol, int64_t batch,
+                                  std::vector<std::pair<std::string, std::vector<int64_t>>> tables) {
     if (k >= fn.outputs.size())
       throw std::invalid_argument("set_output_sparsity: no output " + std::to_string(k));
-    auto p = patternFrom(nrow, ncol, std::move(colind), std::move(row));
-    if (fn.outputs[k].shape != trace::Shape{p.nnz()})
-      throw std::invalid_argument("set_output_sparsity: output '" + fn.outputs[k].name +
-                                  "' must hold the " + std::to_string(p.nnz()) + " stored values");
-    fn.outputs[k].sparse = std::make_shared<const trace::SparseLayout>(
-        trace::SparseLayout{p.nrow, p.ncol, std::move(p.colind), std::move(p.row)});
-  }, "Declare output k sparse: it holds the stored values of an nrow x ncol compressed-column pattern");
+    auto sparse = std::make_shared<trace::SparseLayout>();
+    sparse->layout = std::move(layout);
+    sparse->nrow = nrow;
+    sparse->ncol = ncol;
+    sparse->batch = batch;
+    sparse->tables = std::move(tables);
+    fn.outputs[k].sparse = std::move(sparse);
+  }, "Declare output k sparse: its layout, dimensions and index tables (made by scaly.derivatives)");
   m.def("colour_columns", [](int64_t nrow, int64_t ncol, std::vector<int64_t> colind,
                              std::vector<int64_t> row) {
     return expr::colourColumns(patternFrom(nrow, ncol, std::move(colind), std::move(row)));

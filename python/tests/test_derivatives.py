@@ -1906,9 +1906,9 @@ def test_derived_function_checks_its_inputs():
         J(np.ones(3))
 
 
-def test_layout_not_available():
-    with pytest.raises(NotImplementedError, match="dense"):
-        sc.jacobian(hess_function(), layout="csr")
+def test_layout_unknown():
+    with pytest.raises(ValueError, match="'dense', 'csc', 'csr', 'coo', 'batched'"):
+        sc.jacobian(hess_function(), layout="csx")
 
 
 def test_jacobian_wrt_two_inputs():

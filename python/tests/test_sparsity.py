@@ -1175,8 +1175,6 @@ def test_bad_layouts(which):
     f = pattern_function("broadcast_partial") if which == "jacobian" else \
         build("bad_layout_h", [("x", 3)], lambda m, x: m.sum(x * x))
     kwargs = {"wrt": 0} if which == "jacobian" else {}
-    with pytest.raises(NotImplementedError, match="'csr'"):
-        getattr(sc, which)(f, layout="csr", **kwargs)
     with pytest.raises(ValueError, match="'bogus'"):
         getattr(sc, which)(f, layout="bogus", **kwargs)
     with pytest.raises(ValueError):

@@ -161,11 +161,21 @@ private:
   int32_t promoteTo(int32_t a, DType to);
 };
 
-/// The pattern of a sparse output, compressed-column (CasADi's encoding);
-/// the output holds the stored values in that order.
+/// The pattern of a sparse output and the order its stored values are in:
+/// layout "csc" (tables colind, row: CasADi's encoding), "csr" (rowptr,
+/// col), "coo" (row, col; row-major order) or "batched" (a leading axis of
+/// `batch` matrices sharing one csc pattern; nrow x ncol is one matrix).
 struct SparseLayout {
-  int64_t nrow = 0, ncol = 0;
-  std::vector<int64_t> colind, row;
+  std::string layout = "csc";
+  int64_t nrow = 0, ncol = 0, batch = 0;
+  /// (name, values) of each index table, in the order the header lists them.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> tables;
+  const std::vector<int64_t> *table(const std::string &name) const {
+    for (const auto &t : tables)
+      if (t.first == name)
+        return &t.second;
+    return nullptr;
+  }
 };
 
 /// Declared input or output.

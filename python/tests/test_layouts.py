@@ -1,0 +1,167 @@
+"""Sparse output layouts: compressed-column, compressed-row, coordinate and batched.
+
+Values are compared with the dense Jacobian or Hessian (itself checked against finite
+differences in test_derivatives.py); the header's tables are read back by a C program built
+with gcc and clang, and every layout but csc is refused by casadi=True.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+import scipy.sparse
+
+import scaly as sc
+from scaly.codegen import render_c_module
+
+N = 5
+
+
+@functools.lru_cache(maxsize=None)
+def chain():
+    @sc.function(sc.arg("x", 7), outputs=sc.arg("g"))
+    def chain(x):
+        return x[:-2] * sc.sin(x[1:-1]) + x[2:] ** 2 - x[0]
+    return chain
+
+
+@functools.lru_cache(maxsize=None)
+def batch():
+    @sc.function(sc.arg("z", 3), sc.arg("u", ()), outputs=sc.arg("zn"))
+    def step(z, u):
+        return sc.stack([z[1] * u, sc.sin(z[0]) + z[2], z[2] * z[2]])
+
+    @sc.function(sc.arg("zs", (N, 3)), sc.arg("us", N), outputs=sc.arg("zns"))
+    def batch(zs, us):
+        return sc.vmap(step, N)(zs, us)
+    return batch
+
+
+X = np.linspace(-0.7, 0.9, 7)
+
+
+@pytest.mark.parametrize("layout,kind", [("csc", scipy.sparse.csc_matrix),
+                                         ("csr", scipy.sparse.csr_matrix),
+                                         ("coo", scipy.sparse.coo_matrix)])
+def test_layout_values_and_type(layout, kind):
+    dense = sc.jacobian(chain())(X)
+    J = sc.jacobian(chain(), layout=layout)
+    value = J(X)
+    assert type(value) is kind and value.shape == dense.shape
+    np.testing.assert_array_equal(value.toarray(), dense)
+    assert value.nnz == np.count_nonzero(sc.jacobian_sparsity(chain()).toarray())
+    assert J.layout() == layout
+
+
+def test_orders_are_the_declared_ones():
+    csc = sc.jacobian(chain(), layout="csc")(X)
+    csr = sc.jacobian(chain(), layout="csr")(X)
+    coo = sc.jacobian(chain(), layout="coo")(X)
+    # csr/coo values run row by row, columns increasing; csc column by column.
+    reference = csc.tocsr()
+    reference.sort_indices()
+    np.testing.assert_array_equal(csr.data, reference.data)
+    np.testing.assert_array_equal(csr.indices, reference.indices)
+    np.testing.assert_array_equal(coo.data, reference.data)
+    assert list(coo.row) == sorted(coo.row)
+
+
+def test_batched_is_one_shared_block_pattern():
+    zs = np.random.default_rng(3).normal(size=(N, 3))
+    us = np.linspace(0.5, 1.5, N)
+    B = sc.jacobian(batch(), wrt="zs", layout="batched")
+    value = B(zs, us)
+    assert isinstance(value, sc.derivatives.BatchedSparse)
+    assert value.values.shape == (N, 4) and value.shape == (3, 3)  # (0,1) (1,0) (1,2) (2,2)
+    full = sc.jacobian(batch(), wrt="zs")(zs, us)
+    for b in range(N):
+        np.testing.assert_array_equal(value.matrix(b).toarray(),
+                                      full[3 * b:3 * b + 3, 3 * b:3 * b + 3])
+    np.testing.assert_array_equal(value.toarray()[2], full[6:9, 6:9])
+
+
+def test_batched_hessian():
+    @sc.function(sc.arg("xs", (N, 2)), outputs=sc.arg("f"))
+    def separable(xs):
+        return (sc.sin(xs[:, 0]) * xs[:, 1] ** 2).sum()
+
+    xs = np.random.default_rng(4).normal(size=(N, 2))
+    H = sc.hessian(separable, layout="batched")(xs)
+    full = sc.hessian(separable)(xs)
+    for b in range(N):
+        np.testing.assert_array_equal(H.matrix(b).toarray(), full[2 * b:2 * b + 2, 2 * b:2 * b + 2])
+
+
+def test_batched_needs_a_block_diagonal_with_one_pattern():
+    with pytest.raises(ValueError, match="leading axis"):
+        sc.jacobian(chain(), layout="batched")
+
+    @sc.function(sc.arg("xs", (N, 2)), outputs=sc.arg("ys"))
+    def coupled(xs):
+        return xs * xs[0, 0]
+
+    with pytest.raises(ValueError, match="not"):
+        sc.jacobian(coupled, layout="batched")
+
+
+PROGRAM = r"""
+#include <stdio.h>
+#include "lay.h"
+
+int main(void) {
+#ifdef %(P)s_COLIND
+  static const int a[] = %(P)s_COLIND;
+#elif defined(%(P)s_ROWPTR)
+  static const int a[] = %(P)s_ROWPTR;
+#else
+  static const int a[] = %(P)s_ROW;
+#endif
+#ifdef %(P)s_COLIND
+  static const int b[] = %(P)s_ROW;
+#else
+  static const int b[] = %(P)s_COL;
+#endif
+  printf("%%d %%d %%d\n", %(P)s_NROW, %(P)s_NCOL, %(P)s_NNZ);
+  for (unsigned k = 0; k < sizeof a / sizeof a[0]; ++k) printf("%%d ", a[k]);
+  printf("\n");
+  for (unsigned k = 0; k < sizeof b / sizeof b[0]; ++k) printf("%%d ", b[k]);
+  printf("\n");
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("compiler", ["gcc", "clang-19"])
+@pytest.mark.parametrize("layout", ["csc", "csr", "coo", "batched"])
+def test_header_tables_match_the_pattern(layout, compiler, tmp_path):
+    if shutil.which(compiler) is None:
+        pytest.skip(f"{compiler} not installed")
+    f = batch() if layout == "batched" else chain()
+    J = sc.jacobian(f, wrt=0, layout=layout)
+    module = render_c_module(J, name="lay")
+    module.write(tmp_path)
+    prefix = re.search(r"#define (\w+)_NNZ", module.header).group(1)
+    (tmp_path / "main.c").write_text(PROGRAM % {"P": prefix})
+    subprocess.run([compiler, "-std=c11", "-Wall", "-Wextra", "-Werror", "main.c", "-o", "main"],
+                   cwd=tmp_path, check=True)
+    out = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    nrow, ncol, nnz = map(int, out[0].split())
+    shape, first, second = J.sparsity()
+    assert (nrow, ncol) == tuple(shape) and nnz == len(second)
+    assert [int(v) for v in out[1].split()] == list(first)
+    assert [int(v) for v in out[2].split()] == list(second)
+    if layout == "batched":
+        assert f"#define {prefix}_BATCH {N}" in module.header
+
+
+@pytest.mark.parametrize("layout", ["csr", "coo", "batched"])
+def test_casadi_takes_compressed_column_only(layout):
+    f = batch() if layout == "batched" else chain()
+    with pytest.raises(ValueError, match="compressed-column order only"):
+        render_c_module(sc.jacobian(f, wrt=0, layout=layout), casadi=True)
