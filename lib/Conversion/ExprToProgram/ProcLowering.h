@@ -1,0 +1,222 @@
+//===- ProcLowering.h - lowering one expr.func to a prog.proc ---*- C++ -*-===//
+//
+// The state and steps of lowering one function body. Private to
+// Conversion/ExprToProgram: ExprToProgram.cpp holds the driver (values,
+// destinations, calls, loops, the pass), StructuredLowering.cpp the lowering
+// of arrays above the scalarization limit (index arithmetic, fused element
+// computation, loop nests, reductions, matrix products).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SCALY_CONVERSION_EXPRTOPROGRAM_PROCLOWERING_H
+#define SCALY_CONVERSION_EXPRTOPROGRAM_PROCLOWERING_H
+
+#include "scaly/Dialect/Expr/ExprDialect.h"
+#include "scaly/Dialect/Program/ProgramDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <optional>
+#include <tuple>
+
+namespace scaly::lowering {
+using namespace mlir;
+namespace ex = scaly::expr;
+namespace pg = scaly::prog;
+
+/// Where the elements of a lowered array live: either one scalar per element
+/// or `size` consecutive elements behind `ptr`.
+struct Stored {
+  SmallVector<Value> elems;
+  Value ptr;
+  /// A large elementwise or view result not computed yet: its elements are
+  /// computed where they are used (fused into the consumer's loop) or when
+  /// it is materialized.
+  bool lazy = false;
+  bool inMemory() const { return static_cast<bool>(ptr); }
+};
+
+/// A loop index: a constant or an i64 SSA value.
+struct Ix {
+  Value v;
+  int64_t c = 0;
+  bool isConst() const { return !v; }
+};
+
+inline RankedTensorType tensorOf(Type t) { return cast<RankedTensorType>(t); }
+inline Type elementOf(Type t) { return tensorOf(t).getElementType(); }
+
+/// Lowers one expr.func body into a prog.proc body.
+class ProcLowering {
+public:
+  ProcLowering(OpBuilder &builder, int64_t scalarizeLimit)
+      : b(builder), limit(scalarizeLimit) {}
+
+  LogicalResult lower(ex::FuncOp func, pg::ProcOp proc);
+
+private:
+  OpBuilder &b;
+  /// Arrays with more elements than this lower to loops.
+  int64_t limit;
+  Value workspace;
+  DenseMap<Value, Stored> values;
+  /// Memory a value should be produced in, when it ends in an output or slice.
+  DenseMap<Value, Value> destination;
+  /// Loads already made, per block: (block, ptr, offset) -> value.
+  DenseMap<std::tuple<Block *, Value, int64_t>, Value> loads;
+  /// The expression blocks being lowered, outermost first, each with the
+  /// prog.for that opened it (null for the function body).
+  struct Scope {
+    Block *exprBlock;
+    Operation *openedBy;
+  };
+  SmallVector<Scope> scopes;
+
+  /// Produce `v` directly in `ptr` if it is computed in `block` (a value
+  /// from an enclosing block is copied instead: the pointer would not
+  /// dominate it). Reshapes are free, so the hint follows them.
+  void hintDestination(Value v, Value ptr, Block *block);
+
+  /// Element `k` of a lowered value, loading it when it lives in memory.
+  Value element(const Stored &s, int64_t k, Location loc);
+
+  /// The element offset at which a slice of a row-major buffer starts, when
+  /// the slice is itself one contiguous row-major run (x[1:], X[k], M[2:4]).
+  static std::optional<int64_t> contiguousStart(ex::SliceOp o);
+
+  SmallVector<Value> elements(Value v, Location loc);
+
+  /// Element `k` (row-major) of any lowered value.
+  Value elementStatic(Value v, int64_t k, Location loc);
+
+  /// Write the elements of `v` to `ptr` unless they were produced there.
+  void writeTo(Value v, Value ptr, Location loc);
+
+  //===--------------------------------------------------------------------===//
+  // Structured lowering: indices, fused element computation, loop nests
+  //===--------------------------------------------------------------------===//
+
+  static SmallVector<int64_t> shapeOf(Value v);
+  bool isLarge(Value v) { return ex::numElements(v.getType()) > limit; }
+
+  static SmallVector<Ix> constIndex(ArrayRef<int64_t> shape, int64_t k);
+
+  Value ixValue(Ix i, Location loc);
+
+  /// a * scale + c, folded when constant. Index arithmetic never overflows
+  /// (nsw), so C prints it plainly.
+  Ix mulAdd(Ix a, int64_t scale, Ix c, Location loc);
+
+  Ix linear(ArrayRef<Ix> idx, ArrayRef<int64_t> shape, Location loc);
+
+  /// `ptr` advanced by the computed element offset `index`.
+  Value advanced(Value ptr, Value index, Location loc);
+
+  /// Element at `idx` of a buffer of row-major elements.
+  Value loadAt(Value ptr, Ix lin, Location loc);
+
+  void storeAt(Value x, Value ptr, Ix lin, Location loc);
+
+  /// Element `idx` of `v`, computing a lazy value in place (fusion).
+  Value elementAt(Value v, ArrayRef<Ix> idx, Location loc);
+
+  /// Materialize `v` into the row-major buffer `dst` with one loop nest
+  /// (one loop when nothing on the way needs per-axis indices).
+  void materialize(Value v, Value dst, Location loc);
+
+  /// Open a loop nest over `dims` (counters i, j, k, ...) and leave the
+  /// builder inside the innermost body.
+  SmallVector<Ix> openLoops(ArrayRef<int64_t> dims, Location loc);
+
+  /// Whether every element of `v` can be computed from one linear index:
+  /// elementwise ops, reshapes and scalar broadcasts over values in memory.
+  bool isFlat(Value v);
+
+  Value elementFlat(Value v, Ix lin, Location loc);
+
+  /// Element `idx` of a concatenation: picked from its part when the index
+  /// is static, else read from the concatenation materialized once.
+  Value concatElement(ex::ConcatOp c, ArrayRef<Ix> idx, Location loc);
+
+  /// Parts of a concatenation written one after another into `dst`.
+  void materializeConcat(ex::ConcatOp concat, Value dst, Location loc);
+
+  /// A pointer to the elements of `v`, spilling them to the workspace when
+  /// they are scalars. The spill goes where `v` is defined: for a value from
+  /// outside the loop being lowered, just before the loop that encloses the
+  /// use, so it is written once and dominates every later use.
+  Value inMemory(Value v, Location loc);
+
+  Value newWindow(Type tensorType, Location loc);
+
+  /// Memory a result that must live in memory is produced in.
+  Value resultMemory(Value result, Location loc);
+
+
+  LogicalResult lowerOps(Block &block);
+
+  /// Apply a scalar builder elementwise.
+  template <typename Fn>
+  void elementwise(Operation *op, Fn &&scalar) {
+    Location loc = op->getLoc();
+    SmallVector<SmallVector<Value>> ins;
+    for (Value operand : op->getOperands())
+      ins.push_back(elements(operand, loc));
+    Stored out;
+    int64_t n = ex::numElements(op->getResult(0).getType());
+    for (int64_t k = 0; k < n; ++k) {
+      SmallVector<Value> args;
+      for (auto &in : ins)
+        args.push_back(in[k]);
+      out.elems.push_back(scalar(args, loc));
+    }
+    values[op->getResult(0)] = std::move(out);
+  }
+
+  static bool isElementwise(Operation *op);
+
+  /// Whether a large result is left lazy (computed where it is used): views
+  /// always; computations when used once, so nothing is computed twice.
+  bool staysLazy(Operation *op);
+
+  LogicalResult lowerOp(Operation *op);
+
+  /// Element `lin` of a large gather: its source position is read from the
+  /// gather's index table, then the source (in memory) at that position.
+  Value gatherElement(ex::GatherOp g, Ix lin, Location loc);
+
+  Value splatScalar(ex::ConstantOp c, Location loc);
+
+  /// Refusals that hold whatever the size.
+  LogicalResult checkScalarOp(Operation *op);
+
+  //===--------------------------------------------------------------------===//
+  // Reductions and matrix products
+  //===--------------------------------------------------------------------===//
+
+  static StringRef reduceName(ex::ReduceKind kind) { return ex::stringifyReduceKind(kind); }
+
+  LogicalResult lowerReduce(ex::ReduceOp o);
+
+  LogicalResult lowerMatmul(ex::MatmulOp o);
+
+  /// A call that kept the block hint becomes a prog.call of the callee's
+  /// procedure; its operands are passed by pointer.
+  LogicalResult lowerCall(ex::CallOp call);
+
+  /// Inputs of a procedure are read-only pointers; a window or output pointer
+  /// passed as an input is viewed as const.
+  Value asReadonly(Value ptr, Location loc);
+
+  LogicalResult lowerLoop(ex::LoopOp loop);
+
+  /// Copy the row-major buffer of `from` (typed like `like`) into `dst`.
+  void materializeCopy(const Stored &from, Value like, Value dst, Location loc);
+
+public:
+  static std::string procName(StringRef callee) { return (callee + "_raw").str(); }
+};
+
+} // namespace scaly::lowering
+
+#endif

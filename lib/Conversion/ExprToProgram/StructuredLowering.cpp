@@ -1,0 +1,456 @@
+//===- StructuredLowering.cpp - arrays above the scalarization limit ------===//
+//
+// Arrays with more elements than the scalarization limit stay structured:
+// their elements are computed from loop counters (index arithmetic printed
+// plainly in C), elementwise chains and views fuse into the loop of their
+// consumer, reductions call the module's pairwise helpers and matrix
+// products its matmul helper.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ProcLowering.h"
+#include "ScalarOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+namespace scaly::lowering {
+
+SmallVector<int64_t> ProcLowering::shapeOf(Value v) {
+  return SmallVector<int64_t>(tensorOf(v.getType()).getShape());
+}
+
+SmallVector<Ix> ProcLowering::constIndex(ArrayRef<int64_t> shape, int64_t k) {
+  SmallVector<Ix> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d].c = shape[d] ? k % shape[d] : 0;
+    k = shape[d] ? k / shape[d] : 0;
+  }
+  return idx;
+}
+
+Value ProcLowering::ixValue(Ix i, Location loc) {
+  if (!i.isConst())
+    return i.v;
+  return b.create<arith::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(i.c));
+}
+
+Ix ProcLowering::mulAdd(Ix a, int64_t scale, Ix c, Location loc) {
+  if (a.isConst() && c.isConst())
+    return Ix{{}, a.c * scale + c.c};
+  Ix prod = a;
+  if (a.isConst())
+    prod = Ix{{}, a.c * scale};
+  else if (scale != 1)
+    prod = Ix{b.create<arith::MulIOp>(loc, a.v, ixValue(Ix{{}, scale}, loc),
+                                      arith::IntegerOverflowFlags::nsw)};
+  if (prod.isConst() && prod.c == 0)
+    return c;
+  if (c.isConst() && c.c == 0)
+    return prod;
+  return Ix{b.create<arith::AddIOp>(loc, ixValue(prod, loc), ixValue(c, loc),
+                                    arith::IntegerOverflowFlags::nsw)};
+}
+
+Ix ProcLowering::linear(ArrayRef<Ix> idx, ArrayRef<int64_t> shape, Location loc) {
+  Ix lin{{}, 0};
+  for (size_t d = 0; d < idx.size(); ++d)
+    lin = mulAdd(lin, shape[d], idx[d], loc);
+  return lin;
+}
+
+Value ProcLowering::advanced(Value ptr, Value index, Location loc) {
+  return b.create<pg::OffsetOp>(loc, ptr.getType(), ptr, index, b.getI64IntegerAttr(1),
+                                b.getI64IntegerAttr(0));
+}
+
+Value ProcLowering::loadAt(Value ptr, Ix lin, Location loc) {
+  if (lin.isConst())
+    return element(Stored{{}, ptr}, lin.c, loc);
+  Type elem = cast<pg::PtrType>(ptr.getType()).getElementType();
+  return b.create<pg::LoadOp>(loc, elem, advanced(ptr, lin.v, loc), b.getI64IntegerAttr(0));
+}
+
+void ProcLowering::storeAt(Value x, Value ptr, Ix lin, Location loc) {
+  if (lin.isConst())
+    b.create<pg::StoreOp>(loc, ValueRange{x}, ptr, b.getI64IntegerAttr(lin.c));
+  else
+    b.create<pg::StoreOp>(loc, ValueRange{x}, advanced(ptr, lin.v, loc), b.getI64IntegerAttr(0));
+}
+
+Value ProcLowering::elementAt(Value v, ArrayRef<Ix> idx, Location loc) {
+  const Stored &s = values[v];
+  SmallVector<int64_t> shape = shapeOf(v);
+  if (!s.lazy) {
+    Ix lin = linear(idx, shape, loc);
+    if (lin.isConst())
+      return element(s, lin.c, loc);
+    return loadAt(inMemory(v, loc), lin, loc);
+  }
+  Operation *op = v.getDefiningOp();
+  if (auto c = dyn_cast<ex::ConstantOp>(op))
+    return splatScalar(c, loc);
+  if (auto c = dyn_cast<ex::ConcatOp>(op))
+    return concatElement(c, idx, loc);
+  auto operand = [&](unsigned k, ArrayRef<Ix> at) { return elementAt(op->getOperand(k), at, loc); };
+  if (auto g = dyn_cast<ex::GatherOp>(op))
+    return gatherElement(g, linear(idx, shape, loc), loc);
+  if (auto o = dyn_cast<ex::BroadcastOp>(op)) {
+    SmallVector<int64_t> in = shapeOf(o.getOperand());
+    size_t lead = shape.size() - in.size();
+    SmallVector<Ix> at;
+    for (size_t d = 0; d < in.size(); ++d)
+      at.push_back(in[d] == 1 ? Ix{{}, 0} : idx[lead + d]);
+    return operand(0, at);
+  }
+  if (auto o = dyn_cast<ex::TransposeOp>(op)) {
+    SmallVector<Ix> at(idx.size());
+    for (auto [i, p] : llvm::enumerate(o.getPermutation()))
+      at[p] = idx[i];
+    return operand(0, at);
+  }
+  if (auto o = dyn_cast<ex::SliceOp>(op)) {
+    SmallVector<Ix> at;
+    for (size_t d = 0; d < idx.size(); ++d)
+      at.push_back(mulAdd(idx[d], o.getSteps()[d], Ix{{}, o.getStarts()[d]}, loc));
+    return operand(0, at);
+  }
+  if (auto o = dyn_cast<ex::ReshapeOp>(op)) {
+    // Row-major order is unchanged: the same linear position.
+    Ix lin = linear(idx, shape, loc);
+    SmallVector<int64_t> in = shapeOf(o.getOperand());
+    if (in.size() <= 1)
+      return operand(0, in.empty() ? ArrayRef<Ix>() : ArrayRef<Ix>(lin));
+    if (lin.isConst())
+      return operand(0, constIndex(in, lin.c));
+    SmallVector<Ix> at(in.size());
+    Value rest = lin.v;
+    for (size_t d = in.size(); d-- > 0;) {
+      if (d == 0) {
+        at[d] = Ix{rest};
+        break;
+      }
+      Value size = ixValue(Ix{{}, in[d]}, loc);
+      at[d] = Ix{b.create<arith::RemSIOp>(loc, rest, size)};
+      rest = b.create<arith::DivSIOp>(loc, rest, size);
+    }
+    return operand(0, at);
+  }
+  // Elementwise: operands have the result's shape. The scalar op keeps the
+  // location of the op it computes (the Python line that wrote it).
+  SmallVector<Value> args;
+  for (unsigned k = 0; k < op->getNumOperands(); ++k)
+    args.push_back(operand(k, idx));
+  return lowering::scalarOf(b, op, args, op->getLoc());
+}
+
+void ProcLowering::materialize(Value v, Value dst, Location loc) {
+  SmallVector<int64_t> shape = shapeOf(v);
+  if (ex::numElements(v.getType()) == 0)
+    return;
+  if (auto concat = v.getDefiningOp<ex::ConcatOp>(); concat && values[v].lazy) {
+    materializeConcat(concat, dst, loc);
+    return;
+  }
+  OpBuilder::InsertionGuard guard(b);
+  bool flat = isFlat(v);
+  SmallVector<int64_t> dims = flat ? SmallVector<int64_t>{ex::numElements(v.getType())} : shape;
+  SmallVector<Ix> ivs = openLoops(dims, loc);
+  Value x = flat ? elementFlat(v, ivs[0], loc) : elementAt(v, ivs, loc);
+  storeAt(x, dst, linear(ivs, dims, loc), loc);
+}
+
+SmallVector<Ix> ProcLowering::openLoops(ArrayRef<int64_t> dims, Location loc) {
+  static const char *names[] = {"i", "j", "k", "l", "m", "n", "p", "q"};
+  SmallVector<Ix> ivs;
+  for (auto [d, n] : llvm::enumerate(dims)) {
+    if (n == 1) {
+      ivs.push_back(Ix{{}, 0});
+      continue;
+    }
+    auto loop = b.create<pg::ForOp>(loc, 0, n, 1, d < 8 ? names[d] : "i");
+    b.setInsertionPoint(loop.getBodyBlock()->getTerminator());
+    ivs.push_back(Ix{loop.getInductionVar()});
+  }
+  return ivs;
+}
+
+bool ProcLowering::isFlat(Value v) {
+  const Stored &s = values[v];
+  if (!s.lazy)
+    return s.inMemory() || tensorOf(v.getType()).getRank() == 0;
+  Operation *op = v.getDefiningOp();
+  if (isa<ex::TransposeOp, ex::SliceOp, ex::ConcatOp>(op))
+    return false;
+  if (isa<ex::GatherOp>(op)) // reads its source at positions from a table
+    return true;
+  if (auto o = dyn_cast<ex::BroadcastOp>(op))
+    return tensorOf(o.getOperand().getType()).getRank() == 0 && isFlat(o.getOperand());
+  return llvm::all_of(op->getOperands(), [&](Value o) { return isFlat(o); });
+}
+
+Value ProcLowering::elementFlat(Value v, Ix lin, Location loc) {
+  const Stored &s = values[v];
+  if (!s.lazy) {
+    if (tensorOf(v.getType()).getRank() == 0)
+      return elementStatic(v, 0, loc);
+    return loadAt(s.ptr, lin, loc);
+  }
+  Operation *op = v.getDefiningOp();
+  if (auto c = dyn_cast<ex::ConstantOp>(op))
+    return splatScalar(c, loc);
+  if (isa<ex::BroadcastOp>(op))
+    return elementStatic(op->getOperand(0), 0, loc);
+  if (isa<ex::ReshapeOp>(op))
+    return elementFlat(op->getOperand(0), lin, loc);
+  if (auto g = dyn_cast<ex::GatherOp>(op))
+    return gatherElement(g, lin, loc);
+  SmallVector<Value> args;
+  for (Value o : op->getOperands())
+    args.push_back(elementFlat(o, lin, loc));
+  return lowering::scalarOf(b, op, args, op->getLoc());
+}
+
+Value ProcLowering::concatElement(ex::ConcatOp c, ArrayRef<Ix> idx, Location loc) {
+  SmallVector<int64_t> shape = shapeOf(c);
+  bool isStatic = llvm::all_of(idx, [](Ix i) { return i.isConst(); });
+  if (!isStatic) {
+    Value mem = inMemory(c, loc);
+    return loadAt(mem, linear(idx, shape, loc), loc);
+  }
+  if (!c.getAxis()) {
+    int64_t k = linear(idx, shape, loc).c;
+    for (Value part : c.getOperands()) {
+      int64_t n = ex::numElements(part.getType());
+      if (k < n)
+        return elementStatic(part, k, loc);
+      k -= n;
+    }
+    llvm_unreachable("index beyond the concatenation");
+  }
+  int64_t axis = *c.getAxis();
+  SmallVector<Ix> at(idx.begin(), idx.end());
+  for (Value part : c.getOperands()) {
+    int64_t n = shapeOf(part)[axis];
+    if (at[axis].c < n)
+      return elementAt(part, at, loc);
+    at[axis].c -= n;
+  }
+  llvm_unreachable("index beyond the concatenation");
+}
+
+void ProcLowering::materializeConcat(ex::ConcatOp concat, Value dst, Location loc) {
+  SmallVector<int64_t> shape = shapeOf(concat);
+  int64_t axis = concat.getAxis().value_or(0);
+  // Elements of one "row" before the axis, and the result's row length.
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (size_t d = axis; d < shape.size(); ++d)
+    inner *= shape[d];
+  int64_t offset = 0;
+  for (Value part : concat.getOperands()) {
+    int64_t n = ex::numElements(part.getType());
+    int64_t partInner = outer ? n / outer : 0;
+    if (n == 0)
+      continue;
+    if (outer == 1) {
+      Value at = b.create<pg::OffsetOp>(loc, dst.getType(), dst, Value(), b.getI64IntegerAttr(1),
+                                        b.getI64IntegerAttr(offset));
+      writeTo(part, at, loc);
+    } else {
+      // Row r of the part goes to dst[r * inner + offset ...].
+      OpBuilder::InsertionGuard guard(b);
+      SmallVector<int64_t> pshape = shapeOf(part);
+      SmallVector<Ix> ivs = openLoops(pshape, loc);
+      Value x = elementAt(part, ivs, loc);
+      Ix row = linear(ArrayRef<Ix>(ivs).take_front(axis), ArrayRef<int64_t>(pshape).take_front(axis), loc);
+      Ix col = linear(ArrayRef<Ix>(ivs).drop_front(axis), ArrayRef<int64_t>(pshape).drop_front(axis), loc);
+      storeAt(x, dst, mulAdd(row, inner, mulAdd(col, 1, Ix{{}, offset}, loc), loc), loc);
+    }
+    offset += partInner;
+  }
+}
+
+Value ProcLowering::gatherElement(ex::GatherOp g, Ix lin, Location loc) {
+  Value src = inMemory(g.getOperand(), loc);
+  if (lin.isConst())
+    return loadAt(src, Ix{{}, g.getIndices()[lin.c]}, loc);
+  auto ptr = pg::PtrType::get(b.getContext(), b.getI64Type(), true);
+  Value table = b.create<pg::TableOp>(loc, ptr, b.getI64TensorAttr(g.getIndices()));
+  Value at = b.create<pg::LoadOp>(loc, b.getI64Type(), advanced(table, lin.v, loc),
+                                  b.getI64IntegerAttr(0));
+  return loadAt(src, Ix{at}, loc);
+}
+
+LogicalResult ProcLowering::lowerReduce(ex::ReduceOp o) {
+  Location loc = o.getLoc();
+  Value in = o.getOperand();
+  SmallVector<int64_t> shape = shapeOf(in);
+  ArrayRef<int64_t> axes = o.getAxes();
+  Type elem = elementOf(o.getType());
+  if (!isLarge(in)) {
+    // Small: every output element combines its inputs statically.
+    SmallVector<int64_t> outShape = shapeOf(o);
+    Stored out;
+    for (int64_t k = 0; k < ex::numElements(o.getType()); ++k) {
+      SmallVector<Ix> outIdx = constIndex(outShape, k);
+      SmallVector<int64_t> redShape;
+      for (int64_t a : axes)
+        redShape.push_back(shape[a]);
+      SmallVector<Value> terms;
+      for (int64_t r = 0; r < ex::numElements(RankedTensorType::get(redShape, elem)); ++r) {
+        SmallVector<Ix> redIdx = constIndex(redShape, r), full;
+        size_t oi = 0, ri = 0;
+        for (size_t d = 0; d < shape.size(); ++d)
+          full.push_back(llvm::is_contained(axes, static_cast<int64_t>(d)) ? redIdx[ri++]
+                                                                            : outIdx[oi++]);
+        terms.push_back(elementAt(in, full, loc));
+      }
+      out.elems.push_back(lowering::combine(b, o.getKind(), terms, elem, loc));
+    }
+    values[o] = std::move(out);
+    return success();
+  }
+  // Large: the reduced axes must be trailing or a single axis (a strided
+  // run); otherwise a transposed copy puts them last.
+  bool trailing = true;
+  for (size_t i = 0; i < axes.size(); ++i)
+    trailing &= axes[i] == static_cast<int64_t>(shape.size() - axes.size() + i);
+  int64_t count = 1, stride = 1;
+  for (int64_t a : axes)
+    count *= shape[a];
+  Value ptr;
+  SmallVector<int64_t> keptStrides; // stride of each kept axis in `ptr`
+  if (trailing || axes.size() == 1) {
+    ptr = inMemory(in, loc);
+    SmallVector<int64_t> strides(shape.size(), 1);
+    for (size_t d = shape.size(); d-- > 1;)
+      strides[d - 1] = strides[d] * shape[d];
+    if (!trailing)
+      stride = strides[axes[0]];
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (!llvm::is_contained(axes, static_cast<int64_t>(d)))
+        keptStrides.push_back(strides[d]);
+  } else {
+    SmallVector<int64_t> perm;
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (!llvm::is_contained(axes, static_cast<int64_t>(d)))
+        perm.push_back(d);
+    llvm::append_range(perm, axes);
+    // Copy operand with the reduced axes moved last.
+    SmallVector<int64_t> moved;
+    for (int64_t p : perm)
+      moved.push_back(shape[p]);
+    Value window = newWindow(RankedTensorType::get(moved, elem), loc);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      SmallVector<Ix> ivs = openLoops(moved, loc);
+      SmallVector<Ix> at(shape.size());
+      for (auto [i, p] : llvm::enumerate(perm))
+        at[p] = ivs[i];
+      storeAt(elementAt(in, at, loc), window, linear(ivs, moved, loc), loc);
+    }
+    ptr = window;
+    int64_t s = count;
+    SmallVector<int64_t> kept(moved.begin(), moved.end() - axes.size());
+    keptStrides.assign(kept.size(), 0);
+    for (size_t d = kept.size(); d-- > 0;) {
+      keptStrides[d] = s;
+      s *= kept[d];
+    }
+  }
+  auto reduceAt = [&](Ix base) -> Value {
+    Value at = ptr;
+    if (!base.isConst() || base.c != 0)
+      at = b.create<pg::OffsetOp>(loc, ptr.getType(), ptr, base.isConst() ? Value() : base.v,
+                                  b.getI64IntegerAttr(1), b.getI64IntegerAttr(base.isConst() ? base.c : 0));
+    return b.create<pg::ReduceOp>(loc, elem, reduceName(o.getKind()), asReadonly(at, loc),
+                                  count, stride);
+  };
+  auto baseOf = [&](ArrayRef<Ix> outIdx) {
+    Ix base{{}, 0};
+    for (auto [d, ix] : llvm::enumerate(outIdx))
+      base = mulAdd(ix, keptStrides[d], base, loc);
+    return base;
+  };
+  SmallVector<int64_t> outShape = shapeOf(o);
+  if (!isLarge(o)) {
+    Stored out;
+    for (int64_t k = 0; k < ex::numElements(o.getType()); ++k)
+      out.elems.push_back(reduceAt(baseOf(constIndex(outShape, k))));
+    values[o] = std::move(out);
+    return success();
+  }
+  Value mem = resultMemory(o, loc);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    SmallVector<Ix> ivs = openLoops(outShape, loc);
+    storeAt(reduceAt(baseOf(ivs)), mem, linear(ivs, outShape, loc), loc);
+  }
+  values[o] = Stored{{}, mem};
+  return success();
+}
+
+LogicalResult ProcLowering::lowerMatmul(ex::MatmulOp o) {
+  Location loc = o.getLoc();
+  SmallVector<int64_t> sa = shapeOf(o.getLhs()), sb = shapeOf(o.getRhs()), so = shapeOf(o);
+  size_t r = sa.size();
+  int64_t m = sa[r - 2], k = sa[r - 1], n = sb[r - 1];
+  int64_t batch = 1;
+  for (size_t d = 0; d + 2 < r; ++d)
+    batch *= sa[d];
+  Type elem = elementOf(o.getType());
+  if (!isLarge(o.getLhs()) && !isLarge(o.getRhs()) && !isLarge(o)) {
+    Stored out;
+    for (int64_t bi = 0; bi < batch; ++bi)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          SmallVector<Value> terms;
+          for (int64_t p = 0; p < k; ++p) {
+            Value x = elementStatic(o.getLhs(), (bi * m + i) * k + p, loc);
+            Value y = elementStatic(o.getRhs(), (bi * k + p) * n + j, loc);
+            terms.push_back(isa<FloatType>(elem) ? Value(b.create<arith::MulFOp>(loc, x, y))
+                                                 : Value(b.create<arith::MulIOp>(loc, x, y)));
+          }
+          // An empty inner axis sums nothing: zero, as NumPy gives.
+          Value acc = terms.empty() ? lowering::constant(b, elem, b.getZeroAttr(elem), loc) : terms[0];
+          for (size_t t = 1; t < terms.size(); ++t)
+            acc = lowering::combine2(b, ex::ReduceKind::sum, acc, terms[t], loc);
+          out.elems.push_back(acc);
+        }
+    values[o] = std::move(out);
+    return success();
+  }
+  Value pa = asReadonly(inMemory(o.getLhs(), loc), loc);
+  Value pb = asReadonly(inMemory(o.getRhs(), loc), loc);
+  Value mem = resultMemory(o, loc);
+  values[o] = Stored{{}, mem};
+  if (ex::numElements(o.getType()) == 0)
+    return success();
+  OpBuilder::InsertionGuard guard(b);
+  Ix bi{{}, 0};
+  if (batch > 1) {
+    auto loop = b.create<pg::ForOp>(loc, 0, batch, 1, "b");
+    b.setInsertionPoint(loop.getBodyBlock()->getTerminator());
+    bi = Ix{loop.getInductionVar()};
+  }
+  auto at = [&](Value p, int64_t size) -> Value {
+    if (bi.isConst())
+      return p;
+    return b.create<pg::OffsetOp>(loc, p.getType(), p, bi.v, b.getI64IntegerAttr(size),
+                                  b.getI64IntegerAttr(0));
+  };
+  b.create<pg::MatmulOp>(loc, at(pa, m * k), at(pb, k * n), at(mem, m * n), m, k, n);
+  return success();
+}
+
+void ProcLowering::materializeCopy(const Stored &from, Value like, Value dst, Location loc) {
+  int64_t n = ex::numElements(like.getType());
+  if (n == 0)
+    return;
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Ix> ivs = openLoops({n}, loc);
+  storeAt(loadAt(from.ptr, ivs[0], loc), dst, ivs[0], loc);
+}
+
+} // namespace scaly::lowering
