@@ -185,18 +185,21 @@ class SparseOutputFunction(Function):
         The tables are (colind, row) for csc and batched (one matrix's shape),
         (rowptr, col) for csr and (row, col) for coo.
         """
-        k = output
+        info = self._sparse.get(self._index(output))
+        return None if info is None else (info[1],) + tuple(v for _, v in info[2])
+
+    def _index(self, output):
         if isinstance(output, str):
             names = [n for n, _, _ in self.outputs]
             if output not in names:
                 raise ValueError(f"{self.name}() has no output named {output!r}")
-            k = names.index(output)
-        info = self._sparse.get(k)
-        return None if info is None else (info[1],) + tuple(v for _, v in info[2])
+            return names.index(output)
+        return output
 
     def layout(self, output=0):
-        """The layout of output `output`: "csc", "csr", "coo", "batched" or "dense"."""
-        info = self._sparse.get(output)
+        """The layout of output `output` (name or index): "csc", "csr", "coo", "batched"
+        or "dense"."""
+        info = self._sparse.get(self._index(output))
         return "dense" if info is None else info[0]
 
     def __call__(self, *args):
@@ -266,6 +269,66 @@ def jacobian_sparsity(f, wrt=None, of=None):
     return scipy.sparse.csc_matrix((np.ones(p.nnz), p.row, p.colind), shape=(p.nrow, p.ncol))
 
 
+# Tables proportional to n (colours, gather positions) would make the C of a
+# large Jacobian grow with n. Banded and block patterns give periodic tables,
+# which are built from structured ops instead: a small constant broadcast, or
+# strided slices stacked together. Only irregular remnants stay tables.
+_SMALL_TABLE = 512
+
+
+def _periodic_constant(values, graph):
+    """`values` (1-D) as an Expr: a broadcast of one period when it repeats."""
+    values = np.asarray(values)
+    count = len(values)
+    if count >= _SMALL_TABLE:
+        for period in range(1, 65):
+            if np.array_equal(values[period:], values[:-period]):
+                reps = -(-count // period)
+                base = as_expr(values[:period], graph)
+                tiled = Expr(graph, graph.broadcast(base._id, [reps, period]))
+                return tiled.reshape(reps * period)[:count]
+    return as_expr(values, graph)
+
+
+def _longest_periodic_run(table):
+    """(start, period, stride, periods) of the longest stretch where
+    table[k + period] == table[k] + stride, or None."""
+    count, best = len(table), None
+    for period in range(1, min(64, count // 8) + 1):
+        step = table[period:] - table[:-period]
+        stride = step[len(step) // 2]
+        ok = np.concatenate([[False], step == stride, [False]])
+        edges = np.flatnonzero(ok[1:] != ok[:-1])
+        starts, ends = edges[::2], edges[1::2]
+        longest = int(np.argmax(ends - starts))
+        start, end = int(starts[longest]), int(ends[longest])
+        periods = (end - start + period) // period
+        if stride > 0 and periods >= 8 and (best is None or periods * period > best[1] * best[3]):
+            best = (start, period, int(stride), periods)
+        if best and best[1] * best[3] >= count - 2 * period:
+            break
+    return best
+
+
+def _gather(flat, table, depth=0):
+    """flat[table] for a 1-D Expr: periodic stretches as stacked strided slices."""
+    from .ops import concat, stack
+    table = np.asarray(table, dtype=np.int64)
+    run = _longest_periodic_run(table) if len(table) >= _SMALL_TABLE and depth < 8 else None
+    if run is None:
+        return flat[table]
+    start, period, stride, periods = run
+    end = start + period * periods
+    columns = [flat[int(table[start + i]):int(table[start + i]) + (periods - 1) * stride + 1:stride]
+               for i in range(period)]
+    parts = [stack(columns, axis=1).reshape(period * periods)]
+    if start:
+        parts.insert(0, _gather(flat, table[:start], depth + 1))
+    if end < len(table):
+        parts.append(_gather(flat, table[end:], depth + 1))
+    return parts[0] if len(parts) == 1 else concat(parts)
+
+
 def _compressed(f, i, j, colours, forward):
     """A Function of f's inputs returning the compressed derivative (sweeps, size).
 
@@ -281,9 +344,11 @@ def _compressed(f, i, j, colours, forward):
 
     def one_sweep(*args):
         *xs, k = args
-        seed = (as_expr(colours, k._g) == k).astype(seed_dtype).reshape(seed_shape)
+        seed = (_periodic_constant(colours, k._g) == k).astype(seed_dtype).reshape(seed_shape)
         r = kernel(*xs, seed)
         r = r[j] if forward and isinstance(r, tuple) else r
+        # A reverse sweep is in the input's dtype: the derivative takes the output's.
+        r = r if r.dtype == out_dtype else r.astype(out_dtype)
         return r.reshape((m,) if forward else (n,))
 
     step = _build(f"{f.name}_sweep", f.inputs + [("k", (), "int64")],
@@ -332,7 +397,7 @@ def _assemble(f, name, out_name, pattern, compressed, index, layout, dtype, batc
         def body(*xs):
             if pattern.nnz == 0:
                 return as_expr(np.zeros(shape, dtype=dtype), xs[0]._g)
-            values = compressed(*xs).reshape(-1)[index]
+            values = _gather(compressed(*xs).reshape(-1), index)
             place = np.full(shape[0] * shape[1], pattern.nnz, dtype=np.int64)
             place[pattern.row * shape[1] + pattern.col] = np.arange(pattern.nnz)
             padded = values_concat(values, dtype)
@@ -361,7 +426,7 @@ def _assemble(f, name, out_name, pattern, compressed, index, layout, dtype, batc
     def body(*xs):
         if pattern.nnz == 0:
             return as_expr(np.zeros(out_shape, dtype=dtype), xs[0]._g)
-        return compressed(*xs).reshape(-1)[index[order]].reshape(out_shape)
+        return _gather(compressed(*xs).reshape(-1), index[order]).reshape(out_shape)
 
     out = _build(name, f.inputs, [out_name], body)
     sparse = SparseOutputFunction(out._traced, out.__wrapped__)

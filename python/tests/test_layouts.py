@@ -165,3 +165,26 @@ def test_casadi_takes_compressed_column_only(layout):
     f = batch() if layout == "batched" else chain()
     with pytest.raises(ValueError, match="compressed-column order only"):
         render_c_module(sc.jacobian(f, wrt=0, layout=layout), casadi=True)
+
+
+def test_layout_and_sparsity_by_output_name():
+    J = sc.jacobian(chain(), layout="csr")
+    assert J.layout("jac_g_x") == J.layout(0) == "csr"
+    assert J.sparsity("jac_g_x")[0] == (5, 7)
+    with pytest.raises(ValueError, match="no output named 'nope'"):
+        J.layout("nope")
+
+
+@pytest.mark.parametrize("layout", ["dense", "csc"])
+def test_reverse_sweeps_take_the_output_dtype(layout):
+    # Two outputs and ten inputs: reverse mode; its sweeps are in the input's dtype.
+    @sc.function(sc.arg("x", 10, "float32"), outputs=sc.arg("b"))
+    def widening(x):
+        return sc.stack([(x * x).sum(), sc.sin(x).sum()]).astype("float64")
+
+    x = np.linspace(-1, 1, 10).astype(np.float32)
+    J = sc.jacobian(widening, layout=layout)(x)
+    J = J.toarray() if layout == "csc" else J
+    assert J.dtype == np.float64
+    want = np.stack([2 * x, np.cos(x)]).astype(np.float64)
+    np.testing.assert_allclose(J, want, rtol=1e-6)

@@ -1033,12 +1033,13 @@ def test_large_render_differs_only_in_numbers():
     a, b = _procedure_text(small.source), _procedure_text(big.source)
     assert a == b
     assert len(a) < 20000, "the procedure grows with n: unrolled?"
-    # Only the tables grow: same tables, each at least as long at the larger n.
+    # Banded patterns give periodic colours and positions: built from broadcasts and
+    # strided slices, so no table grows with n (only the header's pattern does).
     decl = re.compile(r"^static const \w+ (\w+)\[(\d+)\] = \{", re.M)
     small_tables, big_tables = decl.findall(small.source), decl.findall(big.source)
     assert [t for t, _ in small_tables] == [t for t, _ in big_tables]
-    assert all(int(nb) >= int(ns) for (_, ns), (_, nb) in zip(small_tables, big_tables))
-    assert any(int(nb) >= BIG_N for _, nb in big_tables)
+    assert all(int(nb) < 1024 for _, nb in big_tables)
+    assert len(big.source) < 2 * len(small.source)
     assert f"_NNZ {3 * (BIG_N - 2)}" in big.header
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import scaly as sc
+from scaly._trace import as_expr
 from scaly.codegen import render_c_module
 
 import cdriver
@@ -591,3 +592,26 @@ def test_small_operand_of_a_loop_is_spilled_once_before_it(cache):
     expected = 2 * x + y
     np.testing.assert_allclose(a, expected * expected.sum(), rtol=1e-13)
     np.testing.assert_array_equal(b, 6 * x)
+
+
+def test_large_bool_and_int64_constants_read_from_tables():
+    # Above the scalarization limit constants are static tables: a bool reads 1, not -1,
+    # and INT64_MIN prints without a literal that does not fit.
+    n = 100
+    mask = np.arange(n) % 3 == 0
+    big = np.where(np.arange(n) % 2 == 0, np.iinfo(np.int64).min, 7).astype(np.int64)
+
+    @sc.function(sc.arg("x", n), sc.arg("k", n, "int64"),
+                 outputs=(sc.arg("b"), sc.arg("c"), sc.arg("d"), sc.arg("e")))
+    def tables(x, k):
+        pos = x > 0
+        return (sc.where(pos == mask, 1.0, 0.0), sc.where(pos ^ mask, 1.0, 0.0),
+                x * sc.cast(as_expr(mask, x._g), "float64"), k + big)
+
+    x = np.random.default_rng(5).normal(size=n)
+    k = np.arange(n, dtype=np.int64)
+    b, c, d, e = tables(x, k)
+    np.testing.assert_array_equal(b, np.where((x > 0) == mask, 1.0, 0.0))
+    np.testing.assert_array_equal(c, np.where((x > 0) ^ mask, 1.0, 0.0))
+    np.testing.assert_array_equal(d, x * mask)
+    np.testing.assert_array_equal(e, k + big)

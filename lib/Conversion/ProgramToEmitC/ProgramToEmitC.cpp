@@ -76,8 +76,12 @@ public:
       body += (k % 8 == 0) ? (k ? ",\n  " : "\n  ") : ", ";
       if (auto f = dyn_cast<FloatAttr>(a))
         body += c::formatFloat(f.getValueAsDouble(), elem.isF32());
+      else if (elem.isInteger(1)) // a bool is 0 or 1 (not -1, its signed value)
+        body += std::to_string(cast<IntegerAttr>(a).getValue().getZExtValue());
+      else if (int64_t v = cast<IntegerAttr>(a).getValue().getSExtValue(); v == INT64_MIN)
+        body += "INT64_MIN"; // its digits alone do not fit a signed literal
       else
-        body += std::to_string(cast<IntegerAttr>(a).getValue().getSExtValue());
+        body += std::to_string(v);
       ++k;
     }
     std::string T = c::scalarCType(elem);
