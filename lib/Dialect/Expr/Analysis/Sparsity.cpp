@@ -26,7 +26,8 @@ using namespace scaly::expr;
 
 namespace {
 
-using Set = std::vector<int32_t>;
+// Most elements depend on a few inputs: inline storage avoids an allocation each.
+using Set = llvm::SmallVector<int32_t, 4>;
 /// Per-element dependency sets of one value; null: depends on nothing.
 using Deps = std::shared_ptr<const std::vector<Set>>;
 
@@ -222,6 +223,16 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
     // A product with a constant zero (element) is zero whatever the other
     // factor: d(0 * x) = 0 * dx. So is a quotient with a zero numerator.
     auto zeroAt = zeroElements(op);
+    // One operand that depends on anything, and no zero factor: the result
+    // depends on exactly what it does (shared, not copied).
+    SmallVector<unsigned> varying;
+    for (unsigned i = first; i < op->getNumOperands(); ++i)
+      if (in(i) && Differentiator::isFloat(op->getOperand(i)))
+        varying.push_back(i);
+    if (varying.size() == 1 && zeroAt.empty()) {
+      deps[op->getResult(0)] = in(varying[0]);
+      return success();
+    }
     for (unsigned i = first; i < op->getNumOperands(); ++i) {
       Deps d = in(i);
       if (!d || !Differentiator::isFloat(op->getOperand(i)))
