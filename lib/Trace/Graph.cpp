@@ -555,20 +555,23 @@ static void checkArgs(const Function &fn, const std::vector<int32_t> &args, cons
   }
 }
 
+std::vector<int32_t> Graph::resultsOf(int32_t app, const std::vector<Port> &ports) {
+  std::vector<int32_t> out;
+  for (size_t k = 0; k < ports.size(); ++k) {
+    Node r{OpKind::Result, ports[k].dtype, ports[k].shape, {app}};
+    r.sub = static_cast<int32_t>(k);
+    out.push_back(add(std::move(r)));
+  }
+  return out;
+}
+
 std::vector<int32_t> Graph::call(std::shared_ptr<const Function> fn, std::vector<int32_t> args) {
   for (int32_t a : args)
     checked(a);
   checkArgs(*fn, args, *this, -1);
   Node n{OpKind::Call, DType::F64, {}, std::move(args)};
   n.callee = fn;
-  int32_t app = add(std::move(n));
-  std::vector<int32_t> out;
-  for (size_t k = 0; k < fn->outputs.size(); ++k) {
-    Node r{OpKind::Result, fn->outputs[k].dtype, fn->outputs[k].shape, {app}};
-    r.sub = static_cast<int32_t>(k);
-    out.push_back(add(std::move(r)));
-  }
-  return out;
+  return resultsOf(add(std::move(n)), fn->outputs);
 }
 
 /// Checks derivative operands: fn's inputs, then one extra value per port
@@ -591,8 +594,8 @@ static void checkDerivativeArgs(const Function &fn, const std::vector<int32_t> &
                                   "' is " + dtypeName(ports[i].dtype) +
                                   "; only float64 and float32 values have derivatives");
     if (k >= args.size())
-      throw std::invalid_argument(std::string(what) + " of " + fn.name + "(): missing the value for '" +
-                                  ports[i].name + "'");
+      throw std::invalid_argument(std::string(what) + " of " + fn.name +
+                                  "(): missing the value for '" + ports[i].name + "'");
     const Node &n = g.node(args[k++]);
     if (n.shape != ports[i].shape || n.dtype != ports[i].dtype)
       throw std::invalid_argument(std::string(what) + " of " + fn.name + "(): the value for '" +
@@ -614,14 +617,7 @@ std::vector<int32_t> Graph::jvp(std::shared_ptr<const Function> fn, std::vector<
   Node n{OpKind::Jvp, DType::F64, {}, std::move(args)};
   n.callee = fn;
   n.ints.assign(wrt.begin(), wrt.end());
-  int32_t app = add(std::move(n));
-  std::vector<int32_t> out;
-  for (size_t k = 0; k < fn->outputs.size(); ++k) {
-    Node r{OpKind::Result, fn->outputs[k].dtype, fn->outputs[k].shape, {app}};
-    r.sub = static_cast<int32_t>(k);
-    out.push_back(add(std::move(r)));
-  }
-  return out;
+  return resultsOf(add(std::move(n)), fn->outputs);
 }
 
 std::vector<int32_t> Graph::vjp(std::shared_ptr<const Function> fn, std::vector<int32_t> args,

@@ -45,6 +45,7 @@ inline bool isApplication(OpKind k) {
 
 
 struct Function;
+struct Port;
 
 /// One traced value (or, for Call and Map, one application whose values are
 /// picked by Result nodes).
@@ -151,6 +152,8 @@ private:
   int32_t file_ = -1, line_ = 0;
 
   int32_t add(Node n);
+  /// One Result node per port of application `app`.
+  std::vector<int32_t> resultsOf(int32_t app, const std::vector<Port> &ports);
   const Node &checked(int32_t id) const;
   /// Constant `n` converted to `to` when exact, else -1.
   int32_t convertExactly(const Node &n, DType to);

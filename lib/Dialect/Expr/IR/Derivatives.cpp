@@ -41,8 +41,9 @@ bool Differentiator::isFloat(Value v) {
 Value Differentiator::constant(Type type, double value) {
   auto t = cast<RankedTensorType>(type);
   Type e = t.getElementType();
-  Attribute scalar = isa<FloatType>(e) ? Attribute(FloatAttr::get(e, value))
-                                       : Attribute(IntegerAttr::get(e, static_cast<int64_t>(value)));
+  Attribute scalar = isa<FloatType>(e)
+                         ? Attribute(FloatAttr::get(e, value))
+                         : Attribute(IntegerAttr::get(e, static_cast<int64_t>(value)));
   return b.create<ConstantOp>(loc, t, DenseElementsAttr::get(t, scalar));
 }
 
@@ -574,6 +575,16 @@ static FuncOp calleeOf(Operation *op, FlatSymbolRefAttr callee) {
   return SymbolTable::lookupNearestSymbolFrom<FuncOp>(op, callee);
 }
 
+static FlatSymbolRefAttr symbolOf(FuncOp f) { return FlatSymbolRefAttr::get(f.getSymNameAttr()); }
+
+/// Whether each operand of a map is sliced along its leading axis.
+static SmallVector<bool> mappedFlags(MapOp map) {
+  SmallVector<bool> mapped;
+  for (unsigned i = 0; i < map.getNumOperands(); ++i)
+    mapped.push_back(map.isMapped(i));
+  return mapped;
+}
+
 /// Flags of the operands with a tangent, and those tangents.
 static std::pair<SmallVector<bool>, SmallVector<Value>> presentTangents(ArrayRef<Value> t) {
   SmallVector<bool> flags;
@@ -600,7 +611,7 @@ SmallVector<Value> CallOp::jvp(Differentiator &d, ArrayRef<Value> t) {
     return SmallVector<Value>(getNumResults(), Value());
   SmallVector<Value> args(getOperands());
   args.append(tangents);
-  auto call = d.b.create<CallOp>(d.loc, getResultTypes(), FlatSymbolRefAttr::get(g.getSymNameAttr()), args, getBlockAttr(),
+  auto call = d.b.create<CallOp>(d.loc, getResultTypes(), symbolOf(g), args, getBlockAttr(),
                                  nullptr, nullptr);
   return SmallVector<Value>(call.getResults());
 }
@@ -615,7 +626,7 @@ SmallVector<Value> CallOp::vjp(Differentiator &d, ArrayRef<Value> c) {
     return out;
   SmallVector<Value> args(getOperands());
   args.append(cotangents);
-  auto call = d.b.create<CallOp>(d.loc, g.getResultTypes(), FlatSymbolRefAttr::get(g.getSymNameAttr()), args, getBlockAttr(),
+  auto call = d.b.create<CallOp>(d.loc, g.getResultTypes(), symbolOf(g), args, getBlockAttr(),
                                  nullptr, nullptr);
   unsigned k = 0;
   for (unsigned i = 0; i < getNumOperands(); ++i)
@@ -632,13 +643,11 @@ SmallVector<Value> MapOp::jvp(Differentiator &d, ArrayRef<Value> t) {
     return SmallVector<Value>(getNumResults(), Value());
   SmallVector<Value> args(getOperands());
   args.append(tangents);
-  SmallVector<bool> mapped;
-  for (unsigned i = 0; i < getNumOperands(); ++i)
-    mapped.push_back(isMapped(i));
+  SmallVector<bool> mapped = mappedFlags(*this);
   for (unsigned i = 0; i < getNumOperands(); ++i)
     if (wrt[i])
       mapped.push_back(isMapped(i));
-  auto map = d.b.create<MapOp>(d.loc, getResultTypes(), FlatSymbolRefAttr::get(g.getSymNameAttr()), getCountAttr(), args,
+  auto map = d.b.create<MapOp>(d.loc, getResultTypes(), symbolOf(g), getCountAttr(), args,
                                getBlockAttr(), d.b.getDenseBoolArrayAttr(mapped));
   return SmallVector<Value>(map.getResults());
 }
@@ -655,9 +664,7 @@ SmallVector<Value> MapOp::vjp(Differentiator &d, ArrayRef<Value> c) {
     return out;
   SmallVector<Value> args(getOperands());
   args.append(cotangents);
-  SmallVector<bool> mapped;
-  for (unsigned i = 0; i < getNumOperands(); ++i)
-    mapped.push_back(isMapped(i));
+  SmallVector<bool> mapped = mappedFlags(*this);
   mapped.append(cotangents.size(), true);
   SmallVector<Type> types;
   for (Type t : g.getResultTypes()) {
@@ -666,7 +673,7 @@ SmallVector<Value> MapOp::vjp(Differentiator &d, ArrayRef<Value> c) {
     shape.append(rt.getShape().begin(), rt.getShape().end());
     types.push_back(RankedTensorType::get(shape, rt.getElementType()));
   }
-  auto map = d.b.create<MapOp>(d.loc, types, FlatSymbolRefAttr::get(g.getSymNameAttr()), getCountAttr(), args, getBlockAttr(),
+  auto map = d.b.create<MapOp>(d.loc, types, symbolOf(g), getCountAttr(), args, getBlockAttr(),
                                d.b.getDenseBoolArrayAttr(mapped));
   unsigned k = 0;
   for (unsigned i = 0; i < getNumOperands(); ++i) {
@@ -754,7 +761,7 @@ SmallVector<Value> ScanOp::jvp(Differentiator &d, ArrayRef<Value> t) {
     auto primal = d.b.create<CallOp>(d.loc, fn.getResultTypes(), getCalleeAttr(), primalArgs,
                                      getBlockAttr(), nullptr, nullptr);
     auto tangent = d.b.create<CallOp>(d.loc, jf.getResultTypes(),
-                                      FlatSymbolRefAttr::get(jf.getSymNameAttr()), jvpArgs,
+                                      symbolOf(jf), jvpArgs,
                                       getBlockAttr(), nullptr, nullptr);
     SmallVector<int64_t> one{1};
     one.append(stateShape.begin(), stateShape.end());
@@ -786,7 +793,7 @@ SmallVector<Value> ScanOp::jvp(Differentiator &d, ArrayRef<Value> t) {
   SmallVector<Type> types{pairType};
   for (unsigned j = 1; j < outs.size(); ++j)
     types.push_back(stackedType(outs[j], getCount()));
-  auto scan = d.b.create<ScanOp>(d.loc, types, FlatSymbolRefAttr::get(step.getSymNameAttr()),
+  auto scan = d.b.create<ScanOp>(d.loc, types, symbolOf(step),
                                  getCountAttr(), args, getBlockAttr(),
                                  d.b.getDenseBoolArrayAttr(mapped));
   SmallVector<Value> out{d.takeLeading(scan.getResult(0), 1)};
@@ -837,7 +844,7 @@ SmallVector<Value> ScanOp::vjp(Differentiator &d, ArrayRef<Value> c) {
     mapped.push_back(isMapped(i));
   auto states = d.b.create<ScanOp>(
       d.loc, TypeRange{stateType, stackedType(stateType, n)},
-      FlatSymbolRefAttr::get(fwd.getSymNameAttr()), getCountAttr(), getOperands(), getBlockAttr(),
+      symbolOf(fwd), getCountAttr(), getOperands(), getBlockAttr(),
       d.b.getDenseBoolArrayAttr(mapped));
 
   // 2. Backward: step(sbar, s_i, x_i..., ybar_i...) -> (sbar_prev, xbar_i...).
@@ -873,7 +880,7 @@ SmallVector<Value> ScanOp::vjp(Differentiator &d, ArrayRef<Value> c) {
     for (unsigned k = nin + 1; k < body.getNumArguments(); ++k)
       args.push_back(body.getArgument(k));
     auto call = d.b.create<CallOp>(d.loc, vf.getResultTypes(),
-                                   FlatSymbolRefAttr::get(vf.getSymNameAttr()), args,
+                                   symbolOf(vf), args,
                                    getBlockAttr(), nullptr, nullptr);
     d.b.create<ReturnOp>(d.loc, call.getResults());
   }
@@ -891,7 +898,7 @@ SmallVector<Value> ScanOp::vjp(Differentiator &d, ArrayRef<Value> c) {
   SmallVector<Type> types{stateType};
   for (unsigned k = 1; k < outs.size(); ++k)
     types.push_back(stackedType(outs[k], n));
-  auto reversed = d.b.create<ScanOp>(d.loc, types, FlatSymbolRefAttr::get(back.getSymNameAttr()),
+  auto reversed = d.b.create<ScanOp>(d.loc, types, symbolOf(back),
                                      getCountAttr(), args, getBlockAttr(),
                                      d.b.getDenseBoolArrayAttr(backMapped));
   SmallVector<Value> out{reversed.getResult(0)};

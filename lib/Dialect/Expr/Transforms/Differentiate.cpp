@@ -52,8 +52,10 @@ public:
   FuncOp newFunction(FuncOp near, StringRef name, TypeRange ins, ArrayRef<std::string> inNames,
                      TypeRange outs, ArrayRef<std::string> outNames) override {
     auto attrs = [&](ArrayRef<std::string> names) {
-      return llvm::to_vector(
-          llvm::map_range(names, [&](const std::string &n) -> Attribute { return b.getStringAttr(n); }));
+      SmallVector<Attribute> out;
+      for (const std::string &n : names)
+        out.push_back(b.getStringAttr(n));
+      return out;
     };
     return makeFunction(near, name.str(), SmallVector<Type>(ins), attrs(inNames),
                        SmallVector<Type>(outs), attrs(outNames));
@@ -287,8 +289,9 @@ void DerivativeMaker::eliminate(FuncOp f) {
       return;
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(op);
-    auto call = b.create<CallOp>(op->getLoc(), op->getResultTypes(), FlatSymbolRefAttr::get(g.getSymNameAttr()),
-                                 op->getOperands(), callee.getBlockAttr(), nullptr, nullptr);
+    auto call = b.create<CallOp>(op->getLoc(), op->getResultTypes(),
+                                 FlatSymbolRefAttr::get(g.getSymNameAttr()), op->getOperands(),
+                                 callee.getBlockAttr(), nullptr, nullptr);
     op->replaceAllUsesWith(call.getResults());
     op->erase();
   }
