@@ -1963,7 +1963,7 @@ def test_quadrotor_jacobians_match_sympy():
         np.testing.assert_array_equal(stored, expected)
 
 
-def _scan_gradient_c(n):
+def _scan_gradient_c(n, **options):
     from scaly.codegen import render_c_module
 
     @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=(sc.arg("zn"), sc.arg("c")))
@@ -1976,7 +1976,7 @@ def _scan_gradient_c(n):
         zn, cs = sc.scan(step, n)(z0, us)
         return cs.sum() + (zn * zn).sum()
 
-    return render_c_module(sc.gradient(rollout_cost), name="grad").source
+    return render_c_module(sc.gradient(rollout_cost), name="grad", **options).source
 
 
 def test_scan_gradient_c_differs_only_in_constants():
@@ -1985,3 +1985,7 @@ def test_scan_gradient_c_differs_only_in_constants():
     digits = re.compile(r"\d+")
     assert digits.sub("N", small) == digits.sub("N", large)
     assert "100000" in large and len(large) < 2 * len(small)
+    # 10 steps: small enough to be scalarized by default; with every array structured
+    # (scalarize_limit=0) the C is the same as for 100000 steps up to constants.
+    ten, many = _scan_gradient_c(10, scalarize_limit=0), _scan_gradient_c(100000, scalarize_limit=0)
+    assert digits.sub("N", ten) == digits.sub("N", many)
