@@ -50,7 +50,6 @@ def test_render_float_lanes(lanes):
     pytest.param({"lanes": "auto"}, esc("vector widening (lanes != 1) is not built yet"), id="lanes-auto"),
     pytest.param({"vector_libm": "glibc"}, "vector_libm='glibc' is not built yet", id="vector_libm-glibc"),
     pytest.param({"reciprocal": True}, "reciprocal=True is not built yet", id="reciprocal"),
-    pytest.param({"casadi": True}, "casadi=True is not built yet", id="casadi"),
 ])
 def test_render_option_not_built_yet(option, match):
     with pytest.raises(NotImplementedError, match=f"^render_c_module: {match}$"):
