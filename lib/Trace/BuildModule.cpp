@@ -155,6 +155,12 @@ private:
   SmallVector<Value, 1> emit(OpBuilder &b, Location loc, const Node &n,
                              const std::vector<SmallVector<Value, 1>> &values, Block *entry) {
     auto operand = [&](size_t k) { return values[n.operands[k]][0]; };
+    auto allOperands = [&] {
+      SmallVector<Value> args;
+      for (size_t k = 0; k < n.operands.size(); ++k)
+        args.push_back(operand(k));
+      return args;
+    };
     RankedTensorType type = tensorType(ctx, n.shape, n.dtype);
     switch (n.kind) {
     case OpKind::Input:
@@ -182,11 +188,8 @@ private:
     case OpKind::Gather:
       return {b.create<expr::GatherOp>(loc, type, operand(0), b.getDenseI64ArrayAttr(n.ints))};
     case OpKind::Concat: {
-      SmallVector<Value> parts;
-      for (size_t k = 0; k < n.operands.size(); ++k)
-        parts.push_back(operand(k));
       IntegerAttr axis = n.ints.empty() ? IntegerAttr() : b.getI64IntegerAttr(n.ints[0]);
-      return {b.create<expr::ConcatOp>(loc, type, parts, axis)};
+      return {b.create<expr::ConcatOp>(loc, type, allOperands(), axis)};
     }
     case OpKind::Slice: {
       size_t rank = n.shape.size();
@@ -208,9 +211,7 @@ private:
     case OpKind::Scan: {
       const Function &callee = *n.callee;
       StringRef sym = symbolFor(callee);
-      SmallVector<Value> args;
-      for (size_t k = 0; k < n.operands.size(); ++k)
-        args.push_back(operand(k));
+      SmallVector<Value> args = allOperands();
       SmallVector<Type> results;
       for (const Port &p : callee.outputs) {
         Shape s = p.shape;
@@ -238,9 +239,7 @@ private:
     case OpKind::Vjp: {
       const Function &callee = *n.callee;
       StringRef sym = symbolFor(callee);
-      SmallVector<Value> args;
-      for (size_t k = 0; k < n.operands.size(); ++k)
-        args.push_back(operand(k));
+      SmallVector<Value> args = allOperands();
       size_t nin = callee.inputs.size();
       SmallVector<bool> wrt(n.ints.begin(), n.ints.begin() + nin);
       SmallVector<Type> results;

@@ -31,6 +31,9 @@ namespace scaly::expr {
 int64_t numElements(mlir::Type type);
 /// C name of a math function for the given element type (sin / sinf).
 std::string cMathName(llvm::StringRef fn, mlir::Type elementType);
+/// `type` (a ranked tensor) with a leading axis of length `count` added: the
+/// type a map or scan stacks its iterations' values into.
+mlir::RankedTensorType withLeadingAxis(mlir::Type type, int64_t count);
 /// The functions a module exports: those marked `entry`, else its first.
 llvm::SmallVector<FuncOp> entryFunctions(mlir::ModuleOp module);
 } // namespace scaly::expr

@@ -49,6 +49,13 @@ int64_t scaly::expr::numElements(Type type) {
   return 1;
 }
 
+RankedTensorType scaly::expr::withLeadingAxis(Type type, int64_t count) {
+  auto t = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape{count};
+  shape.append(t.getShape().begin(), t.getShape().end());
+  return RankedTensorType::get(shape, t.getElementType());
+}
+
 SmallVector<FuncOp> scaly::expr::entryFunctions(ModuleOp module) {
   auto funcs = llvm::to_vector(module.getOps<FuncOp>());
   SmallVector<FuncOp> entries;
@@ -240,13 +247,6 @@ LogicalResult VjpOp::verifySymbolUses(SymbolTableCollection &table) {
                              fn->getArgumentTypes(), getWrt());
 }
 
-/// `type` with a leading axis of length `count` added.
-static RankedTensorType withLeadingAxis(Type type, int64_t count) {
-  auto t = tensorOf(type);
-  SmallVector<int64_t> shape{count};
-  shape.append(t.getShape().begin(), t.getShape().end());
-  return RankedTensorType::get(shape, t.getElementType());
-}
 
 LogicalResult MapOp::verifySymbolUses(SymbolTableCollection &table) {
   auto fn = lookupCallee(*this, table, getCalleeAttr());

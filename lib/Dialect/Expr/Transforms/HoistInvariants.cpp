@@ -53,12 +53,6 @@ size_t hoistInvariantOps(Operation *root) {
   return moved;
 }
 
-RankedTensorType stacked(Type t, int64_t count) {
-  auto tt = cast<RankedTensorType>(t);
-  SmallVector<int64_t> shape{count};
-  shape.append(tt.getShape().begin(), tt.getShape().end());
-  return RankedTensorType::get(shape, tt.getElementType());
-}
 
 /// Split off the part of `inner`'s body that is invariant in `outer` (see
 /// the file comment). Returns whether anything was split off.
@@ -113,7 +107,7 @@ bool splitInvariantPart(LoopOp inner, LoopOp outer) {
     operands.push_back(inner.getOperand(i));
   SmallVector<Type> types;
   for (Value v : exported)
-    types.push_back(stacked(v.getType(), inner.getCount()));
+    types.push_back(withLeadingAxis(v.getType(), inner.getCount()));
   auto split = b.create<LoopOp>(loc, types, inner.getCountAttr(), operands, inner.getNameAttr(),
                                 IntegerAttr());
   Block *splitBody = new Block();
