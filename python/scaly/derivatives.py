@@ -451,8 +451,9 @@ def _jacobian(f, wrt, of, layout):
     pattern = _Pattern(*_scaly.jacobian_pattern(f._traced, i, j))
     compressed = index = None
     if pattern.nnz:
-        col_colours = np.asarray(_scaly.colour_columns(*pattern.args()), dtype=np.int64)
-        row_colours = np.asarray(_scaly.colour_rows(*pattern.args()), dtype=np.int64)
+        tables = pattern.args()  # converted to lists once for both colourings
+        col_colours = np.asarray(_scaly.colour_columns(*tables), dtype=np.int64)
+        row_colours = np.asarray(_scaly.colour_rows(*tables), dtype=np.int64)
         forward = col_colours.max() <= row_colours.max()
         colours = col_colours if forward else row_colours
         compressed, _ = _compressed(f, i, j, colours, forward)
