@@ -1,0 +1,415 @@
+"""Sparsity: colourings, large n without unrolling, the rendered C header tables and
+bad input (see test_sparsity.py for the references used; helpers in symbolic.py).
+"""
+
+import functools
+import re
+import shutil
+import subprocess
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse
+
+import scaly as sc
+from scaly import _scaly
+from scaly.codegen import render_c_module
+from symbolic import (SPARSE_TIGHT, adjacency, assert_same_pattern, assert_star_colouring,
+                      assert_star_recovery, build, column_sets, luksan_chain,
+                      luksan_jacobian_numpy, pattern_function, rng)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def private_cache(tmp_path_factory):
+    """A private JIT cache for the module: the tests never touch the user's cache."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("SCALY_CACHE_DIR", str(tmp_path_factory.mktemp("sparsity-colourings-cache")))
+    patch.delenv("SCALY_CC", raising=False)
+    patch.delenv("SCALY_CC_OPT", raising=False)
+    yield
+    patch.undo()
+
+
+# ---------------------------------------------------------------------------
+# 3. Colouring quality and correctness
+# ---------------------------------------------------------------------------
+
+def assert_column_colouring(colind, row, nrow, ncol, colours):
+    """No two columns of one colour share a row (each sweep recovers its entries exactly)."""
+    colours = np.asarray(colours)
+    assert colours.shape == (ncol,) and colours.min() >= 0
+    seen = {}
+    for j, rows in enumerate(column_sets(colind, row, ncol)):
+        for i in rows:
+            key = (i, int(colours[j]))
+            assert key not in seen, f"columns {seen[key]} and {j} share row {i} and colour"
+            seen[key] = j
+
+
+def banded_pattern(nrow, ncol, offsets):
+    return scipy.sparse.diags([np.ones(ncol) for _ in offsets], offsets,
+                              shape=(nrow, ncol), format="csc")
+
+
+def test_banded_chain_needs_bandwidth_forward_sweeps():
+    n = 200
+    S = sc.jacobian_sparsity(luksan_chain(n))
+    band = banded_pattern(n - 2, n, [0, 1, 2])
+    band.sort_indices()
+    np.testing.assert_array_equal(S.indptr, band.indptr)
+    np.testing.assert_array_equal(S.indices, band.indices)
+    colours = np.asarray(_scaly.colour_columns(n - 2, n, S.indptr.tolist(), S.indices.tolist()))
+    assert colours.max() + 1 <= 3, f"{colours.max() + 1} forward sweeps for bandwidth 3"
+    assert_column_colouring(S.indptr, S.indices, n - 2, n, colours)
+    rows = np.asarray(_scaly.colour_rows(n - 2, n, S.indptr.tolist(), S.indices.tolist()))
+    St = S.T.tocsc()
+    St.sort_indices()
+    assert_column_colouring(St.indptr, St.indices, n, n - 2, rows)
+    # The public result at this size is right too.
+    x = rng(6).uniform(-1, 1, n)
+    M = sc.jacobian(luksan_chain(n), layout="csc")(x)
+    np.testing.assert_allclose(M.toarray(), luksan_jacobian_numpy(x).toarray(), **SPARSE_TIGHT)
+
+
+def test_colouring_checkers_reject_bad_colourings():
+    """The references above are not vacuous: they catch the faults they look for."""
+    # A path 0-1-2-3 with diagonal: the distance-1 colouring 0,1,0,1 is not a star colouring.
+    P = scipy.sparse.diags([np.ones(3), np.ones(4), np.ones(3)], [-1, 0, 1], format="csc")
+    P.sort_indices()
+    with pytest.raises(AssertionError, match="two-coloured path"):
+        assert_star_colouring(4, P.indptr, P.indices, [0, 1, 0, 1])
+    with pytest.raises(AssertionError, match="adjacent"):
+        assert_star_colouring(4, P.indptr, P.indices, [0, 0, 1, 2])
+    assert_star_colouring(4, P.indptr, P.indices, [0, 1, 2, 0])
+    # Entry (1, 2) read from row 1 needs column 2 alone in its colour among 0, 1, 2.
+    flags = np.ones(P.nnz, bool)
+    with pytest.raises(AssertionError):
+        assert_star_recovery(4, P.indptr, P.indices, [0, 1, 0, 2], flags)
+    with pytest.raises(AssertionError, match="share row"):
+        assert_column_colouring(P.indptr, P.indices, 4, 4, [0, 1, 1, 0])
+
+
+def test_tridiagonal_hessian_star_colouring():
+    n = 40
+
+    def body(m, x):
+        a, b = x[:-1], x[1:]
+        return m.sum(100.0 * (a * a - b) ** 2 + (a - 1.0) ** 2)
+
+    f = build("tri_obj", [("x", n)], body)
+    H = sc.hessian(f, layout="csc")
+    shape, colind, row = H.sparsity()
+    tri = banded_pattern(n, n, [-1, 0, 1])
+    tri.sort_indices()
+    np.testing.assert_array_equal(colind, tri.indptr)
+    np.testing.assert_array_equal(row, tri.indices)
+    colours, from_row = _scaly.star_colouring(n, list(map(int, colind)), list(map(int, row)))
+    assert max(colours) + 1 <= 3, f"{max(colours) + 1} colours for a tridiagonal Hessian"
+    assert_star_colouring(n, colind, row, colours)
+    assert_star_recovery(n, np.asarray(colind), np.asarray(row), colours, from_row)
+    x = rng(7).uniform(-1, 1, n)
+    a, b = x[:-1], x[1:]
+    ref = np.zeros((n, n))
+    ref[np.arange(n - 1), np.arange(n - 1)] += 1200 * a * a - 400 * b + 2
+    ref[np.arange(1, n), np.arange(1, n)] += 200
+    ref[np.arange(n - 1), np.arange(1, n)] = ref[np.arange(1, n), np.arange(n - 1)] = -400 * a
+    np.testing.assert_allclose(H(x).toarray(), ref, rtol=1e-12, atol=1e-10)
+
+
+def random_symmetric_pattern(n, density, seed):
+    r = rng(seed)
+    upper = np.triu(r.random((n, n)) < density, 1)
+    A = upper | upper.T | np.eye(n, dtype=bool)
+    M = scipy.sparse.csc_matrix(A.astype(float))
+    M.sort_indices()
+    return M
+
+
+@pytest.mark.parametrize("seed,n,density", [(2024, 60, 0.06), (7, 45, 0.15), (1, 30, 0.02)])
+def test_random_symmetric_star_colouring(seed, n, density):
+    M = random_symmetric_pattern(n, density, seed)
+    colind, row = M.indptr, M.indices
+    colours, from_row = _scaly.star_colouring(n, colind.tolist(), row.tolist())
+    assert len(colours) == n
+    assert_star_colouring(n, colind, row, colours)
+    assert_star_recovery(n, colind, row, colours, from_row)
+    # Far fewer colours than vertices for these sparse patterns.
+    degree = max(len(s) for s in adjacency(n, colind, row))
+    assert max(colours) + 1 <= degree * degree + 1
+    # The greedy colourings of the same pattern as a Jacobian are valid too.
+    c = _scaly.colour_columns(n, n, colind.tolist(), row.tolist())
+    assert_column_colouring(colind, row, n, n, c)
+    rws = _scaly.colour_rows(n, n, colind.tolist(), row.tolist())
+    assert_column_colouring(colind, row, n, n, rws)  # symmetric: rows are columns
+
+
+def test_random_rectangular_colourings():
+    r = rng(31)
+    A = scipy.sparse.random(50, 70, density=0.05, random_state=r, format="csc")
+    A.sort_indices()
+    colind, row = A.indptr.tolist(), A.indices.tolist()
+    c = _scaly.colour_columns(50, 70, colind, row)
+    assert_column_colouring(A.indptr, A.indices, 50, 70, c)
+    rws = _scaly.colour_rows(50, 70, colind, row)
+    T = A.T.tocsc()
+    T.sort_indices()
+    assert_column_colouring(T.indptr, T.indices, 70, 50, rws)
+
+
+# ---------------------------------------------------------------------------
+# 4. Large n without unrolling
+# ---------------------------------------------------------------------------
+
+BIG_N = 100_000
+
+
+@functools.lru_cache(maxsize=None)
+def big_jacobian(n):
+    return sc.jacobian(luksan_chain(n), layout="csc")
+
+
+def test_large_chain_jacobian_builds_and_evaluates():
+    start = time.perf_counter()
+    J = big_jacobian(BIG_N)
+    x = rng(8).uniform(-1, 1, BIG_N)
+    M = J(x)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 40, f"trace to values took {elapsed:.1f} s at n = {BIG_N}"
+    assert isinstance(M, scipy.sparse.csc_matrix)
+    assert M.shape == (BIG_N - 2, BIG_N) and M.nnz == 3 * (BIG_N - 2)
+    assert M.has_sorted_indices
+    ref = luksan_jacobian_numpy(x)
+    ref.sort_indices()
+    np.testing.assert_array_equal(M.indptr, ref.indptr)
+    np.testing.assert_array_equal(M.indices, ref.indices)
+    for k in (0, 1, 2, 12345, 54321, BIG_N - 4, BIG_N - 3):
+        for j in (k, k + 1, k + 2):
+            assert M[k, j] == pytest.approx(ref[k, j], rel=1e-12, abs=1e-13), (k, j)
+    np.testing.assert_allclose(M.data, ref.data, rtol=1e-12, atol=1e-13)
+
+
+def luksan_lagrangian_hessian_numpy(x, lam):
+    """The analytic Hessian of lam . g for the luksan chain (tridiagonal: no (k, k+2) terms,
+    since sin(x1 - x2) sin(x1 + x2) = sin^2 x1 - sin^2 x2)."""
+    n = x.size
+    x0, x1, x2 = x[:-2], x[1:-1], x[2:]
+    e = np.exp(x0 - x1)
+    diag = np.zeros(n)
+    diag[:-2] += lam * -(2 + x0) * e
+    diag[1:-1] += lam * (18 * x1 + 2 * np.cos(2 * x1) - x0 * e)
+    diag[2:] += lam * -2 * np.cos(2 * x2)
+    off = np.zeros(n - 1)
+    off[:-1] += lam * (1 + x0) * e
+    return scipy.sparse.diags([off, diag, off], [-1, 0, 1], format="csc")
+
+
+def test_large_chain_lagrangian_hessian():
+    n = BIG_N
+    start = time.perf_counter()
+    H = sc.hessian(luksan_chain(n), wrt="x", multipliers=True, layout="csc")
+    r = rng(9)
+    x, lam = r.uniform(-1, 1, n), r.uniform(-1, 1, n - 2)
+    M = H(x, lam)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 40, f"trace to values took {elapsed:.1f} s at n = {n}"
+    shape, colind, row = H.sparsity()
+    tri = banded_pattern(n, n, [-1, 0, 1])
+    tri.sort_indices()
+    np.testing.assert_array_equal(colind, tri.indptr)
+    np.testing.assert_array_equal(row, tri.indices)
+    np.testing.assert_array_equal(M.indptr, tri.indptr)
+    np.testing.assert_array_equal(M.indices, tri.indices)
+    ref = luksan_lagrangian_hessian_numpy(x, lam)
+    D = (M - ref).tocsc()
+    scale = np.abs(ref.data).max()
+    assert np.abs(D.data).max() <= 1e-12 * scale
+    for k in (0, 1, 777, n // 2, n - 2, n - 1):
+        for j in (k - 1, k, k + 1):
+            if 0 <= j < n:
+                assert M[k, j] == pytest.approx(ref[k, j], rel=1e-12, abs=1e-12), (k, j)
+
+
+def _procedure_text(source):
+    """The C source without the contents of static const tables, digit runs replaced."""
+    out, in_table = [], False
+    for line in source.splitlines():
+        if in_table:
+            if line.strip().startswith("};"):
+                in_table = False
+                out.append(line)
+            continue
+        if line.startswith("static const") and line.rstrip().endswith("= {"):
+            in_table = True
+        out.append(line)
+    assert not in_table
+    return re.sub(r"\d+", "#", "\n".join(out))
+
+
+def test_large_render_differs_only_in_numbers():
+    small = render_c_module(sc.jacobian(luksan_chain(1000), layout="csc"), name="jac")
+    big = render_c_module(big_jacobian(BIG_N), name="jac")
+    a, b = _procedure_text(small.source), _procedure_text(big.source)
+    assert a == b
+    assert len(a) < 20000, "the procedure grows with n: unrolled?"
+    # Banded patterns give periodic colours and positions: built from broadcasts and
+    # strided slices, so no table grows with n (only the header's pattern does).
+    decl = re.compile(r"^static const \w+ (\w+)\[(\d+)\] = \{", re.M)
+    small_tables, big_tables = decl.findall(small.source), decl.findall(big.source)
+    assert [t for t, _ in small_tables] == [t for t, _ in big_tables]
+    assert all(int(nb) < 1024 for _, nb in big_tables)
+    assert len(big.source) < 2 * len(small.source)
+    assert f"_NNZ {3 * (BIG_N - 2)}" in big.header
+
+
+# ---------------------------------------------------------------------------
+# 5. Header tables from a C driver (gcc and clang-19)
+# ---------------------------------------------------------------------------
+
+COMPILERS = [c for c in ("gcc", "clang-19") if shutil.which(c)]
+WARN = ["-Wall", "-Wextra", "-Werror", "-O2"]
+
+
+def c_driver(entry, out_name, args):
+    """A driver printing the header's tables and the entry's values at `args` (float64)."""
+    p = f"{entry}_{out_name}"
+    inputs = "\n".join(
+        f"  static const double in{i}[{max(a.size, 1)}] = "
+        f"{{{', '.join(repr(float(v)) for v in np.ravel(a)) or '0'}}};"
+        for i, a in enumerate(args))
+    arg_list = ", ".join(f"in{i}" for i in range(len(args)))
+    return f"""#include <stdio.h>
+#include <stdlib.h>
+#include "mod.h"
+
+static const int colind[] = {p}_COLIND;
+#ifdef {p}_ROW
+static const int row[] = {p}_ROW;
+#define ROW_LEN ((long)(sizeof row / sizeof row[0]))
+#else
+/* No stored values: the header defines no ROW table (an empty initializer is not C). */
+static const int row[1] = {{0}};
+#define ROW_LEN 0L
+#endif
+
+int main(void) {{
+  if ((long)(sizeof colind / sizeof colind[0]) != {p}_NCOL + 1) return 10;
+  if (ROW_LEN != {p}_NNZ) return 11;
+  if (colind[{p}_NCOL] != {p}_NNZ) return 12;
+{inputs}
+  static double out[{p}_NNZ + 1];
+  const double* arg[{entry}_SZ_ARG] = {{{arg_list}}};
+  double* res[{entry}_SZ_RES] = {{out}};
+  double* w = (double*)malloc(sizeof(double) * ({entry}_SZ_W + 1));
+  int iw[{entry}_SZ_IW + 1];
+  if (!w) return 13;
+  int status = {entry}(arg, res, iw, w, 0);
+  printf("status %d\\n", status);
+  printf("shape %d %d %d\\n", {p}_NROW, {p}_NCOL, {p}_NNZ);
+  printf("colind");
+  for (int j = 0; j <= {p}_NCOL; ++j) printf(" %d", colind[j]);
+  printf("\\nrow");
+  for (int k = 0; k < {p}_NNZ; ++k) printf(" %d", row[k]);
+  printf("\\nvalues");
+  for (int k = 0; k < {p}_NNZ; ++k) printf(" %.17g", out[k]);
+  printf("\\n");
+  free(w);
+  return 0;
+}}
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def header_case(name):
+    """(sparse Function, its arguments, (shape, colind, row) from an independent route)."""
+    if name in ("gather_repeated", "floor_only"):
+        f = pattern_function(name)
+        S = sc.jacobian_sparsity(f)
+        return sc.jacobian(f, layout="csc"), [np.array([0.7, -1.1, 0.4, 1.9, -0.6])], \
+            (S.shape, S.indptr, S.indices)
+    if name == "luksan80":  # above the scalarization limit: loops and static tables
+        f = luksan_chain(80)
+        S = sc.jacobian_sparsity(f)
+        return sc.jacobian(f, layout="csc"), [rng(12).uniform(-1, 1, 80)], \
+            (S.shape, S.indptr, S.indices)
+    # The Lagrangian Hessian (two inputs): tridiagonal, see luksan_lagrangian_hessian_numpy.
+    n = 30
+    tri = banded_pattern(n, n, [-1, 0, 1])
+    tri.sort_indices()
+    H = sc.hessian(luksan_chain(n), wrt="x", multipliers=True, layout="csc")
+    r = rng(13)
+    return H, [r.uniform(-1, 1, n), r.uniform(-1, 1, n - 2)], (tri.shape, tri.indptr, tri.indices)
+
+
+@pytest.mark.parametrize("cc", COMPILERS)
+@pytest.mark.parametrize("name", ["gather_repeated", "luksan80", "floor_only", "hessian30"])
+def test_header_tables_from_c(tmp_path, cc, name):
+    J, args, (shape, colind, row) = header_case(name)
+    mod = render_c_module(J, name="mod")
+    mod.write(str(tmp_path))
+    entry, out_name = J.name, J.outputs[0][0]
+    nnz = len(row)
+    for suffix in ("NROW", "NCOL", "NNZ", "COLIND") + (("ROW",) if nnz else ()):
+        assert f"#define {entry}_{out_name}_{suffix} " in mod.header
+    if not nnz:
+        assert f"#define {entry}_{out_name}_ROW" not in mod.header
+    assert f"#define {entry}_SZ_W " in mod.header
+    (tmp_path / "driver.c").write_text(c_driver(entry, out_name, args))
+    exe = tmp_path / f"drv_{cc}"
+    build = subprocess.run([cc, *WARN, "-I", str(tmp_path), "-o", str(exe),
+                            str(tmp_path / "driver.c"), str(tmp_path / "mod.c"), "-lm"],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    assert build.stderr == "", build.stderr
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, (run.returncode, run.stderr)
+    lines = dict(line.split(" ", 1) if " " in line else (line, "")
+                 for line in run.stdout.splitlines())
+    assert lines["status"] == "0"
+    assert [int(v) for v in lines["shape"].split()] == [shape[0], shape[1], nnz]
+    np.testing.assert_array_equal([int(v) for v in lines["colind"].split()], colind)
+    np.testing.assert_array_equal([int(v) for v in lines["row"].split()], row)
+    values = np.array([float(v) for v in lines["values"].split()])
+    M = J(*args)
+    np.testing.assert_array_equal(M.indptr, colind)
+    np.testing.assert_array_equal(M.indices, row)
+    np.testing.assert_allclose(values, M.data, rtol=1e-13, atol=1e-15)
+    if name == "hessian30":
+        ref = luksan_lagrangian_hessian_numpy(*args)
+        np.testing.assert_allclose(scipy.sparse.csc_matrix((values, row, colind), shape=shape)
+                                   .toarray(), ref.toarray(), rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# 6. Bad input
+# ---------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def mixed_inputs():
+    return build("mixed_int", [("x", 3), ("k", 3, "int64")],
+                 lambda m, x, k: x * m.cast(k, "float64"))
+
+
+@pytest.mark.parametrize("which", ["jacobian", "hessian"])
+def test_bad_layouts(which):
+    f = pattern_function("broadcast_partial") if which == "jacobian" else \
+        build("bad_layout_h", [("x", 3)], lambda m, x: m.sum(x * x))
+    kwargs = {"wrt": 0} if which == "jacobian" else {}
+    with pytest.raises(ValueError, match="'bogus'"):
+        getattr(sc, which)(f, layout="bogus", **kwargs)
+    with pytest.raises(ValueError):
+        getattr(sc, which)(f, layout=None, **kwargs)
+
+
+def test_jacobian_sparsity_bad_inputs():
+    f = mixed_inputs()
+    with pytest.raises(TypeError, match="int64"):
+        sc.jacobian_sparsity(f, wrt="k")
+    with pytest.raises(TypeError, match="int64"):
+        sc.jacobian_sparsity(f, wrt=1)
+    with pytest.raises(TypeError):
+        sc.jacobian_sparsity(3)
+    with pytest.raises(ValueError, match="no input named"):
+        sc.jacobian_sparsity(f, wrt="nope")
+    S = sc.jacobian_sparsity(f, wrt="x")
+    assert_same_pattern(S.toarray() != 0, np.eye(3, dtype=bool), "x * k")
