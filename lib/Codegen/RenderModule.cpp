@@ -14,12 +14,14 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <atomic>
+#include <set>
 
 using namespace mlir;
 
 namespace scaly::codegen {
 
-void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarizeLimit) {
+void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarizeLimit,
+                           int64_t lanes, bool reciprocal) {
   pm.addPass(expr::createDifferentiate());
   pm.addPass(expr::createMapToLoop());
   pm.addPass(expr::createExpandCalls());
@@ -32,6 +34,13 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
   pm.addPass(createLowerToProgram(lowerOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (reciprocal)
+    pm.addPass(prog::createReciprocal());
+  if (lanes > 1) {
+    prog::WidenLanesOptions widen;
+    widen.lanes = lanes;
+    pm.addPass(prog::createWidenLanes(widen));
+  }
   pm.addPass(prog::createPlanWorkspace());
 }
 
@@ -58,7 +67,8 @@ makeStageObserver(std::function<void(StringRef, std::string)> observe) {
   return std::make_unique<StageObserver>(std::move(observe));
 }
 
-std::string recipeText(StringRef name, const RenderOptions &o) {
+std::string recipeText(StringRef name, const RenderOptions &o,
+                       ArrayRef<std::string> newerGlibcFunctions) {
   std::string march = o.cpu == "generic" ? "" : (o.cpu == "native" ? "-march=native " : "-march=" + o.cpu + " ");
   // Contraction of a*b + c into one FMA changes results (gcc fuses across
   // statements by default, clang within one), so the recipe states it
@@ -68,17 +78,41 @@ std::string recipeText(StringRef name, const RenderOptions &o) {
   bool hasFma = o.cpu != "generic" && o.cpu != "x86-64-v2";
   std::string contract =
       o.fpContract == "off" ? (hasFma ? "-ffp-contract=off " : "") : "-ffp-contract=" + o.fpContract + " ";
+  std::string std = o.dialect == "c99" ? "-std=c99 " : "";
   std::string cpu = o.cpu == "native" ? "host-local native CPU" : o.cpu;
+  bool glibc = o.vectorLibm == "glibc";
+  std::string mathLibrary = glibc ? "glibc x86-64" : "scalar libm";
+  if (glibc && !newerGlibcFunctions.empty())
+    mathLibrary += "; " + llvm::join(newerGlibcFunctions, ", ") +
+                   (newerGlibcFunctions.size() == 1 ? " requires" : " require") +
+                   " glibc >= 2.35";
+  std::string lanes = o.lanes == 0 ? "auto" : std::to_string(o.lanes);
   return llvm::formatv("Scaly build recipe\n"
                        " * CPU baseline: {0}\n"
                        " * lanes={1}, dialect={2}, vector_libm={3}, reciprocal={4}\n"
-                       " * Math library: scalar libm\n"
-                       " * gcc -O3 {5}{7}-fno-math-errno -c {6}.c\n"
-                       " * clang -O3 {5}{7}-fno-math-errno -c {6}.c\n"
-                       " * Link with: -lm",
-                       cpu, o.lanes, o.dialect, o.vectorLibm, o.reciprocal ? "True" : "False",
-                       march, name, contract)
+                       " * Math library: {8}\n"
+                       " * gcc -O3 {5}{7}{9}-fno-math-errno -c {6}.c\n"
+                       " * clang -O3 {5}{7}{9}-fno-math-errno {10}-c {6}.c\n"
+                       " * Link with: {11}-lm",
+                       cpu, lanes, o.dialect, o.vectorLibm, o.reciprocal ? "True" : "False",
+                       march, name, contract, mathLibrary, std,
+                       glibc ? "-fveclib=libmvec " : "", glibc ? "-lmvec " : "")
       .str();
+}
+
+/// The glibc vector math functions a lowered module calls that glibc added
+/// in 2.35 (the recipe names them).
+static std::vector<std::string> newerGlibcFunctions(ModuleOp module) {
+  std::set<std::string> names;
+  module.walk([&](Operation *op) {
+    if (op->getNumResults() != 1 || !isa<VectorType>(op->getResult(0).getType()) ||
+        op->getName().getDialectNamespace() != "math")
+      return;
+    std::string fn = op->getName().stripDialect().str();
+    if (c::glibcVectorMathSince(fn) == 235)
+      names.insert(fn);
+  });
+  return {names.begin(), names.end()};
 }
 
 namespace {
@@ -380,7 +414,9 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   PassManager lower(ctx);
   if (options.recordStages)
     lower.addInstrumentation(makeStageObserver(record));
-  buildLoweringPipeline(lower, "", options.scalarizeLimit);
+  // lanes=auto widens by 8: SCALY_LANES (2, 4 or 8) divides it.
+  buildLoweringPipeline(lower, "", options.scalarizeLimit, options.lanes == 0 ? 8 : options.lanes,
+                        options.reciprocal);
   if (failed(lower.run(module)))
     return fail("lowering to the program dialect failed");
   if (renderCancelled())
@@ -446,7 +482,9 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     }
   }
   out.name = options.moduleName.empty() ? entries.front().getSymName().str() : options.moduleName;
-  out.recipe = recipeText(out.name, options);
+  out.recipe = recipeText(out.name, options,
+                          options.vectorLibm == "glibc" ? newerGlibcFunctions(module)
+                                                        : std::vector<std::string>{});
   out.header = renderHeader(out.name, entries, ports, out.recipe, options);
   if (options.casadi) {
     size_t guardEnd = out.header.rfind("#endif");
@@ -459,6 +497,9 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   ProgramToEmitCOptions emitOptions;
   emitOptions.recipe = out.recipe;
   emitOptions.header = options.lang == "c" ? out.name + ".h" : "";
+  emitOptions.dialect = options.dialect;
+  emitOptions.autoLanes = options.lanes == 0;
+  emitOptions.vectorLibm = options.vectorLibm;
   if (options.recordStages)
     toC.addInstrumentation(makeStageObserver(record));
   toC.addPass(createProgramToEmitC(emitOptions));

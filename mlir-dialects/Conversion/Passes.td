@@ -24,7 +24,10 @@ def ProgramToEmitC : Pass<"scaly-program-to-emitc", "::mlir::ModuleOp"> {
   let summary = "Convert program procedures to EmitC functions with the pointer ABI, status codes and module layout";
   let options = [
     Option<"recipe", "recipe", "std::string", "\"\"", "build recipe comment text (without comment markers)">,
-    Option<"header", "header", "std::string", "\"\"", "header file to include first (empty: none)">
+    Option<"header", "header", "std::string", "\"\"", "header file to include first (empty: none)">,
+    Option<"dialect", "dialect", "std::string", "\"gnu\"", "C dialect: gnu (vector extensions) or c99 (none)">,
+    Option<"autoLanes", "auto-lanes", "bool", "false", "print widened loops for SCALY_LANES, a width the preprocessor picks (lanes=auto)">,
+    Option<"vectorLibm", "vector-libm", "std::string", "\"none\"", "math on lane vectors: none (libm lane by lane) or glibc (libmvec)">
   ];
   let dependentDialects = ["::mlir::emitc::EmitCDialect"];
 }

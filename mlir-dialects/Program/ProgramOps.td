@@ -31,6 +31,9 @@ class Prog_Op<string mnemonic, list<Trait> traits = []>
     : Op<Prog_Dialect, mnemonic, traits>;
 
 def Prog_ScalarType : AnyTypeOf<[F64, F32, I32, I64, I1]>;
+// A lane vector: one value per lane of a widened loop (scaly-widen-lanes).
+def Prog_LaneVector : VectorOfRankAndType<[1], [F64, F32]>;
+def Prog_Value : AnyTypeOf<[Prog_ScalarType, Prog_LaneVector]>;
 
 def Prog_PtrType : TypeDef<Prog_Dialect, "Ptr"> {
   let mnemonic = "ptr";
@@ -174,9 +177,19 @@ def Prog_OffsetOp : Prog_Op<"offset", [Pure]> {
 }
 
 def Prog_LoadOp : Prog_Op<"load", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
-  let summary = "read element `offset` of a buffer";
-  let arguments = (ins Prog_AnyPtr:$ptr, Scaly_I64Attr:$offset);
-  let results = (outs Prog_ScalarType:$result);
+  let summary = "read element `offset` of a buffer (or one element per lane, `stride` apart)";
+  let description = [{
+    A scalar result reads element `offset`. A lane vector `vector<L x T>`
+    reads elements offset, offset + stride, ..., offset + (L-1) * stride:
+    lane k of a widened loop's iteration (scaly-widen-lanes). Contiguous
+    lanes are read through an aligned(8), may_alias vector type.
+  }];
+  let arguments = (ins Prog_AnyPtr:$ptr, Scaly_I64Attr:$offset,
+                       DefaultValuedAttr<Scaly_I64Attr, "1">:$stride);
+  let results = (outs Prog_Value:$result);
+  let builders = [OpBuilder<(ins "::mlir::Type":$type, "::mlir::Value":$ptr, "::mlir::IntegerAttr":$offset), [{
+    build($_builder, $_state, type, ptr, offset, $_builder.getI64IntegerAttr(1));
+  }]>];
   let assemblyFormat = "$ptr `[` $offset `]` attr-dict `:` type($ptr) `->` type($result)";
   let hasVerifier = 1;
 }
@@ -186,8 +199,14 @@ def Prog_StoreOp : Prog_Op<"store", [DeclareOpInterfaceMethods<MemoryEffectsOpIn
   let description = [{
     Stores `values` to elements offset, offset+1, ... of `ptr`. A store of
     several values is emitted through aligned(8), may_alias vector types.
+    Lane vectors (a widened loop's values) store lane k of value j to
+    element offset + j + k * stride.
   }];
-  let arguments = (ins Variadic<Prog_ScalarType>:$values, Prog_AnyPtr:$ptr, Scaly_I64Attr:$offset);
+  let arguments = (ins Variadic<Prog_Value>:$values, Prog_AnyPtr:$ptr, Scaly_I64Attr:$offset,
+                       DefaultValuedAttr<Scaly_I64Attr, "1">:$stride);
+  let builders = [OpBuilder<(ins "::mlir::ValueRange":$values, "::mlir::Value":$ptr, "::mlir::IntegerAttr":$offset), [{
+    build($_builder, $_state, values, ptr, offset, $_builder.getI64IntegerAttr(1));
+  }]>];
   let assemblyFormat = "$values `to` $ptr `[` $offset `]` attr-dict `:` type($values) `into` type($ptr)";
   let hasVerifier = 1;
 }

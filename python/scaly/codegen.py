@@ -9,7 +9,7 @@ from ._function import Function
 
 CPUS = ("generic", "x86-64-v2", "x86-64-v3", "x86-64-v4", "native")
 LANES = (1, 2, 4, 8, "auto")
-DIALECTS = ("gnu",)
+DIALECTS = ("gnu", "c99")
 VECTOR_LIBMS = ("none", "glibc")
 LANGS = ("c", "cpp")
 FP_CONTRACTS = ("off", "fast")
@@ -100,6 +100,30 @@ def _check_casadi(functions, lang):
                                      "scalars, vectors or matrices (reshape to 2-D)")
 
 
+# The x86-64 vector ABI libmvec's variants use per lane width: the CPU
+# baselines whose -march gives it (auto picks a width the flags give).
+_GLIBC_BASELINES = {2: CPUS, 4: ("x86-64-v3", "x86-64-v4", "native"), 8: ("x86-64-v4", "native"),
+                    "auto": CPUS}
+
+
+def _check_recipe(cpu, lanes, dialect, vector_libm):
+    """Refuse recipe options that cannot build together, naming the option."""
+    if dialect == "c99" and lanes != 1:
+        raise ValueError(f"render_c_module: lanes={lanes!r} needs GNU vector extensions, which "
+                         "dialect='c99' does not use; use lanes=1 or dialect='gnu'")
+    if vector_libm == "glibc":
+        if dialect == "c99":
+            raise ValueError("render_c_module: vector_libm='glibc' calls libmvec on GNU vector "
+                             "types, which dialect='c99' does not use; use dialect='gnu'")
+        if lanes == 1:
+            raise ValueError("render_c_module: vector_libm='glibc' needs vector lanes (lanes=2, 4, "
+                             "8 or 'auto'); with lanes=1 every call is scalar libm")
+        if cpu not in _GLIBC_BASELINES[lanes]:
+            raise ValueError(f"render_c_module: vector_libm='glibc' with lanes={lanes} needs "
+                             f"cpu={' or '.join(repr(c) for c in _GLIBC_BASELINES[lanes])} "
+                             f"(the vector ABI of its width), got cpu={cpu!r}")
+
+
 def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vector_libm="none",
                     reciprocal=False, lang="c", casadi=False, fp_contract="off",
                     scalarize_limit=64, record_stages=False):
@@ -124,8 +148,16 @@ def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vec
     matrices column-major as CasADi stores them, sparse outputs in compressed-column
     order (see docs/casadi.md).
 
-    Every option is validated. Options whose code generation is not built yet
-    raise NotImplementedError.
+    The build recipe (docs/recipe.md): `cpu` is the CPU baseline the recipe's
+    commands target ("generic", "x86-64-v2", "x86-64-v3", "x86-64-v4", "native");
+    `lanes` (1, 2, 4, 8 or "auto") widens loops of independent iterations to that
+    many elements per vector iteration ("auto": the preprocessor picks 8 with
+    AVX-512, 4 with AVX2, else 2); `vector_libm="glibc"` calls glibc's vector math
+    (libmvec) on the lanes, guarded so a build without the recipe's flags fails;
+    `reciprocal=True` lets a division by a constant or loop-invariant divisor be a
+    multiplication by its reciprocal (never general fast-math); `dialect="c99"`
+    uses no GNU vector extensions. Every option is validated, and combinations
+    that cannot build raise ValueError naming the option.
     """
     functions = list(fn) if isinstance(fn, (list, tuple)) else [fn]
     if not functions:
@@ -155,15 +187,10 @@ def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vec
         raise ValueError(f"render_c_module: scalarize_limit={scalarize_limit!r} must be an int "
                          "from 0 to 4096")
     _check("fp_contract", fp_contract, FP_CONTRACTS)
-    if lanes != 1:
-        raise NotImplementedError("render_c_module: vector widening (lanes != 1) is not built yet")
-    if vector_libm != "none":
-        raise NotImplementedError("render_c_module: vector_libm='glibc' is not built yet")
-    if reciprocal:
-        raise NotImplementedError("render_c_module: reciprocal=True is not built yet")
+    _check_recipe(cpu, lanes, dialect, vector_libm)
     if casadi:
         _check_casadi(functions, lang)
-    options = {"cpu": cpu, "lanes": lanes, "dialect": dialect, "vector_libm": vector_libm,
+    options = {"cpu": cpu, "lanes": 0 if lanes == "auto" else lanes, "dialect": dialect, "vector_libm": vector_libm,
                "reciprocal": reciprocal, "lang": lang, "fp_contract": fp_contract,
                "scalarize_limit": scalarize_limit, "casadi": casadi}
     if name is not None:
@@ -177,12 +204,15 @@ def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vec
                           _entries(functions, out), tuple(out["stages"]))
 
 
-def render_native(fn, fp_contract="off"):
-    """The module the JIT compiles: the host recipe (cpu="native"), otherwise defaults
-    (fp_contract: the JIT's SCALY_FP_CONTRACT)."""
+def render_native(fn, fp_contract="off", lanes=1, vector_libm="none"):
+    """The module the JIT compiles: the host recipe (cpu="native", the lanes and
+    vector math the host probe chose), otherwise defaults (fp_contract: the JIT's
+    SCALY_FP_CONTRACT)."""
     _check("fp_contract", fp_contract, FP_CONTRACTS)
-    out = _scaly.render(fn._traced, {"cpu": "native", "lanes": 1, "dialect": "gnu",
-                                     "vector_libm": "none", "reciprocal": False, "lang": "c",
+    _check("vector_libm", vector_libm, VECTOR_LIBMS)
+    _check_recipe("native", lanes, "gnu", vector_libm)
+    out = _scaly.render(fn._traced, {"cpu": "native", "lanes": lanes, "dialect": "gnu",
+                                     "vector_libm": vector_libm, "reciprocal": False, "lang": "c",
                                      "fp_contract": fp_contract})
     return RenderedModule(out["name"], out["source"], out["header"], out["recipe"],
                           entries=_entries([fn], out))

@@ -20,8 +20,8 @@ CPU_LIST = "'generic', 'x86-64-v2', 'x86-64-v3', 'x86-64-v4', 'native'"
     pytest.param({"lanes": 0}, "lanes=0 is not one of 1, 2, 4, 8, 'auto'", id="lanes-0"),
     pytest.param({"lanes": "4"}, "lanes='4' is not one of 1, 2, 4, 8, 'auto'", id="lanes-str"),
     pytest.param({"lanes": True}, "lanes=True is not one of 1, 2, 4, 8, 'auto'", id="lanes-bool"),
-    pytest.param({"dialect": "c99"}, "dialect='c99' is not one of 'gnu'", id="dialect"),
-    pytest.param({"dialect": "GNU"}, "dialect='GNU' is not one of 'gnu'", id="dialect-case"),
+    pytest.param({"dialect": "c11"}, "dialect='c11' is not one of 'gnu', 'c99'", id="dialect"),
+    pytest.param({"dialect": "GNU"}, "dialect='GNU' is not one of 'gnu', 'c99'", id="dialect-case"),
     pytest.param({"vector_libm": "svml"}, "vector_libm='svml' is not one of 'none', 'glibc'",
                  id="vector_libm"),
     pytest.param({"vector_libm": None}, "vector_libm=None is not one of 'none', 'glibc'",
@@ -45,14 +45,23 @@ def test_render_float_lanes(lanes):
 
 
 @pytest.mark.parametrize("option,match", [
-    pytest.param({"lanes": 2}, esc("vector widening (lanes != 1) is not built yet"), id="lanes-2"),
-    pytest.param({"lanes": 4}, esc("vector widening (lanes != 1) is not built yet"), id="lanes-4"),
-    pytest.param({"lanes": "auto"}, esc("vector widening (lanes != 1) is not built yet"), id="lanes-auto"),
-    pytest.param({"vector_libm": "glibc"}, "vector_libm='glibc' is not built yet", id="vector_libm-glibc"),
-    pytest.param({"reciprocal": True}, "reciprocal=True is not built yet", id="reciprocal"),
+    pytest.param({"lanes": 4, "dialect": "c99"},
+                 "lanes=4 needs GNU vector extensions, which dialect='c99' does not use; "
+                 "use lanes=1 or dialect='gnu'", id="c99-lanes"),
+    pytest.param({"lanes": 2, "vector_libm": "glibc", "dialect": "c99"},
+                 "lanes=2 needs GNU vector extensions", id="c99-glibc"),
+    pytest.param({"vector_libm": "glibc"},
+                 "vector_libm='glibc' needs vector lanes (lanes=2, 4, 8 or 'auto'); with lanes=1 "
+                 "every call is scalar libm", id="glibc-lanes-1"),
+    pytest.param({"vector_libm": "glibc", "lanes": 8},
+                 "vector_libm='glibc' with lanes=8 needs cpu='x86-64-v4' or 'native' (the vector "
+                 "ABI of its width), got cpu='generic'", id="glibc-8-generic"),
+    pytest.param({"vector_libm": "glibc", "lanes": 4, "cpu": "x86-64-v2"},
+                 "vector_libm='glibc' with lanes=4 needs cpu='x86-64-v3' or 'x86-64-v4' or "
+                 "'native'", id="glibc-4-v2"),
 ])
-def test_render_option_not_built_yet(option, match):
-    with pytest.raises(NotImplementedError, match=f"^render_c_module: {match}$"):
+def test_render_options_that_cannot_build_together(option, match):
+    with pytest.raises(ValueError, match="^render_c_module: " + esc(match)):
         render_c_module(make_scale(), **option)
 
 

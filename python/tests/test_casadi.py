@@ -221,7 +221,8 @@ def test_sparse_jacobian_output_is_compressed_column(loader, tmp_path, compiler)
     assert isinstance(want, scipy.sparse.csc_matrix)
     assert report["out"] == [("jac_g_x", 4, 6, want.nnz)]
     assert report["colind"] == [list(want.indptr)] and report["row"] == [list(want.indices)]
-    np.testing.assert_array_equal(report["values"][0], want.data)
+    # The JIT calls glibc's vector sin (within 4 ulp); the export scalar libm.
+    np.testing.assert_allclose(report["values"][0], want.data, rtol=4 * 2.0 ** -52, atol=0)
 
 
 @sc.function(sc.arg("e", 0), sc.arg("x", 2), outputs=(sc.arg("y"), sc.arg("none")))

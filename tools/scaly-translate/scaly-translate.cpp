@@ -25,12 +25,52 @@ static llvm::cl::opt<std::string> recipeOption(
     "recipe-cpu", llvm::cl::desc("CPU baseline named in the recipe comment (generic, native, ...)"),
     llvm::cl::init("generic"));
 
+static llvm::cl::opt<std::string> lanesOption(
+    "lanes", llvm::cl::desc("vector lanes of the recipe: 1, 2, 4, 8 or auto"), llvm::cl::init("1"));
+static llvm::cl::opt<std::string> vectorLibmOption(
+    "vector-libm", llvm::cl::desc("math on lanes: none or glibc"), llvm::cl::init("none"));
+static llvm::cl::opt<std::string> dialectOption(
+    "dialect", llvm::cl::desc("C dialect: gnu or c99"), llvm::cl::init("gnu"));
+static llvm::cl::opt<bool> reciprocalOption(
+    "reciprocal", llvm::cl::desc("divide by invariant divisors through reciprocals"),
+    llvm::cl::init(false));
+
+/// The recipe options, checked; nullopt (after a message) when one is bad.
+static std::optional<scaly::codegen::RenderOptions> recipeOptions() {
+  scaly::codegen::RenderOptions options;
+  options.cpu = recipeOption;
+  if (lanesOption == "auto")
+    options.lanes = 0;
+  else if (lanesOption == "1" || lanesOption == "2" || lanesOption == "4" || lanesOption == "8")
+    options.lanes = std::stoi(lanesOption);
+  else {
+    llvm::errs() << "--lanes=" << lanesOption << " is not one of 1, 2, 4, 8, auto\n";
+    return std::nullopt;
+  }
+  if (vectorLibmOption != "none" && vectorLibmOption != "glibc") {
+    llvm::errs() << "--vector-libm=" << vectorLibmOption << " is not one of none, glibc\n";
+    return std::nullopt;
+  }
+  if (dialectOption != "gnu" && dialectOption != "c99") {
+    llvm::errs() << "--dialect=" << dialectOption << " is not one of gnu, c99\n";
+    return std::nullopt;
+  }
+  options.vectorLibm = vectorLibmOption;
+  options.dialect = dialectOption;
+  options.reciprocal = reciprocalOption;
+  return options;
+}
+
 static LogicalResult emitC(ModuleOp module, llvm::raw_ostream &os) {
+  std::optional<scaly::codegen::RenderOptions> options = recipeOptions();
+  if (!options)
+    return failure();
   bool hasExpr = !module.getOps<scaly::expr::FuncOp>().empty();
   bool hasProc = !module.getOps<scaly::prog::ProcOp>().empty();
   if (hasExpr) {
     PassManager pm(module.getContext());
-    scaly::codegen::buildLoweringPipeline(pm);
+    scaly::codegen::buildLoweringPipeline(pm, "", 64, options->lanes == 0 ? 8 : options->lanes,
+                                          options->reciprocal);
     if (failed(pm.run(module)))
       return failure();
     hasProc = true;
@@ -40,12 +80,13 @@ static LogicalResult emitC(ModuleOp module, llvm::raw_ostream &os) {
     for (auto proc : module.getOps<scaly::prog::ProcOp>())
       if (proc.getEntry())
         name = proc.getSymName();
-    scaly::codegen::RenderOptions options;
-    options.cpu = recipeOption;
     PassManager pm(module.getContext());
     scaly::ProgramToEmitCOptions emitOptions;
-    emitOptions.recipe = scaly::codegen::recipeText(name, options);
+    emitOptions.recipe = scaly::codegen::recipeText(name, *options);
     emitOptions.header = (name + ".h").str();
+    emitOptions.dialect = options->dialect;
+    emitOptions.autoLanes = options->lanes == 0;
+    emitOptions.vectorLibm = options->vectorLibm;
     pm.addPass(scaly::createProgramToEmitC(emitOptions));
     if (failed(pm.run(module)))
       return failure();

@@ -12,9 +12,13 @@ namespace scaly::codegen {
 /// The build recipe a module is rendered for (seed 000, "Build recipe").
 struct RenderOptions {
   std::string cpu = "generic";
+  /// Elements per vector iteration of widened loops: 1 (no widening), 2, 4,
+  /// 8, or 0 for "auto" (the preprocessor picks 2, 4 or 8).
   int lanes = 1;
   std::string dialect = "gnu";
   std::string vectorLibm = "none";
+  /// Divide by constant and loop-invariant divisors through their
+  /// reciprocal (scaly-reciprocal).
   bool reciprocal = false;
   std::string lang = "c";
   /// Arrays with at most this many elements become one scalar per element;
@@ -58,10 +62,11 @@ struct RenderedModule {
 
 /// The lowering pipeline from the expression dialect to the program dialect:
 /// differentiate, map-to-loop, expand-calls, simplify, cse, hoist-invariants,
-/// lower-to-program, canonicalize,
-/// cse, plan-workspace.
+/// lower-to-program, canonicalize, cse, then with `reciprocal` reciprocal,
+/// with `lanes` > 1 widen-lanes, and plan-workspace.
 void buildLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef entry = "",
-                           int64_t scalarizeLimit = 64);
+                           int64_t scalarizeLimit = 64, int64_t lanes = 1,
+                           bool reciprocal = false);
 
 /// Pass instrumentation that calls `observe(pass argument, IR)` after every
 /// pass that runs on a module (the hook the visualizer records through).
@@ -69,7 +74,9 @@ std::unique_ptr<mlir::PassInstrumentation>
 makeStageObserver(std::function<void(llvm::StringRef, std::string)> observe);
 
 /// Recipe comment text (without /* */) for `name` and `options`.
-std::string recipeText(llvm::StringRef name, const RenderOptions &options);
+/// `newerGlibcFunctions`: vector math the module calls that needs glibc >= 2.35.
+std::string recipeText(llvm::StringRef name, const RenderOptions &options,
+                       llvm::ArrayRef<std::string> newerGlibcFunctions = {});
 
 /// Lower, convert and print `exprModule` (consumed). On failure returns
 /// false and puts the diagnostics in `error`.

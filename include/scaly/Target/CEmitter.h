@@ -46,6 +46,10 @@ std::string scalarCType(mlir::Type t);
 /// A C literal that reads back as exactly `v` (NAN and INFINITY by name).
 std::string formatFloat(double v, bool isF32);
 
+/// The glibc release (222 for 2.22, 235 for 2.35) whose libmvec added the
+/// x86-64 vector variants of libm function `fn`; 0 when it has none.
+int glibcVectorMathSince(llvm::StringRef fn);
+
 /// Print `module` (EmitC ops at the top level) as C source.
 mlir::LogicalResult printC(mlir::ModuleOp module, llvm::raw_ostream &os);
 

@@ -18,6 +18,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "Lanes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -219,8 +221,9 @@ private:
 /// Translates the ops of one procedure body into EmitC.
 class BodyTranslator {
 public:
-  BodyTranslator(OpBuilder &b, c::VectorTypes &vectors, Helpers &helpers, Tables &tables)
-      : b(b), vectors(vectors), helpers(helpers), tables(tables) {}
+  BodyTranslator(OpBuilder &b, c::VectorTypes &vectors, Helpers &helpers, Tables &tables,
+                 c::LaneSupport &lanes, bool c99)
+      : b(b), vectors(vectors), helpers(helpers), tables(tables), lanes(lanes), c99(c99) {}
 
   IRMapping map;
 
@@ -236,6 +239,75 @@ private:
   c::VectorTypes &vectors;
   Helpers &helpers;
   Tables &tables;
+  c::LaneSupport &lanes;
+  bool c99;
+
+  /// A lane vector's C type (an opaque EmitC type); scalars stay as they are.
+  Type valueType(Type t) {
+    if (auto v = dyn_cast<VectorType>(t))
+      return emitc::OpaqueType::get(b.getContext(),
+                                    lanes.valueType(v.getElementType(), v.getNumElements()));
+    return t;
+  }
+
+  /// The aligned(8), may_alias type of `width` elements: one typedef with
+  /// the scalar stores' (double8) at a fixed width, SCALY_LANES' with auto.
+  std::string memoryType(Type elem, int64_t width) {
+    return lanes.isAuto() ? lanes.memoryType(elem, width) : vectors.use(elem, width);
+  }
+
+  /// Lane vector loads and stores: through the aligned(8), may_alias type
+  /// where the lanes are contiguous, else element by element.
+  Value loadLanes(pg::LoadOp o) {
+    Location loc = o.getLoc();
+    auto v = cast<VectorType>(o.getType());
+    Type elem = v.getElementType();
+    Value at = advance(get(o.getPtr()), o.getOffset(), loc);
+    if (o.getStride() != 1)
+      return call(lanes.stridedLoad(elem, v.getNumElements()), valueType(v),
+                  ValueRange{at, index(o.getStride(), loc)}, loc);
+    auto mem = emitc::OpaqueType::get(b.getContext(), memoryType(elem, v.getNumElements()));
+    Value vp = b.create<emitc::CastOp>(loc, emitc::PointerType::get(mem), at);
+    // Read as the memory type: GNU C assigns it to the value type (same
+    // elements and size) without a conversion.
+    return b.create<emitc::SubscriptOp>(loc, mem, vp, ValueRange{index(0, loc)});
+  }
+
+  void storeLanes(pg::StoreOp o) {
+    Location loc = o.getLoc();
+    for (auto [j, value] : llvm::enumerate(o.getValues())) {
+      auto v = cast<VectorType>(value.getType());
+      Type elem = v.getElementType();
+      Value at = advance(get(o.getPtr()), o.getOffset() + static_cast<int64_t>(j), loc);
+      if (o.getStride() != 1) {
+        b.create<emitc::CallOpaqueOp>(loc, TypeRange{},
+                                      lanes.stridedStore(elem, v.getNumElements()),
+                                      ValueRange{at, index(o.getStride(), loc), get(value)});
+        continue;
+      }
+      auto mem = emitc::OpaqueType::get(b.getContext(), memoryType(elem, v.getNumElements()));
+      Value vp = b.create<emitc::CastOp>(loc, emitc::PointerType::get(mem), at);
+      Value slot = b.create<emitc::SubscriptOp>(loc, mem, vp, ValueRange{index(0, loc)});
+      Value stored = get(value);
+      if (stored.getType() != mem)
+        stored = b.create<emitc::CastOp>(loc, mem, stored);
+      b.create<emitc::AssignOp>(loc, slot, stored);
+    }
+  }
+
+  /// A broadcast whose every use is + - * / is the scalar itself there (GNU
+  /// C converts a scalar operand of a vector operation to a vector); other
+  /// uses get a splat.
+  Value broadcast(vector::BroadcastOp o) {
+    bool arithmeticOnly = llvm::all_of(o->getUsers(), [](Operation *user) {
+      return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp>(user);
+    });
+    if (arithmeticOnly)
+      return get(o.getSource());
+    auto v = cast<VectorType>(o.getType());
+    return call(lanes.splat(v.getElementType(), v.getNumElements()), valueType(v),
+                ValueRange{get(o.getSource())}, o.getLoc());
+  }
 
   Value lit(Type t, StringRef text, Location loc) {
     return b.create<emitc::LiteralOp>(loc, t, text);
@@ -261,7 +333,7 @@ private:
   void store(ValueRange values, Value ptr, int64_t offset, Location loc) {
     Type elem = cast<emitc::PointerType>(ptr.getType()).getPointee();
     size_t i = 0, n = values.size();
-    bool useVectors = isa<FloatType>(elem);
+    bool useVectors = isa<FloatType>(elem) && !c99; // C99 has no vector extensions
     while (i < n) {
       size_t width = 1;
       for (size_t w : {8, 4, 2})
@@ -330,7 +402,7 @@ private:
 
   template <typename EmitCOp>
   LogicalResult binary(Operation *op) {
-    auto r = b.create<EmitCOp>(op->getLoc(), op->getResult(0).getType(),
+    auto r = b.create<EmitCOp>(op->getLoc(), valueType(op->getResult(0).getType()),
                                get(op->getOperand(0)), get(op->getOperand(1)));
     // Model arithmetic wraps around; index arithmetic (nsw) never overflows.
     if (auto flags = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op);
@@ -345,6 +417,12 @@ private:
     SmallVector<Value> args;
     for (Value v : op->getOperands())
       args.push_back(get(v));
+    if (auto v = dyn_cast<VectorType>(t)) {
+      std::string callee = lanes.math(fn, v.getElementType(), v.getNumElements(),
+                                      op->getNumOperands());
+      map.map(op->getResult(0), call(callee, valueType(v), args, op->getLoc()));
+      return success();
+    }
     map.map(op->getResult(0), call(expr::cMathName(fn, t), t, args, op->getLoc()));
     return success();
   }
@@ -353,12 +431,20 @@ private:
     Location loc = op->getLoc();
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
         .Case([&](pg::LoadOp o) {
+          if (isa<VectorType>(o.getType())) {
+            map.map(o, loadLanes(o));
+            return success();
+          }
           Value v = b.create<emitc::SubscriptOp>(loc, o.getType(), get(o.getPtr()),
                                                  ValueRange{index(o.getOffset(), loc)});
           map.map(o, v);
           return success();
         })
         .Case([&](pg::StoreOp o) {
+          if (isa<VectorType>(o.getValues().front().getType())) {
+            storeLanes(o);
+            return success();
+          }
           store(o.getValues(), get(o.getPtr()), o.getOffset(), loc);
           return success();
         })
@@ -459,9 +545,17 @@ private:
           b.create<emitc::CallOp>(loc, TypeRange{}, o.getCallee(), args);
           return success();
         })
+        .Case([&](vector::BroadcastOp o) {
+          map.map(o, broadcast(o));
+          return success();
+        })
         .Case([&](pg::ForOp o) {
+          // A widened loop steps by the lane width (SCALY_LANES with lanes=auto).
+          Value step = index(o.getStep(), loc);
+          if (o->hasAttr("scaly.lanes") && lanes.widthText(o.getStep()) != std::to_string(o.getStep()))
+            step = lit(b.getI64Type(), lanes.widthText(o.getStep()), loc);
           auto loop = b.create<emitc::ForOp>(loc, index(o.getLower(), loc),
-                                             index(o.getUpper(), loc), index(o.getStep(), loc));
+                                             index(o.getUpper(), loc), step);
           if (o.getName())
             loop->setAttr(c::kNameAttr, o.getNameAttr());
           map.map(o.getInductionVar(), loop.getInductionVar());
@@ -493,7 +587,8 @@ private:
         .Case<arith::OrIOp>([&](Operation *o) { return binary<emitc::BitwiseOrOp>(o); })
         .Case<arith::RemSIOp>([&](Operation *o) { return binary<emitc::RemOp>(o); })
         .Case([&](arith::NegFOp o) {
-          map.map(o.getResult(), b.create<emitc::UnaryMinusOp>(loc, o.getType(), get(o.getOperand())).getResult());
+          map.map(o.getResult(), b.create<emitc::UnaryMinusOp>(loc, valueType(o.getType()),
+                                                               get(o.getOperand())).getResult());
           return success();
         })
         .Case([&](arith::CmpFOp o) { return cmp(o, cmpPredicate(o.getPredicate())); })
@@ -619,6 +714,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
   using ProgramToEmitCBase::ProgramToEmitCBase;
   Helpers helpers;
   Tables tables;
+  std::shared_ptr<c::LaneSupport> lanes;
 
   llvm::DenseMap<StringRef, int> callSites;
 
@@ -629,6 +725,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     b.setInsertionPointToStart(module.getBody());
     Location loc = module.getLoc();
     c::VectorTypes vectors;
+    lanes = std::make_shared<c::LaneSupport>(autoLanes, vectorLibm == "glibc");
     helpers = Helpers();
     tables = Tables();
 
@@ -671,7 +768,8 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     }
     b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\n}\n#endif");
     typedefs.setValue(vectors.typedefs());
-    std::string shared = tables.definitions();
+    std::string shared = lanes->definitions();
+    shared += tables.definitions();
     if (!shared.empty())
       shared += "\n";
     shared += helpers.definitions();
@@ -716,7 +814,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     Block *body = fn.addEntryBlock();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(body);
-    BodyTranslator tr(b, vectors, helpers, tables);
+    BodyTranslator tr(b, vectors, helpers, tables, *lanes, dialect == "c99");
     tr.map.map(proc.getBody().getArguments(), body->getArguments());
     if (proc.getWorkspace() == 0)
       b.create<emitc::VerbatimOp>(proc.getLoc(), "(void)w;");
@@ -759,7 +857,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       if (n > 0)
         verbatim("if (!res[" + Twine(i) + "]) return SCALY_ERR_NULL_RESULT;");
 
-    BodyTranslator tr(b, vectors, helpers, tables);
+    BodyTranslator tr(b, vectors, helpers, tables, *lanes, dialect == "c99");
     auto subscript = [&](Value array, int64_t k) -> Value {
       Value idx = b.create<emitc::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(k));
       return b.create<emitc::SubscriptOp>(loc, ptr, array, ValueRange{idx});

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
@@ -23,6 +24,14 @@ std::string c::scalarCType(Type t) {
   if (t.isIndex()) return "long long";
   if (auto o = dyn_cast<emitc::OpaqueType>(t)) return o.getValue().str();
   return "";
+}
+
+int c::glibcVectorMathSince(StringRef fn) {
+  return llvm::StringSwitch<int>(fn)
+      .Cases("sin", "cos", "exp", "log", "pow", 222)
+      .Cases("tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", 235)
+      .Cases("log1p", "expm1", 235)
+      .Default(0);
 }
 
 std::string c::VectorTypes::use(Type elem, int width) {

@@ -35,7 +35,7 @@ from .. import _scaly
 from ..codegen import FP_CONTRACTS, render_native
 
 # Raise whenever generated code or the cache layout changes.
-CACHE_VERSION = "scaly-cache-3"
+CACHE_VERSION = "scaly-cache-4"
 
 _IMPORT_TIME = time.time()
 _VERSIONS = f"python {sys.version} numpy {np.__version__}"
@@ -144,14 +144,34 @@ class _Compiler:
             self.exe = _libclang_path()
             self.command = ["scaly-in-process-clang"]
         self.fingerprint, self.macros, self.no_gather = self._fingerprint()
+        self.is_clang = not self.external or "clang" in self.version.lower() or \
+            "zig" in self.version.lower()
+        self.lanes, self.vector_libm = _host_vectors(self.macros)
+
+    def recipe(self):
+        """The host recipe as text (it enters the index key): lanes, vector math,
+        contraction, and the glibc version when libmvec is called."""
+        text = (f"host lanes={self.lanes} cpu=native vector_libm={self.vector_libm} "
+                f"fp_contract={self.fp_contract}")
+        if self.vector_libm == "glibc":
+            text += " glibc %d.%d" % _glibc_version()
+        return text
+
+    def compile_flags(self):
+        """The compile flags, in the seed's order: optimization, CPU, contraction,
+        -fno-math-errno, gather loads off and -fveclib=libmvec (Clang), -fPIC."""
+        flags = [self.opt, "-march=native", f"-ffp-contract={self.fp_contract}", "-fno-math-errno",
+                 *self.no_gather]
+        if self.vector_libm == "glibc" and self.is_clang:
+            flags.append("-fveclib=libmvec")
+        return flags + ["-fPIC"]
+
+    def link_flags(self):
+        return ["-lmvec", "-lm"] if self.vector_libm == "glibc" else ["-lm"]
 
     def flags(self):
         """The compile command without paths, in order."""
-        flags = [self.opt, "-march=native", f"-ffp-contract={self.fp_contract}", "-fno-math-errno",
-                 *self.no_gather, "-fPIC"]
-        if self.external:
-            flags += ["-shared"]
-        return flags + ["-lm"]
+        return self.compile_flags() + (["-shared"] if self.external else []) + self.link_flags()
 
     def _fingerprint(self):
         st = os.stat(self.exe)
@@ -169,6 +189,7 @@ class _Compiler:
             _write_atomic(path, json.dumps({"stamp": stamp, "version": version, "macros": macros,
                                             "no_gather": no_gather}).encode())
         text = json.dumps([stamp, version, macros, no_gather])
+        self.version = version
         return _sha256(text.encode()), macros, no_gather
 
     def _probe(self):
@@ -189,6 +210,68 @@ class _Compiler:
                                     os.devnull], capture_output=True)
             no_gather = _GATHER_OFF if probe.returncode == 0 else []
         return version, macros, no_gather
+
+
+def _glibc_version():
+    """glibc's version as (major, minor), or None when the C library is another."""
+    try:
+        text = os.confstr("CS_GNU_LIBC_VERSION") or ""
+    except (ValueError, OSError, AttributeError):
+        return None
+    parts = text.split()
+    if len(parts) != 2 or parts[0] != "glibc":
+        return None
+    try:
+        major, minor = (int(p) for p in parts[1].split(".")[:2])
+    except ValueError:
+        return None
+    return major, minor
+
+
+_MVEC = []
+
+
+def _load_libmvec():
+    """Open libmvec for the whole process (ORC resolves the module's calls from
+    it); False when it is not there."""
+    if not _MVEC:
+        import ctypes
+        try:
+            _MVEC.append(ctypes.CDLL("libmvec.so.1", mode=os.RTLD_GLOBAL | os.RTLD_NOW))
+        except OSError:
+            _MVEC.append(None)
+    return _MVEC[0] is not None
+
+
+def _host_vectors(macros):
+    """(lanes, vector_libm) of the host recipe: the widest vectors the probe's
+    macros name (8 with AVX-512, 4 with AVX2, 2 with SSE2), and glibc's vector
+    math on x86-64 with glibc >= 2.35. SCALY_LANES and SCALY_VECTOR_LIBM override
+    them (for comparisons; the override enters the cache keys like the probe)."""
+    defined = {line.split()[1] for line in macros.splitlines()
+               if line.startswith("#define ") and len(line.split()) >= 2}
+    lanes = 8 if "__AVX512F__" in defined else 4 if "__AVX2__" in defined else \
+        2 if "__SSE2__" in defined else 1
+    version = _glibc_version()
+    libm = "glibc" if (_x86() and lanes > 1 and version is not None and version >= (2, 35)
+                       and _load_libmvec()) else "none"
+    want = os.environ.get("SCALY_LANES")
+    if want:
+        if want not in ("1", "2", "4", "8"):
+            raise CompileError(f"SCALY_LANES={want!r} is not one of 1, 2, 4, 8")
+        lanes = int(want)
+    want = os.environ.get("SCALY_VECTOR_LIBM")
+    if want:
+        if want not in ("none", "glibc"):
+            raise CompileError(f"SCALY_VECTOR_LIBM={want!r} is not one of 'none', 'glibc'")
+        if want == "glibc" and not (_x86() and version is not None and version >= (2, 35)
+                                    and _load_libmvec()):
+            raise CompileError("SCALY_VECTOR_LIBM='glibc' needs x86-64 with glibc >= 2.35 and "
+                               "libmvec.so.1")
+        libm = want
+    if lanes == 1:
+        libm = "none"  # scalar code calls scalar libm
+    return lanes, libm
 
 
 def _run(cmd, what):
@@ -233,7 +316,8 @@ def _compiler():
     """The compiler for this process, probed once; re-probed if SCALY_CC, SCALY_CC_OPT or
     SCALY_FP_CONTRACT change."""
     global _COMPILER
-    want = (os.environ.get("SCALY_CC") or None, _optimization(), _fp_contract(), str(cache_root()))
+    want = (os.environ.get("SCALY_CC") or None, _optimization(), _fp_contract(), str(cache_root()),
+            os.environ.get("SCALY_LANES"), os.environ.get("SCALY_VECTOR_LIBM"))
     if _COMPILER is None or _COMPILER[0] != want:
         _COMPILER = (want, _Compiler())
     return _COMPILER[1]
@@ -308,7 +392,7 @@ def _artifact_name(cc, name):
 
 def _render(cc, fn):
     _COUNTERS["render"] += 1
-    return render_native(fn, cc.fp_contract)
+    return render_native(fn, cc.fp_contract, cc.lanes, cc.vector_libm)
 
 
 def _build(cc, directory: Path, module):
@@ -323,7 +407,8 @@ def _build(cc, directory: Path, module):
     if cc.external:
         tmp = artifact.with_name(f"{artifact.name}.tmp.{os.getpid()}.{threading.get_ident()}")
         try:
-            cmd = [*cc.command, *cc.flags()[:-1], "-o", str(tmp), str(directory / f"{name}.c"), "-lm"]
+            cmd = [*cc.command, *cc.compile_flags(), "-shared", "-o", str(tmp),
+                   str(directory / f"{name}.c"), *cc.link_flags()]
             _run(cmd, f"compiling {name}")
             data = tmp.read_bytes()
             os.replace(tmp, artifact)
@@ -333,7 +418,7 @@ def _build(cc, directory: Path, module):
     else:
         try:
             data = _scaly.jit_compile([(f"{name}.c", module.source), (f"{name}.h", module.header)],
-                                      cc.flags()[:-1])
+                                      cc.compile_flags())
         except RuntimeError as e:
             raise CompileError(str(e)) from None
         _write_atomic(artifact, data)
@@ -409,7 +494,7 @@ def compile_function(fn):
         if not recompiled:
             source_digest, trusted = _source_state()
             index_key = _key(_scaly.graph_digest(fn._traced), source_digest, CACHE_VERSION, abi,
-                             f"host lanes=1 cpu=native vector_libm=none fp_contract={cc.fp_contract}",
+                             cc.recipe(),
                              cc.fingerprint, "",
                              compile_cmd)
             hit = _BY_INDEX.get((root, index_key))

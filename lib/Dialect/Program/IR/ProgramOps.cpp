@@ -176,10 +176,19 @@ LogicalResult OffsetOp::verify() {
   return success();
 }
 
+/// The element type of a scalar or lane vector.
+static Type laneElement(Type t) {
+  if (auto v = dyn_cast<VectorType>(t))
+    return v.getElementType();
+  return t;
+}
+
 LogicalResult LoadOp::verify() {
   auto ptr = cast<PtrType>(getPtr().getType());
-  if (ptr.getElementType() != getResult().getType())
+  if (ptr.getElementType() != laneElement(getResult().getType()))
     return emitOpError("loads ") << getResult().getType() << " through " << ptr;
+  if (getStride() != 1 && !isa<VectorType>(getResult().getType()))
+    return emitOpError("a stride needs a lane vector result, got ") << getResult().getType();
   if (isa<NoneType>(ptr.getElementType()))
     return emitOpError("cannot load through a void pointer");
   if (getOffset() < 0)
@@ -197,9 +206,16 @@ LogicalResult StoreOp::verify() {
     return emitOpError("cannot store through read-only pointer ") << ptr;
   if (getValues().empty())
     return emitOpError("needs at least one value");
-  for (Type t : getValues().getTypes())
-    if (t != ptr.getElementType())
+  Type first = getValues().front().getType();
+  for (Type t : getValues().getTypes()) {
+    if (laneElement(t) != ptr.getElementType())
       return emitOpError("stores ") << t << " through " << ptr;
+    if (isa<VectorType>(t) != isa<VectorType>(first) || (isa<VectorType>(t) && t != first))
+      return emitOpError("stores lane vectors of one type or scalars, not a mix of ")
+             << first << " and " << t;
+  }
+  if (getStride() != 1 && !isa<VectorType>(first))
+    return emitOpError("a stride needs lane vector values");
   if (getOffset() < 0)
     return emitOpError("offset must not be negative, got ") << getOffset();
   return success();

@@ -1,0 +1,70 @@
+//===- Lanes.h - C for the lane vectors of widened loops -----------*- C++ -*-===//
+//
+// What a module needs in C for the values of loops scaly-widen-lanes made
+// wide: the value types (natural alignment, for registers), the aligned(8),
+// may_alias types loads and stores go through, helpers for strided lanes,
+// broadcasts and lane-by-lane libm calls, and with vector_libm=glibc the
+// declarations of glibc's vector math (libmvec) with the guards that refuse
+// a build whose flags do not give the vector ABI those functions use.
+//
+// With lanes="auto" the IR is widened by 8 and the C reads SCALY_LANES
+// instead, a width the preprocessor picks from the target macros (8 with
+// AVX-512, 4 with AVX2, else 2); every width divides 8, so a loop whose
+// bounds were split for 8 lanes is covered by any of them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SCALY_CONVERSION_PROGRAMTOEMITC_LANES_H
+#define SCALY_CONVERSION_PROGRAMTOEMITC_LANES_H
+
+#include "mlir/IR/Types.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <map>
+#include <set>
+#include <string>
+
+namespace scaly::c {
+
+class LaneSupport {
+public:
+  /// `autoWidth`: print SCALY_LANES for the IR's width; `glibc`: call libmvec.
+  LaneSupport(bool autoWidth, bool glibc) : autoWidth(autoWidth), glibc(glibc) {}
+
+  bool isAuto() const { return autoWidth; }
+  /// C type of a lane vector value of `width` elements of `elem`.
+  std::string valueType(mlir::Type elem, int64_t width);
+  /// The aligned(8), may_alias type lanes are loaded and stored through.
+  std::string memoryType(mlir::Type elem, int64_t width);
+  /// The width as C text: the number, or SCALY_LANES.
+  std::string widthText(int64_t width) const;
+  /// Helpers, each returning the function to call.
+  std::string stridedLoad(mlir::Type elem, int64_t width);
+  std::string stridedStore(mlir::Type elem, int64_t width);
+  std::string splat(mlir::Type elem, int64_t width);
+  /// `fn` (a libm name as scaly::expr::cMathName takes it) on every lane:
+  /// libmvec's variant where there is one for the width, else lane by lane.
+  std::string math(llvm::StringRef fn, mlir::Type elem, int64_t width, unsigned arity);
+
+  /// Typedefs, the lane width macro, guards, declarations and helpers, in
+  /// the order C needs them (empty when no lane vector was used).
+  std::string definitions() const;
+  /// glibc functions used that need glibc >= 2.35 (for the recipe).
+  const std::set<std::string> &newerFunctions() const { return needs235; }
+
+private:
+  bool autoWidth, glibc;
+  std::map<std::string, std::string> typedefs; // name -> typedef line
+  std::set<std::string> guards;                // #if/#error blocks
+  std::string declarations, helpers;
+  std::set<std::string> seen, needs235;
+
+  std::string suffix(mlir::Type elem, int64_t width) const;
+  /// libmvec's symbol for `fn` at a fixed width, or "" when glibc has none;
+  /// `isaMacro` gets the target macro its vector ABI needs.
+  static std::string mvecSymbol(llvm::StringRef fn, mlir::Type elem, int64_t width,
+                                unsigned arity, std::string &isaMacro);
+};
+
+} // namespace scaly::c
+
+#endif

@@ -1,0 +1,35 @@
+// RUN: scaly-opt %s --scaly-reciprocal | FileCheck %s
+//
+// Division by a constant or by a value fixed across the loop becomes a
+// multiplication by its reciprocal, computed once; a divisor that changes
+// every iteration, and a division outside loops by a variable, stay.
+
+// CHECK-LABEL: prog.proc @scale
+// CHECK-DAG:   %[[QUARTER:.*]] = arith.constant 2.500000e-01 : f64
+// CHECK:       prog.for
+// CHECK:         %[[D:.*]] = prog.load %arg1[0]
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1.0
+// CHECK-NEXT:    %[[R:.*]] = arith.divf %[[ONE]], %[[D]] : f64
+// CHECK:         arith.mulf %{{.*}}, %[[R]] : f64
+// CHECK:         arith.mulf %{{.*}}, %[[QUARTER]] : f64
+// CHECK:         arith.divf %{{.*}}, %[[V:.*]] : f64
+// CHECK:       }
+// CHECK:       arith.divf
+prog.proc @scale(%x: !prog.ptr<const f64>, %d: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "d", "y", "w"], entry, input_sizes = array<i64: 8, 1>, output_sizes = array<i64: 9>} {
+  %four = arith.constant 4.0 : f64
+  prog.for %i = 0 to 8 {
+    %xi = prog.offset %x[%i] : <const f64> -> <const f64>
+    %yi = prog.offset %y[%i] : <f64> -> <f64>
+    %v = prog.load %xi[0] : <const f64> -> f64
+    %dv = prog.load %d[0] : <const f64> -> f64
+    %a = arith.divf %v, %dv : f64
+    %b = arith.divf %a, %four : f64
+    %c = arith.divf %b, %v : f64
+    prog.store %c to %yi[0] : f64 into <f64>
+  }
+  %x0 = prog.load %x[0] : <const f64> -> f64
+  %d0 = prog.load %d[0] : <const f64> -> f64
+  %q = arith.divf %x0, %d0 : f64
+  prog.store %q to %y[8] : f64 into <f64>
+  prog.return
+}

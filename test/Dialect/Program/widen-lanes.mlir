@@ -1,0 +1,117 @@
+// RUN: scaly-opt %s -split-input-file --scaly-widen-lanes=lanes=4 | FileCheck %s
+// RUN: not scaly-opt %s -split-input-file --scaly-widen-lanes=lanes=3 2>&1 | FileCheck %s --check-prefix=LANES
+// LANES: scaly-widen-lanes: lanes must be 2, 4 or 8, got 3
+//
+// Loops of independent iterations become 4-wide iterations over
+// vector<4xf64> plus the scalar loop for what is left; values the same in
+// every lane stay scalars and are broadcast where lanes need them.
+
+// CHECK-LABEL: prog.proc @waves
+// CHECK:       %[[TWO:.*]] = arith.constant 2.0
+// CHECK:       %[[TWOS:.*]] = vector.broadcast %[[TWO]] : f64 to vector<4xf64>
+// CHECK:       prog.for %[[I:.*]] = 0 to 8 step 4 {
+// CHECK:         %[[X:.*]] = prog.offset %arg0[%[[I]]]
+// CHECK:         %[[V:.*]] = prog.load %[[X]][0] : <const f64> -> vector<4xf64>
+// CHECK:         %[[M:.*]] = arith.mulf %[[V]], %[[TWOS]] : vector<4xf64>
+// CHECK:         %[[S:.*]] = math.sin %[[M]] : vector<4xf64>
+// CHECK:         prog.store %[[S]] to %{{.*}}[0] : vector<4xf64> into <f64>
+// CHECK:       } {name = "i", scaly.lanes = 4 : i64}
+// CHECK:       prog.for %[[J:.*]] = 8 to 10 {
+// CHECK:         math.sin %{{.*}} : f64
+prog.proc @waves(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], entry, input_sizes = array<i64: 10>, output_sizes = array<i64: 10>} {
+  %two = arith.constant 2.0 : f64
+  prog.for %i = 0 to 10 {
+    %xi = prog.offset %x[%i] : <const f64> -> <const f64>
+    %yi = prog.offset %y[%i] : <f64> -> <f64>
+    %v = prog.load %xi[0] : <const f64> -> f64
+    %m = arith.mulf %v, %two : f64
+    %s = math.sin %m : f64
+    prog.store %s to %yi[0] : f64 into <f64>
+  } {name = "i"}
+  prog.return
+}
+
+// -----
+
+// Interleaved pairs (a map's (2,) outputs): lanes two elements apart, each
+// value stored with stride 2; a scalar input read in every iteration stays
+// one scalar.
+// CHECK-LABEL: prog.proc @pairs
+// CHECK:       prog.for %[[I:.*]] = 0 to 8 step 4 {
+// CHECK:         %[[C:.*]] = prog.load %arg1[0] : <const f64> -> f64
+// CHECK-NEXT:    %[[CS:.*]] = vector.broadcast %[[C]] : f64 to vector<4xf64>
+// CHECK-NEXT:    %[[A:.*]] = prog.load %{{.*}}[0] {stride = 2 : i64} : <const f64> -> vector<4xf64>
+// CHECK-NEXT:    %[[B:.*]] = prog.load %{{.*}}[1] {stride = 2 : i64} : <const f64> -> vector<4xf64>
+// CHECK-NEXT:    arith.mulf %[[A]], %[[CS]] : vector<4xf64>
+// CHECK-NEXT:    arith.addf %[[B]], %[[CS]] : vector<4xf64>
+// CHECK:         prog.store %{{.*}}, %{{.*}} to %{{.*}}[0] {stride = 2 : i64} : vector<4xf64>, vector<4xf64> into <f64>
+// CHECK:       } {scaly.lanes = 4 : i64}
+// CHECK-NOT:   prog.for
+prog.proc @pairs(%z: !prog.ptr<const f64>, %c: !prog.ptr<const f64>, %out: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["z", "c", "out", "w"], entry, input_sizes = array<i64: 16, 1>, output_sizes = array<i64: 16>} {
+  prog.for %i = 0 to 8 {
+    %zi = prog.offset %z[%i] {scale = 2 : i64} : <const f64> -> <const f64>
+    %oi = prog.offset %out[%i] {scale = 2 : i64} : <f64> -> <f64>
+    %cv = prog.load %c[0] : <const f64> -> f64
+    %a = prog.load %zi[0] : <const f64> -> f64
+    %b = prog.load %zi[1] : <const f64> -> f64
+    %p = arith.mulf %a, %cv : f64
+    %q = arith.addf %b, %cv : f64
+    prog.store %p, %q to %oi[0] : f64, f64 into <f64>
+  }
+  prog.return
+}
+
+// -----
+
+// A scan's state: read at k, written at k + 1 of one buffer. Iterations
+// depend on each other, so the loop stays scalar.
+// CHECK-LABEL: prog.proc @scan
+// CHECK:       prog.for %{{.*}} = 0 to 9 {
+// CHECK-NOT:   vector
+prog.proc @scan(%s: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["s", "w"], entry, input_sizes = array<i64>, output_sizes = array<i64: 10>} {
+  prog.for %k = 0 to 9 {
+    %sk = prog.offset %s[%k] : <f64> -> <f64>
+    %v = prog.load %sk[0] : <f64> -> f64
+    %n = math.cos %v : f64
+    prog.store %n to %sk[1] : f64 into <f64>
+  }
+  prog.return
+}
+
+// -----
+
+// Not widened: a comparison on the lanes, a loop shorter than the lanes,
+// a store every iteration makes to the same element, an integer load.
+// CHECK-LABEL: prog.proc @left_alone
+// CHECK-NOT:   vector<
+// CHECK-NOT:   scaly.lanes
+prog.proc @left_alone(%x: !prog.ptr<const f64>, %n: !prog.ptr<const i64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "n", "y", "w"], entry, input_sizes = array<i64: 16, 16>, output_sizes = array<i64: 16>} {
+  %zero = arith.constant 0.0 : f64
+  prog.for %i = 0 to 16 {
+    %xi = prog.offset %x[%i] : <const f64> -> <const f64>
+    %yi = prog.offset %y[%i] : <f64> -> <f64>
+    %v = prog.load %xi[0] : <const f64> -> f64
+    %c = arith.cmpf olt, %v, %zero : f64
+    %r = arith.select %c, %zero, %v : f64
+    prog.store %r to %yi[0] : f64 into <f64>
+  }
+  prog.for %i = 0 to 3 {
+    %xi = prog.offset %x[%i] : <const f64> -> <const f64>
+    %yi = prog.offset %y[%i] : <f64> -> <f64>
+    %v = prog.load %xi[0] : <const f64> -> f64
+    prog.store %v to %yi[0] : f64 into <f64>
+  }
+  prog.for %i = 0 to 16 {
+    %xi = prog.offset %x[%i] : <const f64> -> <const f64>
+    %v = prog.load %xi[0] : <const f64> -> f64
+    prog.store %v to %y[0] : f64 into <f64>
+  }
+  prog.for %i = 0 to 16 {
+    %ni = prog.offset %n[%i] : <const i64> -> <const i64>
+    %yi = prog.offset %y[%i] : <f64> -> <f64>
+    %v = prog.load %ni[0] : <const i64> -> i64
+    %f = arith.sitofp %v : i64 to f64
+    prog.store %f to %yi[0] : f64 into <f64>
+  }
+  prog.return
+}
