@@ -106,6 +106,12 @@ _GLIBC_BASELINES = {2: CPUS, 4: ("x86-64-v3", "x86-64-v4", "native"), 8: ("x86-6
                     "auto": CPUS}
 
 
+def default_scalarize_limit(lanes):
+    """Arrays of at most this many elements are scalarized by default: 64 without
+    lanes; with lanes, one element less than two vector iterations."""
+    return 64 if lanes == 1 else 2 * (8 if lanes == "auto" else lanes) - 1
+
+
 def _check_recipe(cpu, lanes, dialect, vector_libm):
     """Refuse recipe options that cannot build together, naming the option."""
     if dialect == "c99" and lanes != 1:
@@ -126,14 +132,16 @@ def _check_recipe(cpu, lanes, dialect, vector_libm):
 
 def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vector_libm="none",
                     reciprocal=False, lang="c", casadi=False, fp_contract="off",
-                    scalarize_limit=64, record_stages=False):
+                    scalarize_limit=None, record_stages=False):
     """Render the C module of `fn` for a build recipe; returns a `RenderedModule`.
 
     `fp_contract` is the recipe's floating-point contraction: "off" (default;
     `a*b + c` rounds the product, as NumPy does) or "fast" (compilers may fuse
     it into one FMA where the CPU baseline has one). Arrays of at most
     `scalarize_limit` elements become one C scalar per element; larger ones
-    lower to loops.
+    lower to loops. Its default is 64 with lanes=1, and 2 * lanes - 1 with
+    vector lanes (15 with "auto"): an array that fills two vector iterations
+    is a loop the lanes widen.
 
     `fn` may be a list of Functions: each is exported from the one module with its
     own five-argument entry, status codes, SZ_* macros and header declarations;
@@ -183,6 +191,8 @@ def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vec
     _check("lang", lang, LANGS)
     if not isinstance(casadi, bool):
         raise ValueError(f"render_c_module: casadi must be True or False, got {casadi!r}")
+    if scalarize_limit is None:
+        scalarize_limit = default_scalarize_limit(lanes)
     if type(scalarize_limit) is not int or not 0 <= scalarize_limit <= 4096:
         raise ValueError(f"render_c_module: scalarize_limit={scalarize_limit!r} must be an int "
                          "from 0 to 4096")
@@ -213,6 +223,7 @@ def render_native(fn, fp_contract="off", lanes=1, vector_libm="none"):
     _check_recipe("native", lanes, "gnu", vector_libm)
     out = _scaly.render(fn._traced, {"cpu": "native", "lanes": lanes, "dialect": "gnu",
                                      "vector_libm": vector_libm, "reciprocal": False, "lang": "c",
-                                     "fp_contract": fp_contract})
+                                     "fp_contract": fp_contract,
+                                     "scalarize_limit": default_scalarize_limit(lanes)})
     return RenderedModule(out["name"], out["source"], out["header"], out["recipe"],
                           entries=_entries([fn], out))

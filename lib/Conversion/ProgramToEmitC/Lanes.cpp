@@ -188,7 +188,10 @@ std::string c::LaneSupport::definitions() const {
   for (const std::string &g : guards)
     out += g;
   out += declarations;
-  if (!out.empty())
-    out += "\n";
-  return out + helpers;
+  if (!helpers.empty())
+    out += "\n" + helpers;
+  // One line break at the end: the module puts its own blank lines between parts.
+  while (out.size() > 1 && out.back() == '\n' && out[out.size() - 2] == '\n')
+    out.pop_back();
+  return out;
 }
