@@ -108,8 +108,8 @@ _GLIBC_BASELINES = {2: CPUS, 4: ("x86-64-v3", "x86-64-v4", "native"), 8: ("x86-6
 
 def default_scalarize_limit(lanes):
     """Arrays of at most this many elements are scalarized by default: 64 without
-    lanes; with lanes, one element less than two vector iterations."""
-    return 64 if lanes == 1 else 2 * (8 if lanes == "auto" else lanes) - 1
+    lanes; with lanes, 15 (one element less than two 8-lane iterations)."""
+    return 64 if lanes == 1 else 15
 
 
 def _check_recipe(cpu, lanes, dialect, vector_libm):
@@ -139,9 +139,9 @@ def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vec
     `a*b + c` rounds the product, as NumPy does) or "fast" (compilers may fuse
     it into one FMA where the CPU baseline has one). Arrays of at most
     `scalarize_limit` elements become one C scalar per element; larger ones
-    lower to loops. Its default is 64 with lanes=1, and 2 * lanes - 1 with
-    vector lanes (15 with "auto"): an array that fills two vector iterations
-    is a loop the lanes widen.
+    lower to loops. Its default is 64 with lanes=1 and 15 with vector lanes:
+    an array that fills two 8-lane iterations is a loop the lanes widen, while
+    small states (a cart-pole's 4) stay scalars, so a map over them widens.
 
     `fn` may be a list of Functions: each is exported from the one module with its
     own five-argument entry, status codes, SZ_* macros and header declarations;
