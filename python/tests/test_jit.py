@@ -298,3 +298,29 @@ def make_scale():
     def scale(v):
         return 2.0 * v
     return scale
+
+
+def test_in_process_compile_reads_the_header_without_sparse_tables(cache):
+    """The cached header keeps the sparse output's index tables; the header the
+    in-process compile reads has none of them and nothing else removed."""
+    @sc.function(sc.arg("x", 40), outputs=sc.arg("y"))
+    def chain(x):
+        return x[:-1] * x[1:].sin()
+
+    J = sc.jacobian(chain, layout="csc")
+    x = np.linspace(0.1, 2.0, 40)
+    got = J(x).toarray()
+    want = np.zeros((39, 40))
+    idx = np.arange(39)
+    want[idx, idx] = np.sin(x[1:])
+    want[idx, idx + 1] = x[:-1] * np.cos(x[1:])
+    np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
+    (key,) = key_dirs(cache)
+    header = next((cache / key).glob("*.h")).read_text()
+    assert "_COLIND { \\" in header and "_ROW { \\" in header
+    stripped = jit._without_tables(header)
+    assert "_COLIND" not in stripped and "_ROW {" not in stripped
+    assert "_NNZ" in stripped and stripped.rstrip().endswith("#endif")
+    kept = [line for line in header.splitlines() if line in stripped.splitlines()]
+    assert len(header.splitlines()) - len(kept) == sum(
+        1 for line in header.splitlines() if line.startswith("    ") or "{ \\" in line)

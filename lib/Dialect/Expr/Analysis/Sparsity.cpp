@@ -143,6 +143,13 @@ FailureOr<std::vector<Deps>> DependencyAnalysis::run(FuncOp f, const std::vector
   Block &body = f.getBody().front();
   for (auto [a, d] : llvm::zip(body.getArguments(), args))
     deps[a] = d;
+  // A value's sets are dropped after its last use: the analysis of a long
+  // function then holds a few arrays of sets at a time, not one per value
+  // (at n = 10^5 each is megabytes, and fresh memory costs page faults).
+  DenseMap<Value, unsigned> usesLeft;
+  for (Operation &op : body)
+    for (Value v : op.getOperands())
+      ++usesLeft[v];
   std::vector<Deps> out;
   for (Operation &op : body) {
     if (auto ret = dyn_cast<ReturnOp>(op)) {
@@ -152,6 +159,9 @@ FailureOr<std::vector<Deps>> DependencyAnalysis::run(FuncOp f, const std::vector
     }
     if (failed(visit(&op, deps)))
       return failure();
+    for (Value v : op.getOperands())
+      if (--usesLeft[v] == 0)
+        deps.erase(v);
   }
   return out;
 }
