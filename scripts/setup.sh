@@ -32,3 +32,14 @@ cmake -S "$here" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \
   -DPython_EXECUTABLE=/usr/bin/python3 >/dev/null
 cmake --build "$build"
+
+# The scaly_viz command (the recordings browser, scaly.viz.serve): a wrapper in
+# the build's bin folder, linked onto PATH when /usr/local/bin is writable.
+cat > "$build/bin/scaly_viz" <<WRAPPER
+#!/bin/sh
+PYTHONPATH="$here/python\${PYTHONPATH:+:\$PYTHONPATH}" exec /usr/bin/python3 -m scaly.viz "\$@"
+WRAPPER
+chmod +x "$build/bin/scaly_viz"
+if [ -w /usr/local/bin ]; then
+  ln -sf "$build/bin/scaly_viz" /usr/local/bin/scaly_viz
+fi

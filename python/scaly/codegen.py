@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, replace
 
 from . import _scaly
 from ._function import Function
@@ -104,6 +105,35 @@ def _check_casadi(functions, lang):
 # baselines whose -march gives it (auto picks a width the flags give).
 _GLIBC_BASELINES = {2: CPUS, 4: ("x86-64-v3", "x86-64-v4", "native"), 8: ("x86-64-v4", "native"),
                     "auto": CPUS}
+
+
+def _viz_watched(functions):
+    """scaly.viz's recorder and the functions of `functions` it watches (none when
+    scaly.viz was never imported: rendering never imports it)."""
+    viz = sys.modules.get("scaly.viz.recording")
+    if viz is None:
+        return None, []
+    return viz, [f for f in functions if viz.watched(f)]
+
+
+def _render_recorded(functions, options, mode, make_module):
+    """Render through _scaly.render; for functions scaly.viz watches, with the
+    pass stages on, and one recording per watched function (errors included)."""
+    viz, watched = _viz_watched(functions)
+    asked = options.get("record_stages", False)
+    if watched:
+        options = dict(options, record_stages=True)
+    traced = [f._traced for f in functions]
+    try:
+        out = _scaly.render(traced, options)
+    except Exception as e:
+        for f in watched:
+            viz.record(f, mode, error=e)
+        raise
+    module = make_module(out)
+    for f in watched:
+        viz.record(f, mode, module=module)
+    return module if asked else replace(module, stages=())
 
 
 def default_scalarize_limit(lanes):
@@ -209,9 +239,10 @@ def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vec
         raise ValueError(f"render_c_module: record_stages must be True or False, "
                          f"got {record_stages!r}")
     options["record_stages"] = record_stages
-    out = _scaly.render([f._traced for f in functions], options)
-    return RenderedModule(out["name"], out["source"], out["header"], out["recipe"], lang,
-                          _entries(functions, out), tuple(out["stages"]))
+    return _render_recorded(
+        functions, options, "aot",
+        lambda out: RenderedModule(out["name"], out["source"], out["header"], out["recipe"],
+                                   lang, _entries(functions, out), tuple(out["stages"])))
 
 
 def render_native(fn, fp_contract="off", lanes=1, vector_libm="none"):
@@ -221,9 +252,10 @@ def render_native(fn, fp_contract="off", lanes=1, vector_libm="none"):
     _check("fp_contract", fp_contract, FP_CONTRACTS)
     _check("vector_libm", vector_libm, VECTOR_LIBMS)
     _check_recipe("native", lanes, "gnu", vector_libm)
-    out = _scaly.render(fn._traced, {"cpu": "native", "lanes": lanes, "dialect": "gnu",
-                                     "vector_libm": vector_libm, "reciprocal": False, "lang": "c",
-                                     "fp_contract": fp_contract,
-                                     "scalarize_limit": default_scalarize_limit(lanes)})
-    return RenderedModule(out["name"], out["source"], out["header"], out["recipe"],
-                          entries=_entries([fn], out))
+    options = {"cpu": "native", "lanes": lanes, "dialect": "gnu", "vector_libm": vector_libm,
+               "reciprocal": False, "lang": "c", "fp_contract": fp_contract,
+               "scalarize_limit": default_scalarize_limit(lanes)}
+    return _render_recorded(
+        [fn], options, "jit",
+        lambda out: RenderedModule(out["name"], out["source"], out["header"], out["recipe"],
+                                   entries=_entries([fn], out), stages=tuple(out["stages"])))

@@ -263,6 +263,80 @@ std::string exprModuleText(const trace::Function &fn) {
   return text;
 }
 
+/// The expression graph of a traced function as data, for scaly.viz: one
+/// dict per function of its module (the entry first, then its callees), each
+/// with nodes (id, op, shape, dtype, file, line, callee) and edges (from, to).
+py::list exprGraph(const trace::Function &fn) {
+  std::lock_guard<ContextLock> lock(contextLock);
+  auto module = trace::buildExprModule(sharedContext(), fn);
+  py::list functions;
+  for (expr::FuncOp f : module->getOps<expr::FuncOp>()) {
+    llvm::DenseMap<mlir::Value, int64_t> ids;
+    py::list nodes, edges;
+    auto typeInfo = [](mlir::Type t, py::dict &node) {
+      py::list shape;
+      mlir::Type elem = t;
+      if (auto ranked = llvm::dyn_cast<mlir::RankedTensorType>(t)) {
+        for (int64_t d : ranked.getShape())
+          shape.append(d);
+        elem = ranked.getElementType();
+      }
+      std::string dtype;
+      llvm::raw_string_ostream os(dtype);
+      elem.print(os);
+      node["shape"] = shape;
+      node["dtype"] = dtype;
+    };
+    auto names = f->getAttrOfType<mlir::ArrayAttr>("arg_names");
+    for (auto [i, arg] : llvm::enumerate(f.getBody().getArguments())) {
+      py::dict node;
+      node["id"] = static_cast<int64_t>(nodes.size());
+      node["op"] = "input";
+      node["name"] = names && i < names.size()
+                         ? llvm::cast<mlir::StringAttr>(names[i]).getValue().str()
+                         : std::string();
+      typeInfo(arg.getType(), node);
+      node["file"] = py::none();
+      node["line"] = py::none();
+      ids[arg] = static_cast<int64_t>(nodes.size());
+      nodes.append(node);
+    }
+    for (mlir::Operation &op : f.getBody().front()) {
+      py::dict node;
+      int64_t id = static_cast<int64_t>(nodes.size());
+      node["id"] = id;
+      node["op"] = op.getName().getStringRef().str();
+      if (op.getNumResults())
+        typeInfo(op.getResult(0).getType(), node);
+      else {
+        node["shape"] = py::list();
+        node["dtype"] = py::none();
+      }
+      node["results"] = op.getNumResults();
+      if (auto callee = op.getAttrOfType<mlir::FlatSymbolRefAttr>("callee"))
+        node["callee"] = callee.getValue().str();
+      node["file"] = py::none();
+      node["line"] = py::none();
+      if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(op.getLoc())) {
+        node["file"] = loc.getFilename().str();
+        node["line"] = loc.getLine();
+      }
+      for (mlir::Value v : op.getOperands())
+        if (auto it = ids.find(v); it != ids.end())
+          edges.append(py::make_tuple(it->second, id));
+      for (mlir::Value r : op.getResults())
+        ids[r] = id;
+      nodes.append(node);
+    }
+    py::dict g;
+    g["function"] = f.getSymName().str();
+    g["nodes"] = nodes;
+    g["edges"] = edges;
+    functions.append(g);
+  }
+  return functions;
+}
+
 /// The structural pattern of d(output `of`) / d(input `wrt`) of `fn`, in
 /// compressed-column form: (nrow, ncol, colind, row).
 py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of) {
@@ -753,6 +827,7 @@ PYBIND11_MODULE(_scaly, m) {
     return py::make_tuple(colour, std::vector<bool>(fromRow.begin(), fromRow.end()));
   }, "Star colouring of a symmetric pattern and, per stored entry, whether it is read from its own row");
   m.def("expr_module", &exprModuleText, "The expression-dialect module of a traced function");
+  m.def("expr_graph", &exprGraph, "The expression graph of a traced function, as data");
   m.def("render", &render, "Render the C module and header of a traced function",
         py::arg("fn"), py::arg("options") = py::dict());
 }

@@ -504,7 +504,9 @@ def compile_function(fn):
         recompiled = fn._recompile_id is not None
         index_key = None
         trusted = False
-        if not recompiled:
+        # A function scaly.viz watches is always rendered (each compile records).
+        viz = sys.modules.get("scaly.viz.recording")
+        if not recompiled and not (viz is not None and viz.watched(fn)):
             source_digest, trusted = _source_state()
             index_key = _key(_scaly.graph_digest(fn._traced), source_digest, CACHE_VERSION, abi,
                              cc.recipe(),
