@@ -15,6 +15,7 @@ packages=(
   python3 python3-dev python3-numpy python3-pytest python3-pybind11 pybind11-dev
   python3-scipy python3-sympy
   googletest libgtest-dev
+  chromium
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -32,6 +33,14 @@ cmake -S "$here" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \
   -DPython_EXECUTABLE=/usr/bin/python3 >/dev/null
 cmake --build "$build"
+
+# The recordings page's layout engine: elkjs from npm (pinned in
+# python/scaly/viz/web/package-lock.json), bundled into the page's assets.
+web="$here/python/scaly/viz/web"
+if [ ! -f "$web/node_modules/elkjs/lib/elk.bundled.js" ] || [ ! -d "$web/node_modules/playwright-core" ]; then
+  (cd "$web" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+cp "$web/node_modules/elkjs/lib/elk.bundled.js" "$here/python/scaly/viz/static/elk.js"
 
 # The scaly_viz command (the recordings browser, scaly.viz.serve): a wrapper in
 # the build's bin folder, linked onto PATH when /usr/local/bin is writable.

@@ -22,7 +22,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 ASSETS = {"/": ("index.html", "text/html; charset=utf-8"),
           "/index.html": ("index.html", "text/html; charset=utf-8"),
           "/viz.js": ("viz.js", "text/javascript; charset=utf-8"),
-          "/viz.css": ("viz.css", "text/css; charset=utf-8")}
+          "/viz.css": ("viz.css", "text/css; charset=utf-8"),
+          "/elk.js": ("elk.js", "text/javascript; charset=utf-8")}
 
 
 def recordings_payload(path: Path) -> bytes:
@@ -73,7 +74,12 @@ class _Handler(BaseHTTPRequestHandler):
         if asset is None:
             return self._send(404, b"not found\n", "text/plain; charset=utf-8")
         name, content_type = asset
-        return self._send(200, (STATIC / name).read_bytes(), content_type)
+        try:
+            body = (STATIC / name).read_bytes()
+        except OSError:  # elk.js before scripts/setup.sh bundled it
+            return self._send(404, f"{name} is not built: run scripts/setup.sh\n".encode(),
+                              "text/plain; charset=utf-8")
+        return self._send(200, body, content_type)
 
     do_HEAD = do_GET
 

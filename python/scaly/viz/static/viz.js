@@ -31,22 +31,99 @@ function diffLines(a, b) {
   return out;
 }
 
-function showGraph(step, view) {
-  if (step.error) view.appendChild(text("p", step.error, "error"));
-  for (const fn of step.functions) {
-    view.appendChild(text("h3", `${fn.function}: ${fn.nodes.length} nodes, ${fn.edges.length} edges`));
-    const table = document.createElement("table");
-    table.className = "nodes";
-    table.appendChild(document.createElement("tr")).append(
-      ...["id", "op", "shape", "dtype", "where", "callee"].map((h) => text("th", h)));
-    for (const node of fn.nodes) {
-      const where = node.file ? `${node.file}:${node.line}` : "";
-      table.appendChild(document.createElement("tr")).append(
-        ...[node.id, node.op + (node.name ? ` ${node.name}` : ""), `(${node.shape.join(", ")})`,
-            node.dtype ?? "", where, node.callee ?? ""].map((v) => text("td", String(v))));
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag, attrs) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v);
+  return el;
+}
+
+function nodeLabel(node) {
+  const op = node.op.replace(/^expr\./, "");
+  const shape = node.shape && node.shape.length ? `(${node.shape.join(",")})` : "";
+  return `${op}${node.name ? " " + node.name : ""}${node.callee ? " @" + node.callee : ""} ${shape}`;
+}
+
+// Lays `fn` out with ELK (layered, top to bottom) and draws it as SVG. A call,
+// map or scan is one node; a click on it draws its callee below (and again
+// hides it).
+async function drawGraph(fn, byName, container) {
+  const elk = new ELK();
+  const children = fn.nodes.map((n) => ({
+    id: `n${n.id}`, width: 8 + 7 * nodeLabel(n).length, height: 20 }));
+  const edges = fn.edges.map(([a, b], k) => ({ id: `e${k}`, sources: [`n${a}`], targets: [`n${b}`] }));
+  const layout = await elk.layout({
+    id: "root", children, edges,
+    layoutOptions: { "elk.algorithm": "layered", "elk.direction": "DOWN",
+                     "elk.spacing.nodeNode": "12", "elk.layered.spacing.nodeNodeBetweenLayers": "18" } });
+  const drawing = svg("svg", { class: "graph", width: layout.width + 20, height: layout.height + 20,
+                               "data-function": fn.function });
+  const root = svg("g", { transform: "translate(10,10)" });
+  drawing.appendChild(root);
+  for (const e of layout.edges || [])
+    for (const sec of e.sections || []) {
+      const pts = [sec.startPoint, ...(sec.bendPoints || []), sec.endPoint];
+      root.appendChild(svg("path", { class: "edge", d: "M" + pts.map((p) => `${p.x},${p.y}`).join(" L") }));
     }
-    view.appendChild(table);
+  const expansions = document.createElement("div");
+  for (const [k, c] of layout.children.entries()) {
+    const node = fn.nodes[k];
+    const callee = node.callee && byName[node.callee];
+    const g = svg("g", { class: "node" + (callee ? " collapsed" : "") + (node.op === "input" ? " input" : ""),
+                         transform: `translate(${c.x},${c.y})`, "data-id": node.id, "data-op": node.op });
+    const title = svg("title");
+    title.textContent = `${node.op} ${node.dtype ?? ""} (${(node.shape || []).join(", ")})` +
+      (node.file ? `\n${node.file}:${node.line}` : "");
+    g.appendChild(title);
+    g.appendChild(svg("rect", { width: c.width, height: c.height, rx: 3 }));
+    const label = svg("text", { x: 4, y: 14 });
+    label.textContent = nodeLabel(node);
+    g.appendChild(label);
+    if (callee) {
+      let shown = null;
+      g.addEventListener("click", async () => {
+        if (shown) { shown.remove(); shown = null; return; }
+        shown = document.createElement("div");
+        shown.className = "expansion";
+        shown.appendChild(text("h4", `@${callee.function} (${callee.nodes.length} nodes)`));
+        expansions.appendChild(shown);
+        await drawGraph(callee, byName, shown);
+      });
+    }
+    root.appendChild(g);
   }
+  container.appendChild(drawing);
+  container.appendChild(expansions);
+}
+
+async function showGraph(step, view) {
+  if (step.error) view.appendChild(text("p", step.error, "error"));
+  if (!step.functions.length) return;
+  const byName = Object.fromEntries(step.functions.map((f) => [f.function, f]));
+  const top = step.functions[0];
+  view.appendChild(text("h3", `${top.function}: ${top.nodes.length} nodes, ${top.edges.length} edges`));
+  if (typeof ELK === "undefined") {
+    view.appendChild(text("p", "The layout engine (elk.js) is not built: run scripts/setup.sh.", "error"));
+    return;
+  }
+  await drawGraph(top, byName, view);
+}
+
+// C with keywords, comments, numbers and preprocessor lines marked.
+function highlightC(source) {
+  const pre = document.createElement("pre");
+  pre.className = "c-source";
+  const token = /(\/\*[\s\S]*?\*\/|\/\/[^\n]*)|(^[ \t]*#[^\n]*)|\b(int|double|float|long|void|const|static|inline|return|for|if|else|typedef|struct|char|unsigned|sizeof|extern|uint8_t|int32_t|int64_t)\b|\b(\d+(?:\.\d+)?(?:e[-+]?\d+)?f?)\b/gm;
+  let last = 0, m;
+  while ((m = token.exec(source))) {
+    pre.appendChild(document.createTextNode(source.slice(last, m.index)));
+    const cls = m[1] ? "cm" : m[2] ? "pp" : m[3] ? "kw" : "num";
+    pre.appendChild(text("span", m[0], cls));
+    last = token.lastIndex;
+  }
+  pre.appendChild(document.createTextNode(source.slice(last)));
+  return pre;
 }
 
 function showIR(rec, index, view) {
@@ -80,7 +157,7 @@ function showStep(rec, index) {
   else if (step.kind === "ir") showIR(rec, index, view);
   else if (step.kind === "c") {
     view.appendChild(text("h3", "C source"));
-    view.appendChild(text("pre", step.source, "c-source"));
+    view.appendChild(highlightC(step.source));
     view.appendChild(text("h3", "Header"));
     view.appendChild(text("pre", step.header, "c-header"));
   }

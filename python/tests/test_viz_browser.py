@@ -1,0 +1,81 @@
+"""The recordings page in a real browser: Debian's chromium driven by playwright-core
+(python/scaly/viz/web, installed by scripts/setup.sh), against a served recording."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+import scaly as sc
+from scaly.codegen import render_c_module
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB = ROOT / "python" / "scaly" / "viz" / "web"
+DRIVER = WEB / "browser_test.mjs"
+
+
+def _browser_ready():
+    return (Path("/usr/bin/chromium").exists() and shutil.which("node")
+            and (WEB / "node_modules" / "playwright-core").is_dir()
+            and (ROOT / "python" / "scaly" / "viz" / "static" / "elk.js").exists())
+
+
+pytestmark = pytest.mark.skipif(not _browser_ready(),
+                                reason="chromium, node or the page's npm packages are missing: "
+                                       "run scripts/setup.sh")
+
+
+def test_page_lists_draws_steps_and_shows_c(tmp_path, monkeypatch):
+    """The list shows the recording, the graph has one node per traced op (the
+    map collapsed; a click expands its callee), a pass shows its IR and its
+    difference, the C view shows the entry's signature; a screenshot is saved."""
+    monkeypatch.setenv("SCALY_VIZ_DIR", str(tmp_path / "viz"))
+    from scaly.viz import clear_recordings, recording_path, recordings, visualize
+    from scaly.viz.serve import VizServer
+
+    @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
+    def euler(z, u):
+        return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()]).block()
+
+    @sc.function(sc.arg("zs", 20), sc.arg("us", 10), outputs=sc.arg("zn"))
+    def rollout(zs, us):
+        return sc.vmap(euler, 10)(zs.reshape((10, 2)), us).vec()
+
+    clear_recordings()
+    visualize(rollout, label="Rollout page")
+    module = render_c_module(rollout)
+    (rec,) = recordings()
+    graph = rec["steps"][0]["functions"]
+    server = VizServer(("127.0.0.1", 0), recording_path())
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    shot = tmp_path / "viz.png"
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        proc = subprocess.run(["node", str(DRIVER), url, "Rollout page",
+                               "scaly-lower-to-program", str(shot)],
+                              capture_output=True, text=True, timeout=180)
+    finally:
+        server.shutdown()
+        server.server_close()
+        clear_recordings()
+    assert proc.returncode == 0, proc.stderr
+    seen = json.loads(proc.stdout)
+    assert seen["errors"] == []
+    assert seen["list"] == ["Rollout page · aot"] and seen["status"] == "1 recording"
+    assert seen["graphNodes"] == len(graph[0]["nodes"])
+    assert seen["collapsed"] == 1
+    callee = next(f for f in graph if f["function"] == "euler")
+    assert seen["expandedNodes"] == len(callee["nodes"])
+    lowered = next(s for s in rec["steps"] if s["name"] == "scaly-lower-to-program")
+    assert seen["ir"] == lowered["text"] and "prog.proc @rollout" in seen["ir"]
+    assert seen["diffAdded"] > 0 and seen["diffRemoved"] > 0
+    assert seen["c"] == module.source
+    assert "int rollout(const double** arg, double** res, int* iw, double* w, int mem)" in seen["c"]
+    assert seen["highlighted"] > 0
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
