@@ -78,4 +78,45 @@ def test_page_lists_draws_steps_and_shows_c(tmp_path, monkeypatch):
     assert seen["c"] == module.source
     assert "int rollout(const double** arg, double** res, int* iw, double* w, int mem)" in seen["c"]
     assert seen["highlighted"] > 0
+    # The reshape's Python line is the `return sc.vmap(...)` line; the EmitC
+    # ops carrying it (the loop over stages) are listed.
+    reshape = next(n for n in graph[0]["nodes"] if n["op"] == "expr.reshape")
+    assert f"expr.reshape from {reshape['file']}:{reshape['line']}" in seen["origin"]
+    assert "came from this line" in seen["origin"] and "emitc." in seen["origin"]
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+
+
+def test_a_graph_of_ten_thousand_nodes_stays_usable(tmp_path, monkeypatch):
+    """A model unrolled in Python (10^4 traced nodes) is drawn as 40 blocks of
+    consecutive nodes, each opening its own nodes on click."""
+    monkeypatch.setenv("SCALY_VIZ_DIR", str(tmp_path / "viz"))
+    from scaly.viz import clear_recordings, recording_path, recordings, visualize
+    from scaly.viz.serve import VizServer
+
+    @sc.function(sc.arg("x", ()), outputs=sc.arg("y"))
+    def unrolled(x):
+        for _ in range(3400):
+            x = x + 0.1 * x.sin()
+        return x
+
+    clear_recordings()
+    visualize(unrolled, label="unrolled")
+    render_c_module(unrolled)
+    nodes = recordings()[0]["steps"][0]["functions"][0]["nodes"]
+    assert len(nodes) > 10_000
+    server = VizServer(("127.0.0.1", 0), recording_path())
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        proc = subprocess.run(["node", str(WEB / "large_graph_test.mjs"), url],
+                              capture_output=True, text=True, timeout=180)
+    finally:
+        server.shutdown()
+        server.server_close()
+        clear_recordings()
+    assert proc.returncode == 0, proc.stderr
+    seen = json.loads(proc.stdout)
+    size = max(100, -(-len(nodes) // 40))
+    assert seen["drawn"] == -(-len(nodes) // size)
+    assert f"{len(nodes)} nodes" in seen["heading"] and "blocks" in seen["heading"]
+    assert seen["opened"] == size

@@ -45,10 +45,44 @@ function nodeLabel(node) {
   return `${op}${node.name ? " " + node.name : ""}${node.callee ? " @" + node.callee : ""} ${shape}`;
 }
 
+// A graph with more nodes than this is drawn as blocks of consecutive nodes
+// (in trace order), each one node that expands on click: ELK lays out a few
+// hundred nodes in well under a second, ten thousand not in minutes.
+const MAX_DRAWN = 300;
+
+function blocked(fn) {
+  if (fn.nodes.length <= MAX_DRAWN) return fn;
+  const size = Math.max(100, Math.ceil(fn.nodes.length / 40));
+  const blockOf = new Map();
+  const blocks = [];
+  fn.nodes.forEach((n, k) => {
+    const b = Math.floor(k / size);
+    blockOf.set(n.id, b);
+    if (!blocks[b]) blocks[b] = [];
+    blocks[b].push(n);
+  });
+  const nodes = blocks.map((members, b) => ({
+    id: b, op: `block`, name: `${members[0].id}-${members[members.length - 1].id}`,
+    shape: [members.length], dtype: null, file: null, line: null,
+    sub: { function: `${fn.function} nodes ${members[0].id}-${members[members.length - 1].id}`,
+           nodes: members, edges: fn.edges.filter(([a, c]) => blockOf.get(a) === b && blockOf.get(c) === b) } }));
+  const seen = new Set();
+  const edges = [];
+  for (const [a, c] of fn.edges) {
+    const key = `${blockOf.get(a)}-${blockOf.get(c)}`;
+    if (blockOf.get(a) !== blockOf.get(c) && !seen.has(key)) { seen.add(key); edges.push([blockOf.get(a), blockOf.get(c)]); }
+  }
+  return { function: fn.function, nodes, edges, blocked: true };
+}
+
 // Lays `fn` out with ELK (layered, top to bottom) and draws it as SVG. A call,
-// map or scan is one node; a click on it draws its callee below (and again
-// hides it).
+// map or scan is one node, and so is a block of a large graph; a click on it
+// draws its callee or its nodes below (and again hides them).
 async function drawGraph(fn, byName, container) {
+  fn = blocked(fn);
+  // Node ids index the drawn nodes (a block's members keep their own ids).
+  const index = new Map(fn.nodes.map((n, k) => [n.id, k]));
+  fn = { ...fn, edges: fn.edges.filter(([a, b]) => index.has(a) && index.has(b)) };
   const elk = new ELK();
   const children = fn.nodes.map((n) => ({
     id: `n${n.id}`, width: 8 + 7 * nodeLabel(n).length, height: 20 }));
@@ -69,7 +103,7 @@ async function drawGraph(fn, byName, container) {
   const expansions = document.createElement("div");
   for (const [k, c] of layout.children.entries()) {
     const node = fn.nodes[k];
-    const callee = node.callee && byName[node.callee];
+    const callee = node.sub || (node.callee && byName[node.callee]);
     const g = svg("g", { class: "node" + (callee ? " collapsed" : "") + (node.op === "input" ? " input" : ""),
                          transform: `translate(${c.x},${c.y})`, "data-id": node.id, "data-op": node.op });
     const title = svg("title");
@@ -80,13 +114,14 @@ async function drawGraph(fn, byName, container) {
     const label = svg("text", { x: 4, y: 14 });
     label.textContent = nodeLabel(node);
     g.appendChild(label);
+    if (!callee && node.file) g.addEventListener("click", () => showOrigin(node));
     if (callee) {
       let shown = null;
       g.addEventListener("click", async () => {
         if (shown) { shown.remove(); shown = null; return; }
         shown = document.createElement("div");
         shown.className = "expansion";
-        shown.appendChild(text("h4", `@${callee.function} (${callee.nodes.length} nodes)`));
+        shown.appendChild(text("h4", `${node.sub ? "" : "@"}${callee.function} (${callee.nodes.length} nodes)`));
         expansions.appendChild(shown);
         await drawGraph(callee, byName, shown);
       });
@@ -97,16 +132,39 @@ async function drawGraph(fn, byName, container) {
   container.appendChild(expansions);
 }
 
+// A node's Python line, and the ops of the last IR stage (EmitC, what the C
+// printer prints) that carry the same location: the C it became.
+function showOrigin(node) {
+  const panel = $("origin");
+  panel.replaceChildren();
+  const where = `${node.file}:${node.line}`;
+  panel.appendChild(text("h4", `${node.op} from ${where}`));
+  const rec = window.currentRecording;
+  const stages = rec ? rec.steps.filter((s) => s.kind === "ir") : [];
+  const last = stages[stages.length - 1];
+  if (!last) return;
+  const pattern = new RegExp(`${where.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+\\)?\\s*$`);
+  const lines = last.text.split("\n").filter((l) => pattern.test(l));
+  panel.appendChild(text("p", lines.length
+    ? `${lines.length} op${lines.length === 1 ? "" : "s"} of ${last.name} came from this line:`
+    : `No op of ${last.name} carries this location (folded or merged away).`));
+  if (lines.length) panel.appendChild(text("pre", lines.join("\n"), "origin-ops"));
+}
+
 async function showGraph(step, view) {
   if (step.error) view.appendChild(text("p", step.error, "error"));
   if (!step.functions.length) return;
   const byName = Object.fromEntries(step.functions.map((f) => [f.function, f]));
   const top = step.functions[0];
-  view.appendChild(text("h3", `${top.function}: ${top.nodes.length} nodes, ${top.edges.length} edges`));
+  view.appendChild(text("h3", `${top.function}: ${top.nodes.length} nodes, ${top.edges.length} edges` +
+    (top.nodes.length > MAX_DRAWN ? " (drawn as blocks of consecutive nodes; click one to open it)" : "")));
   if (typeof ELK === "undefined") {
     view.appendChild(text("p", "The layout engine (elk.js) is not built: run scripts/setup.sh.", "error"));
     return;
   }
+  const origin = document.createElement("div");
+  origin.id = "origin";
+  view.appendChild(origin);
   await drawGraph(top, byName, view);
 }
 
@@ -164,6 +222,7 @@ function showStep(rec, index) {
 }
 
 function showRecording(rec, li) {
+  window.currentRecording = rec;
   document.querySelectorAll("#recordings li").forEach((x) => x.classList.remove("selected"));
   li.classList.add("selected");
   $("title").textContent = `${rec.name} (${rec.function}, ${rec.mode})`;

@@ -25,6 +25,10 @@ try {
     await page.waitForSelector(".expansion svg.graph g.node");
     out.expandedNodes = await page.$$eval(".expansion svg.graph g.node", (gs) => gs.length);
   }
+  // A traced op (not an input, not a collapsed call): its line and the C it became.
+  await page.click('#view > svg.graph g.node[data-op="expr.reshape"]');
+  await page.waitForSelector("#origin h4");
+  out.origin = await page.textContent("#origin");
   await page.screenshot({ path: screenshot, fullPage: false });
   await page.click(`#steps li:text-is("${pass}")`);
   await page.waitForSelector("pre.ir");
