@@ -224,6 +224,16 @@ void lockContextInterruptibly() {
   }
 }
 
+/// Holds the context lock for a scope, taken as `render` takes it: waiting
+/// without the GIL, so a render on another thread (which needs the GIL back
+/// to finish) never deadlocks with us.
+struct ContextGuard {
+  ContextGuard() { lockContextInterruptibly(); }
+  ~ContextGuard() { contextLock.unlock(); }
+  ContextGuard(const ContextGuard &) = delete;
+  ContextGuard &operator=(const ContextGuard &) = delete;
+};
+
 mlir::MLIRContext &sharedContext() {
   static mlir::MLIRContext *ctx = [] {
     mlir::DialectRegistry registry;
@@ -255,7 +265,7 @@ py::tuple portTuple(const trace::Port &p) {
 }
 
 std::string exprModuleText(const trace::Function &fn) {
-  std::lock_guard<ContextLock> lock(contextLock);
+  ContextGuard lock;
   auto module = trace::buildExprModule(sharedContext(), fn);
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -267,7 +277,7 @@ std::string exprModuleText(const trace::Function &fn) {
 /// dict per function of its module (the entry first, then its callees), each
 /// with nodes (id, op, shape, dtype, file, line, callee) and edges (from, to).
 py::list exprGraph(const trace::Function &fn) {
-  std::lock_guard<ContextLock> lock(contextLock);
+  ContextGuard lock;
   auto module = trace::buildExprModule(sharedContext(), fn);
   py::list functions;
   for (expr::FuncOp f : module->getOps<expr::FuncOp>()) {
@@ -342,7 +352,7 @@ py::list exprGraph(const trace::Function &fn) {
 py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of) {
   if (wrt >= fn.inputs.size() || of >= fn.outputs.size())
     throw std::invalid_argument("jacobian_pattern: no such input or output");
-  std::lock_guard<ContextLock> lock(contextLock);
+  ContextGuard lock;
   mlir::MLIRContext &ctx = sharedContext();
   std::string messages;
   mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {

@@ -337,7 +337,7 @@ def _scaly_files():
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     files = []
     for directory, subdirs, names in os.walk(package):
-        subdirs[:] = [d for d in subdirs if d != "__pycache__"]
+        subdirs[:] = [d for d in subdirs if d not in ("__pycache__", "node_modules")]
         files += [os.path.join(directory, n) for n in names if n.endswith((".py", ".so"))]
     files += [p for k, p in _libraries().items() if k.startswith("scaly")]
     _FILES.extend(sorted(set(files)))

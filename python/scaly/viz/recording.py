@@ -16,6 +16,7 @@ import fcntl
 import json
 import os
 import threading
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -53,12 +54,20 @@ def unvisualize_function(fun) -> None:
 
 @contextmanager
 def capture(fun, *, label: str | None = None) -> Iterator:
-    """Record renders of ``fun`` only inside a ``with`` block, which yields ``fun``."""
+    """Record renders of ``fun`` only inside a ``with`` block, which yields ``fun``
+    (a mark made before the block, and its label, are restored after it)."""
+    with _RECORDING_LOCK:
+        before = _VIZ_TARGETS.get(id(fun))
+        before = before if before is not None and before[0] is fun else None
     visualize_function(fun, label=label)
     try:
         yield fun
     finally:
-        unvisualize_function(fun)
+        with _RECORDING_LOCK:
+            if before is not None:
+                _VIZ_TARGETS[id(fun)] = before
+            else:
+                unvisualize_function(fun)
 
 
 def watched(fun) -> bool:
@@ -102,7 +111,7 @@ def clear_recordings(*, disk: bool = False) -> None:
     """Forget this process's recordings; with ``disk=True`` delete the recording file too."""
     with _RECORDING_LOCK:
         _RECORDINGS.clear()
-    if disk:
+    if disk and recording_dir().is_dir():
         with _file_lock():
             recording_path().unlink(missing_ok=True)
 
@@ -140,10 +149,16 @@ def _append(recording):
     with _file_lock():
         try:
             existing = json.loads(path.read_text()) if path.exists() else []
-            if not isinstance(existing, list):
-                existing = []
+            damaged = not isinstance(existing, list)
         except (json.JSONDecodeError, UnicodeDecodeError):
-            existing = []  # a damaged file is replaced, never appended to
+            damaged = True
+        if damaged:
+            # Never appended to and never lost: moved aside, a new list begun.
+            aside = path.with_name(f"{path.name}.damaged")
+            os.replace(path, aside)
+            warnings.warn(f"scaly.viz: {path} was not a recordings list; moved it to {aside} "
+                          "and started a new one", RuntimeWarning, stacklevel=4)
+            existing = []
         existing.append(recording)
         tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}.{threading.get_ident()}")
         try:
@@ -160,8 +175,10 @@ def record(fun, mode, *, module=None, error=None):
     from .. import _scaly
     steps = []
     try:
-        steps.append({"kind": "graph", "name": "expression graph",
-                      "functions": _scaly.expr_graph(fun._traced)})
+        functions = _scaly.expr_graph(fun._traced)
+        for f in functions:  # as JSON has them, in memory too
+            f["edges"] = [list(e) for e in f["edges"]]
+        steps.append({"kind": "graph", "name": "expression graph", "functions": functions})
     except Exception as e:  # the graph of a function that cannot be built
         steps.append({"kind": "graph", "name": "expression graph", "functions": [],
                       "error": str(e)})
@@ -176,5 +193,10 @@ def record(fun, mode, *, module=None, error=None):
                  "pid": os.getpid(), "steps": steps}
     with _RECORDING_LOCK:
         _RECORDINGS.append(recording)
-    _append(recording)
+    try:
+        _append(recording)
+    except OSError as e:
+        # A recordings folder that cannot be written never fails the render.
+        warnings.warn(f"scaly.viz: could not save the recording of {fun.name}() to "
+                      f"{recording_path()}: {e}", RuntimeWarning, stacklevel=3)
     return recording
