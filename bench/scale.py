@@ -28,6 +28,7 @@ import numpy as np  # noqa: E402
 
 import scaly as sc  # noqa: E402
 from scaly.codegen import render_c_module  # noqa: E402
+from cartpole import cartpole_dynamics, cartpole_numpy, rk4_numpy  # noqa: E402
 
 
 def per_call_us(fn, args, repeat):
@@ -93,17 +94,6 @@ def matmat(n):
     return f
 
 
-def cartpole_dynamics(s, u):
-    """Cart-pole: state (x, theta, xdot, thetadot), force u."""
-    m_c, m_p, length, g = 1.0, 0.1, 0.5, 9.81
-    th, xd, thd = s[1], s[2], s[3]
-    sin, cos = th.sin(), th.cos()
-    denom = m_c + m_p * sin * sin
-    xdd = (u + m_p * sin * (length * thd * thd + g * cos)) / denom
-    thdd = (-u * cos - m_p * length * thd * thd * cos * sin - (m_c + m_p) * g * sin) / (length * denom)
-    return sc.stack([xd, thd, xdd, thdd])
-
-
 @sc.function(sc.arg("s", 4), sc.arg("u", ()), outputs=sc.arg("s_next"))
 def rk4(s, u):
     h = 0.01
@@ -112,30 +102,6 @@ def rk4(s, u):
     k3 = cartpole_dynamics(s + h / 2 * k2, u)
     k4 = cartpole_dynamics(s + h * k3, u)
     return (s + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)).block()
-
-
-def rk4_numpy(S, U):
-    dyn = rk4_numpy.dyn
-    h = 0.01
-    k1 = dyn(S, U)
-    k2 = dyn(S + h / 2 * k1, U)
-    k3 = dyn(S + h / 2 * k2, U)
-    k4 = dyn(S + h * k3, U)
-    return S + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-
-
-def _cartpole_numpy(s, u):
-    m_c, m_p, length, g = 1.0, 0.1, 0.5, 9.81
-    th, xd, thd = s[:, 1], s[:, 2], s[:, 3]
-    sin, cos = np.sin(th), np.cos(th)
-    denom = m_c + m_p * sin * sin
-    xdd = (u + m_p * sin * (length * thd * thd + g * cos)) / denom
-    thdd = (-u * cos - m_p * length * thd * thd * cos * sin - (m_c + m_p) * g * sin) / (
-        length * denom)
-    return np.stack([xd, thd, xdd, thdd], axis=1)
-
-
-rk4_numpy.dyn = _cartpole_numpy
 
 
 @sc.function(sc.arg("s", 4), sc.arg("u", ()), outputs=sc.arg("s_next"))
@@ -154,7 +120,7 @@ def scanned_euler(n):
 def scanned_euler_numpy(s0, U):
     s = s0.copy()
     for u in U:
-        s = s + 0.01 * rk4_numpy.dyn(s[None, :], u)[0]
+        s = s + 0.01 * cartpole_numpy(s[None, :], u)[0]
     return s
 
 

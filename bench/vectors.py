@@ -58,6 +58,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numpy as np  # noqa: E402
 
 import scaly as sc  # noqa: E402
+from cartpole import cartpole_dynamics, rk4_numpy  # noqa: E402
 from scaly.codegen import render_native  # noqa: E402
 from scaly.runtime import jit  # noqa: E402
 
@@ -103,18 +104,6 @@ def rollout_numpy(zs, us):
     return np.stack([z[:, 0] + 0.1 * z[:, 1], z[:, 1] + 0.1 * np.sin(us)], axis=1).ravel()
 
 
-def cartpole_dynamics(s, u):
-    """Cart-pole (bench/scale.py): state (x, theta, xdot, thetadot), force u."""
-    m_c, m_p, length, g = 1.0, 0.1, 0.5, 9.81
-    th, xd, thd = s[1], s[2], s[3]
-    sin, cos = th.sin(), th.cos()
-    denom = m_c + m_p * sin * sin
-    xdd = (u + m_p * sin * (length * thd * thd + g * cos)) / denom
-    thdd = (-u * cos - m_p * length * thd * thd * cos * sin - (m_c + m_p) * g * sin) / (
-        length * denom)
-    return sc.stack([xd, thd, xdd, thdd])
-
-
 def rk4_model(n, blocked):
     """`blocked`: the step carries .block() as in bench/scale.py, so it stays its own C
     procedure called once per state (a loop of calls, which the lanes do not widen);
@@ -135,26 +124,6 @@ def rk4_model(n, blocked):
             return sc.vmap(rk4, n)(S, U)
         return rk4_map
     return make
-
-
-def _cartpole_numpy(s, u):
-    m_c, m_p, length, g = 1.0, 0.1, 0.5, 9.81
-    th, xd, thd = s[:, 1], s[:, 2], s[:, 3]
-    sin, cos = np.sin(th), np.cos(th)
-    denom = m_c + m_p * sin * sin
-    xdd = (u + m_p * sin * (length * thd * thd + g * cos)) / denom
-    thdd = (-u * cos - m_p * length * thd * thd * cos * sin - (m_c + m_p) * g * sin) / (
-        length * denom)
-    return np.stack([xd, thd, xdd, thdd], axis=1)
-
-
-def rk4_numpy(S, U):
-    h = 0.01
-    k1 = _cartpole_numpy(S, U)
-    k2 = _cartpole_numpy(S + h / 2 * k1, U)
-    k3 = _cartpole_numpy(S + h / 2 * k2, U)
-    k4 = _cartpole_numpy(S + h * k3, U)
-    return S + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
 
 
 def rational_model(n):
