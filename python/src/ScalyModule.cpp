@@ -325,6 +325,20 @@ py::list exprGraph(const trace::Function &fn) {
       node["results"] = op.getNumResults();
       if (auto callee = op.getAttrOfType<mlir::FlatSymbolRefAttr>("callee"))
         node["callee"] = callee.getValue().str();
+      // The op's other attributes as text (a math function, axes, a
+      // predicate); long ones (gather indices, constants) are cut short.
+      py::dict attrs;
+      for (mlir::NamedAttribute a : op.getAttrs()) {
+        if (a.getName() == "callee")
+          continue;
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        a.getValue().print(os);
+        if (text.size() > 60)
+          text = text.substr(0, 57) + "...";
+        attrs[py::str(a.getName().str())] = text;
+      }
+      node["attrs"] = attrs;
       node["file"] = py::none();
       node["line"] = py::none();
       if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(op.getLoc())) {

@@ -692,3 +692,20 @@ def test_recordings_in_memory_equal_the_saved_ones():
     f = viz.visualize(make_energy("same"))
     render_c_module(f)
     assert viz.recordings() == viz.load_recordings()
+
+
+def test_graph_nodes_carry_their_attributes():
+    """A math node names its function and a reduction its kind and axes, as the IR prints them."""
+    @sc.function(sc.arg("x", (2, 3)), outputs=sc.arg("y"))
+    def attributed(x):
+        return sc.sum(x.sin(), axis=1)
+
+    viz.visualize(attributed)
+    render_c_module(attributed)
+    nodes = viz.recordings()[0]["steps"][0]["functions"][0]["nodes"]
+    text = viz.recordings()[0]["steps"][1]["text"]
+    (math,) = [n for n in nodes if n["op"] == "expr.math"]
+    (reduce,) = [n for n in nodes if n["op"] == "expr.reduce"]
+    assert math["attrs"] == {"fn": "#expr<math_fn sin>"} and " sin " in text
+    assert reduce["attrs"]["axes"] == "array<i64: 1>"
+    assert reduce["attrs"]["kind"] == "#expr<reduce_kind sum>"

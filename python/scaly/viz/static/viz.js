@@ -39,8 +39,16 @@ function svg(tag, attrs) {
   return el;
 }
 
+// The word an enum attribute names: "#expr<math_fn sin>" -> "sin".
+function enumWord(text) {
+  const m = /^#\w+<\w+ (\w+)>$/.exec(text || "");
+  return m ? m[1] : null;
+}
+
 function nodeLabel(node) {
-  const op = node.op.replace(/^expr\./, "");
+  const attrs = node.attrs || {};
+  const word = enumWord(attrs.fn) || enumWord(attrs.kind) || enumWord(attrs.predicate);
+  const op = node.op.replace(/^expr\./, "") + (word ? ` ${word}` : "");
   const shape = node.shape && node.shape.length ? `(${node.shape.join(",")})` : "";
   return `${op}${node.name ? " " + node.name : ""}${node.callee ? " @" + node.callee : ""} ${shape}`;
 }
@@ -108,6 +116,7 @@ async function drawGraph(fn, byName, container) {
                          transform: `translate(${c.x},${c.y})`, "data-id": node.id, "data-op": node.op });
     const title = svg("title");
     title.textContent = `${node.op} ${node.dtype ?? ""} (${(node.shape || []).join(", ")})` +
+      Object.entries(node.attrs || {}).map(([k, v]) => `\n${k} = ${v}`).join("") +
       (node.file ? `\n${node.file}:${node.line}` : "");
     g.appendChild(title);
     g.appendChild(svg("rect", { width: c.width, height: c.height, rx: 3 }));
