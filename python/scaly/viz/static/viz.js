@@ -153,7 +153,7 @@ function showOrigin(node) {
   const last = stages[stages.length - 1];
   if (!last) return;
   const pattern = new RegExp(`${where.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+\\)?\\s*$`);
-  const lines = last.text.split("\n").filter((l) => pattern.test(l));
+  const lines = last.text.split("\n").filter((l) => !l.startsWith("#") && pattern.test(l));
   panel.appendChild(text("p", lines.length
     ? `${lines.length} op${lines.length === 1 ? "" : "s"} of ${last.name} came from this line:`
     : `No op of ${last.name} carries this location (folded or merged away).`));

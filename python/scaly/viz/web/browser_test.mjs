@@ -25,11 +25,11 @@ try {
     await page.waitForSelector(".expansion svg.graph g.node");
     out.expandedNodes = await page.$$eval(".expansion svg.graph g.node", (gs) => gs.length);
   }
+  await page.screenshot({ path: screenshot, fullPage: false });
   // A traced op (not an input, not a collapsed call): its line and the C it became.
   await page.click('#view > svg.graph g.node[data-op="expr.reshape"]');
   await page.waitForSelector("#origin h4");
   out.origin = await page.textContent("#origin");
-  await page.screenshot({ path: screenshot, fullPage: false });
   await page.click(`#steps li:text-is("${pass}")`);
   await page.waitForSelector("pre.ir");
   out.ir = await page.textContent("pre.ir");
