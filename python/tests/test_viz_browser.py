@@ -25,6 +25,25 @@ def _browser_ready():
             and (ROOT / "python" / "scaly" / "viz" / "static" / "elk.js").exists())
 
 
+def drive(script, *args):
+    """Serve the recordings file, run a browser script against the page's URL,
+    and return what it printed (JSON); the in-memory recordings are cleared."""
+    from scaly.viz import clear_recordings, recording_path
+    from scaly.viz.serve import VizServer
+    server = VizServer(("127.0.0.1", 0), recording_path())
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        proc = subprocess.run(["node", str(script), url, *map(str, args)],
+                              capture_output=True, text=True, timeout=180)
+    finally:
+        server.shutdown()
+        server.server_close()
+        clear_recordings()
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
 pytestmark = pytest.mark.skipif(not _browser_ready(),
                                 reason="chromium, node or the page's npm packages are missing: "
                                        "run scripts/setup.sh")
@@ -35,8 +54,7 @@ def test_page_lists_draws_steps_and_shows_c(tmp_path, monkeypatch):
     map collapsed; a click expands its callee), a pass shows its IR and its
     difference, the C view shows the entry's signature; a screenshot is saved."""
     monkeypatch.setenv("SCALY_VIZ_DIR", str(tmp_path / "viz"))
-    from scaly.viz import clear_recordings, recording_path, recordings, visualize
-    from scaly.viz.serve import VizServer
+    from scaly.viz import clear_recordings, recordings, visualize
 
     @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
     def euler(z, u):
@@ -51,21 +69,8 @@ def test_page_lists_draws_steps_and_shows_c(tmp_path, monkeypatch):
     module = render_c_module(rollout)
     (rec,) = recordings()
     graph = rec["steps"][0]["functions"]
-    server = VizServer(("127.0.0.1", 0), recording_path())
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     shot = tmp_path / "viz.png"
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/"
-        proc = subprocess.run(["node", str(DRIVER), url, "Rollout page",
-                               "scaly-lower-to-program", str(shot)],
-                              capture_output=True, text=True, timeout=180)
-    finally:
-        server.shutdown()
-        server.server_close()
-        clear_recordings()
-    assert proc.returncode == 0, proc.stderr
-    seen = json.loads(proc.stdout)
+    seen = drive(DRIVER, "Rollout page", "scaly-lower-to-program", shot)
     assert seen["errors"] == []
     assert seen["list"] == ["Rollout page · aot"] and seen["status"] == "1 recording"
     assert seen["graphNodes"] == len(graph[0]["nodes"])
@@ -90,8 +95,7 @@ def test_a_graph_of_ten_thousand_nodes_stays_usable(tmp_path, monkeypatch):
     """A model unrolled in Python (10^4 traced nodes) is drawn as 40 blocks of
     consecutive nodes, each opening its own nodes on click."""
     monkeypatch.setenv("SCALY_VIZ_DIR", str(tmp_path / "viz"))
-    from scaly.viz import clear_recordings, recording_path, recordings, visualize
-    from scaly.viz.serve import VizServer
+    from scaly.viz import clear_recordings, recordings, visualize
 
     @sc.function(sc.arg("x", ()), outputs=sc.arg("y"))
     def unrolled(x):
@@ -104,18 +108,7 @@ def test_a_graph_of_ten_thousand_nodes_stays_usable(tmp_path, monkeypatch):
     render_c_module(unrolled)
     nodes = recordings()[0]["steps"][0]["functions"][0]["nodes"]
     assert len(nodes) > 10_000
-    server = VizServer(("127.0.0.1", 0), recording_path())
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/"
-        proc = subprocess.run(["node", str(WEB / "large_graph_test.mjs"), url],
-                              capture_output=True, text=True, timeout=180)
-    finally:
-        server.shutdown()
-        server.server_close()
-        clear_recordings()
-    assert proc.returncode == 0, proc.stderr
-    seen = json.loads(proc.stdout)
+    seen = drive(WEB / "large_graph_test.mjs")
     size = max(100, -(-len(nodes) // 40))
     assert seen["drawn"] == -(-len(nodes) // size)
     assert f"{len(nodes)} nodes" in seen["heading"] and "blocks" in seen["heading"]
