@@ -18,6 +18,7 @@
 #include "scaly/JIT/ObjectLoader.h"
 #include "clang/Basic/Version.h"
 
+#include "Inspection.h"
 #include "Kernel.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -224,16 +225,6 @@ void lockContextInterruptibly() {
   }
 }
 
-/// Holds the context lock for a scope, taken as `render` takes it: waiting
-/// without the GIL, so a render on another thread (which needs the GIL back
-/// to finish) never deadlocks with us.
-struct ContextGuard {
-  ContextGuard() { lockContextInterruptibly(); }
-  ~ContextGuard() { contextLock.unlock(); }
-  ContextGuard(const ContextGuard &) = delete;
-  ContextGuard &operator=(const ContextGuard &) = delete;
-};
-
 mlir::MLIRContext &sharedContext() {
   static mlir::MLIRContext *ctx = [] {
     mlir::DialectRegistry registry;
@@ -262,133 +253,6 @@ std::vector<trace::Port> ports(const std::vector<std::tuple<std::string, trace::
 
 py::tuple portTuple(const trace::Port &p) {
   return py::make_tuple(p.name, py::tuple(py::cast(p.shape)), trace::dtypeName(p.dtype));
-}
-
-std::string exprModuleText(const trace::Function &fn) {
-  ContextGuard lock;
-  auto module = trace::buildExprModule(sharedContext(), fn);
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module->print(os);
-  return text;
-}
-
-/// The expression graph of a traced function as data, for scaly.viz: one
-/// dict per function of its module (the entry first, then its callees), each
-/// with nodes (id, op, shape, dtype, file, line, callee) and edges (from, to).
-py::list exprGraph(const trace::Function &fn) {
-  ContextGuard lock;
-  auto module = trace::buildExprModule(sharedContext(), fn);
-  py::list functions;
-  for (expr::FuncOp f : module->getOps<expr::FuncOp>()) {
-    llvm::DenseMap<mlir::Value, int64_t> ids;
-    py::list nodes, edges;
-    auto typeInfo = [](mlir::Type t, py::dict &node) {
-      py::list shape;
-      mlir::Type elem = t;
-      if (auto ranked = llvm::dyn_cast<mlir::RankedTensorType>(t)) {
-        for (int64_t d : ranked.getShape())
-          shape.append(d);
-        elem = ranked.getElementType();
-      }
-      std::string dtype;
-      llvm::raw_string_ostream os(dtype);
-      elem.print(os);
-      node["shape"] = shape;
-      node["dtype"] = dtype;
-    };
-    auto names = f->getAttrOfType<mlir::ArrayAttr>("arg_names");
-    for (auto [i, arg] : llvm::enumerate(f.getBody().getArguments())) {
-      py::dict node;
-      node["id"] = static_cast<int64_t>(nodes.size());
-      node["op"] = "input";
-      node["name"] = names && i < names.size()
-                         ? llvm::cast<mlir::StringAttr>(names[i]).getValue().str()
-                         : std::string();
-      typeInfo(arg.getType(), node);
-      node["file"] = py::none();
-      node["line"] = py::none();
-      ids[arg] = static_cast<int64_t>(nodes.size());
-      nodes.append(node);
-    }
-    for (mlir::Operation &op : f.getBody().front()) {
-      py::dict node;
-      int64_t id = static_cast<int64_t>(nodes.size());
-      node["id"] = id;
-      node["op"] = op.getName().getStringRef().str();
-      if (op.getNumResults())
-        typeInfo(op.getResult(0).getType(), node);
-      else {
-        node["shape"] = py::list();
-        node["dtype"] = py::none();
-      }
-      node["results"] = op.getNumResults();
-      if (auto callee = op.getAttrOfType<mlir::FlatSymbolRefAttr>("callee"))
-        node["callee"] = callee.getValue().str();
-      // The op's other attributes as text (a math function, axes, a
-      // predicate); long ones (gather indices, constants) are cut short.
-      py::dict attrs;
-      for (mlir::NamedAttribute a : op.getAttrs()) {
-        if (a.getName() == "callee")
-          continue;
-        std::string text;
-        llvm::raw_string_ostream os(text);
-        a.getValue().print(os);
-        if (text.size() > 60)
-          text = text.substr(0, 57) + "...";
-        attrs[py::str(a.getName().str())] = text;
-      }
-      node["attrs"] = attrs;
-      node["file"] = py::none();
-      node["line"] = py::none();
-      if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(op.getLoc())) {
-        node["file"] = loc.getFilename().str();
-        node["line"] = loc.getLine();
-      }
-      for (mlir::Value v : op.getOperands())
-        if (auto it = ids.find(v); it != ids.end())
-          edges.append(py::make_tuple(it->second, id));
-      for (mlir::Value r : op.getResults())
-        ids[r] = id;
-      nodes.append(node);
-    }
-    py::dict g;
-    g["function"] = f.getSymName().str();
-    g["nodes"] = nodes;
-    g["edges"] = edges;
-    functions.append(g);
-  }
-  return functions;
-}
-
-/// The structural pattern of d(output `of`) / d(input `wrt`) of `fn`, in
-/// compressed-column form: (nrow, ncol, colind, row).
-py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of) {
-  if (wrt >= fn.inputs.size() || of >= fn.outputs.size())
-    throw std::invalid_argument("jacobian_pattern: no such input or output");
-  ContextGuard lock;
-  mlir::MLIRContext &ctx = sharedContext();
-  std::string messages;
-  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
-    messages += d.str() + "\n";
-    return mlir::success();
-  });
-  auto module = trace::buildExprModule(ctx, fn);
-  auto f = *module->getOps<expr::FuncOp>().begin();
-  auto p = expr::jacobianPattern(*module, f, wrt, of);
-  if (mlir::failed(p))
-    throw std::invalid_argument("sparsity of " + fn.name + "(): " + messages);
-  return py::make_tuple(p->nrow, p->ncol, p->colind, p->row);
-}
-
-expr::SparsityPattern patternFrom(int64_t nrow, int64_t ncol, std::vector<int64_t> colind,
-                                  std::vector<int64_t> row) {
-  if (static_cast<int64_t>(colind.size()) != ncol + 1 || colind.back() != (int64_t)row.size())
-    throw std::invalid_argument("pattern: colind must have ncol + 1 entries ending at nnz");
-  for (int64_t r : row)
-    if (r < 0 || r >= nrow)
-      throw std::invalid_argument("pattern: row index out of range");
-  return {nrow, ncol, std::move(colind), std::move(row)};
 }
 
 /// The innermost Python frame outside the scaly package: where the user
@@ -597,6 +461,10 @@ void startWarmup() {
 }
 
 } // namespace
+
+python::ContextGuard::ContextGuard() { lockContextInterruptibly(); }
+python::ContextGuard::~ContextGuard() { contextLock.unlock(); }
+mlir::MLIRContext &python::context() { return sharedContext(); }
 
 PYBIND11_MODULE(_scaly, m) {
   startWarmup();
@@ -821,37 +689,7 @@ PYBIND11_MODULE(_scaly, m) {
   if (python::registerKernelType(m.ptr()) < 0)
     throw py::error_already_set();
 
-  m.def("jacobian_pattern", &jacobianPattern,
-        "Structural Jacobian pattern (nrow, ncol, colind, row) of output `of` by input `wrt`");
-  m.def("set_output_sparsity", [](trace::Function &fn, size_t k, std::string layout,
-                                  int64_t nrow, int64_t ncol, int64_t batch,
-                                  std::vector<std::pair<std::string, std::vector<int64_t>>> tables) {
-    if (k >= fn.outputs.size())
-      throw std::invalid_argument("set_output_sparsity: no output " + std::to_string(k));
-    auto sparse = std::make_shared<trace::SparseLayout>();
-    sparse->layout = std::move(layout);
-    sparse->nrow = nrow;
-    sparse->ncol = ncol;
-    sparse->batch = batch;
-    sparse->tables = std::move(tables);
-    fn.outputs[k].sparse = std::move(sparse);
-  }, "Declare output k sparse: its layout, dimensions and index tables (made by scaly.derivatives)");
-  m.def("colour_columns", [](int64_t nrow, int64_t ncol, std::vector<int64_t> colind,
-                             std::vector<int64_t> row) {
-    return expr::colourColumns(patternFrom(nrow, ncol, std::move(colind), std::move(row)));
-  }, "Greedy colouring of columns so that columns sharing a row differ");
-  m.def("colour_rows", [](int64_t nrow, int64_t ncol, std::vector<int64_t> colind,
-                          std::vector<int64_t> row) {
-    return expr::colourRows(patternFrom(nrow, ncol, std::move(colind), std::move(row)));
-  }, "Greedy colouring of rows so that rows sharing a column differ");
-  m.def("star_colouring", [](int64_t n, std::vector<int64_t> colind, std::vector<int64_t> row) {
-    auto p = patternFrom(n, n, std::move(colind), std::move(row));
-    auto colour = expr::starColouring(p);
-    auto fromRow = expr::symmetricSource(p, colour);
-    return py::make_tuple(colour, std::vector<bool>(fromRow.begin(), fromRow.end()));
-  }, "Star colouring of a symmetric pattern and, per stored entry, whether it is read from its own row");
-  m.def("expr_module", &exprModuleText, "The expression-dialect module of a traced function");
-  m.def("expr_graph", &exprGraph, "The expression graph of a traced function, as data");
+  python::bindInspection(m);
   m.def("render", &render, "Render the C module and header of a traced function",
         py::arg("fn"), py::arg("options") = py::dict());
 }

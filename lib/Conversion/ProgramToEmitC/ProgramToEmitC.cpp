@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "Lanes.h"
+#include "ModuleDefinitions.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -63,165 +64,11 @@ Type convertPtr(Type t) {
   return t;
 }
 
-/// Read-only tables (prog.table) a module uses: `static const` arrays printed
-/// once each before the procedures, identical tables shared.
-class Tables {
-public:
-  /// The C expression pointing to the table of `values` (a cast drops the
-  /// const: tables are only read, through the module's plain pointers).
-  std::string use(ElementsAttr values) {
-    auto type = cast<ShapedType>(values.getType());
-    Type elem = type.getElementType();
-    std::string body;
-    int k = 0;
-    for (Attribute a : values.getValues<Attribute>()) {
-      body += (k % 8 == 0) ? (k ? ",\n  " : "\n  ") : ", ";
-      if (auto f = dyn_cast<FloatAttr>(a))
-        body += c::formatFloat(f.getValueAsDouble(), elem.isF32());
-      else if (elem.isInteger(1)) // a bool is 0 or 1 (not -1, its signed value)
-        body += std::to_string(cast<IntegerAttr>(a).getValue().getZExtValue());
-      else if (int64_t v = cast<IntegerAttr>(a).getValue().getSExtValue(); v == INT64_MIN)
-        body += "INT64_MIN"; // its digits alone do not fit a signed literal
-      else
-        body += std::to_string(v);
-      ++k;
-    }
-    std::string T = c::scalarCType(elem);
-    auto [it, fresh] = names.try_emplace(T + "[" + body, "");
-    if (fresh) {
-      it->second = "scaly_table_" + std::to_string(names.size() - 1);
-      text += "static const " + T + " " + it->second + "[" + std::to_string(k) + "] = {" + body +
-              "\n};\n";
-    }
-    return "((" + T + "*)" + it->second + ")";
-  }
-  const std::string &definitions() const { return text; }
-
-private:
-  llvm::StringMap<std::string> names;
-  std::string text;
-};
-
-/// C helper functions (reductions, matrix products) a module uses, printed
-/// once each before the procedures. Each is `static`, so only used ones are
-/// emitted (an unused static function is a warning).
-class Helpers {
-public:
-  /// Name of the helper for `kind` ("sum", "prod", "max", "min", "matmul")
-  /// on elements of type `elem`, registering it.
-  std::string use(StringRef kind, Type elem) {
-    std::string name = ("scaly_" + kind + "_" + suffix(elem)).str();
-    if (seen.insert(name).second)
-      text += define(kind, elem, name);
-    return name;
-  }
-  const std::string &definitions() const { return text; }
-
-private:
-  llvm::StringSet<> seen;
-  std::string text;
-
-  static std::string suffix(Type t) {
-    if (t.isF64()) return "f64";
-    if (t.isF32()) return "f32";
-    return t.isInteger(64) ? "i64" : "i32";
-  }
-
-  std::string define(StringRef kind, Type elem, const std::string &name) {
-    std::string T = c::scalarCType(elem), U = "u" + T;
-    bool isFloat = isa<FloatType>(elem);
-    std::string zero = isFloat ? (elem.isF32() ? "0.0f" : "0.0") : "0";
-    std::string sig = "(const " + T + " *x, long long n, long long s)";
-    if (kind == "sum" && isFloat) {
-      // NumPy's pairwise summation, block by block of 8192 as its reductions
-      // buffer: a contiguous sum rounds exactly as np.sum.
-      std::string pw = "scaly_pairwise_" + suffix(elem);
-      std::string out;
-      if (seen.insert(pw).second)
-        out += "static " + T + " " + pw + sig + " {\n"
-               "  if (n < 8) {\n"
-               "    " + T + " r = " + zero + ";\n"
-               "    for (long long i = 0; i < n; ++i)\n"
-               "      r += x[i * s];\n"
-               "    return r;\n"
-               "  }\n"
-               "  if (n <= 128) {\n"
-               "    " + T + " r[8];\n"
-               "    for (int k = 0; k < 8; ++k)\n"
-               "      r[k] = x[k * s];\n"
-               "    long long i;\n"
-               "    for (i = 8; i < n - n % 8; i += 8)\n"
-               "      for (int k = 0; k < 8; ++k)\n"
-               "        r[k] += x[(i + k) * s];\n"
-               "    " + T + " res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));\n"
-               "    for (; i < n; ++i)\n"
-               "      res += x[i * s];\n"
-               "    return res;\n"
-               "  }\n"
-               "  long long n2 = n / 2;\n"
-               "  n2 -= n2 % 8;\n"
-               "  return " + pw + "(x, n2, s) + " + pw + "(x + n2 * s, n - n2, s);\n"
-               "}\n\n";
-      return out + "static " + T + " " + name + sig + " {\n"
-             "  " + T + " r = " + zero + ";\n"
-             "  for (long long k = 0; k < n; k += 8192)\n"
-             "    r += " + pw + "(x + k * s, n - k < 8192 ? n - k : 8192, s);\n"
-             "  return r;\n"
-             "}\n\n";
-    }
-    if (kind == "sum" || kind == "prod") {
-      // Integers wrap around as NumPy's do: computed in the unsigned type.
-      std::string op = kind == "sum" ? "+" : "*";
-      std::string init = kind == "sum" ? zero : (isFloat ? (elem.isF32() ? "1.0f" : "1.0") : "1");
-      std::string acc = isFloat ? T : U;
-      std::string read = isFloat ? "x[i * s]" : "(" + U + ")x[i * s]";
-      return "static " + T + " " + name + sig + " {\n"
-             "  " + acc + " r = " + init + ";\n"
-             "  for (long long i = 0; i < n; ++i)\n"
-             "    r = r " + op + " " + read + ";\n"
-             "  return (" + T + ")r;\n"
-             "}\n\n";
-    }
-    if (kind == "max" || kind == "min") {
-      // NaN propagates: once r is NaN it stays; a NaN element replaces r.
-      std::string cmp = kind == "max" ? ">" : "<";
-      std::string test = isFloat ? "v " + cmp + " r || v != v" : "v " + cmp + " r";
-      return "static " + T + " " + name + sig + " {\n"
-             "  " + T + " r = x[0];\n"
-             "  for (long long i = 1; i < n; ++i) {\n"
-             "    " + T + " v = x[i * s];\n"
-             "    if (" + test + ")\n"
-             "      r = v;\n"
-             "  }\n"
-             "  return r;\n"
-             "}\n\n";
-    }
-    // matmul: row by row, the inner loop over contiguous columns.
-    std::string update = isFloat ? "ci[j] += aip * bp[j];"
-                                 : "ci[j] = (" + T + ")((" + U + ")ci[j] + (" + U + ")aip * (" +
-                                       U + ")bp[j]);";
-    return "static void " + name + "(const " + T + " *__restrict a, const " + T +
-           " *__restrict b, " + T + " *__restrict c,\n"
-           "    long long m, long long k, long long n) {\n"
-           "  for (long long i = 0; i < m; ++i) {\n"
-           "    " + T + " *ci = c + i * n;\n"
-           "    for (long long j = 0; j < n; ++j)\n"
-           "      ci[j] = " + zero + ";\n"
-           "    for (long long p = 0; p < k; ++p) {\n"
-           "      const " + T + " aip = a[i * k + p];\n"
-           "      const " + T + " *bp = b + p * n;\n"
-           "      for (long long j = 0; j < n; ++j)\n"
-           "        " + update + "\n"
-           "    }\n"
-           "  }\n"
-           "}\n\n";
-  }
-};
 
 /// Translates the ops of one procedure body into EmitC.
 class BodyTranslator {
 public:
-  BodyTranslator(OpBuilder &b, c::VectorTypes &vectors, Helpers &helpers, Tables &tables,
+  BodyTranslator(OpBuilder &b, c::VectorTypes &vectors, c::Helpers &helpers, c::Tables &tables,
                  c::LaneSupport &lanes, bool c99)
       : b(b), vectors(vectors), helpers(helpers), tables(tables), lanes(lanes), c99(c99) {}
 
@@ -237,8 +84,8 @@ public:
 private:
   OpBuilder &b;
   c::VectorTypes &vectors;
-  Helpers &helpers;
-  Tables &tables;
+  c::Helpers &helpers;
+  c::Tables &tables;
   c::LaneSupport &lanes;
   bool c99;
 
@@ -552,7 +399,7 @@ private:
         .Case([&](pg::ForOp o) {
           // A widened loop steps by the lane width (SCALY_LANES with lanes=auto).
           Value step = index(o.getStep(), loc);
-          if (o->hasAttr("scaly.lanes") && lanes.widthText(o.getStep()) != std::to_string(o.getStep()))
+          if (o->hasAttr("scaly.lanes") && lanes.isAuto())
             step = lit(b.getI64Type(), lanes.widthText(o.getStep()), loc);
           auto loop = b.create<emitc::ForOp>(loc, index(o.getLower(), loc),
                                              index(o.getUpper(), loc), step);
@@ -712,8 +559,8 @@ std::string externPrototype(pg::ExternOp ext) {
 
 struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> {
   using ProgramToEmitCBase::ProgramToEmitCBase;
-  Helpers helpers;
-  Tables tables;
+  c::Helpers helpers;
+  c::Tables tables;
   std::shared_ptr<c::LaneSupport> lanes;
 
   llvm::DenseMap<StringRef, int> callSites;
@@ -726,8 +573,8 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     Location loc = module.getLoc();
     c::VectorTypes vectors;
     lanes = std::make_shared<c::LaneSupport>(autoLanes, vectorLibm == "glibc");
-    helpers = Helpers();
-    tables = Tables();
+    helpers = c::Helpers();
+    tables = c::Tables();
 
     if (!recipe.empty())
       b.create<emitc::VerbatimOp>(loc, "/* " + recipe + "\n */");

@@ -1,0 +1,54 @@
+//===- ModuleDefinitions.h - tables and C helpers a module defines -*- C++ -*-===//
+//
+// What scaly-program-to-emitc prints once per module before its procedures:
+// the read-only tables of prog.table and the C helper functions of
+// prog.reduce and prog.matmul, each registered on first use.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SCALY_CONVERSION_PROGRAMTOEMITC_MODULEDEFINITIONS_H
+#define SCALY_CONVERSION_PROGRAMTOEMITC_MODULEDEFINITIONS_H
+
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/IR/Types.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <string>
+
+namespace scaly::c {
+
+/// Read-only tables (prog.table) a module uses: `static const` arrays printed
+/// once each before the procedures, identical tables shared.
+class Tables {
+public:
+  /// The C expression pointing to the table of `values` (a cast drops the
+  /// const: tables are only read, through the module's plain pointers).
+  std::string use(mlir::ElementsAttr values);
+  const std::string &definitions() const { return text; }
+
+private:
+  llvm::StringMap<std::string> names;
+  std::string text;
+};
+
+/// C helper functions (reductions, matrix products) a module uses, printed
+/// once each before the procedures. Each is `static`, so only used ones are
+/// emitted (an unused static function is a warning).
+class Helpers {
+public:
+  /// Name of the helper for `kind` ("sum", "prod", "max", "min", "matmul")
+  /// on elements of type `elem`, registering it.
+  std::string use(llvm::StringRef kind, mlir::Type elem);
+  const std::string &definitions() const { return text; }
+
+private:
+  llvm::StringSet<> seen;
+  std::string text;
+
+  static std::string suffix(mlir::Type t);
+  std::string define(llvm::StringRef kind, mlir::Type elem, const std::string &name);
+};
+
+} // namespace scaly::c
+
+#endif
