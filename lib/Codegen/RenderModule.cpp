@@ -36,9 +36,10 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
   pm.addPass(createCSEPass());
   if (reciprocal)
     pm.addPass(prog::createReciprocal());
-  if (lanes > 1) {
+  if (lanes == 0 || lanes > 1) {
+    // lanes=auto widens by 8: SCALY_LANES (2, 4 or 8) divides it.
     prog::WidenLanesOptions widen;
-    widen.lanes = lanes;
+    widen.lanes = lanes == 0 ? 8 : lanes;
     pm.addPass(prog::createWidenLanes(widen));
   }
   pm.addPass(prog::createPlanWorkspace());
@@ -78,7 +79,7 @@ std::string recipeText(StringRef name, const RenderOptions &o,
   bool hasFma = o.cpu != "generic" && o.cpu != "x86-64-v2";
   std::string contract =
       o.fpContract == "off" ? (hasFma ? "-ffp-contract=off " : "") : "-ffp-contract=" + o.fpContract + " ";
-  std::string std = o.dialect == "c99" ? "-std=c99 " : "";
+  std::string standard = o.dialect == "c99" ? "-std=c99 " : "";
   std::string cpu = o.cpu == "native" ? "host-local native CPU" : o.cpu;
   bool glibc = o.vectorLibm == "glibc";
   std::string mathLibrary = glibc ? "glibc x86-64" : "scalar libm";
@@ -95,7 +96,7 @@ std::string recipeText(StringRef name, const RenderOptions &o,
                        " * clang -O3 {5}{7}{9}-fno-math-errno {10}-c {6}.c\n"
                        " * Link with: {11}-lm",
                        cpu, lanes, o.dialect, o.vectorLibm, o.reciprocal ? "True" : "False",
-                       march, name, contract, mathLibrary, std,
+                       march, name, contract, mathLibrary, standard,
                        glibc ? "-fveclib=libmvec " : "", glibc ? "-lmvec " : "")
       .str();
 }
@@ -414,9 +415,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   PassManager lower(ctx);
   if (options.recordStages)
     lower.addInstrumentation(makeStageObserver(record));
-  // lanes=auto widens by 8: SCALY_LANES (2, 4 or 8) divides it.
-  buildLoweringPipeline(lower, "", options.scalarizeLimit, options.lanes == 0 ? 8 : options.lanes,
-                        options.reciprocal);
+  buildLoweringPipeline(lower, "", options.scalarizeLimit, options.lanes, options.reciprocal);
   if (failed(lower.run(module)))
     return fail("lowering to the program dialect failed");
   if (renderCancelled())

@@ -69,8 +69,7 @@ static LogicalResult emitC(ModuleOp module, llvm::raw_ostream &os) {
   bool hasProc = !module.getOps<scaly::prog::ProcOp>().empty();
   if (hasExpr) {
     PassManager pm(module.getContext());
-    scaly::codegen::buildLoweringPipeline(pm, "", 64, options->lanes == 0 ? 8 : options->lanes,
-                                          options->reciprocal);
+    scaly::codegen::buildLoweringPipeline(pm, "", 64, options->lanes, options->reciprocal);
     if (failed(pm.run(module)))
       return failure();
     hasProc = true;

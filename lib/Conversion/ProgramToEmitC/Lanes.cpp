@@ -12,8 +12,6 @@ using namespace scaly;
 
 namespace {
 
-int mvecSince(StringRef fn) { return c::glibcVectorMathSince(fn); }
-
 std::string scalarName(Type elem) { return elem.isF32() ? "float" : "double"; }
 
 } // namespace
@@ -104,7 +102,7 @@ std::string c::LaneSupport::splat(Type elem, int64_t width) {
 
 std::string c::LaneSupport::mvecSymbol(StringRef fn, Type elem, int64_t width, unsigned arity,
                                        std::string &isaMacro) {
-  if (!mvecSince(fn))
+  if (!c::glibcVectorMathSince(fn))
     return "";
   // x86-64's vector function ABI: b = SSE (xmm), d = AVX2 (ymm), e = AVX-512 (zmm).
   int64_t bytes = width * (elem.isF32() ? 4 : 8);
@@ -130,8 +128,6 @@ std::string c::LaneSupport::math(StringRef fn, Type elem, int64_t width, unsigne
                                     "requires {0} and -lmvec\"\n#endif\n",
                                     macro, width)
                           .str());
-        if (mvecSince(fn) == 235)
-          needs235.insert(fn.str());
       }
       return symbol;
     }
@@ -150,14 +146,12 @@ std::string c::LaneSupport::math(StringRef fn, Type elem, int64_t width, unsigne
       "  scaly_r_; })\n",
       name, params, V, arity == 2 ? "  " + V + " scaly_y_ = (y); \\\n" : std::string(),
       widthText(width), scalar, arity == 2 ? ", scaly_y_[scaly_k_]" : "");
-  if (!(glibc && autoWidth && mvecSince(fn))) {
+  if (!(glibc && autoWidth && c::glibcVectorMathSince(fn))) {
     helpers += laneByLane + "\n";
     return name;
   }
   // lanes=auto: the preprocessor's width picks libmvec's variant; a width
   // without one (two floats) goes lane by lane.
-  if (mvecSince(fn) == 235)
-    needs235.insert(fn.str());
   guards.insert("#if !defined(__x86_64__)\n#error \"vector_libm=glibc width auto requires "
                 "__x86_64__ and -lmvec\"\n#endif\n");
   std::string text;

@@ -48,15 +48,13 @@ public:
   /// Typedefs, the lane width macro, guards, declarations and helpers, in
   /// the order C needs them (empty when no lane vector was used).
   std::string definitions() const;
-  /// glibc functions used that need glibc >= 2.35 (for the recipe).
-  const std::set<std::string> &newerFunctions() const { return needs235; }
 
 private:
   bool autoWidth, glibc;
   std::map<std::string, std::string> typedefs; // name -> typedef line
   std::set<std::string> guards;                // #if/#error blocks
   std::string declarations, helpers;
-  std::set<std::string> seen, needs235;
+  std::set<std::string> seen;
 
   std::string suffix(mlir::Type elem, int64_t width) const;
   /// libmvec's symbol for `fn` at a fixed width, or "" when glibc has none;

@@ -26,6 +26,9 @@ namespace scaly::prog {
 /// Bytes of one buffer element as C stores it: bools as uint8_t, and 1 for
 /// `none` (void*, whose sizes count bytes).
 int64_t elementBytes(mlir::Type element);
+
+/// The buffer a pointer points into: `ptr` with every prog.offset removed.
+mlir::Value rootOf(mlir::Value ptr);
 } // namespace scaly::prog
 
 #endif

@@ -3,6 +3,7 @@
 #include "scaly/Dialect/Program/ProgramDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
@@ -24,6 +25,12 @@ void ProgDialect::initialize() {
 #define GET_OP_LIST
 #include "scaly/Dialect/Program/ProgramOps.cpp.inc"
       >();
+}
+
+Value scaly::prog::rootOf(Value ptr) {
+  while (auto off = ptr.getDefiningOp<OffsetOp>())
+    ptr = off.getBase();
+  return ptr;
 }
 
 int64_t scaly::prog::elementBytes(Type element) {
@@ -176,16 +183,9 @@ LogicalResult OffsetOp::verify() {
   return success();
 }
 
-/// The element type of a scalar or lane vector.
-static Type laneElement(Type t) {
-  if (auto v = dyn_cast<VectorType>(t))
-    return v.getElementType();
-  return t;
-}
-
 LogicalResult LoadOp::verify() {
   auto ptr = cast<PtrType>(getPtr().getType());
-  if (ptr.getElementType() != laneElement(getResult().getType()))
+  if (ptr.getElementType() != getElementTypeOrSelf(getResult().getType()))
     return emitOpError("loads ") << getResult().getType() << " through " << ptr;
   if (getStride() != 1 && !isa<VectorType>(getResult().getType()))
     return emitOpError("a stride needs a lane vector result, got ") << getResult().getType();
@@ -208,7 +208,7 @@ LogicalResult StoreOp::verify() {
     return emitOpError("needs at least one value");
   Type first = getValues().front().getType();
   for (Type t : getValues().getTypes()) {
-    if (laneElement(t) != ptr.getElementType())
+    if (getElementTypeOrSelf(t) != ptr.getElementType())
       return emitOpError("stores ") << t << " through " << ptr;
     if (isa<VectorType>(t) != isa<VectorType>(first) || (isa<VectorType>(t) && t != first))
       return emitOpError("stores lane vectors of one type or scalars, not a mix of ")

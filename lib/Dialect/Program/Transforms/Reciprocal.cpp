@@ -43,15 +43,13 @@ bool invariantIn(Value v, ForOp loop, DenseMap<Value, bool> &memo) {
                 (isPure(def) || isa<LoadOp>(def)) &&
                 llvm::all_of(def->getOperands(), [&](Value o) { return invariantIn(o, loop, memo); });
   if (result && isa<LoadOp>(def)) {
-    // The loaded element must not be written in the loop.
+    // The loaded buffer must not be written in the loop.
+    Value loaded = rootOf(cast<LoadOp>(def).getPtr());
     loop.getBodyBlock()->walk([&](StoreOp store) {
-      Value root = store.getPtr(), loadRoot = cast<LoadOp>(def).getPtr();
-      while (auto off = root.getDefiningOp<OffsetOp>())
-        root = off.getBase();
-      while (auto off = loadRoot.getDefiningOp<OffsetOp>())
-        loadRoot = off.getBase();
-      if (root == loadRoot)
-        result = false;
+      if (rootOf(store.getPtr()) != loaded)
+        return WalkResult::advance();
+      result = false;
+      return WalkResult::interrupt();
     });
   }
   memo[v] = result;
