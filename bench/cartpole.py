@@ -31,10 +31,15 @@ def cartpole_numpy(s, u):
     return np.stack([xd, thd, xdd, thdd], axis=1)
 
 
-def rk4_numpy(S, U, h=0.01):
-    """One RK4 step of the batch."""
-    k1 = cartpole_numpy(S, U)
-    k2 = cartpole_numpy(S + h / 2 * k1, U)
-    k3 = cartpole_numpy(S + h / 2 * k2, U)
-    k4 = cartpole_numpy(S + h * k3, U)
-    return S + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+def rk4_step(dynamics, s, u, h=0.01):
+    """One RK4 step of `dynamics` (Scaly expressions or NumPy arrays alike)."""
+    k1 = dynamics(s, u)
+    k2 = dynamics(s + h / 2 * k1, u)
+    k3 = dynamics(s + h / 2 * k2, u)
+    k4 = dynamics(s + h * k3, u)
+    return s + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def rk4_numpy(S, U):
+    """One RK4 step of the batch (NumPy)."""
+    return rk4_step(cartpole_numpy, S, U)

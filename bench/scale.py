@@ -28,7 +28,7 @@ import numpy as np  # noqa: E402
 
 import scaly as sc  # noqa: E402
 from scaly.codegen import render_c_module  # noqa: E402
-from cartpole import cartpole_dynamics, cartpole_numpy, rk4_numpy  # noqa: E402
+from cartpole import cartpole_dynamics, cartpole_numpy, rk4_numpy, rk4_step  # noqa: E402
 
 
 def per_call_us(fn, args, repeat):
@@ -96,12 +96,7 @@ def matmat(n):
 
 @sc.function(sc.arg("s", 4), sc.arg("u", ()), outputs=sc.arg("s_next"))
 def rk4(s, u):
-    h = 0.01
-    k1 = cartpole_dynamics(s, u)
-    k2 = cartpole_dynamics(s + h / 2 * k1, u)
-    k3 = cartpole_dynamics(s + h / 2 * k2, u)
-    k4 = cartpole_dynamics(s + h * k3, u)
-    return (s + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)).block()
+    return rk4_step(cartpole_dynamics, s, u).block()
 
 
 @sc.function(sc.arg("s", 4), sc.arg("u", ()), outputs=sc.arg("s_next"))

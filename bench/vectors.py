@@ -26,12 +26,11 @@ alike (median of --repeat samples, each >= ~20 ms of calls). Models:
   exp/log   exp(0.5 x) + log(1 + x*x) over 10^6 elements
 
 Arrays of at most 64 elements are scalarized with lanes=1, and of at most
-2 * lanes - 1 with lanes (render_native's scalarize_limit), so the 64-element
-waves is straight-line code at lanes=1 and a widened loop otherwise. The `code`
+15 with lanes (render_native's scalarize_limit), so the 64-element waves is
+straight-line code at lanes=1 and a widened loop otherwise. The `code`
 column says what was compiled: a loop or straight-line code, xL when the
 entry's outer loop is widened to L lanes, "inner xL" when only inner loops are
-(at lanes=2 the cart-pole's 4-element states exceed the scalarize limit of 3, so
-their loops take the lanes instead of the map), +mvec when libmvec is called.
+(a map whose body holds loops of its own), +mvec when libmvec is called.
 `build` is trace -> callable (defining the Function and compiling it on the
 fresh cache). `speedup` is lanes=1's time over this one's; `t/numpy` is this
 time over NumPy's (< 1: faster than NumPy); `max|d|` the largest difference
@@ -58,7 +57,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numpy as np  # noqa: E402
 
 import scaly as sc  # noqa: E402
-from cartpole import cartpole_dynamics, rk4_numpy  # noqa: E402
+from cartpole import cartpole_dynamics, rk4_numpy, rk4_step  # noqa: E402
 from scaly.codegen import render_native  # noqa: E402
 from scaly.runtime import jit  # noqa: E402
 
@@ -111,12 +110,7 @@ def rk4_model(n, blocked):
     def make():
         @sc.function(sc.arg("s", 4), sc.arg("u", ()), outputs=sc.arg("s_next"))
         def rk4(s, u):
-            h = 0.01
-            k1 = cartpole_dynamics(s, u)
-            k2 = cartpole_dynamics(s + h / 2 * k1, u)
-            k3 = cartpole_dynamics(s + h / 2 * k2, u)
-            k4 = cartpole_dynamics(s + h * k3, u)
-            s_next = s + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            s_next = rk4_step(cartpole_dynamics, s, u)
             return s_next.block() if blocked else s_next
 
         @sc.function(sc.arg("S", (n, 4)), sc.arg("U", n), outputs=sc.arg("S_next"))

@@ -116,24 +116,25 @@ def _viz_watched(functions):
     return viz, [f for f in functions if viz.watched(f)]
 
 
-def _render_recorded(functions, options, mode, make_module):
-    """Render through _scaly.render; for functions scaly.viz watches, with the
-    pass stages on, and one recording per watched function (errors included)."""
+def _render_recorded(functions, options, mode):
+    """Render through _scaly.render into a RenderedModule; for functions scaly.viz
+    watches, with the pass stages on, and one recording per watched function
+    (errors included)."""
     viz, watched = _viz_watched(functions)
     asked = options.get("record_stages", False)
     if watched:
         options = dict(options, record_stages=True)
-    traced = [f._traced for f in functions]
     try:
-        out = _scaly.render(traced, options)
+        out = _scaly.render([f._traced for f in functions], options)
     except Exception as e:
         for f in watched:
             viz.record(f, mode, error=e)
         raise
-    module = make_module(out)
+    module = RenderedModule(out["name"], out["source"], out["header"], out["recipe"],
+                            options["lang"], _entries(functions, out), tuple(out["stages"]))
     for f in watched:
         viz.record(f, mode, module=module)
-    return module if asked else replace(module, stages=())
+    return replace(module, stages=()) if watched and not asked else module
 
 
 def default_scalarize_limit(lanes):
@@ -239,10 +240,7 @@ def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vec
         raise ValueError(f"render_c_module: record_stages must be True or False, "
                          f"got {record_stages!r}")
     options["record_stages"] = record_stages
-    return _render_recorded(
-        functions, options, "aot",
-        lambda out: RenderedModule(out["name"], out["source"], out["header"], out["recipe"],
-                                   lang, _entries(functions, out), tuple(out["stages"])))
+    return _render_recorded(functions, options, "aot")
 
 
 def render_native(fn, fp_contract="off", lanes=1, vector_libm="none"):
@@ -255,7 +253,4 @@ def render_native(fn, fp_contract="off", lanes=1, vector_libm="none"):
     options = {"cpu": "native", "lanes": lanes, "dialect": "gnu", "vector_libm": vector_libm,
                "reciprocal": False, "lang": "c", "fp_contract": fp_contract,
                "scalarize_limit": default_scalarize_limit(lanes)}
-    return _render_recorded(
-        [fn], options, "jit",
-        lambda out: RenderedModule(out["name"], out["source"], out["header"], out["recipe"],
-                                   entries=_entries([fn], out), stages=tuple(out["stages"])))
+    return _render_recorded([fn], options, "jit")

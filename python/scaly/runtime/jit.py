@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _scaly
-from ..codegen import FP_CONTRACTS, render_native
+from ..codegen import FP_CONTRACTS, _viz_watched, render_native
 
 # Raise whenever generated code or the cache layout changes.
 CACHE_VERSION = "scaly-cache-4"
@@ -253,23 +253,26 @@ def _host_vectors(macros):
                if line.startswith("#define ") and len(line.split()) >= 2}
     lanes = 8 if "__AVX512F__" in defined else 4 if "__AVX2__" in defined else \
         2 if "__SSE2__" in defined else 1
-    version = _glibc_version()
-    libm = "glibc" if (_x86() and lanes > 1 and version is not None and version >= (2, 35)
-                       and _load_libmvec()) else "none"
     want = os.environ.get("SCALY_LANES")
     if want:
         if want not in ("1", "2", "4", "8"):
             raise CompileError(f"SCALY_LANES={want!r} is not one of 1, 2, 4, 8")
         lanes = int(want)
+    version = _glibc_version()
+
+    def libmvec_here():  # opens libmvec for the process when it is there
+        return _x86() and version is not None and version >= (2, 35) and _load_libmvec()
+
     want = os.environ.get("SCALY_VECTOR_LIBM")
     if want:
         if want not in ("none", "glibc"):
             raise CompileError(f"SCALY_VECTOR_LIBM={want!r} is not one of 'none', 'glibc'")
-        if want == "glibc" and not (_x86() and version is not None and version >= (2, 35)
-                                    and _load_libmvec()):
+        if want == "glibc" and not libmvec_here():
             raise CompileError("SCALY_VECTOR_LIBM='glibc' needs x86-64 with glibc >= 2.35 and "
                                "libmvec.so.1")
         libm = want
+    else:
+        libm = "glibc" if lanes > 1 and libmvec_here() else "none"
     if lanes == 1:
         libm = "none"  # scalar code calls scalar libm
     return lanes, libm
@@ -505,8 +508,7 @@ def compile_function(fn):
         index_key = None
         trusted = False
         # A function scaly.viz watches is always rendered (each compile records).
-        viz = sys.modules.get("scaly.viz.recording")
-        if not recompiled and not (viz is not None and viz.watched(fn)):
+        if not recompiled and not _viz_watched([fn])[1]:
             source_digest, trusted = _source_state()
             index_key = _key(_scaly.graph_digest(fn._traced), source_digest, CACHE_VERSION, abi,
                              cc.recipe(),

@@ -44,11 +44,16 @@ def visualize_function(fun, *, label: str | None = None):
     return fun
 
 
+def _entry(fun):
+    """(fun, label) when this exact object is marked, else None (call with the lock held)."""
+    entry = _VIZ_TARGETS.get(id(fun))
+    return entry if entry is not None and entry[0] is fun else None
+
+
 def unvisualize_function(fun) -> None:
     """Stop recording renders of ``fun``; does nothing if it was not marked."""
     with _RECORDING_LOCK:
-        entry = _VIZ_TARGETS.get(id(fun))
-        if entry is not None and entry[0] is fun:
+        if _entry(fun) is not None:
             del _VIZ_TARGETS[id(fun)]
 
 
@@ -57,8 +62,7 @@ def capture(fun, *, label: str | None = None) -> Iterator:
     """Record renders of ``fun`` only inside a ``with`` block, which yields ``fun``
     (a mark made before the block, and its label, are restored after it)."""
     with _RECORDING_LOCK:
-        before = _VIZ_TARGETS.get(id(fun))
-        before = before if before is not None and before[0] is fun else None
+        before = _entry(fun)
     visualize_function(fun, label=label)
     try:
         yield fun
@@ -73,14 +77,13 @@ def capture(fun, *, label: str | None = None) -> Iterator:
 def watched(fun) -> bool:
     """Whether ``fun`` (this exact object) is marked."""
     with _RECORDING_LOCK:
-        entry = _VIZ_TARGETS.get(id(fun))
-        return entry is not None and entry[0] is fun
+        return _entry(fun) is not None
 
 
 def _label(fun):
     with _RECORDING_LOCK:
-        entry = _VIZ_TARGETS.get(id(fun))
-    return entry[1] if entry is not None and entry[0] is fun and entry[1] else fun.name
+        entry = _entry(fun)
+    return entry[1] if entry is not None and entry[1] else fun.name
 
 
 def recordings() -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ import webbrowser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from .recording import recording_path
+from .recording import load_recordings, recording_path
 
 STATIC = Path(__file__).resolve().parent / "static"
 # URL path -> (file name under static/, content type). Nothing else is served.
@@ -32,12 +32,9 @@ def recordings_payload(path: Path) -> bytes:
         return json.dumps({"error": f"No recordings yet: {path} does not exist. Mark a "
                            "function with scaly.viz.visualize and render it."}).encode()
     try:
-        data = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        return json.dumps(load_recordings(path)).encode()
+    except (OSError, ValueError) as e:
         return json.dumps({"error": f"{path} is not a readable recordings file: {e}"}).encode()
-    if not isinstance(data, list):
-        return json.dumps({"error": f"{path} is not a recordings file (expected a list)"}).encode()
-    return json.dumps(data).encode()
 
 
 class VizServer(ThreadingHTTPServer):
