@@ -16,6 +16,7 @@ packages=(
   python3-scipy python3-sympy
   googletest libgtest-dev
   chromium
+  wasi-libc libclang-rt-19-dev-wasm32 wabt
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -290,6 +290,41 @@ std::string sparseTables(StringRef entry, const std::vector<Port> &outs,
   return s;
 }
 
+/// The struct fields of an entry's inputs then outputs: the C names the
+/// source gives the ports.
+std::vector<std::string> portFields(prog::ProcOp entry, const std::vector<Port> &ins,
+                                    const std::vector<Port> &outs,
+                                    const std::vector<std::string> &entries) {
+  std::vector<std::string> all;
+  for (const Port &p : ins)
+    all.push_back(p.name);
+  for (const Port &p : outs)
+    all.push_back(p.name);
+  std::vector<std::string> procedures;
+  for (auto p : entry->getParentOfType<ModuleOp>().getOps<prog::ProcOp>())
+    procedures.push_back(p.getSymName().str());
+  return c::portCNames(all, c::moduleNames(entries, procedures));
+}
+
+/// Ports as data, with their struct fields and sparse tables.
+std::vector<RenderedPort> renderedPorts(const std::vector<Port> &ports,
+                                        ArrayRef<std::string> fields) {
+  std::vector<RenderedPort> out;
+  for (auto [p, field] : llvm::zip(ports, fields)) {
+    RenderedPort r{p.name, field, elementCType(p.element),
+                   std::vector<int64_t>(p.shape.begin(), p.shape.end()), {}};
+    if (p.sparse)
+      for (Attribute name : p.sparse.getAs<ArrayAttr>("tables")) {
+        StringRef table = cast<StringAttr>(name).getValue();
+        auto values = p.sparse.getAs<DenseI64ArrayAttr>(table).asArrayRef();
+        if (!values.empty())
+          r.tables.emplace_back(table.upper(), static_cast<int64_t>(values.size()));
+      }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 /// One entry's part of the header: SZ_* sizes, typed structs and its
 /// declaration; in C, or for lang="cpp" in C++ inside a namespace named
 /// after the entry.
@@ -302,16 +337,7 @@ std::string entrySection(prog::ProcOp entry, const std::vector<Port> &ins,
   int64_t wElemBytes = prog::elementBytes(wElem);
   int64_t szW = (entry.getWorkspace() + wElemBytes - 1) / wElemBytes;
   bool cxx = o.lang == "cpp";
-  // Field names are the C names the source gives the ports.
-  std::vector<std::string> all;
-  for (const Port &p : ins)
-    all.push_back(p.name);
-  for (const Port &p : outs)
-    all.push_back(p.name);
-  std::vector<std::string> procedures;
-  for (auto p : entry->getParentOfType<ModuleOp>().getOps<prog::ProcOp>())
-    procedures.push_back(p.getSymName().str());
-  std::vector<std::string> cNames = c::portCNames(all, c::moduleNames(entries, procedures));
+  std::vector<std::string> cNames = portFields(entry, ins, outs, entries);
   std::vector<std::string> inNames(cNames.begin(), cNames.begin() + ins.size());
   std::vector<std::string> outNames(cNames.begin() + ins.size(), cNames.end());
   std::string doc = "/* Inputs (arg[i]):" + portList(ins) + "\n * Outputs (res[i]):" +
@@ -480,6 +506,16 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
       casadiEntries.push_back(std::move(c));
     }
   }
+  // The fields the header gives the ports (after any casadi renaming, as
+  // renderHeader sees the module).
+  std::vector<std::string> entryNames;
+  for (const EntryPorts &e : ports)
+    entryNames.push_back(e.name);
+  for (auto [info, proc, e] : llvm::zip(out.entries, entries, ports)) {
+    std::vector<std::string> fields = portFields(proc, e.ins, e.outs, entryNames);
+    info.inputs = renderedPorts(e.ins, ArrayRef(fields).take_front(e.ins.size()));
+    info.outputs = renderedPorts(e.outs, ArrayRef(fields).drop_front(e.ins.size()));
+  }
   out.name = options.moduleName.empty() ? entries.front().getSymName().str() : options.moduleName;
   out.recipe = recipeText(out.name, options,
                           options.vectorLibm == "glibc" ? newerGlibcFunctions(module)
@@ -506,6 +542,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     return fail("conversion to EmitC failed");
   if (renderCancelled())
     return cancelled();
+  out.functions = c::functionSignatures(module);
   out.source.clear();
   llvm::raw_string_ostream os(out.source);
   if (failed(c::printC(module, os)))

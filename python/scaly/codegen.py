@@ -27,11 +27,17 @@ class EntryInfo:
     outputs: tuple
     pointer_type: str
     workspace_bytes: int
+    #: The C view of each input and output, as the header declares it: dicts with
+    #: name, field (of the typed <entry>_in/_out struct), c_type, shape and tables
+    #: (a sparse output's index tables: (suffix, length) pairs).
+    c_inputs: tuple = ()
+    c_outputs: tuple = ()
 
 
 def _entries(functions, out):
     return tuple(EntryInfo(e["name"], tuple(f.inputs), tuple(f.outputs), e["pointer_type"],
-                           e["workspace_bytes"]) for f, e in zip(functions, out["entries"]))
+                           e["workspace_bytes"], tuple(e["inputs"]), tuple(e["outputs"]))
+                 for f, e in zip(functions, out["entries"]))
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,15 @@ class RenderedModule:
     #: With `record_stages=True`: (stage, IR text) pairs, "input" (the traced expression
     #: module) then one per pass of the pipeline, in order, each with its locations.
     stages: tuple = ()
+    #: Every C function the source defines, as the emitter printed it: dicts with
+    #: name, specifiers ("static inline", or "" for an entry), result and params.
+    functions: tuple = ()
+    #: With a WebAssembly shim (scaly.wasm): the shim (<name>_wasm.c), its header
+    #: (<name>_wasm.h) and its exports as dicts (entry, kind, detail, name,
+    #: c_result, c_params as (C type, name) pairs).
+    wasm_shim: str = ""
+    wasm_header: str = ""
+    wasm_exports: tuple = ()
 
     @property
     def header_name(self):
@@ -131,7 +146,9 @@ def _render_recorded(functions, options, mode):
             viz.record(f, mode, error=e)
         raise
     module = RenderedModule(out["name"], out["source"], out["header"], out["recipe"],
-                            options["lang"], _entries(functions, out), tuple(out["stages"]))
+                            options["lang"], _entries(functions, out), tuple(out["stages"]),
+                            tuple(out["functions"]), out.get("wasm_shim", ""),
+                            out.get("wasm_header", ""), tuple(out.get("wasm_exports", ())))
     for f in watched:
         viz.record(f, mode, module=module)
     return replace(module, stages=()) if watched and not asked else module
@@ -198,6 +215,16 @@ def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vec
     uses no GNU vector extensions. Every option is validated, and combinations
     that cannot build raise ValueError naming the option.
     """
+    functions, options = _aot_options(fn, name=name, cpu=cpu, lanes=lanes, dialect=dialect,
+                                      vector_libm=vector_libm, reciprocal=reciprocal, lang=lang,
+                                      casadi=casadi, fp_contract=fp_contract,
+                                      scalarize_limit=scalarize_limit, record_stages=record_stages)
+    return _render_recorded(functions, options, "aot")
+
+
+def _aot_options(fn, *, name, cpu, lanes, dialect, vector_libm, reciprocal, lang, casadi,
+                 fp_contract, scalarize_limit, record_stages):
+    """render_c_module's arguments, checked: (functions, options for _scaly.render)."""
     functions = list(fn) if isinstance(fn, (list, tuple)) else [fn]
     if not functions:
         raise ValueError("render_c_module: the list of functions to export is empty")
@@ -240,7 +267,7 @@ def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vec
         raise ValueError(f"render_c_module: record_stages must be True or False, "
                          f"got {record_stages!r}")
     options["record_stages"] = record_stages
-    return _render_recorded(functions, options, "aot")
+    return functions, options
 
 
 def render_native(fn, fp_contract="off", lanes=1, vector_libm="none"):

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Codegen/RenderModule.h"
+#include "scaly/Codegen/WasmShim.h"
 #include "scaly/Dialect/Expr/Sparsity.h"
 #include "scaly/InitScaly.h"
 #include "scaly/Target/ReservedNames.h"
@@ -297,6 +298,21 @@ auto located(R (Graph::*method)(A...)) {
   };
 }
 
+/// An entry's ports as the header declares them.
+py::list portDicts(const std::vector<codegen::RenderedPort> &ports) {
+  py::list out;
+  for (const codegen::RenderedPort &p : ports) {
+    py::dict d;
+    d["name"] = p.name;
+    d["field"] = p.field;
+    d["c_type"] = p.cType;
+    d["shape"] = py::tuple(py::cast(p.shape));
+    d["tables"] = p.tables;
+    out.append(d);
+  }
+  return out;
+}
+
 /// Render one Function, or a list of them exported from one module.
 py::dict render(py::object functions, const py::dict &options) {
   std::vector<std::shared_ptr<trace::Function>> keep;
@@ -313,6 +329,7 @@ py::dict render(py::object functions, const py::dict &options) {
     roots.push_back(f.get());
   const trace::Function &fn = *roots.front();
   codegen::RenderOptions o;
+  bool wasmShim = false;
   for (auto item : options) {
     std::string key = py::cast<std::string>(item.first);
     py::handle v = item.second;
@@ -327,6 +344,7 @@ py::dict render(py::object functions, const py::dict &options) {
     else if (key == "name") o.moduleName = py::cast<std::string>(v);
     else if (key == "record_stages") o.recordStages = py::cast<bool>(v);
     else if (key == "casadi") o.casadi = py::cast<bool>(v);
+    else if (key == "wasm_shim") wasmShim = py::cast<bool>(v);
     else throw std::invalid_argument("unknown render option '" + key + "'");
   }
   for (const trace::Function *f : roots) {
@@ -387,7 +405,35 @@ py::dict render(py::object functions, const py::dict &options) {
     entry["name"] = e.name;
     entry["workspace_bytes"] = e.workspaceBytes;
     entry["pointer_type"] = e.pointerType;
+    entry["inputs"] = portDicts(e.inputs);
+    entry["outputs"] = portDicts(e.outputs);
     entries.append(entry);
+  }
+  py::list emitted;
+  for (const c::FunctionSignature &sig : out.functions) {
+    py::dict f;
+    f["name"] = sig.name;
+    f["specifiers"] = sig.specifiers;
+    f["result"] = sig.result;
+    f["params"] = sig.params;
+    emitted.append(f);
+  }
+  d["functions"] = emitted;
+  if (wasmShim) {
+    d["wasm_shim"] = codegen::renderWasmShim(out);
+    d["wasm_header"] = codegen::renderWasmHeader(out);
+    py::list exports;
+    for (const codegen::WasmExport &x : codegen::wasmExportList(out)) {
+      py::dict e;
+      e["entry"] = x.entry;
+      e["kind"] = x.kind;
+      e["detail"] = x.detail;
+      e["name"] = x.name;
+      e["c_result"] = x.result;
+      e["c_params"] = x.params;
+      exports.append(e);
+    }
+    d["wasm_exports"] = exports;
   }
   py::list stages;
   for (auto &[stage, text] : out.stages)

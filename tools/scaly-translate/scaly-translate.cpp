@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Codegen/RenderModule.h"
+#include "scaly/Codegen/WasmShim.h"
 #include "scaly/Conversion/Passes.h"
 #include "scaly/Dialect/Program/Passes.h"
 #include "scaly/InitScaly.h"
@@ -93,7 +94,34 @@ static LogicalResult emitC(ModuleOp module, llvm::raw_ostream &os) {
   return scaly::c::printC(module, os);
 }
 
+static llvm::cl::opt<std::string> moduleNameOption(
+    "module-name", llvm::cl::desc("--emit-wasm-shim: name of the module's files (default: the "
+                                  "first entry's name)"),
+    llvm::cl::init(""));
+
+/// The WebAssembly shim of an expression module (scaly.wasm.build's
+/// <module>_wasm.c): the module is rendered as render_c_module would, and
+/// the shim printed for its entries.
+static LogicalResult emitWasmShim(ModuleOp module, llvm::raw_ostream &os) {
+  std::optional<scaly::codegen::RenderOptions> options = recipeOptions();
+  if (!options)
+    return failure();
+  if (module.getOps<scaly::expr::FuncOp>().empty())
+    return module.emitError("--emit-wasm-shim needs an expression module (expr.func entries); "
+                            "the shim is printed from what rendering them yields");
+  options->moduleName = moduleNameOption;
+  scaly::codegen::RenderedModule out;
+  std::string error;
+  if (!scaly::codegen::renderCModule(module, *options, out, error))
+    return module.emitError(error);
+  os << scaly::codegen::renderWasmShim(out);
+  return success();
+}
+
 static void registerEmitCTranslation() {
+  TranslateFromMLIRRegistration shim(
+      "emit-wasm-shim", "print the WebAssembly export shim of a Scaly expression module",
+      emitWasmShim, [](DialectRegistry &registry) { scaly::registerScalyDialects(registry); });
   TranslateFromMLIRRegistration reg(
       "emit-c", "print a Scaly module (expr, prog or EmitC) as a C module", emitC,
       [](DialectRegistry &registry) { scaly::registerScalyDialects(registry); });

@@ -2,6 +2,8 @@
 #ifndef SCALY_CODEGEN_RENDERMODULE_H
 #define SCALY_CODEGEN_RENDERMODULE_H
 
+#include "scaly/Target/CEmitter.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include <atomic>
@@ -38,9 +40,22 @@ struct RenderOptions {
   bool recordStages = false;
 };
 
+/// One input or output of an entry as the header declares it.
+struct RenderedPort {
+  /// The Python name, and the field of the typed <entry>_in/_out struct.
+  std::string name, field;
+  /// Element type in C (double, float, int32_t, int64_t, uint8_t for bool).
+  std::string cType;
+  std::vector<int64_t> shape;
+  /// A sparse output's index tables, by the suffix of their header macro
+  /// (<entry>_<field>_<TABLE>), with their lengths; empty when dense.
+  std::vector<std::pair<std::string, int64_t>> tables;
+};
+
 /// What the runtime needs of one exported entry, as data.
 struct RenderedEntry {
   std::string name;
+  std::vector<RenderedPort> inputs, outputs;
   /// Bytes of `w` the entry needs (SZ_W elements of its pointer type).
   int64_t workspaceBytes = 0;
   /// The C type the entry's pointers point to: double, float or void.
@@ -51,6 +66,8 @@ struct RenderedModule {
   /// The module's name: its files are <name>.c and <name>.h.
   std::string name;
   std::vector<RenderedEntry> entries;
+  /// Every function the source defines, entries and procedures, in order.
+  std::vector<c::FunctionSignature> functions;
   std::string source;
   std::string header;
   /// The recipe comment that opens both files.

@@ -15,6 +15,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <set>
 #include <string>
+#include <vector>
 
 namespace scaly::c {
 
@@ -49,6 +50,19 @@ std::string formatFloat(double v, bool isF32);
 /// The glibc release (222 for 2.22, 235 for 2.35) whose libmvec added the
 /// x86-64 vector variants of libm function `fn`; 0 when it has none.
 int glibcVectorMathSince(llvm::StringRef fn);
+
+/// One C function of a module as the printer declares it.
+struct FunctionSignature {
+  std::string name;
+  /// Storage and inline specifiers, space-separated ("static inline"; empty
+  /// for an external definition).
+  std::string specifiers;
+  std::string result;
+  std::vector<std::string> params;
+};
+
+/// The signatures of the functions `printC` prints, in order.
+std::vector<FunctionSignature> functionSignatures(mlir::ModuleOp module);
 
 /// Print `module` (EmitC ops at the top level) as C source.
 mlir::LogicalResult printC(mlir::ModuleOp module, llvm::raw_ostream &os);

@@ -79,6 +79,32 @@ std::string scaly::c::formatFloat(double v, bool isF32) {
 namespace {
 using scaly::c::formatFloat;
 
+/// The C spelling of `t`; `isConst`: its innermost element is const.
+std::string typeName(Type t, bool isConst) {
+  if (auto p = dyn_cast<emitc::PointerType>(t)) {
+    // Bool buffers hold one byte per value.
+    Type pointee = p.getPointee();
+    if (pointee.isInteger(1))
+      return std::string(isConst ? "const " : "") + "uint8_t*";
+    return typeName(pointee, isConst) + "*";
+  }
+  std::string s = c::scalarCType(t);
+  return isConst ? "const " + s : s;
+}
+
+std::string specifierText(emitc::FuncOp fn) {
+  std::string s;
+  if (auto specs = fn.getSpecifiers())
+    for (Attribute spec : *specs)
+      s += (s.empty() ? "" : " ") + cast<StringAttr>(spec).getValue().str();
+  return s;
+}
+
+std::string resultText(emitc::FuncOp fn) {
+  auto results = fn.getFunctionType().getResults();
+  return results.empty() ? "void" : typeName(results[0], false);
+}
+
 class CPrinter {
 public:
   explicit CPrinter(llvm::raw_ostream &os) : os(os) {}
@@ -146,17 +172,6 @@ private:
     }
   }
 
-  std::string typeName(Type t, bool isConst) {
-    if (auto p = dyn_cast<emitc::PointerType>(t)) {
-      // Bool buffers hold one byte per value.
-      Type pointee = p.getPointee();
-      if (pointee.isInteger(1))
-        return std::string(isConst ? "const " : "") + "uint8_t*";
-      return typeName(pointee, isConst) + "*";
-    }
-    std::string s = c::scalarCType(t);
-    return isConst ? "const " + s : s;
-  }
 
   /// A pointer value whose innermost element is const.
   bool isConstPointer(Value v) {
@@ -180,13 +195,8 @@ private:
     constPointers.clear();
     taken.clear();
     nextScalar = nextPointer = 0;
-    std::string sig;
-    if (auto specs = fn.getSpecifiers())
-      for (Attribute s : *specs)
-        sig += cast<StringAttr>(s).getValue().str() + " ";
-    auto results = fn.getFunctionType().getResults();
-    sig += results.empty() ? "void" : typeName(results[0], false);
-    sig += " " + fn.getSymName().str() + "(";
+    std::string sig = specifierText(fn);
+    sig += (sig.empty() ? "" : " ") + resultText(fn) + " " + fn.getSymName().str() + "(";
     for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
       auto nameAttr = fn.getArgAttrOfType<StringAttr>(i, c::kNameAttr);
       std::string name = nameAttr ? claim(nameAttr.getValue()) : fresh(false);
@@ -579,6 +589,17 @@ private:
 };
 
 } // namespace
+
+std::vector<c::FunctionSignature> c::functionSignatures(ModuleOp module) {
+  std::vector<FunctionSignature> out;
+  for (emitc::FuncOp fn : module.getOps<emitc::FuncOp>()) {
+    FunctionSignature sig{fn.getSymName().str(), specifierText(fn), resultText(fn), {}};
+    for (auto [i, arg] : llvm::enumerate(fn.getArguments()))
+      sig.params.push_back(typeName(arg.getType(), static_cast<bool>(fn.getArgAttr(i, kConstAttr))));
+    out.push_back(std::move(sig));
+  }
+  return out;
+}
 
 LogicalResult c::printC(ModuleOp module, llvm::raw_ostream &os) {
   CPrinter printer(os);

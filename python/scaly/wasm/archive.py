@@ -1,0 +1,240 @@
+"""Build one module of Scaly entries for wasm32: an object archive to link into
+a host's own instance, a standalone reactor module, and the manifest read off
+what was built. Builds are cached under a key over everything that goes in."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import __version__
+from .._function import Function
+from ..codegen import _aot_options, _render_recorded, default_scalarize_limit
+from . import toolchain
+from .manifest import make_manifest
+
+#: Bumped when the layout of a cached build changes.
+WASM_CACHE_VERSION = "scaly-wasm-1"
+
+#: The allocation exports of the standalone module (a host with a malloc of
+#: its own links the archive instead and uses its own).
+ALLOC_SOURCE = """/* Allocation exports of a standalone Scaly WebAssembly module (generated). */
+#include <stdint.h>
+#include <stdlib.h>
+
+__attribute__((export_name("scaly_alloc"))) void* scaly_alloc(uint32_t bytes) {
+  return aligned_alloc(64, (bytes + 63u) / 64u * 64u);
+}
+
+__attribute__((export_name("scaly_free"))) void scaly_free(void* p) { free(p); }
+"""
+
+
+@dataclass(frozen=True)
+class WasmBuild:
+    """What `build` wrote into `out_dir`: the files' paths, and the manifest."""
+
+    name: str
+    out_dir: Path
+    archive: Path
+    wasm: Path
+    manifest_path: Path
+    header: Path
+    exports_header: Path
+    manifest: dict
+    #: Whether the objects came from the cache.
+    cached: bool
+
+    def files(self):
+        """Every file of the build, by name."""
+        return {p.name: p for p in (self.archive, self.wasm, self.manifest_path, self.header,
+                                    self.exports_header, self.out_dir / f"{self.name}.c",
+                                    self.out_dir / f"{self.name}_wasm.c")}
+
+
+def _render(functions, name, scalarize_limit):
+    if scalarize_limit is None:
+        scalarize_limit = default_scalarize_limit(1)
+    functions, options = _aot_options(functions, name=name, cpu="generic", lanes=1, dialect="gnu",
+                                      vector_libm="none", reciprocal=False, lang="c",
+                                      casadi=False, fp_contract="off",
+                                      scalarize_limit=scalarize_limit, record_stages=False)
+    options["wasm_shim"] = True
+    return functions, _render_recorded(functions, options, "wasm")
+
+
+def _sources(module):
+    n = module.name
+    return {f"{n}.c": module.source, f"{n}.h": module.header, f"{n}_wasm.c": module.wasm_shim,
+            f"{n}_wasm.h": module.wasm_header, "scaly_alloc.c": ALLOC_SOURCE}
+
+
+def _package_digest():
+    """Scaly's build logic for wasm: the files of this package."""
+    h = hashlib.sha256()
+    here = Path(__file__).parent
+    for path in sorted(here.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def cache_key(sources):
+    """The key of a build: the sources and headers, the compile and link flags,
+    the toolchain's versions, and Scaly's version and wasm build logic."""
+    h = hashlib.sha256()
+    parts = [WASM_CACHE_VERSION, __version__, _package_digest(),
+             json.dumps(toolchain.versions(), sort_keys=True),
+             json.dumps([toolchain.COMPILE_FLAGS, toolchain.STACK_BYTES])]
+    parts += [f"{k}\0{v}" for k, v in sorted(sources.items())]
+    for part in parts:
+        data = part.encode()
+        h.update(len(data).to_bytes(8, "little") + data)
+    return h.hexdigest()
+
+
+def _compile_and_link(directory, name):
+    """In `directory` (holding the sources): the objects, lib<name>.a and <name>.wasm.
+    Relative paths only, so the outputs do not depend on where they were built."""
+    clang, ar, ld = toolchain.tool("clang"), toolchain.tool("llvm-ar"), toolchain.tool("wasm-ld")
+    libc, builtins = toolchain.libraries()
+    obj = f"{name}_wasm.o"
+    toolchain.run([clang, *toolchain.COMPILE_FLAGS, "-c", f"{name}_wasm.c", "-o", obj], directory,
+                  f"compiling {name}_wasm.c for wasm32")
+    toolchain.run([clang, *toolchain.COMPILE_FLAGS, "-c", "scaly_alloc.c", "-o", "scaly_alloc.o"],
+                  directory, "compiling scaly_alloc.c for wasm32")
+    archive = f"lib{name}.a"
+    if os.path.exists(os.path.join(directory, archive)):
+        os.unlink(os.path.join(directory, archive))
+    toolchain.run([ar, "rcsD", archive, obj], directory, f"archiving {archive}")
+    toolchain.run([ld, "--no-entry", "-z", f"stack-size={toolchain.STACK_BYTES}",
+                   "--whole-archive", archive, "--no-whole-archive", "scaly_alloc.o",
+                   toolchain.reactor_start(), libc, builtins, "-o", f"{name}.wasm"],
+                  directory, f"linking {name}.wasm")
+    for o in (obj, "scaly_alloc.o"):
+        os.unlink(os.path.join(directory, o))
+
+
+def _check_layout(directory, manifest):
+    """Compile, for wasm32, static assertions that every typed struct has the
+    size, alignment and offsets calc_layout gives (the manifest's): a build
+    whose layout rules drifted from C's fails here, not as garbage later."""
+    lines = ["#include <stddef.h>", f'#include "{manifest["header"]}"', ""]
+    for entry in manifest["entries"]:
+        for s in entry["structs"].values():
+            t = s["c_name"]
+            lines.append(f'_Static_assert(sizeof({t}) == {s["size"]}, "{t}: sizeof differs from '
+                         f'calc_layout\'s {s["size"]}");')
+            lines.append(f'_Static_assert(_Alignof({t}) == {s["align"]}, "{t}: _Alignof differs '
+                         f'from calc_layout\'s {s["align"]}");')
+            for f in s["fields"]:
+                lines.append(f'_Static_assert(offsetof({t}, {f["field"]}) == {f["offset"]}, '
+                             f'"{t}.{f["field"]}: offset differs from calc_layout\'s '
+                             f'{f["offset"]}");')
+    path = "layout_check.c"
+    (directory / path).write_text("\n".join(lines) + "\n")
+    try:
+        toolchain.run([toolchain.tool("clang"), *toolchain.COMPILE_FLAGS, "-fsyntax-only", path],
+                      directory, "checking the typed structs' layout on wasm32")
+    finally:
+        (directory / path).unlink()
+
+
+def _sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _cached(directory, files):
+    """Whether `directory` holds a complete build whose files match meta.json."""
+    try:
+        meta = json.loads((directory / "meta.json").read_text())
+        return all(meta["files"].get(f) == _sha256(directory / f) for f in files)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+
+
+def _build_into_cache(root, key, module, functions):
+    """The cache folder of `key`, built if missing or damaged. A build happens in a
+    temporary folder renamed into place whole: nothing half-written is ever there."""
+    final = root / key
+    name = module.name
+    outputs = [f"lib{name}.a", f"{name}.wasm", "manifest.json", *_sources(module)]
+    if _cached(final, outputs):
+        return final, True
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f"{key[:16]}.tmp.", dir=root))
+    try:
+        for file, text in _sources(module).items():
+            (tmp / file).write_text(text)
+        _compile_and_link(tmp, name)
+        manifest = make_manifest(module, functions, tmp / f"{name}.wasm", key)
+        _check_layout(tmp, manifest)
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+        meta = {"key": key, "files": {f: _sha256(tmp / f) for f in outputs}}
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
+        if final.exists():  # damaged: moved aside, then removed
+            aside = root / f"{key[:16]}.damaged.{os.getpid()}.{threading.get_ident()}"
+            os.replace(final, aside)
+            shutil.rmtree(aside, ignore_errors=True)
+        try:
+            os.replace(tmp, final)
+        except OSError:
+            if not _cached(final, outputs):  # another process's build won the race
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return final, False
+
+
+def _copy_atomic(src, dst):
+    tmp = dst.with_name(f".{dst.name}.tmp.{os.getpid()}.{threading.get_ident()}")
+    try:
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dst)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def build(functions, out_dir, *, name=None, scalarize_limit=None, cache_dir=None):
+    """Build Scaly `functions` (one Function or a list) for wasm32 into `out_dir`.
+
+    Writes, for module `name` (default: the first function's name):
+    lib<name>.a, a wasm32 object archive holding only the entries' code, to
+    link into a host's own instance (its memory, its malloc); <name>.wasm, a
+    standalone reactor module (call `_initialize` once) with scaly_alloc and
+    scaly_free exports; manifest.json (docs/wasm.md: each entry's Scaly and C
+    views and export names, what was left out and why, the struct layouts);
+    <name>.c/.h, the shim <name>_wasm.c and its declarations <name>_wasm.h.
+
+    Builds are cached under SCALY_CACHE_DIR (or `cache_dir`)/wasm, keyed over
+    the sources, headers, toolchain versions and Scaly's version; the same
+    sources give the same archive, byte for byte. Returns a `WasmBuild`.
+    """
+    fns = list(functions) if isinstance(functions, (list, tuple)) else [functions]
+    for f in fns:
+        if not isinstance(f, Function):
+            raise TypeError(f"scaly.wasm.build: expected a scaly Function or a list of them, got "
+                            f"{type(f).__name__}")
+    if not isinstance(out_dir, (str, os.PathLike)):
+        raise TypeError(f"scaly.wasm.build: out_dir must be a path, got {type(out_dir).__name__}")
+    fns, module = _render(fns, name, scalarize_limit)
+    sources = _sources(module)
+    key = cache_key(sources)
+    if cache_dir is None:
+        from ..runtime.jit import cache_root
+        cache_dir = cache_root()
+    folder, cached = _build_into_cache(Path(cache_dir) / "wasm", key, module, fns)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    n = module.name
+    for file in [f"lib{n}.a", f"{n}.wasm", "manifest.json", *sources]:
+        _copy_atomic(folder / file, out / file)
+    manifest = json.loads((out / "manifest.json").read_text())
+    return WasmBuild(n, out, out / f"lib{n}.a", out / f"{n}.wasm", out / "manifest.json",
+                     out / f"{n}.h", out / f"{n}_wasm.h", manifest, cached)
