@@ -54,9 +54,9 @@ void scaly_wasm_error(int32_t status, const char* message, int32_t length);
 
 /// The error helper: the message names the entry and the status.
 std::string failHelper(llvm::StringRef m) {
-  return formatv(R"C(static char {0}__message[160];
+  return formatv(R"C(static char scaly_shim_message[160];
 
-static const char* {0}__status_text(int status) {{
+static const char* scaly_shim_status_text(int status) {{
   switch (status) {{
   case SCALY_ERR_NULL_ABI: return "SCALY_ERR_NULL_ABI (arg or res is null)";
   case SCALY_ERR_NULL_WORK: return "SCALY_ERR_NULL_WORK (the workspace w is null)";
@@ -66,14 +66,19 @@ static const char* {0}__status_text(int status) {{
   }
 }
 
-/* Report "<entry>: <status>" to the host, then trap. Uses no stack. */
-__attribute__((noinline, cold, noreturn)) static void {0}__fail(const char* entry, int status) {{
-  int32_t n = 0;
-  const char* parts[3] = {{entry, ": ", {0}__status_text(status)};
-  for (int k = 0; k < 3; ++k)
-    for (const char* p = parts[k]; *p && n < (int32_t)sizeof {0}__message; ++p)
-      {0}__message[n++] = *p;
-  scaly_wasm_error(status, {0}__message, n);
+static int32_t scaly_shim_append(int32_t n, const char* text) {{
+  for (; *text && n < (int32_t)sizeof scaly_shim_message; ++text)
+    scaly_shim_message[n++] = *text;
+  return n;
+}
+
+/* Report "<entry>: <status>" to the host, then trap. No local lives in
+ * memory, so the trap leaves the shadow stack as it found it. */
+__attribute__((noinline, cold, noreturn)) static void scaly_shim_fail(const char* entry, int status) {{
+  int32_t n = scaly_shim_append(0, entry);
+  n = scaly_shim_append(n, ": ");
+  n = scaly_shim_append(n, scaly_shim_status_text(status));
+  scaly_wasm_error(status, scaly_shim_message, n);
   __builtin_trap();
 }
 
@@ -135,7 +140,10 @@ const WasmExport &exportOf(const std::vector<WasmExport> &exports, llvm::StringR
 }
 
 /// The exports of one entry, and the statics they use.
-std::string entryExports(llvm::StringRef m, const RenderedEntry &e) {
+std::string entryExports(llvm::StringRef m, const RenderedEntry &e, size_t index) {
+  // The shim's own statics are scaly_shim_e<index>_*: entries cannot be named
+  // scaly_*, and indices keep entries `a` and `a_struct` apart.
+  std::string id = "scaly_shim_e" + std::to_string(index);
   WasmExports names = wasmExports(m, e);
   std::vector<WasmExport> exports = entryExportList(m, e);
   std::string T = e.pointerType;
@@ -144,21 +152,21 @@ std::string entryExports(llvm::StringRef m, const RenderedEntry &e) {
                           e.outputs.size());
   std::string work = "NULL";
   if (e.workspaceBytes > 0) {
-    s += formatv("static _Alignas(64) {0} {1}__{2}_work[{2}_SZ_W];\n", workElement(e), m, n);
-    work = formatv("{0}__{1}_work", m, n).str();
+    s += formatv("static _Alignas(64) {0} {1}_work[{2}_SZ_W];\n", workElement(e), id, n);
+    work = id + "_work";
   }
   size_t nIn = std::max<size_t>(e.inputs.size(), 1), nOut = std::max<size_t>(e.outputs.size(), 1);
 
   // The five-argument ABI on the host's buffers; a null w uses the shim's.
-  s += formatv(R"C(__attribute__((noinline)) static int {0}__{1}_call(const {2}** arg, {2}** res, int* iw, {2}* w, int mem) {{
+  s += formatv(R"C(__attribute__((noinline)) static int {0}_call(const {2}** arg, {2}** res, int* iw, {2}* w, int mem) {{
   return {1}(arg, res, iw, {3}, mem);
 }
 __attribute__((export_name("{4}"))) {5} {{
-  int status = {0}__{1}_call(arg, res, iw, w, mem);
-  if (status != SCALY_SUCCESS) {0}__fail("{1}", status);
+  int status = {0}_call(arg, res, iw, w, mem);
+  if (status != SCALY_SUCCESS) scaly_shim_fail("{1}", status);
 }
 )C",
-               m, n, T, work == "NULL" ? std::string("w") : "w ? w : " + work, names.pointers,
+               id, n, T, work == "NULL" ? std::string("w") : "w ? w : " + work, names.pointers,
                exportOf(exports, "pointers").signature())
            .str();
 
@@ -170,17 +178,17 @@ __attribute__((export_name("{4}"))) {5} {{
     unused += "  (void)in;\n";
   if (outArray.find("out->") == std::string::npos)
     unused += "  (void)out;\n";
-  s += formatv(R"C(__attribute__((noinline)) static int {0}__{1}_struct_call({1}_out* out, const {1}_in* in) {{
+  s += formatv(R"C(__attribute__((noinline)) static int {0}_struct_call({1}_out* out, const {1}_in* in) {{
   const {2}* arg[{3}] = {{{4}};
   {2}* res[{5}] = {{{6}};
 {9}  return {1}(arg, res, NULL, {7}, 0);
 }
 __attribute__((export_name("{8}"))) {10} {{
-  int status = {0}__{1}_struct_call(out, in);
-  if (status != SCALY_SUCCESS) {0}__fail("{1}", status);
+  int status = {0}_struct_call(out, in);
+  if (status != SCALY_SUCCESS) scaly_shim_fail("{1}", status);
 }
 )C",
-               m, n, T, nIn, inArray, nOut, outArray, work, names.structs, unused,
+               id, n, T, nIn, inArray, nOut, outArray, work, names.structs, unused,
                exportOf(exports, "struct").signature())
            .str();
 
@@ -194,29 +202,29 @@ __attribute__((export_name("{8}"))) {10} {{
     }
     bool one = e.outputs.size() == 1;
     std::string resArray =
-        one ? formatv("({0}*)&{1}__{2}_result", T, m, n).str()
+        one ? formatv("({0}*)&{1}_result", T, id).str()
             : pointerArray(e.outputs, T, false, "out", "");
     if (one)
-      s += formatv("static {0} {1}__{2}_result;\n", e.outputs[0].cType, m, n);
+      s += formatv("static {0} {1}_result;\n", e.outputs[0].cType, id);
     std::string outParam = one ? "" : formatv("{0}_out* out", n).str();
     std::string innerParams = outParam + (outParam.empty() && !params.empty() ? params.substr(2) : params);
     std::string innerArgs = (one ? "" : "out") + (one && !args.empty() ? args.substr(2) : args);
-    s += formatv(R"C(__attribute__((noinline)) static int {0}__{1}_scalar_call({2}) {{
+    s += formatv(R"C(__attribute__((noinline)) static int {0}_scalar_call({2}) {{
   const {3}* arg[{4}] = {{{5}};
   {3}* res[{6}] = {{{7}};
   return {1}(arg, res, NULL, {8}, 0);
 }
 )C",
-                 m, n, innerParams.empty() ? "void" : innerParams, T, nIn,
+                 id, n, innerParams.empty() ? "void" : innerParams, T, nIn,
                  pointerArray(e.inputs, T, true, "", "a"), nOut, resArray, work)
              .str();
     s += formatv(R"C(__attribute__((export_name("{0}"))) {1} {{
-  int status = {3}__{4}_scalar_call({5});
-  if (status != SCALY_SUCCESS) {3}__fail("{4}", status);
+  int status = {3}_scalar_call({5});
+  if (status != SCALY_SUCCESS) scaly_shim_fail("{4}", status);
 {6}}
 )C",
-                 names.scalar, exportOf(exports, "scalar").signature(), "", m, n, innerArgs,
-                 one ? formatv("  return {0}__{1}_result;\n", m, n).str() : "")
+                 names.scalar, exportOf(exports, "scalar").signature(), "", id, n, innerArgs,
+                 one ? "  return " + id + "_result;\n" : "")
              .str();
   }
 
@@ -225,11 +233,11 @@ __attribute__((export_name("{8}"))) {10} {{
   for (const RenderedPort &p : e.outputs)
     for (auto &[table, length] : p.tables) {
       std::string lower = llvm::StringRef(table).lower();
-      s += formatv(R"C(static const int32_t {0}__{1}_{2}_{3}[{4}] = {1}_{2}_{5};
-__attribute__((export_name("{0}__{1}__{2}_{3}"))) {6} {{ return {0}__{1}_{2}_{3}; }
+      s += formatv(R"C(static const int32_t {7}_{2}_{3}[{4}] = {1}_{2}_{5};
+__attribute__((export_name("{0}__{1}__{2}_{3}"))) {6} {{ return {7}_{2}_{3}; }
 )C",
                    m, n, p.field, lower, length, table,
-                   exportOf(exports, "table", (p.field + "_" + lower)).signature())
+                   exportOf(exports, "table", (p.field + "_" + lower)).signature(), id)
                .str();
     }
   return s + "\n";
@@ -257,10 +265,10 @@ std::string layoutTable(llvm::StringRef m, const RenderedModule &module) {
   return formatv(R"C(/* The typed structs as this compiler lays them out, for the host's layout
  * check: the number of structs, then per struct (in the manifest's order)
  * sizeof, _Alignof, the number of fields with values and their offsets. */
-static const uint32_t {0}__layout_table[] = {{
+static const uint32_t scaly_shim_layout_table[] = {{
   {1},
 {2}};
-__attribute__((export_name("{0}__layout"))) const uint32_t* {0}__layout(void) {{ return {0}__layout_table; }
+__attribute__((export_name("{0}__scaly_layout"))) const uint32_t* {0}__scaly_layout(void) {{ return scaly_shim_layout_table; }
 )C",
                  m, count, rows)
       .str();
@@ -280,7 +288,7 @@ std::vector<WasmExport> codegen::wasmExportList(const RenderedModule &module) {
   for (const RenderedEntry &e : module.entries)
     for (WasmExport &x : entryExportList(module.name, e))
       out.push_back(std::move(x));
-  out.push_back({"", "layout", "", module.name + "__layout", "const uint32_t*", {}});
+  out.push_back({"", "layout", "", module.name + "__scaly_layout", "const uint32_t*", {}});
   return out;
 }
 
@@ -304,6 +312,21 @@ extern "C" {{
   for (const WasmExport &x : wasmExportList(module))
     s += x.signature() + ";\n";
   return s + "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+}
+
+std::string codegen::wasmNameProblem(const RenderedModule &module) {
+  // Export names are <module>__<entry>[__<kind>]: with no "__" inside either
+  // name, and no module name ending in "_", two modules' names cannot meet.
+  llvm::StringRef m = module.name;
+  if (m.contains("__") || m.ends_with("_"))
+    return "the module name '" + module.name +
+           "' contains '__' or ends with '_'; WebAssembly export names are <module>__<entry>, "
+           "so choose a module name without them";
+  for (const RenderedEntry &e : module.entries)
+    if (llvm::StringRef(e.name).contains("__"))
+      return "entry '" + e.name + "' contains '__'; WebAssembly export names are " +
+             module.name + "__<entry>[__struct|__scalar], so rename the function";
+  return "";
 }
 
 WasmExports codegen::wasmExports(llvm::StringRef module, const RenderedEntry &entry) {
@@ -336,8 +359,8 @@ std::string codegen::renderWasmShim(const RenderedModule &module) {
         s += formatv("static {0} {1}({2});\n", sig.result, sig.name, paramList(sig)).str();
   s += formatv("#include \"{0}.c\"\n\n", m).str();
   s += failHelper(m);
-  for (const RenderedEntry &e : module.entries)
-    s += entryExports(m, e);
+  for (auto [k, e] : llvm::enumerate(module.entries))
+    s += entryExports(m, e, k);
   s += layoutTable(m, module);
   return s;
 }

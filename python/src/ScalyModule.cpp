@@ -420,6 +420,9 @@ py::dict render(py::object functions, const py::dict &options) {
   }
   d["functions"] = emitted;
   if (wasmShim) {
+    std::string problem = codegen::wasmNameProblem(out);
+    if (!problem.empty())
+      throw std::invalid_argument("scaly.wasm: " + problem);
     d["wasm_shim"] = codegen::renderWasmShim(out);
     d["wasm_header"] = codegen::renderWasmHeader(out);
     py::list exports;

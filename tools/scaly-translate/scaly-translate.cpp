@@ -114,6 +114,9 @@ static LogicalResult emitWasmShim(ModuleOp module, llvm::raw_ostream &os) {
   std::string error;
   if (!scaly::codegen::renderCModule(module, *options, out, error))
     return module.emitError(error);
+  std::string problem = scaly::codegen::wasmNameProblem(out);
+  if (!problem.empty())
+    return module.emitError(problem);
   os << scaly::codegen::renderWasmShim(out);
   return success();
 }

@@ -46,6 +46,9 @@ std::string renderWasmHeader(const RenderedModule &module);
 /// Whether every input and output of `entry` is a scalar (shape ()).
 bool allScalar(const RenderedEntry &entry);
 
+/// Why `module`'s names cannot make distinct export names ("" when they can).
+std::string wasmNameProblem(const RenderedModule &module);
+
 /// The shim C file (<module>_wasm.c) for `module`.
 std::string renderWasmShim(const RenderedModule &module);
 

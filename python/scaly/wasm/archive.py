@@ -112,7 +112,7 @@ def _compile_and_link(directory, name):
     if os.path.exists(os.path.join(directory, archive)):
         os.unlink(os.path.join(directory, archive))
     toolchain.run([ar, "rcsD", archive, obj], directory, f"archiving {archive}")
-    toolchain.run([ld, "--no-entry", "-z", f"stack-size={toolchain.STACK_BYTES}",
+    toolchain.run([ld, "--no-entry", "--strip-debug", "-z", f"stack-size={toolchain.STACK_BYTES}",
                    "--whole-archive", archive, "--no-whole-archive", "scaly_alloc.o",
                    toolchain.reactor_start(), libc, builtins, "-o", f"{name}.wasm"],
                   directory, f"linking {name}.wasm")

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy
+
 #: The WebAssembly value type of each dtype (pointers are uint32 addresses).
 WASM_TYPES = {"float64": "f64", "float32": "f32", "int32": "i32", "int64": "i64", "bool": "i32",
               "uint32": "i32"}
@@ -44,6 +46,8 @@ def to_wasm(value, dtype):
                             f"{type(value).__name__}")
         return float(value)
     if dtype == "bool":
+        if isinstance(value, numpy.bool_):
+            value = bool(value)
         if not isinstance(value, (bool, numbers.Integral)) or value not in (0, 1):
             raise TypeError(f"to_wasm: a bool value must be True, False, 0 or 1, got {value!r}")
         return int(bool(value))

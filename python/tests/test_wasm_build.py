@@ -1,0 +1,1143 @@
+"""scaly.wasm: building Scaly functions for wasm32 (docs/wasm.md).
+
+Everything the build states is checked against an independent reader: the
+manifest's C view against the generated headers (parsed with regexes), its
+export signatures against wabt's wasm-objdump, the archive's symbols against
+llvm-nm-19, calc_layout against clang-19's own sizeof/offsetof on wasm32
+(static assertions), and the standalone module's behaviour by running it in
+Node.js (scalar, struct and error paths, the layout table).
+
+Each module is built once per test module (module-scoped fixtures) into a
+private cache under tmp: the user's ~/.cache is never touched.
+"""
+
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import scaly as sc
+import scaly.wasm as sw
+from scaly.wasm import toolchain
+
+CLANG = "clang-19"
+WASM_LD = "wasm-ld-19"
+LLVM_NM = "llvm-nm-19"
+OBJDUMP = "wasm-objdump"
+WASI_LIBC = "/usr/lib/wasm32-wasi/libc.a"
+BUILTINS = "/usr/lib/llvm-19/lib/clang/19/lib/wasi/libclang_rt.builtins-wasm32.a"
+
+HAVE_TOOLCHAIN = (all(shutil.which(t) for t in (CLANG, WASM_LD, LLVM_NM, "llvm-ar-19", OBJDUMP))
+                  and os.path.isfile(WASI_LIBC) and os.path.isfile(BUILTINS))
+
+
+def require_toolchain():
+    """Tests that build or read binaries need the wasm32 toolchain (the
+    marshalling and bad-input tests do not)."""
+    if not HAVE_TOOLCHAIN:
+        pytest.skip("the wasm32 toolchain (clang-19, lld-19, llvm-19, wabt, wasi-libc) is not "
+                    "installed")
+
+# Independent references: the C type and the WebAssembly value type of each dtype.
+C_TYPE = {"float64": "double", "float32": "float", "int32": "int32_t", "int64": "int64_t",
+          "bool": "uint8_t"}
+WASM_OF_DTYPE = {"float64": "f64", "float32": "f32", "int32": "i32", "int64": "i64", "bool": "i32"}
+
+
+# ---------------------------------------------------------------------------
+# The functions under test
+
+
+@sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
+def euler(z, u):
+    return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()]).block()
+
+
+@sc.function(sc.arg("zs", 20), sc.arg("us", 10), outputs=sc.arg("zn"))
+def rollout(zs, us):
+    return sc.vmap(euler, 10)(zs.reshape((10, 2)), us).vec()
+
+
+@sc.function(sc.arg("x", ()), sc.arg("k", (), dtype="int32"), outputs=sc.arg("y"))
+def scal(x, k):
+    return x * k.astype("float64") + 1.0
+
+
+@sc.function(sc.arg("n", 3, dtype="int64"), sc.arg("f", (), dtype="bool"),
+             sc.arg("g", 2, dtype="float32"),
+             outputs=(sc.arg("m", dtype="int64"), sc.arg("h", dtype="float32")))
+def mixed(n, f, g):
+    return sc.sum(n), g * 2
+
+
+@sc.function(sc.arg("x", ()), sc.arg("c", (), dtype="int64"),
+             outputs=(sc.arg("pos", dtype="bool"), sc.arg("twice", dtype="int64")))
+def flags(x, c):
+    return x > 0.0, c * 2
+
+
+def _spilling():
+    """outer needs workspace (its callees' spilled temporaries): its exports
+    pass the shim's own static workspace when the host gives none."""
+    @sc.function(sc.arg("v", 5), outputs=sc.arg("r"))
+    def inner(v):
+        return (v.sin() * 2.0).block()
+
+    @sc.function(sc.arg("u", 5), outputs=sc.arg("s"))
+    def middle(u):
+        return (inner(u * 3.0) + 1.0).block()
+
+    @sc.function(sc.arg("x", 5), outputs=sc.arg("y"))
+    def outer(x):
+        return middle(x + 0.5) * 2.0
+
+    return outer
+
+
+def outer_reference(x):
+    return ((np.sin((np.asarray(x) + 0.5) * 3.0) * 2.0) + 1.0) * 2.0
+
+
+@sc.function(sc.arg("x", 4), outputs=sc.arg("g"))
+def chain(x):
+    return x[:-1] * x[1:]
+
+
+def chain_jacobian_reference(x):
+    """d(x[:-1] * x[1:])/dx in compressed-column order (docs/guide.md)."""
+    return [x[1], x[0], x[2], x[1], x[3], x[2]]
+
+
+outer = _spilling()
+# A sparse output (index tables exported) as the last entry.
+chain_jacobian = sc.jacobian(chain, layout="csc")
+MODULE = [rollout, scal, mixed, flags, outer, chain_jacobian]
+
+
+# ---------------------------------------------------------------------------
+# Fixtures
+
+
+@pytest.fixture(scope="module", autouse=True)
+def private_caches(tmp_path_factory):
+    """Any JIT or wasm cache the tests reach lives under tmp."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SCALY_CACHE_DIR", str(tmp_path_factory.mktemp("scaly-cache")))
+        for var in ("SCALY_WASM_CLANG", "SCALY_WASM_WASM_LD", "SCALY_WASM_LLVM_AR"):
+            mp.delenv(var, raising=False)
+        yield
+
+
+@pytest.fixture(scope="module")
+def cache_root(tmp_path_factory):
+    return tmp_path_factory.mktemp("wasm-cache")
+
+
+@pytest.fixture(scope="module")
+def mod(tmp_path_factory, cache_root):
+    require_toolchain()
+    return sw.build(MODULE, tmp_path_factory.mktemp("mod"), name="mod", cache_dir=cache_root)
+
+
+# ---------------------------------------------------------------------------
+# Independent readers
+
+
+def objdump_signatures(wasm):
+    """{"imports": [(module, name, (params, results))], "exports": {name: (kind, sig)}}
+    as wabt's wasm-objdump -x prints them."""
+    text = subprocess.run([OBJDUMP, "-x", str(wasm)], check=True, capture_output=True,
+                          text=True).stdout
+    types, funcs, imports, exports = {}, {}, [], {}
+    section = None
+    for line in text.splitlines():
+        head = re.match(r"^(\w+)\[\d+\]:$", line)
+        if head:
+            section = head.group(1)
+            continue
+        if section == "Type":
+            m = re.match(r"^ - type\[(\d+)\] \((.*)\) -> (.*)$", line)
+            if m:
+                params = tuple(t.strip() for t in m.group(2).split(",") if t.strip())
+                res = m.group(3).strip()
+                results = () if res == "nil" else \
+                    tuple(t.strip() for t in res.strip("()").split(","))
+                types[int(m.group(1))] = (params, results)
+        elif section == "Import":
+            m = re.match(r"^ - func\[(\d+)\] sig=(\d+) <[^>]*> <- ([\w$]+)\.(\S+)$", line)
+            if m:
+                funcs[int(m.group(1))] = types[int(m.group(2))]
+                imports.append((m.group(3), m.group(4), types[int(m.group(2))]))
+            elif line.startswith(" - "):
+                imports.append(("?", line, None))  # a non-function import
+        elif section == "Function":
+            m = re.match(r"^ - func\[(\d+)\] sig=(\d+)", line)
+            if m:
+                funcs[int(m.group(1))] = types[int(m.group(2))]
+        elif section == "Export":
+            m = re.match(r'^ - (\w+)\[(\d+)\] .*-> "(.*)"$', line)
+            if m:
+                kind, index = m.group(1), int(m.group(2))
+                exports[m.group(3)] = (kind, funcs[index] if kind == "func" else None)
+    return {"imports": imports, "exports": exports}
+
+
+def c_declaration(text, name):
+    """(restype, [param types]) of function `name` declared in C `text`."""
+    m = re.search(r"^\s*((?:static\s+|inline\s+)*)([\w ]+?\**)\s*\b" + re.escape(name)
+                  + r"\(([^)]*)\)\s*[;{]", text, re.M)
+    assert m, f"no declaration of {name} in the C text"
+    params = [p.strip() for p in m.group(3).split(",") if p.strip() not in ("", "void")]
+    return m.group(2).strip(), [re.sub(r"\s*\b\w+$", "", p) for p in params], m.group(1).strip()
+
+
+def c_param_decls(text, name):
+    """The parameter declarations (type and name) of `name` in C `text`."""
+    m = re.search(r"\b" + re.escape(name) + r"\(([^)]*)\);", text)
+    assert m, f"no declaration of {name}"
+    return [p.strip() for p in m.group(1).split(",") if p.strip() not in ("", "void")]
+
+
+def header_structs(text):
+    """{struct name: [(field, c_type, count)]} of the typedef'd structs in a header."""
+    out = {}
+    pattern = r"typedef struct __attribute__\(\(aligned\(16\)\)\) \{(.*?)\} (\w+);"
+    for body, name in re.findall(pattern, text, re.S):
+        fields = []
+        for c_type, field, dims in re.findall(r"(\w+) (\w+)((?:\[\d+\])*);", body):
+            count = 1
+            for d in re.findall(r"\d+", dims):
+                count *= int(d)
+            fields.append((field, c_type, count))
+        out[name] = fields
+    return out
+
+
+def defined_globals(archive):
+    text = subprocess.run([LLVM_NM, "--defined-only", "--extern-only", str(archive)], check=True,
+                          capture_output=True, text=True).stdout
+    return {line.split()[-1] for line in text.splitlines()
+            if len(line.split()) == 3}
+
+
+# ---------------------------------------------------------------------------
+# 1. The manifest
+
+
+def test_manifest_scaly_view(mod):
+    m = mod.manifest
+    assert m["format"] == "scaly-wasm-manifest-1"
+    assert m["module"] == "mod" and m["target"] == "wasm32-wasi"
+    assert [e["name"] for e in m["entries"]] == [f.name for f in MODULE]
+    for fn, e in zip(MODULE, m["entries"]):
+        for ports, mine in ((fn.inputs, e["inputs"]), (fn.outputs, e["outputs"])):
+            assert [(p["name"], tuple(p["shape"]), p["dtype"]) for p in mine] == \
+                [(n, tuple(s), d) for n, s, d in ports]
+            for p in mine:
+                assert p["c_type"] == C_TYPE[p["dtype"]]
+                assert p["wasm"] == WASM_OF_DTYPE[p["dtype"]]
+    # The files it names are the build's.
+    named = {m["archive"], m["wasm"], m["header"], m["exports_header"], m["shim"]}
+    assert named <= set(mod.files())
+    for path in mod.files().values():
+        assert path.is_file() and path.parent == mod.out_dir
+    assert sw.load_manifest(mod.manifest_path) == m
+
+
+def test_manifest_c_view_matches_header(mod):
+    header = mod.header.read_text()
+    for e in mod.manifest["entries"]:
+        restype, params, _ = c_declaration(header, e["c_name"])
+        assert e["c_name"] == e["name"]
+        assert e["header"] == "mod.h"
+        assert (e["c_restype"], e["c_params"]) == (restype, params)
+        # The pointer type is what the five-argument ABI's w points to.
+        assert params[3] == e["pointer_type"] + "*"
+        # SZ_W counts elements of w's type (bytes for void*).
+        sz_w = int(re.search(rf"#define {e['name']}_SZ_W (\d+)", header).group(1))
+        element = {"void": 1, "double": 8, "float": 4}[e["pointer_type"]]
+        assert e["workspace_bytes"] == sz_w * element
+    assert [e["workspace_bytes"] > 0 for e in mod.manifest["entries"]] == \
+        [False, False, False, False, True, True]
+
+
+def test_manifest_structs_match_header(mod):
+    structs = header_structs(mod.header.read_text())
+    for e in mod.manifest["entries"]:
+        for suffix, ports in (("in", e["inputs"]), ("out", e["outputs"])):
+            s = e["structs"][suffix]
+            assert s["c_name"] == f"{e['name']}_{suffix}"
+            declared = structs[s["c_name"]]
+            assert [(f["field"], f["c_type"], f["count"]) for f in s["fields"]] == declared
+            # A field per port, named and typed as the port says.
+            assert [(p["field"], p["c_type"], int(np.prod(p["shape"]))) for p in ports] == declared
+            assert s["align"] == 16 and s["size"] % 16 == 0
+
+
+def test_manifest_exports_match_exports_header(mod):
+    """Every export's C declaration is the one <name>_wasm.h declares."""
+    text = mod.exports_header.read_text()
+    assert '#include "mod.h"' in text
+    for e in mod.manifest["entries"]:
+        for x in [x for x in e["exports"].values() if x] + e["tables"]:
+            restype, _, _ = c_declaration(text, x["name"])
+            assert x["c_result"] == restype
+            assert x["c_params"] == c_param_decls(text, x["name"])
+    layout = mod.manifest["layout"]
+    assert layout["name"] == "mod__scaly_layout"
+    assert c_declaration(text, "mod__scaly_layout")[0] == layout["c_result"] == "const uint32_t*"
+
+
+def test_manifest_export_names_and_scalar(mod):
+    by_name = {e["name"]: e for e in mod.manifest["entries"]}
+    for name, e in by_name.items():
+        x = e["exports"]
+        assert x["pointers"]["name"] == f"mod__{name}"
+        assert x["struct"]["name"] == f"mod__{name}__struct"
+        assert x["pointers"]["c_params"][:2] == [f"const {e['pointer_type']}** arg",
+                                                 f"{e['pointer_type']}** res"]
+        assert x["struct"]["c_params"] == [f"{name}_out* out", f"const {name}_in* in"]
+    # The scalar export exists exactly for the all-scalar entries.
+    for fn in MODULE:
+        all_scalar = all(tuple(shape) == () for _, shape, _ in fn.inputs + fn.outputs)
+        assert (by_name[fn.name]["exports"]["scalar"] is not None) == all_scalar
+        assert (by_name[fn.name]["no_scalar_export"] is None) == all_scalar
+    for name in ("rollout", "mixed", "outer"):
+        assert by_name[name]["exports"]["scalar"] is None
+    assert by_name["outer"]["no_scalar_export"] == "input 'x' has shape (5,), not a scalar"
+    assert by_name["rollout"]["no_scalar_export"] == "input 'zs' has shape (20,), not a scalar"
+    assert by_name["mixed"]["no_scalar_export"] == "input 'n' has shape (3,), not a scalar"
+    s = by_name["scal"]["exports"]["scalar"]
+    assert by_name["scal"]["no_scalar_export"] is None
+    assert s["name"] == "mod__scal__scalar"
+    assert (s["c_result"], s["c_params"]) == ("double", ["double a0", "int32_t a1"])
+    assert (s["params"], s["result"]) == (["f64", "i32"], "f64")
+    # Two results: written through a pointer to the typed output struct.
+    s = by_name["flags"]["exports"]["scalar"]
+    assert by_name["flags"]["no_scalar_export"] is None
+    assert s["name"] == "mod__flags__scalar"
+    assert (s["c_result"], s["c_params"]) == ("void", ["flags_out* out", "double a0", "int64_t a1"])
+    assert (s["params"], s["result"]) == (["i32", "f64", "i64"], None)
+
+
+def header_tables(header, entry, port):
+    """{table suffix (lower case): values} of a sparse output's index macros."""
+    found = re.findall(rf"#define {entry}_{port}_([A-Z]+) \{{ \\\n([^}}]*)\}}", header)
+    return {t.lower(): [int(v) for v in body.replace("\\", "").split(",")] for t, body in found}
+
+
+def test_manifest_tables(mod):
+    """A sparse output's index tables: one export each, named after the output
+    and the table; the others have none."""
+    header = mod.header.read_text()
+    for e in mod.manifest["entries"]:
+        expected = []
+        for p in e["outputs"]:
+            expected += [f"{p['field']}_{t}" for t in header_tables(header, e["name"], p["field"])]
+        assert sorted(x["output_table"] for x in e["tables"]) == sorted(expected)
+        for x in e["tables"]:
+            assert x["name"] == f"mod__{e['name']}__{x['output_table']}"
+            assert (x["c_result"], x["c_params"], x["params"], x["result"]) == \
+                ("const int32_t*", [], [], "i32")
+    jac = mod.manifest["entries"][-1]
+    assert sorted(x["output_table"] for x in jac["tables"]) == ["jac_g_x_colind", "jac_g_x_row"]
+
+
+def test_manifest_left_out_internal_procedures(mod):
+    source = (mod.out_dir / "mod.c").read_text()
+    left = {x["c_name"]: x for x in mod.manifest["left_out"]}
+    # The block()ed callees are kept as their own procedures, and only they.
+    assert set(left) == {"euler_raw", "inner_raw", "middle_raw"}
+    exports = objdump_signatures(mod.wasm)["exports"]
+    for name, x in left.items():
+        restype, params, specifiers = c_declaration(source, name)
+        assert specifiers.startswith("static")
+        assert (x["c_restype"], x["c_params"]) == (restype, params)
+        assert "internal procedure" in x["reason"] and "never exported" in x["reason"]
+        assert f"({specifiers})" in x["reason"]
+        # Indeed not exported by the linked module.
+        assert not [n for n in exports if name.removesuffix("_raw") in n]
+
+
+def test_manifest_signatures_match_binary(mod):
+    """The export signatures the manifest states are those wasm-objdump reads."""
+    dump = objdump_signatures(mod.wasm)
+    exports = dump["exports"]
+    stated = [x for e in mod.manifest["entries"] for x in e["exports"].values() if x]
+    stated += [x for e in mod.manifest["entries"] for x in e["tables"]]
+    stated.append(mod.manifest["layout"])
+    for x in stated:
+        results = (x["result"],) if x["result"] else ()
+        assert exports[x["name"]] == ("func", (tuple(x["params"]), results)), x["name"]
+    # The params also follow from the C types of the exports' declarations.
+    c_wasm = {"double": "f64", "float": "f32", "int64_t": "i64", "int32_t": "i32", "int": "i32",
+              "uint8_t": "i32"}
+    for x in stated:
+        for decl, wasm in zip(x["c_params"], x["params"]):
+            t = re.sub(r"\s*\b\w+$", "", decl).replace("const ", "")
+            assert wasm == ("i32" if t.endswith("*") else c_wasm[t])
+    # Nothing else: the stated exports, the allocation pair, _initialize, memory.
+    expected = {x["name"] for x in stated} | {"scaly_alloc", "scaly_free", "_initialize", "memory"}
+    assert set(exports) == expected
+    assert exports["memory"] == ("memory", None)
+    assert exports["scaly_alloc"] == ("func", (("i32",), ("i32",)))
+    assert exports["scaly_free"] == ("func", (("i32",), ()))
+    assert exports["_initialize"] == ("func", ((), ()))
+    # And scaly.wasm's own binary reader agrees with wabt on every export.
+    assert sw.read_signatures(mod.wasm.read_bytes())["exports"] == exports
+
+
+def test_manifest_imports_only_scaly_error(mod):
+    assert mod.manifest["imports"] == [
+        {"module": "scaly", "name": "error", "params": ["i32", "i32", "i32"], "result": None}]
+    assert objdump_signatures(mod.wasm)["imports"] == [
+        ("scaly", "error", (("i32", "i32", "i32"), ()))]
+
+
+def test_read_signatures_rejects_non_wasm():
+    with pytest.raises(ValueError, match="not a WebAssembly module"):
+        sw.read_signatures(b"\x7fELF\x02\x01\x01\x00")
+
+
+# ---------------------------------------------------------------------------
+# Running the standalone module (Node.js): what the manifest states works.
+
+NODE_DRIVER = r"""
+import fs from "fs";
+const [wasmPath, planPath] = process.argv.slice(2);
+const plan = JSON.parse(fs.readFileSync(planPath, "utf8"));
+let memory;
+const errors = [];
+const imports = {scaly: {error: (status, ptr, len) => {
+  errors.push([status, new TextDecoder().decode(new Uint8Array(memory.buffer, ptr, len))]);
+}}};
+const {instance} = await WebAssembly.instantiate(fs.readFileSync(wasmPath), imports);
+const ex = instance.exports;
+memory = ex.memory;
+ex._initialize();
+const arg = (v, t) => (t === "i64" ? BigInt(v) : v);
+const out = {};
+
+// The layout table, as the compiler laid the structs out.
+const p = ex[plan.module + "__scaly_layout"]();
+const u32 = new Uint32Array(memory.buffer);
+let i = p / 4;
+const count = u32[i++];
+out.layout = [];
+for (let s = 0; s < count; ++s) {
+  const size = u32[i++], align = u32[i++], n = u32[i++];
+  const offsets = [];
+  for (let k = 0; k < n; ++k) offsets.push(u32[i++]);
+  out.layout.push([size, align, offsets]);
+}
+
+// Scalar exports returning their result.
+out.scalar = plan.scalar.map(([name, args, types]) =>
+  ex[name](...args.map((v, k) => arg(v, types[k]))));
+
+// Struct exports and a scalar export writing through `out`.
+const view = () => new DataView(memory.buffer);
+const put = (base, [offset, t, values]) => values.forEach((v, k) => {
+  const d = view();
+  if (t === "double") d.setFloat64(base + offset + 8 * k, v, true);
+  else if (t === "float") d.setFloat32(base + offset + 4 * k, v, true);
+  else if (t === "int64_t") d.setBigInt64(base + offset + 8 * k, BigInt(v), true);
+  else if (t === "int32_t") d.setInt32(base + offset + 4 * k, v, true);
+  else if (t === "uint8_t") d.setUint8(base + offset + k, v);
+});
+const get = (base, [offset, t, n]) => Array.from({length: n}, (_, k) => {
+  const d = view();
+  if (t === "double") return d.getFloat64(base + offset + 8 * k, true);
+  if (t === "float") return d.getFloat32(base + offset + 4 * k, true);
+  if (t === "int64_t") return d.getBigInt64(base + offset + 8 * k, true).toString();
+  if (t === "int32_t") return d.getInt32(base + offset + 4 * k, true);
+  if (t === "uint8_t") return d.getUint8(base + offset + k);
+});
+out.struct = plan.struct.map(({name, inSize, outSize, inputs, outputs, args, types}) => {
+  const inp = ex.scaly_alloc(Math.max(inSize, 1)), o = ex.scaly_alloc(outSize);
+  new Uint8Array(memory.buffer, o, outSize).fill(0xAB);
+  inputs.forEach((f) => put(inp, f));
+  if (args) ex[name](o, ...args.map((v, k) => arg(v, types[k])));
+  else ex[name](o, inp);
+  const r = outputs.map((f) => get(o, f));
+  ex.scaly_free(inp);
+  ex.scaly_free(o);
+  return r;
+});
+
+// The pointers export on the host's buffers, without a workspace (w = 0).
+out.pointers = plan.pointers.map(({name, inputs, outputs}) => {
+  const bytes = {double: 8, float: 4, int64_t: 8, int32_t: 4, uint8_t: 1};
+  const ins = inputs.map(([t, values]) => ex.scaly_alloc(bytes[t] * values.length));
+  inputs.forEach(([t, values], k) => put(ins[k], [0, t, values]));
+  const outs = outputs.map(([t, n]) => ex.scaly_alloc(bytes[t] * n));
+  const argp = ex.scaly_alloc(4 * ins.length), resp = ex.scaly_alloc(4 * outs.length);
+  ins.forEach((q, k) => view().setUint32(argp + 4 * k, q, true));
+  outs.forEach((q, k) => view().setUint32(resp + 4 * k, q, true));
+  ex[name](argp, resp, 0, 0, 0);
+  return outputs.map(([t, n], k) => get(outs[k], [0, t, n]));
+});
+
+// A sparse output's index tables, at the addresses their exports return.
+out.tables = plan.tables.map(([name, n]) =>
+  Array.from(new Int32Array(memory.buffer, ex[name](), n)));
+
+// A failed call: the error import gets the message, then the call traps, and
+// the instance stays usable.
+try {
+  ex[plan.failing](0, 0, 0, 0, 0);
+  out.trap = null;
+} catch (e) {
+  out.trap = e.constructor.name;
+}
+out.errors = errors;
+const [name, args, types] = plan.scalar[0];
+out.after = ex[name](...args.map((v, k) => arg(v, types[k])));
+console.log(JSON.stringify(out));
+"""
+
+
+def run_node(tmp_path, wasm, plan):
+    (tmp_path / "driver.mjs").write_text(NODE_DRIVER)
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    p = subprocess.run(["node", "driver.mjs", str(wasm), "plan.json"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def _fields(struct, values):
+    return [[f["offset"], f["c_type"], values[f["field"]]] for f in struct["fields"]]
+
+
+def _outs(struct):
+    return [[f["offset"], f["c_type"], f["count"]] for f in struct["fields"]]
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="Node.js is not installed")
+def test_standalone_module_runs(mod, tmp_path):
+    entries = {e["name"]: e for e in mod.manifest["entries"]}
+    scal_x = entries["scal"]["exports"]["scalar"]
+    # Marshalled by the documented rules (to_wasm), the extreme int32 included.
+    scalar_args = [(2.5, 3), (-0.75, -2**31)]
+    plan = {"module": "mod", "failing": "mod__scal",
+            "scalar": [[scal_x["name"], [sw.to_wasm(x, "float64"), sw.to_wasm(k, "int32")],
+                        scal_x["params"]] for x, k in scalar_args]}
+    mixed_e, flags_e = entries["mixed"], entries["flags"]
+    n, g = [1, -2**40, 7], [1.5, -0.25]
+    plan["struct"] = [
+        {"name": mixed_e["exports"]["struct"]["name"],
+         "inSize": mixed_e["structs"]["in"]["size"], "outSize": mixed_e["structs"]["out"]["size"],
+         "inputs": _fields(mixed_e["structs"]["in"], {"n": n, "f": [1], "g": g}),
+         "outputs": _outs(mixed_e["structs"]["out"])},
+        {"name": flags_e["exports"]["scalar"]["name"], "inSize": 0,
+         "outSize": flags_e["structs"]["out"]["size"], "inputs": [],
+         "outputs": _outs(flags_e["structs"]["out"]),
+         "args": [sw.to_wasm(-3.0, "float64"), str(sw.to_wasm(2**61, "int64"))],
+         "types": flags_e["exports"]["scalar"]["params"][1:]},
+    ]
+    outer_e = entries["outer"]
+    xs = [0.1, -0.4, 1.5, 2.25, -3.0]
+    plan["struct"].append(
+        {"name": outer_e["exports"]["struct"]["name"], "inSize": outer_e["structs"]["in"]["size"],
+         "outSize": outer_e["structs"]["out"]["size"],
+         "inputs": _fields(outer_e["structs"]["in"], {"x": xs}),
+         "outputs": _outs(outer_e["structs"]["out"])})
+    plan["pointers"] = [{"name": outer_e["exports"]["pointers"]["name"],
+                         "inputs": [["double", xs[::-1]]], "outputs": [["double", 5]]}]
+    jac_e = entries["chain_jacobian"]
+    xj = [1.5, -2.0, 0.25, 4.0]
+    plan["struct"].append(
+        {"name": jac_e["exports"]["struct"]["name"], "inSize": jac_e["structs"]["in"]["size"],
+         "outSize": jac_e["structs"]["out"]["size"],
+         "inputs": _fields(jac_e["structs"]["in"], {"x": xj}),
+         "outputs": _outs(jac_e["structs"]["out"])})
+    tables = header_tables(mod.header.read_text(), "chain_jacobian", "jac_g_x")
+    plan["tables"] = [[f"mod__chain_jacobian__jac_g_x_{t}", len(v)]
+                      for t, v in sorted(tables.items())]
+    got = run_node(tmp_path, mod.wasm, plan)
+
+    # The layout table: calc_layout's numbers are the compiler's.
+    expected = []
+    for e in mod.manifest["entries"]:
+        for s in (e["structs"]["in"], e["structs"]["out"]):
+            expected.append([s["size"], s["align"], [f["offset"] for f in s["fields"]]])
+            offsets, size, align = sw.typed_struct_layout(
+                e["inputs"] if s is e["structs"]["in"] else e["outputs"])
+            assert (size, align, [offsets[f["field"]] for f in s["fields"]]) == \
+                (s["size"], s["align"], [f["offset"] for f in s["fields"]])
+    assert got["layout"] == expected
+
+    # Scalars: x * k + 1 (NumPy as the reference).
+    assert [sw.from_wasm(r, "float64") for r in got["scalar"]] == \
+        [float(np.float64(x) * np.float64(k) + 1.0) for x, k in scalar_args]
+    m_out, h_out = got["struct"][0]
+    assert [int(v) for v in m_out] == [sum(n)]
+    assert h_out == (np.array(g, dtype=np.float32) * 2).tolist()
+    pos, twice = got["struct"][1]
+    assert [sw.from_wasm(v, "bool") for v in pos] == [False]
+    assert [sw.from_wasm(int(v), "int64") for v in twice] == [2**62]
+
+    # outer, with the shim's workspace: from the struct and from the pointers
+    # export given no w (sin from wasi-libc: within a few ulps of NumPy's).
+    np.testing.assert_allclose(got["struct"][2][0], outer_reference(xs), rtol=1e-14)
+    np.testing.assert_allclose(got["pointers"][0][0], outer_reference(xs[::-1]), rtol=1e-14)
+
+    # The sparse Jacobian's values, and its index tables as the header states them.
+    assert got["struct"][3][0] == chain_jacobian_reference(xj)
+    assert got["tables"] == [v for _, v in sorted(tables.items())]
+    assert tables == {"colind": [0, 1, 3, 5, 6], "row": [0, 0, 1, 1, 2, 2]}
+
+    # The error path: the import got "<entry>: <status>", then a trap.
+    assert got["trap"] == "RuntimeError"
+    assert got["errors"] == [[1, "scal: SCALY_ERR_NULL_ABI (arg or res is null)"]]
+    assert got["after"] == got["scalar"][0]
+
+
+# ---------------------------------------------------------------------------
+# 2. The archive
+
+
+def test_archive_symbols_are_prefixed(mod):
+    symbols = defined_globals(mod.archive)
+    assert symbols, "llvm-nm found no defined global symbol"
+    assert all(s.startswith("mod__") for s in symbols), sorted(symbols)
+    # The entries themselves are internal; every export is defined.
+    assert not symbols & {f.name for f in MODULE} and "euler_raw" not in symbols
+    exports = {x["name"] for e in mod.manifest["entries"] for x in e["exports"].values() if x}
+    assert exports | {"mod__scaly_layout"} <= symbols
+
+
+@sc.function(sc.arg("x", ()), outputs=sc.arg("y"))
+def step(x):
+    return x + 1.0
+
+
+def _step_b():
+    @sc.function(sc.arg("x", ()), outputs=sc.arg("y"))
+    def step(x):
+        return x * 2.0
+    return step
+
+
+@pytest.fixture(scope="module")
+def two_modules(tmp_path_factory, cache_root):
+    require_toolchain()
+    a = sw.build(step, tmp_path_factory.mktemp("ma"), name="ma", cache_dir=cache_root)
+    b = sw.build([_step_b(), scal], tmp_path_factory.mktemp("mb"), name="mb", cache_dir=cache_root)
+    return a, b
+
+
+def test_two_modules_link_into_one_instance(two_modules, tmp_path):
+    a, b = two_modules
+    sa, sb = defined_globals(a.archive), defined_globals(b.archive)
+    assert sa and sb and not sa & sb
+    assert all(s.startswith("ma__") for s in sa) and all(s.startswith("mb__") for s in sb)
+    out = tmp_path / "both.wasm"
+    p = subprocess.run([WASM_LD, "--no-entry", "--whole-archive", str(a.archive), str(b.archive),
+                        "--no-whole-archive", WASI_LIBC, BUILTINS, "-o", str(out)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "duplicate symbol" not in p.stderr
+    exports = objdump_signatures(out)["exports"]
+    for x in ("ma__step__scalar", "mb__step__scalar", "mb__scal__scalar"):
+        assert exports[x][0] == "func"
+    assert exports["ma__step__scalar"] == exports["mb__step__scalar"] == \
+        ("func", (("f64",), ("f64",)))
+    if shutil.which("node"):  # each module calls its own `step`
+        script = tmp_path / "both.mjs"
+        script.write_text(textwrap.dedent("""
+            import fs from "fs";
+            const {instance} = await WebAssembly.instantiate(fs.readFileSync(process.argv[2]),
+                {scaly: {error: () => {}}});
+            const ex = instance.exports;
+            console.log(JSON.stringify([ex.ma__step__scalar(3.5), ex.mb__step__scalar(3.5)]));
+        """))
+        r = subprocess.run(["node", str(script), str(out)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout) == [4.5, 7.0]
+
+
+def _named(name, constant=1.0):
+    """A one-scalar function called `name`."""
+    def body(x):
+        return x + constant
+
+    body.__name__ = body.__qualname__ = name
+    return sc.function(sc.arg("x", ()), outputs=sc.arg("y"))(body)
+
+
+# Entry names that could meet the shim's own names (its statics are
+# scaly_shim_e<k>_*, the layout export <module>__scaly_layout) or each other's
+# exports: either the build succeeds with distinct exports, or it is refused
+# with a ValueError naming the entry (a "__" inside an entry name).
+@pytest.mark.parametrize("first, second", [
+    ("a", "a_struct"), ("a", "a__struct"), ("f", "layout"), ("f", "message"), ("f", "fail"),
+    ("f", "f_result"),
+])
+def test_entry_names_colliding_with_shim_names(first, second, tmp_path, cache_root):
+    require_toolchain()
+    fns = [_named(first, 1.0), _named(second, 2.0)]
+    try:
+        b = sw.build(fns, tmp_path, name="m", cache_dir=cache_root)
+    except ValueError as e:  # a clear refusal is acceptable
+        assert re.search(rf"\b{second}\b", str(e))
+        return
+    names = [x["name"] for e in b.manifest["entries"] for x in e["exports"].values() if x]
+    names.append(b.manifest["layout"]["name"])
+    assert len(names) == len(set(names))
+    exports = objdump_signatures(b.wasm)["exports"]
+    assert set(names) <= set(exports)
+
+
+def test_module_names_with_double_underscores(tmp_path, cache_root):
+    """Module m__a's entry x and module m's entry a__x would both export m__a__x:
+    names with "__" are refused (or, if built, the two archives must link)."""
+    try:
+        ma = sw.build(_named("x"), tmp_path / "ma", name="m__a", cache_dir=cache_root)
+        mb = sw.build(_named("a__x"), tmp_path / "mb", name="m", cache_dir=cache_root)
+    except ValueError as e:
+        assert "__" in str(e)
+        return
+    p = subprocess.run([WASM_LD, "--no-entry", "--whole-archive", str(ma.archive), str(mb.archive),
+                        "--no-whole-archive", WASI_LIBC, BUILTINS, "-o", str(tmp_path / "o.wasm")],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+
+
+# ---------------------------------------------------------------------------
+# 3. calc_layout against clang's wasm32 layout
+
+LAYOUT_CASES = {
+    "mixed": ([("a", "uint8_t", 1), ("b", "double", 1), ("c", "int32_t", 1), ("d", "uint8_t", 3),
+               ("e", "int64_t", 1), ("f", "float", 1)], 1),
+    "arrays": ([("x", "double", 7), ("n", "int32_t", 3), ("flag", "uint8_t", 5),
+                ("k", "int64_t", 2), ("u", "uint32_t", 1)], 1),
+    "bytes": ([("a", "uint8_t", 1), ("b", "char", 2)], 1),
+    "pointers": ([("p", "pointer", 1), ("c", "char", 1), ("q", "pointer", 2), ("i", "int", 1)], 1),
+    "typed16": ([("n", "int64_t", 3), ("f", "uint8_t", 1), ("g", "float", 2)], 16),
+    "typed16_small": ([("b", "uint8_t", 1)], 16),
+    "typed16_big": ([("zs", "double", 20), ("k", "int32_t", 1), ("flag", "uint8_t", 1)], 16),
+}
+
+
+def _c_type(t):
+    return "void*" if t == "pointer" else t
+
+
+def _layout_c(cases, tweak=None):
+    lines = ["#include <stddef.h>", "#include <stdint.h>", ""]
+    for name, (fields, align) in cases.items():
+        attr = f" __attribute__((aligned({align})))" if align > 1 else ""
+        body = "".join(f"  {_c_type(t)} {f}{f'[{n}]' if n > 1 else ''};\n" for f, t, n in fields)
+        lines.append(f"typedef struct{attr} {{\n{body}}} {name};")
+        offsets, size, al = sw.calc_layout(fields, align)
+        if tweak and tweak[0] == name:
+            size, al, offsets = tweak[1](size, al, dict(offsets))
+        lines.append(f"_Static_assert(sizeof({name}) == {size}, \"{name} size\");")
+        lines.append(f"_Static_assert(_Alignof({name}) == {al}, \"{name} align\");")
+        for f in offsets:
+            lines.append(f"_Static_assert(offsetof({name}, {f}) == {offsets[f]}, \"{name}.{f}\");")
+    return "\n".join(lines) + "\n"
+
+
+def _compile_wasm32(tmp_path, source, name="layout.c"):
+    require_toolchain()
+    (tmp_path / name).write_text(source)
+    return subprocess.run([CLANG, "--target=wasm32-wasi", "-fsyntax-only", "-Werror", name],
+                          cwd=tmp_path, capture_output=True, text=True)
+
+
+def test_calc_layout_matches_clang(tmp_path):
+    p = _compile_wasm32(tmp_path, _layout_c(LAYOUT_CASES))
+    assert p.returncode == 0, p.stderr
+
+
+def test_calc_layout_known_values():
+    # Worked by hand: a(1) pad(7) b(8) c(4) d(3) pad(1) e(8) f(4) pad(4) = 40.
+    offsets, size, align = sw.calc_layout(LAYOUT_CASES["mixed"][0])
+    assert offsets == {"a": 0, "b": 8, "c": 16, "d": 20, "e": 24, "f": 32}
+    assert (size, align) == (40, 8)
+    assert sw.calc_layout([("b", "uint8_t", 1)], 16) == ({"b": 0}, 16, 16)
+
+
+@pytest.mark.parametrize("tweak", [
+    ("mixed", lambda s, a, o: (s, a, {**o, "e": o["e"] - 4}), "mixed.e"),
+    ("arrays", lambda s, a, o: (s + 8, a, o), "arrays size"),
+    ("typed16", lambda s, a, o: (s, 8, o), "typed16 align"),
+], ids=["offset", "size", "align"])
+def test_layout_check_catches_wrong_number(tmp_path, tweak):
+    """The static-assert check is not vacuous: one wrong number fails it."""
+    p = _compile_wasm32(tmp_path, _layout_c(LAYOUT_CASES, tweak[:2]))
+    assert p.returncode != 0
+    assert tweak[2] in p.stderr
+
+
+def test_typed_struct_layout(mod, tmp_path):
+    """typed_struct_layout of the manifest's ports is clang's layout of the
+    generated header's structs; a struct without values holds `char unused_`."""
+    lines = ["#include <stddef.h>", '#include "mod.h"']
+    for e in mod.manifest["entries"]:
+        for suffix, ports in (("in", e["inputs"]), ("out", e["outputs"])):
+            t = f"{e['name']}_{suffix}"
+            offsets, size, align = sw.typed_struct_layout(ports)
+            lines.append(f"_Static_assert(sizeof({t}) == {size}, \"{t}\");")
+            lines.append(f"_Static_assert(_Alignof({t}) == {align}, \"{t}\");")
+            lines += [f"_Static_assert(offsetof({t}, {f}) == {o}, \"{t}.{f}\");"
+                      for f, o in offsets.items()]
+    shutil.copy(mod.header, tmp_path / "mod.h")
+    p = _compile_wasm32(tmp_path, "\n".join(lines) + "\n", "typed.c")
+    assert p.returncode == 0, p.stderr
+    empty = [{"field": "e", "c_type": "double", "shape": [0, 3]}]
+    assert sw.typed_struct_layout(empty) == ({"unused_": 0}, 16, 16)
+    assert sw.typed_struct_layout([]) == ({"unused_": 0}, 16, 16)
+
+
+@pytest.mark.parametrize("fields, words", [
+    ([("v", "long double", 1)], ["'v'", "'long double'"]),
+    ([("v", "double", 0)], ["'v'", "count 0"]),
+    ([("v", "double", -2)], ["'v'", "count -2"]),
+    ([("v", "double", 2.0)], ["'v'", "count 2.0"]),
+    ([("ok", "double", 1), ("w", "int16_t", 1)], ["'w'", "'int16_t'"]),
+])
+def test_calc_layout_bad_input(fields, words):
+    with pytest.raises(ValueError) as info:
+        sw.calc_layout(fields)
+    for w in words:
+        assert w in str(info.value)
+
+
+# ---------------------------------------------------------------------------
+# 4. The cache
+
+
+def _const_fn(value):
+    @sc.function(sc.arg("x", 4), outputs=sc.arg("y"))
+    def cached_fn(x):
+        return x * value + 1.0
+    return cached_fn
+
+
+def _tmp_leftovers(root):
+    return [p for p in Path(root).rglob("*") if ".tmp." in p.name or ".damaged." in p.name]
+
+
+@pytest.fixture(scope="module")
+def cache_builds(tmp_path_factory):
+    require_toolchain()
+    fn = _const_fn(3.0)
+    c1, c2 = tmp_path_factory.mktemp("cache1"), tmp_path_factory.mktemp("cache2")
+    first = sw.build(fn, tmp_path_factory.mktemp("o1"), cache_dir=c1)
+    other = sw.build(fn, tmp_path_factory.mktemp("o2"), cache_dir=c2)
+    again = sw.build(fn, tmp_path_factory.mktemp("o3"), cache_dir=c1)
+    return fn, c1, c2, first, other, again
+
+
+def test_cache_reproducible_across_dirs(cache_builds):
+    fn, c1, c2, first, other, _ = cache_builds
+    assert not first.cached and not other.cached
+    # Without name=, the module is named after the (first) function.
+    assert first.name == fn.name == "cached_fn" and first.archive.name == "libcached_fn.a"
+    key = first.manifest["cache_key"]
+    assert re.fullmatch(r"[0-9a-f]{64}", key)
+    assert other.manifest["cache_key"] == key
+    assert first.archive.read_bytes() == other.archive.read_bytes()
+    assert first.wasm.read_bytes() == other.wasm.read_bytes()
+    assert first.manifest == other.manifest
+    for root in (c1, c2):
+        cached_lib = root / "wasm" / key / f"lib{first.name}.a"
+        assert cached_lib.read_bytes() == first.archive.read_bytes()
+        assert not _tmp_leftovers(root)
+
+
+def test_cache_hit(cache_builds):
+    *_, first, _, again = cache_builds
+    assert again.cached
+    assert again.manifest == first.manifest
+    for name, path in first.files().items():
+        assert again.files()[name].read_bytes() == path.read_bytes()
+
+
+def test_cache_detects_corruption(cache_builds, tmp_path):
+    fn, c1, _, first, _, _ = cache_builds
+    folder = c1 / "wasm" / first.manifest["cache_key"]
+    lib = folder / f"lib{first.name}.a"
+    damaged = bytearray(lib.read_bytes())
+    damaged[len(damaged) // 2: len(damaged) // 2 + 8] = b"\xde\xad\xbe\xef" * 2
+    lib.write_bytes(bytes(damaged))
+    rebuilt = sw.build(fn, tmp_path / "out", cache_dir=c1)
+    assert not rebuilt.cached
+    assert rebuilt.archive.read_bytes() == first.archive.read_bytes()
+    assert lib.read_bytes() == first.archive.read_bytes()
+    assert defined_globals(rebuilt.archive)  # a valid archive again
+    assert sw.read_signatures(rebuilt.wasm.read_bytes())["exports"]
+    assert not _tmp_leftovers(c1)
+    assert not [p for p in (tmp_path / "out").iterdir() if ".tmp." in p.name]
+    # And the next build finds it whole.
+    assert sw.build(fn, tmp_path / "out2", cache_dir=c1).cached
+
+
+def test_cache_key_follows_the_function(cache_builds, tmp_path):
+    _, c1, _, first, _, _ = cache_builds
+    changed = sw.build(_const_fn(4.0), tmp_path, cache_dir=c1)
+    assert changed.manifest["cache_key"] != first.manifest["cache_key"]
+    assert not changed.cached
+    assert (c1 / "wasm" / changed.manifest["cache_key"]).is_dir()
+    assert not _tmp_leftovers(c1)
+
+
+def test_cache_key_function():
+    require_toolchain()
+    k = sw.cache_key({"m.c": "int x;", "m.h": ""})
+    assert k == sw.cache_key({"m.h": "", "m.c": "int x;"})  # order-free
+    assert k != sw.cache_key({"m.c": "int y;", "m.h": ""})
+    assert k != sw.cache_key({"m.c": "int x;", "m.h": "", "n.c": ""})
+    # The parts are delimited: moving a byte from one file to another differs.
+    assert sw.cache_key({"a": "xy", "b": ""}) != sw.cache_key({"a": "x", "b": "y"})
+
+
+# ---------------------------------------------------------------------------
+# 5. Bad input
+
+
+@pytest.mark.parametrize("bad, named", [(3, "int"), (None, "NoneType"), ([scal, "rollout"], "str"),
+                                        (np.zeros(3), "ndarray")])
+def test_build_rejects_non_functions(bad, named, tmp_path):
+    with pytest.raises(TypeError, match=rf"expected a scaly Function.*got {named}"):
+        sw.build(bad, tmp_path, cache_dir=tmp_path / "c")
+    assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize("out_dir", [5, None, ["out"]])
+def test_build_rejects_bad_out_dir(out_dir, tmp_path):
+    with pytest.raises(TypeError, match=f"out_dir must be a path, got {type(out_dir).__name__}"):
+        sw.build(scal, out_dir, cache_dir=tmp_path / "c")
+
+
+@pytest.mark.parametrize("name", ["not-ident", "1abc", "", "a b", "m.x"])
+def test_build_rejects_bad_name(name, tmp_path):
+    with pytest.raises(ValueError, match="must be a C identifier") as info:
+        sw.build(scal, tmp_path / "out", name=name, cache_dir=tmp_path / "c")
+    assert repr(name) in str(info.value)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.fixture
+def tool_env():
+    """Set SCALY_WASM_* variables for one test; the toolchain's caches are
+    cleared when they change and after the test, so no other test sees them."""
+    saved = {}
+
+    def set_tool(var, value, clear_versions=True):
+        saved.setdefault(var, os.environ.get(var))
+        os.environ[var] = value
+        toolchain.tool.cache_clear()
+        if clear_versions:
+            toolchain.versions.cache_clear()
+
+    try:
+        yield set_tool
+    finally:
+        for var, old in saved.items():
+            if old is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = old
+        toolchain.tool.cache_clear()
+        toolchain.versions.cache_clear()
+
+
+def test_missing_toolchain(tool_env, tmp_path):
+    tool_env("SCALY_WASM_CLANG", "/nonexistent/clang")
+    with pytest.raises(sw.WasmToolchainError) as info:
+        sw.build(scal, tmp_path / "out", cache_dir=tmp_path / "c")
+    message = str(info.value)
+    assert "/nonexistent/clang" in message
+    assert "Debian package clang-19" in message
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(sw.WasmToolchainError, match="clang-19"):
+        toolchain.tool("clang")
+
+
+def test_failed_build_leaves_nothing(tool_env, tmp_path):
+    """A tool failing mid-build (llvm-ar, after compiling) raises with its
+    step named, and leaves no temporary folder and no cache entry."""
+    require_toolchain()
+    toolchain.versions()  # the key's versions stay the real ones
+    tool_env("SCALY_WASM_LLVM_AR", shutil.which("false"), clear_versions=False)
+    cache = tmp_path / "c"
+    with pytest.raises(sw.WasmToolchainError, match="archiving libscal.a failed"):
+        sw.build(scal, tmp_path / "out", cache_dir=cache)
+    assert (cache / "wasm").is_dir()
+    assert list((cache / "wasm").iterdir()) == []
+    assert not (tmp_path / "out").exists()
+
+
+def test_toolchain_found_after_restore():
+    """Runs after test_missing_toolchain: the real compiler is found again."""
+    require_toolchain()
+    assert toolchain.tool("clang") == shutil.which(CLANG)
+    assert "clang version 19" in toolchain.versions()["clang"]
+
+
+def _rollout_like(name="rollout", zs_shape=20, zs_dtype="float64", zs_name="zs", out_name="zn"):
+    """A function with rollout's ports but for the one changed."""
+    def body(zs, us):
+        return zs.astype("float64") * us.sum()
+
+    body.__name__ = body.__qualname__ = name
+    return sc.function(sc.arg(zs_name, zs_shape, dtype=zs_dtype), sc.arg("us", 10),
+                       outputs=sc.arg(out_name))(body)
+
+
+def test_check_signature_accepts_the_same_function(mod):
+    entry = sw.check_signature(mod.manifest, rollout)
+    assert entry is mod.manifest["entries"][0]
+    assert sw.check_signature(mod.manifest, mixed)["name"] == "mixed"
+    # A function traced anew with the same ports passes too.
+    assert sw.check_signature(mod.manifest, _rollout_like())["name"] == "rollout"
+
+
+@pytest.mark.parametrize("kwargs, ours", [
+    ({"zs_shape": 21}, "zs: float64[21]"),
+    ({"zs_dtype": "float32"}, "zs: float32[20]"),
+    ({"zs_name": "z0"}, "z0: float64[20]"),
+    ({"out_name": "zout"}, "zout: float64[20]"),
+])
+def test_check_signature_mismatch(mod, kwargs, ours):
+    fn = _rollout_like(**kwargs)
+    with pytest.raises(sw.SignatureError) as info:
+        sw.check_signature(mod.manifest, fn)
+    message = str(info.value)
+    assert ours in message
+    assert "(zs: float64[20], us: float64[10]) -> (zn: float64[20])" in message
+    assert "rollout" in message
+
+
+def test_check_signature_unknown_entry(mod):
+    fn = _rollout_like(name="elsewhere")
+    with pytest.raises(sw.SignatureError, match="no entry 'elsewhere'") as info:
+        sw.check_signature(mod.manifest, fn)
+    assert "rollout, scal, mixed, flags, outer, chain_jacobian" in str(info.value)
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"format": "scaly-wasm-manifest-0"}',
+                                  '{"entries": []}', ""])
+def test_load_manifest_rejects(tmp_path, text):
+    path = tmp_path / "manifest.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match="manifest|not a Scaly wasm manifest") as info:
+        sw.load_manifest(path)
+    assert str(path) in str(info.value)
+
+
+def test_load_manifest_missing_file(tmp_path):
+    with pytest.raises(ValueError, match="cannot read the manifest"):
+        sw.load_manifest(tmp_path / "absent.json")
+
+
+# ---------------------------------------------------------------------------
+# 6. Marshalling rules
+
+
+def _bits_i32(v):
+    return struct.pack("<i", v)
+
+
+def test_wasm_types_table():
+    assert sw.WASM_TYPES == {**WASM_OF_DTYPE, "uint32": "i32"}
+
+
+@pytest.mark.parametrize("value", [0, 1, 2**31 - 1, 2**31, 2**31 + 5, 2**32 - 1])
+def test_uint32_travels_as_i32_with_same_bits(value):
+    raw = sw.to_wasm(value, "uint32")
+    assert -2**31 <= raw < 2**31
+    assert _bits_i32(raw) == struct.pack("<I", value)
+    assert sw.from_wasm(raw, "uint32") == value
+    assert sw.to_wasm(np.uint32(value), "uint32") == raw
+
+
+def test_uint32_example():
+    assert sw.to_wasm(2**31 + 5, "uint32") == -2**31 + 5
+    assert sw.from_wasm(-2**31 + 5, "uint32") == 2**31 + 5
+    assert sw.from_wasm(-1, "uint32") == 2**32 - 1
+
+
+@pytest.mark.parametrize("dtype, lo, hi", [("int32", -2**31, 2**31 - 1),
+                                           ("int64", -2**63, 2**63 - 1),
+                                           ("uint32", 0, 2**32 - 1)])
+def test_integer_ranges(dtype, lo, hi):
+    assert sw.to_wasm(hi, dtype) == (hi if dtype != "uint32" else -1)
+    assert sw.to_wasm(lo, dtype) == lo
+    for bad in (lo - 1, hi + 1):
+        with pytest.raises(OverflowError, match=f"{bad} is out of range for {dtype}"):
+            sw.to_wasm(bad, dtype)
+    if dtype != "uint32":
+        assert sw.from_wasm(lo, dtype) == lo and sw.from_wasm(hi, dtype) == hi
+
+
+def test_integers_accept_numpy_ints():
+    assert sw.to_wasm(np.int32(-7), "int32") == -7
+    assert sw.to_wasm(np.int64(2**40), "int64") == 2**40
+    assert type(sw.to_wasm(np.int64(5), "int64")) is int
+
+
+@pytest.mark.parametrize("value, dtype", [(1.5, "int32"), (3.0, "int64"), ("3", "int32"),
+                                          (True, "int32"), (False, "int64"), (None, "uint32"),
+                                          (np.float64(2.0), "int32")])
+def test_integers_reject_other_types(value, dtype):
+    with pytest.raises(TypeError, match=f"an {dtype} value must be an integer"):
+        sw.to_wasm(value, dtype)
+
+
+def test_bool():
+    assert sw.to_wasm(True, "bool") == 1 and sw.to_wasm(False, "bool") == 0
+    assert sw.to_wasm(1, "bool") == 1 and sw.to_wasm(0, "bool") == 0
+    assert type(sw.to_wasm(True, "bool")) is int
+    assert sw.from_wasm(0, "bool") is False
+    for raw in (1, 2, 255, -1):
+        assert sw.from_wasm(raw, "bool") is True
+    for bad in (2, -1, 0.0, 1.0, "true", None):
+        with pytest.raises(TypeError, match="a bool value must be True, False, 0 or 1"):
+            sw.to_wasm(bad, "bool")
+
+
+def test_bool_accepts_numpy_bool():
+    """The values of a NumPy bool array (np.True_, np.False_) are bools."""
+    assert sw.to_wasm(np.True_, "bool") == 1
+    assert sw.to_wasm(np.False_, "bool") == 0
+    assert sw.to_wasm(np.array([True, False])[1], "bool") == 0
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_floats(dtype):
+    for value in (0, 3, -2.5, 1e300, np.float32(0.1), np.float64(-0.0), float("inf")):
+        raw = sw.to_wasm(value, dtype)
+        assert type(raw) is float and raw == float(value)
+    assert np.isnan(sw.to_wasm(float("nan"), dtype))
+    assert sw.from_wasm(1.25, dtype) == 1.25 and type(sw.from_wasm(2, dtype)) is float
+    for bad, named in ((True, "bool"), ("1.0", "str"), (None, "NoneType"), (1j, "complex")):
+        with pytest.raises(TypeError, match=f"a {dtype} value must be a real number, got {named}"):
+            sw.to_wasm(bad, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "uint8", "float16", None])
+def test_unknown_dtype(dtype):
+    for call in (lambda: sw.to_wasm(1, dtype), lambda: sw.from_wasm(1, dtype)):
+        with pytest.raises(ValueError, match=f"no WebAssembly marshalling for dtype {dtype!r}"):
+            call()
+
+
+def test_wasm_type():
+    assert sw.wasm_type("void") is None
+    assert sw.wasm_type("double") == "f64" and sw.wasm_type("float") == "f32"
+    assert sw.wasm_type("int64_t") == "i64" and sw.wasm_type("uint8_t") == "i32"
+    assert sw.wasm_type("const double**") == "i32" and sw.wasm_type("rollout_out*") == "i32"
+    assert sw.wasm_type("const uint32_t*") == "i32"
