@@ -55,14 +55,7 @@ WASM_OF_DTYPE = {"float64": "f64", "float32": "f32", "int32": "i32", "int64": "i
 # The functions under test
 
 
-@sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
-def euler(z, u):
-    return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()]).block()
-
-
-@sc.function(sc.arg("zs", 20), sc.arg("us", 10), outputs=sc.arg("zn"))
-def rollout(zs, us):
-    return sc.vmap(euler, 10)(zs.reshape((10, 2)), us).vec()
+from models import rollout, spilling  # noqa: E402
 
 
 @sc.function(sc.arg("x", ()), sc.arg("k", (), dtype="int32"), outputs=sc.arg("y"))
@@ -83,22 +76,6 @@ def flags(x, c):
     return x > 0.0, c * 2
 
 
-def _spilling():
-    """outer needs workspace (its callees' spilled temporaries): its exports
-    pass the shim's own static workspace when the host gives none."""
-    @sc.function(sc.arg("v", 5), outputs=sc.arg("r"))
-    def inner(v):
-        return (v.sin() * 2.0).block()
-
-    @sc.function(sc.arg("u", 5), outputs=sc.arg("s"))
-    def middle(u):
-        return (inner(u * 3.0) + 1.0).block()
-
-    @sc.function(sc.arg("x", 5), outputs=sc.arg("y"))
-    def outer(x):
-        return middle(x + 0.5) * 2.0
-
-    return outer
 
 
 def outer_reference(x):
@@ -115,7 +92,7 @@ def chain_jacobian_reference(x):
     return [x[1], x[0], x[2], x[1], x[3], x[2]]
 
 
-outer = _spilling()
+outer = spilling("outer")
 # A sparse output (index tables exported) as the last entry.
 chain_jacobian = sc.jacobian(chain, layout="csc")
 MODULE = [rollout, scal, mixed, flags, outer, chain_jacobian]

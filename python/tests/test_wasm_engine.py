@@ -46,14 +46,7 @@ ULPS = 4
 # -- the models --------------------------------------------------------------
 
 
-@sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
-def euler(z, u):
-    return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()]).block()
-
-
-@sc.function(sc.arg("zs", 20), sc.arg("us", 10), outputs=sc.arg("zn"))
-def rollout(zs, us):
-    return sc.vmap(euler, 10)(zs.reshape((10, 2)), us).vec()
+from models import rollout, spilling  # noqa: E402
 
 
 @sc.function(sc.arg("x", ()), sc.arg("y", ()), outputs=sc.arg("r"))
@@ -118,20 +111,7 @@ def pad(e, x):
     return x * 2 + sc.sum(e)
 
 
-@sc.function(sc.arg("v", 5), outputs=sc.arg("r"))
-def inner(v):
-    return (v.sin() * 2.0).block()
-
-
-@sc.function(sc.arg("u", 5), outputs=sc.arg("s"))
-def middle(u):
-    return (inner(u * 3.0) + 1.0).block()
-
-
-@sc.function(sc.arg("x", 5), outputs=sc.arg("y"))
-def spill(x):
-    """Spills temporaries: the entry needs a workspace (workspace_bytes > 0)."""
-    return middle(x + 0.5) * 2.0
+spill = spilling("spill")
 
 
 @sc.function(sc.arg("flag", 3, dtype="bool"), sc.arg("big", 2, dtype="int64"),
