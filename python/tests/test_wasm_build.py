@@ -319,8 +319,11 @@ def test_manifest_tables(mod):
         for p in e["outputs"]:
             expected += [f"{p['field']}_{t}" for t in header_tables(header, e["name"], p["field"])]
         assert sorted(x["output_table"] for x in e["tables"]) == sorted(expected)
+        lengths = {f"{p['field']}_{t}": len(v) for p in e["outputs"]
+                   for t, v in header_tables(header, e["name"], p["field"]).items()}
         for x in e["tables"]:
             assert x["name"] == f"mod__{e['name']}__{x['output_table']}"
+            assert x["length"] == lengths[x["output_table"]]
             assert (x["c_result"], x["c_params"], x["params"], x["result"]) == \
                 ("const int32_t*", [], [], "i32")
     jac = mod.manifest["entries"][-1]
@@ -903,6 +906,7 @@ def test_build_rejects_bad_name(name, tmp_path):
     with pytest.raises(ValueError, match="must be a C identifier") as info:
         sw.build(scal, tmp_path / "out", name=name, cache_dir=tmp_path / "c")
     assert repr(name) in str(info.value)
+    assert str(info.value).startswith("scaly.wasm.build: ")
     assert not (tmp_path / "out").exists()
 
 

@@ -55,7 +55,8 @@ class WasmBuild:
         """Every file of the build, by name."""
         return {p.name: p for p in (self.archive, self.wasm, self.manifest_path, self.header,
                                     self.exports_header, self.out_dir / f"{self.name}.c",
-                                    self.out_dir / f"{self.name}_wasm.c")}
+                                    self.out_dir / f"{self.name}_wasm.c",
+                                    self.out_dir / "scaly_alloc.c")}
 
 
 def _render(functions, name, scalarize_limit):
@@ -67,6 +68,14 @@ def _render(functions, name, scalarize_limit):
                                       scalarize_limit=scalarize_limit, record_stages=False)
     options["wasm_shim"] = True
     return functions, _render_recorded(functions, options, "wasm")
+
+
+def _render_checked(functions, name, scalarize_limit):
+    """_render, its argument errors named after scaly.wasm.build."""
+    try:
+        return _render(functions, name, scalarize_limit)
+    except (ValueError, TypeError) as e:
+        raise type(e)(str(e).replace("render_c_module", "scaly.wasm.build", 1)) from None
 
 
 def _sources(module):
@@ -223,7 +232,7 @@ def build(functions, out_dir, *, name=None, scalarize_limit=None, cache_dir=None
                             f"{type(f).__name__}")
     if not isinstance(out_dir, (str, os.PathLike)):
         raise TypeError(f"scaly.wasm.build: out_dir must be a path, got {type(out_dir).__name__}")
-    fns, module = _render(fns, name, scalarize_limit)
+    fns, module = _render_checked(fns, name, scalarize_limit)
     sources = _sources(module)
     key = cache_key(sources)
     if cache_dir is None:

@@ -85,8 +85,9 @@ def make_manifest(module, functions, wasm_path, key):
         c = emitted[info.name]
         mine = [x for x in exports if x["entry"] == info.name]
         by_kind = {x["kind"]: _export(x, binary) for x in mine if x["kind"] != "table"}
-        tables = [dict(_export(x, binary), output_table=x["detail"]) for x in mine
-                  if x["kind"] == "table"]
+        lengths = {f"{p['field']}_{t.lower()}": n for p in info.c_outputs for t, n in p["tables"]}
+        tables = [dict(_export(x, binary), output_table=x["detail"], length=lengths[x["detail"]])
+                  for x in mine if x["kind"] == "table"]
         entries.append({
             "name": info.name,
             "inputs": [_port(p, c_) for p, c_ in zip(fn.inputs, info.c_inputs)],

@@ -73,12 +73,14 @@ def run(cmd, cwd, what):
 
 @functools.lru_cache(maxsize=None)
 def versions():
-    """The versions the cache key includes: the compiler's and linker's version
-    lines and the state of wasi-libc and the runtime (read once per process)."""
+    """The versions the cache key includes: the compiler's, linker's and
+    archiver's version lines and the state of wasi-libc and the runtime (read
+    once per process)."""
     def first_line(name):
         return run([tool(name), "--version"], None, f"{name} --version").strip().splitlines()[0]
     libs = []
     for path in libraries():
         st = os.stat(path)
         libs.append(f"{os.path.basename(path)}:{st.st_size}:{st.st_mtime_ns}")
-    return {"clang": first_line("clang"), "wasm-ld": first_line("wasm-ld"), "libraries": libs}
+    return {"clang": first_line("clang"), "wasm-ld": first_line("wasm-ld"),
+            "llvm-ar": first_line("llvm-ar"), "libraries": libs}

@@ -100,7 +100,11 @@ export class ScalyKernels {
     this.manifest = manifest;
     this.state = state;
     state.memory = () => exports.memory;
-    this.alloc = alloc || ((n) => fromWasm(exports.scaly_alloc(toWasm(n, "uint32")), "uint32"));
+    this.alloc = alloc || ((n) => {
+      const address = fromWasm(exports.scaly_alloc(toWasm(n, "uint32")), "uint32");
+      if (address === 0) throw new RangeError(`scaly_alloc could not allocate ${n} bytes`);
+      return address;
+    });
     this.free = free || ((p) => exports.scaly_free(toWasm(p, "uint32")));
   }
 
@@ -213,6 +217,7 @@ export class ScalyKernels {
 
 /** Instantiate a standalone module (<name>.wasm) and its kernels. */
 export async function instantiate(bytes, manifest, imports = {}) {
+  if ("scaly" in imports) throw new TypeError("the import namespace 'scaly' is the runtime's own (scaly.error)");
   const state = {};
   const { instance } = await WebAssembly.instantiate(bytes, { ...imports, ...scalyImports(state) });
   if (instance.exports._initialize) instance.exports._initialize();
