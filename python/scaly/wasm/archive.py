@@ -29,6 +29,7 @@ ALLOC_SOURCE = """/* Allocation exports of a standalone Scaly WebAssembly module
 #include <stdlib.h>
 
 __attribute__((export_name("scaly_alloc"))) void* scaly_alloc(uint32_t bytes) {
+  if (bytes > UINT32_MAX - 63u) return NULL; /* rounding up would wrap around */
   return aligned_alloc(64, (bytes + 63u) / 64u * 64u);
 }
 
@@ -75,6 +76,8 @@ def _render_checked(functions, name, scalarize_limit):
     try:
         return _render(functions, name, scalarize_limit)
     except (ValueError, TypeError) as e:
+        if not str(e).startswith("render_c_module"):
+            raise
         raise type(e)(str(e).replace("render_c_module", "scaly.wasm.build", 1)) from None
 
 

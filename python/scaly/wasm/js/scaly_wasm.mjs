@@ -3,14 +3,18 @@
 // structs laid out by the manifest, the signature check and the layout table.
 // docs/wasm.md describes each rule; scaly.wasm (Python) implements the same.
 
+// The status codes of every Scaly module (SCALY_* in its header).
+const STATUS_NAMES = {
+  1: "SCALY_ERR_NULL_ABI", 2: "SCALY_ERR_NULL_WORK", 3: "SCALY_ERR_NULL_RESULT", 4: "SCALY_ERR_NULL_INPUT",
+};
+
 /** A kernel call that returned a non-success status. */
 export class ScalyWasmError extends Error {
   constructor(status, message) {
     super(message);
     this.name = "ScalyWasmError";
     this.status = status;
-    // "SCALY_ERR_NULL_INPUT", read off the message the module sent.
-    this.statusName = (message.match(/SCALY_[A-Z_]+/) || ["unknown status"])[0];
+    this.statusName = STATUS_NAMES[status] || `unknown status ${status}`;
   }
 }
 
@@ -36,16 +40,19 @@ export function toWasm(value, dtype) {
         throw new TypeError(`a bool value must be true, false, 0 or 1, got ${value}`);
       return value ? 1 : 0;
     case "int32":
-      if (!Number.isInteger(value) || value < -(2 ** 31) || value >= 2 ** 31)
-        throw new RangeError(`${value} is not an int32`);
+      if (!Number.isInteger(value)) throw new TypeError(`an int32 value must be an integer, got ${value}`);
+      if (value < -(2 ** 31) || value >= 2 ** 31) throw new RangeError(`${value} is not an int32`);
       return value;
     case "int64": {
-      const v = typeof value === "bigint" ? value : Number.isSafeInteger(value) ? BigInt(value) : null;
-      if (v === null || v < -(2n ** 63n) || v >= 2n ** 63n) throw new RangeError(`${value} is not an int64`);
+      if (typeof value !== "bigint" && !Number.isSafeInteger(value))
+        throw new TypeError(`an int64 value must be a BigInt or a safe integer, got ${value}`);
+      const v = BigInt(value);
+      if (v < -(2n ** 63n) || v >= 2n ** 63n) throw new RangeError(`${value} is not an int64`);
       return v;
     }
     case "uint32":
-      if (!Number.isInteger(value) || value < 0 || value >= 2 ** 32) throw new RangeError(`${value} is not a uint32`);
+      if (!Number.isInteger(value)) throw new TypeError(`a uint32 value must be an integer, got ${value}`);
+      if (value < 0 || value >= 2 ** 32) throw new RangeError(`${value} is not a uint32`);
       return value >= 2 ** 31 ? value - 2 ** 32 : value; // the i32 with the same bits
     default:
       throw new TypeError(`no WebAssembly marshalling for dtype ${dtype}`);
@@ -149,8 +156,10 @@ export class ScalyKernels {
   call(name, inputs) {
     const e = this.entry(name);
     const sIn = e.structs.in, sOut = e.structs.out;
-    const pin = this.alloc(sIn.size), pout = this.alloc(sOut.size);
+    let pin = 0, pout = 0;
     try {
+      pin = this.alloc(sIn.size);
+      pout = this.alloc(sOut.size);
       for (const port of e.inputs) {
         if (!(port.name in inputs)) throw new TypeError(`${name}: missing input ${port.name}`);
         const field = sIn.fields.find((f) => f.field === port.field);
@@ -170,8 +179,8 @@ export class ScalyKernels {
       }
       return out;
     } finally {
-      this.free(pin);
-      this.free(pout);
+      if (pin) this.free(pin);
+      if (pout) this.free(pout);
     }
   }
 
