@@ -15,7 +15,6 @@ import json
 import os
 import re
 import shutil
-import struct
 import subprocess
 import textwrap
 from pathlib import Path
@@ -25,6 +24,7 @@ import pytest
 
 import scaly as sc
 import scaly.wasm as sw
+from test_wasm_rules import compile_wasm32
 from scaly.wasm import toolchain
 
 CLANG = "clang-19"
@@ -389,105 +389,12 @@ def test_read_signatures_rejects_non_wasm():
 # ---------------------------------------------------------------------------
 # Running the standalone module (Node.js): what the manifest states works.
 
-NODE_DRIVER = r"""
-import fs from "fs";
-const [wasmPath, planPath] = process.argv.slice(2);
-const plan = JSON.parse(fs.readFileSync(planPath, "utf8"));
-let memory;
-const errors = [];
-const imports = {scaly: {error: (status, ptr, len) => {
-  errors.push([status, new TextDecoder().decode(new Uint8Array(memory.buffer, ptr, len))]);
-}}};
-const {instance} = await WebAssembly.instantiate(fs.readFileSync(wasmPath), imports);
-const ex = instance.exports;
-memory = ex.memory;
-ex._initialize();
-const arg = (v, t) => (t === "i64" ? BigInt(v) : v);
-const out = {};
-
-// The layout table, as the compiler laid the structs out.
-const p = ex[plan.module + "__scaly_layout"]();
-const u32 = new Uint32Array(memory.buffer);
-let i = p / 4;
-const count = u32[i++];
-out.layout = [];
-for (let s = 0; s < count; ++s) {
-  const size = u32[i++], align = u32[i++], n = u32[i++];
-  const offsets = [];
-  for (let k = 0; k < n; ++k) offsets.push(u32[i++]);
-  out.layout.push([size, align, offsets]);
-}
-
-// Scalar exports returning their result.
-out.scalar = plan.scalar.map(([name, args, types]) =>
-  ex[name](...args.map((v, k) => arg(v, types[k]))));
-
-// Struct exports and a scalar export writing through `out`.
-const view = () => new DataView(memory.buffer);
-const put = (base, [offset, t, values]) => values.forEach((v, k) => {
-  const d = view();
-  if (t === "double") d.setFloat64(base + offset + 8 * k, v, true);
-  else if (t === "float") d.setFloat32(base + offset + 4 * k, v, true);
-  else if (t === "int64_t") d.setBigInt64(base + offset + 8 * k, BigInt(v), true);
-  else if (t === "int32_t") d.setInt32(base + offset + 4 * k, v, true);
-  else if (t === "uint8_t") d.setUint8(base + offset + k, v);
-});
-const get = (base, [offset, t, n]) => Array.from({length: n}, (_, k) => {
-  const d = view();
-  if (t === "double") return d.getFloat64(base + offset + 8 * k, true);
-  if (t === "float") return d.getFloat32(base + offset + 4 * k, true);
-  if (t === "int64_t") return d.getBigInt64(base + offset + 8 * k, true).toString();
-  if (t === "int32_t") return d.getInt32(base + offset + 4 * k, true);
-  if (t === "uint8_t") return d.getUint8(base + offset + k);
-});
-out.struct = plan.struct.map(({name, inSize, outSize, inputs, outputs, args, types}) => {
-  const inp = ex.scaly_alloc(Math.max(inSize, 1)), o = ex.scaly_alloc(outSize);
-  new Uint8Array(memory.buffer, o, outSize).fill(0xAB);
-  inputs.forEach((f) => put(inp, f));
-  if (args) ex[name](o, ...args.map((v, k) => arg(v, types[k])));
-  else ex[name](o, inp);
-  const r = outputs.map((f) => get(o, f));
-  ex.scaly_free(inp);
-  ex.scaly_free(o);
-  return r;
-});
-
-// The pointers export on the host's buffers, without a workspace (w = 0).
-out.pointers = plan.pointers.map(({name, inputs, outputs}) => {
-  const bytes = {double: 8, float: 4, int64_t: 8, int32_t: 4, uint8_t: 1};
-  const ins = inputs.map(([t, values]) => ex.scaly_alloc(bytes[t] * values.length));
-  inputs.forEach(([t, values], k) => put(ins[k], [0, t, values]));
-  const outs = outputs.map(([t, n]) => ex.scaly_alloc(bytes[t] * n));
-  const argp = ex.scaly_alloc(4 * ins.length), resp = ex.scaly_alloc(4 * outs.length);
-  ins.forEach((q, k) => view().setUint32(argp + 4 * k, q, true));
-  outs.forEach((q, k) => view().setUint32(resp + 4 * k, q, true));
-  ex[name](argp, resp, 0, 0, 0);
-  return outputs.map(([t, n], k) => get(outs[k], [0, t, n]));
-});
-
-// A sparse output's index tables, at the addresses their exports return.
-out.tables = plan.tables.map(([name, n]) =>
-  Array.from(new Int32Array(memory.buffer, ex[name](), n)));
-
-// A failed call: the error import gets the message, then the call traps, and
-// the instance stays usable.
-try {
-  ex[plan.failing](0, 0, 0, 0, 0);
-  out.trap = null;
-} catch (e) {
-  out.trap = e.constructor.name;
-}
-out.errors = errors;
-const [name, args, types] = plan.scalar[0];
-out.after = ex[name](...args.map((v, k) => arg(v, types[k])));
-console.log(JSON.stringify(out));
-"""
+NODE_DRIVER = Path(__file__).parent / "wasm_host" / "plan_driver.mjs"
 
 
 def run_node(tmp_path, wasm, plan):
-    (tmp_path / "driver.mjs").write_text(NODE_DRIVER)
     (tmp_path / "plan.json").write_text(json.dumps(plan))
-    p = subprocess.run(["node", "driver.mjs", str(wasm), "plan.json"], cwd=tmp_path,
+    p = subprocess.run(["node", str(NODE_DRIVER), str(wasm), "plan.json"], cwd=tmp_path,
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
@@ -693,71 +600,7 @@ def test_module_names_with_double_underscores(tmp_path, cache_root):
 
 
 # ---------------------------------------------------------------------------
-# 3. calc_layout against clang's wasm32 layout
-
-LAYOUT_CASES = {
-    "mixed": ([("a", "uint8_t", 1), ("b", "double", 1), ("c", "int32_t", 1), ("d", "uint8_t", 3),
-               ("e", "int64_t", 1), ("f", "float", 1)], 1),
-    "arrays": ([("x", "double", 7), ("n", "int32_t", 3), ("flag", "uint8_t", 5),
-                ("k", "int64_t", 2), ("u", "uint32_t", 1)], 1),
-    "bytes": ([("a", "uint8_t", 1), ("b", "char", 2)], 1),
-    "pointers": ([("p", "pointer", 1), ("c", "char", 1), ("q", "pointer", 2), ("i", "int", 1)], 1),
-    "typed16": ([("n", "int64_t", 3), ("f", "uint8_t", 1), ("g", "float", 2)], 16),
-    "typed16_small": ([("b", "uint8_t", 1)], 16),
-    "typed16_big": ([("zs", "double", 20), ("k", "int32_t", 1), ("flag", "uint8_t", 1)], 16),
-}
-
-
-def _c_type(t):
-    return "void*" if t == "pointer" else t
-
-
-def _layout_c(cases, tweak=None):
-    lines = ["#include <stddef.h>", "#include <stdint.h>", ""]
-    for name, (fields, align) in cases.items():
-        attr = f" __attribute__((aligned({align})))" if align > 1 else ""
-        body = "".join(f"  {_c_type(t)} {f}{f'[{n}]' if n > 1 else ''};\n" for f, t, n in fields)
-        lines.append(f"typedef struct{attr} {{\n{body}}} {name};")
-        offsets, size, al = sw.calc_layout(fields, align)
-        if tweak and tweak[0] == name:
-            size, al, offsets = tweak[1](size, al, dict(offsets))
-        lines.append(f"_Static_assert(sizeof({name}) == {size}, \"{name} size\");")
-        lines.append(f"_Static_assert(_Alignof({name}) == {al}, \"{name} align\");")
-        for f in offsets:
-            lines.append(f"_Static_assert(offsetof({name}, {f}) == {offsets[f]}, \"{name}.{f}\");")
-    return "\n".join(lines) + "\n"
-
-
-def _compile_wasm32(tmp_path, source, name="layout.c"):
-    require_toolchain()
-    (tmp_path / name).write_text(source)
-    return subprocess.run([CLANG, "--target=wasm32-wasi", "-fsyntax-only", "-Werror", name],
-                          cwd=tmp_path, capture_output=True, text=True)
-
-
-def test_calc_layout_matches_clang(tmp_path):
-    p = _compile_wasm32(tmp_path, _layout_c(LAYOUT_CASES))
-    assert p.returncode == 0, p.stderr
-
-
-def test_calc_layout_known_values():
-    # Worked by hand: a(1) pad(7) b(8) c(4) d(3) pad(1) e(8) f(4) pad(4) = 40.
-    offsets, size, align = sw.calc_layout(LAYOUT_CASES["mixed"][0])
-    assert offsets == {"a": 0, "b": 8, "c": 16, "d": 20, "e": 24, "f": 32}
-    assert (size, align) == (40, 8)
-    assert sw.calc_layout([("b", "uint8_t", 1)], 16) == ({"b": 0}, 16, 16)
-
-
-@pytest.mark.parametrize("tweak", [
-    ("mixed", lambda s, a, o: (s, a, {**o, "e": o["e"] - 4}), "mixed.e"),
-    ("arrays", lambda s, a, o: (s + 8, a, o), "arrays size"),
-    ("typed16", lambda s, a, o: (s, 8, o), "typed16 align"),
-], ids=["offset", "size", "align"])
-def test_layout_check_catches_wrong_number(tmp_path, tweak):
-    """The static-assert check is not vacuous: one wrong number fails it."""
-    p = _compile_wasm32(tmp_path, _layout_c(LAYOUT_CASES, tweak[:2]))
-    assert p.returncode != 0
-    assert tweak[2] in p.stderr
+# 3. The typed structs of a build (calc_layout against clang: test_wasm_rules.py)
 
 
 def test_typed_struct_layout(mod, tmp_path):
@@ -773,25 +616,11 @@ def test_typed_struct_layout(mod, tmp_path):
             lines += [f"_Static_assert(offsetof({t}, {f}) == {o}, \"{t}.{f}\");"
                       for f, o in offsets.items()]
     shutil.copy(mod.header, tmp_path / "mod.h")
-    p = _compile_wasm32(tmp_path, "\n".join(lines) + "\n", "typed.c")
+    p = compile_wasm32(tmp_path, "\n".join(lines) + "\n", "typed.c")
     assert p.returncode == 0, p.stderr
     empty = [{"field": "e", "c_type": "double", "shape": [0, 3]}]
     assert sw.typed_struct_layout(empty) == ({"unused_": 0}, 16, 16)
     assert sw.typed_struct_layout([]) == ({"unused_": 0}, 16, 16)
-
-
-@pytest.mark.parametrize("fields, words", [
-    ([("v", "long double", 1)], ["'v'", "'long double'"]),
-    ([("v", "double", 0)], ["'v'", "count 0"]),
-    ([("v", "double", -2)], ["'v'", "count -2"]),
-    ([("v", "double", 2.0)], ["'v'", "count 2.0"]),
-    ([("ok", "double", 1), ("w", "int16_t", 1)], ["'w'", "'int16_t'"]),
-])
-def test_calc_layout_bad_input(fields, words):
-    with pytest.raises(ValueError) as info:
-        sw.calc_layout(fields)
-    for w in words:
-        assert w in str(info.value)
 
 
 # ---------------------------------------------------------------------------
@@ -1022,103 +851,3 @@ def test_load_manifest_rejects(tmp_path, text):
 def test_load_manifest_missing_file(tmp_path):
     with pytest.raises(ValueError, match="cannot read the manifest"):
         sw.load_manifest(tmp_path / "absent.json")
-
-
-# ---------------------------------------------------------------------------
-# 6. Marshalling rules
-
-
-def _bits_i32(v):
-    return struct.pack("<i", v)
-
-
-def test_wasm_types_table():
-    assert sw.WASM_TYPES == {**WASM_OF_DTYPE, "uint32": "i32"}
-
-
-@pytest.mark.parametrize("value", [0, 1, 2**31 - 1, 2**31, 2**31 + 5, 2**32 - 1])
-def test_uint32_travels_as_i32_with_same_bits(value):
-    raw = sw.to_wasm(value, "uint32")
-    assert -2**31 <= raw < 2**31
-    assert _bits_i32(raw) == struct.pack("<I", value)
-    assert sw.from_wasm(raw, "uint32") == value
-    assert sw.to_wasm(np.uint32(value), "uint32") == raw
-
-
-def test_uint32_example():
-    assert sw.to_wasm(2**31 + 5, "uint32") == -2**31 + 5
-    assert sw.from_wasm(-2**31 + 5, "uint32") == 2**31 + 5
-    assert sw.from_wasm(-1, "uint32") == 2**32 - 1
-
-
-@pytest.mark.parametrize("dtype, lo, hi", [("int32", -2**31, 2**31 - 1),
-                                           ("int64", -2**63, 2**63 - 1),
-                                           ("uint32", 0, 2**32 - 1)])
-def test_integer_ranges(dtype, lo, hi):
-    assert sw.to_wasm(hi, dtype) == (hi if dtype != "uint32" else -1)
-    assert sw.to_wasm(lo, dtype) == lo
-    for bad in (lo - 1, hi + 1):
-        with pytest.raises(OverflowError, match=f"{bad} is out of range for {dtype}"):
-            sw.to_wasm(bad, dtype)
-    if dtype != "uint32":
-        assert sw.from_wasm(lo, dtype) == lo and sw.from_wasm(hi, dtype) == hi
-
-
-def test_integers_accept_numpy_ints():
-    assert sw.to_wasm(np.int32(-7), "int32") == -7
-    assert sw.to_wasm(np.int64(2**40), "int64") == 2**40
-    assert type(sw.to_wasm(np.int64(5), "int64")) is int
-
-
-@pytest.mark.parametrize("value, dtype", [(1.5, "int32"), (3.0, "int64"), ("3", "int32"),
-                                          (True, "int32"), (False, "int64"), (None, "uint32"),
-                                          (np.float64(2.0), "int32")])
-def test_integers_reject_other_types(value, dtype):
-    with pytest.raises(TypeError, match=f"an {dtype} value must be an integer"):
-        sw.to_wasm(value, dtype)
-
-
-def test_bool():
-    assert sw.to_wasm(True, "bool") == 1 and sw.to_wasm(False, "bool") == 0
-    assert sw.to_wasm(1, "bool") == 1 and sw.to_wasm(0, "bool") == 0
-    assert type(sw.to_wasm(True, "bool")) is int
-    assert sw.from_wasm(0, "bool") is False
-    for raw in (1, 2, 255, -1):
-        assert sw.from_wasm(raw, "bool") is True
-    for bad in (2, -1, 0.0, 1.0, "true", None):
-        with pytest.raises(TypeError, match="a bool value must be True, False, 0 or 1"):
-            sw.to_wasm(bad, "bool")
-
-
-def test_bool_accepts_numpy_bool():
-    """The values of a NumPy bool array (np.True_, np.False_) are bools."""
-    assert sw.to_wasm(np.True_, "bool") == 1
-    assert sw.to_wasm(np.False_, "bool") == 0
-    assert sw.to_wasm(np.array([True, False])[1], "bool") == 0
-
-
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_floats(dtype):
-    for value in (0, 3, -2.5, 1e300, np.float32(0.1), np.float64(-0.0), float("inf")):
-        raw = sw.to_wasm(value, dtype)
-        assert type(raw) is float and raw == float(value)
-    assert np.isnan(sw.to_wasm(float("nan"), dtype))
-    assert sw.from_wasm(1.25, dtype) == 1.25 and type(sw.from_wasm(2, dtype)) is float
-    for bad, named in ((True, "bool"), ("1.0", "str"), (None, "NoneType"), (1j, "complex")):
-        with pytest.raises(TypeError, match=f"a {dtype} value must be a real number, got {named}"):
-            sw.to_wasm(bad, dtype)
-
-
-@pytest.mark.parametrize("dtype", ["complex128", "uint8", "float16", None])
-def test_unknown_dtype(dtype):
-    for call in (lambda: sw.to_wasm(1, dtype), lambda: sw.from_wasm(1, dtype)):
-        with pytest.raises(ValueError, match=f"no WebAssembly marshalling for dtype {dtype!r}"):
-            call()
-
-
-def test_wasm_type():
-    assert sw.wasm_type("void") is None
-    assert sw.wasm_type("double") == "f64" and sw.wasm_type("float") == "f32"
-    assert sw.wasm_type("int64_t") == "i64" and sw.wasm_type("uint8_t") == "i32"
-    assert sw.wasm_type("const double**") == "i32" and sw.wasm_type("rollout_out*") == "i32"
-    assert sw.wasm_type("const uint32_t*") == "i32"
