@@ -1,8 +1,11 @@
 """scaly.wasm's rules, against independent references: calc_layout against
-clang-19's own sizeof/offsetof on wasm32 (static assertions), and the
-marshalling rules (to_wasm / from_wasm) against the bits of the values.
+clang-19's own sizeof/offsetof on wasm32 (static assertions), the
+marshalling rules (to_wasm / from_wasm) against the bits of the values, and
+the refusal of bad input (arguments, a missing or failing toolchain, a bad
+manifest), each with a message naming what was wrong.
 """
 
+import os
 import shutil
 import struct
 import subprocess
@@ -10,12 +13,19 @@ import subprocess
 import numpy as np
 import pytest
 
+import scaly as sc
 import scaly.wasm as sw
+from scaly.wasm import toolchain
 
 CLANG = "clang-19"
 
 # Independent references: the WebAssembly value type of each dtype.
 WASM_OF_DTYPE = {"float64": "f64", "float32": "f32", "int32": "i32", "int64": "i64", "bool": "i32"}
+
+
+@sc.function(sc.arg("x", ()), sc.arg("k", (), dtype="int32"), outputs=sc.arg("y"))
+def scal(x, k):
+    return x * k.astype("float64") + 1.0
 
 
 def require_clang():
@@ -203,3 +213,103 @@ def test_wasm_type():
     assert sw.wasm_type("int64_t") == "i64" and sw.wasm_type("uint8_t") == "i32"
     assert sw.wasm_type("const double**") == "i32" and sw.wasm_type("rollout_out*") == "i32"
     assert sw.wasm_type("const uint32_t*") == "i32"
+
+
+# ---------------------------------------------------------------------------
+# 5. Bad input
+
+
+@pytest.mark.parametrize("bad, named", [(3, "int"), (None, "NoneType"), ([scal, "rollout"], "str"),
+                                        (np.zeros(3), "ndarray")])
+def test_build_rejects_non_functions(bad, named, tmp_path):
+    with pytest.raises(TypeError, match=rf"expected a scaly Function.*got {named}"):
+        sw.build(bad, tmp_path, cache_dir=tmp_path / "c")
+    assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize("out_dir", [5, None, ["out"]])
+def test_build_rejects_bad_out_dir(out_dir, tmp_path):
+    with pytest.raises(TypeError, match=f"out_dir must be a path, got {type(out_dir).__name__}"):
+        sw.build(scal, out_dir, cache_dir=tmp_path / "c")
+
+
+@pytest.mark.parametrize("name", ["not-ident", "1abc", "", "a b", "m.x"])
+def test_build_rejects_bad_name(name, tmp_path):
+    with pytest.raises(ValueError, match="must be a C identifier") as info:
+        sw.build(scal, tmp_path / "out", name=name, cache_dir=tmp_path / "c")
+    assert repr(name) in str(info.value)
+    assert str(info.value).startswith("scaly.wasm.build: ")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.fixture
+def tool_env():
+    """Set SCALY_WASM_* variables for one test; the toolchain's caches are
+    cleared when they change and after the test, so no other test sees them."""
+    saved = {}
+
+    def set_tool(var, value, clear_versions=True):
+        saved.setdefault(var, os.environ.get(var))
+        os.environ[var] = value
+        toolchain.tool.cache_clear()
+        if clear_versions:
+            toolchain.versions.cache_clear()
+
+    try:
+        yield set_tool
+    finally:
+        for var, old in saved.items():
+            if old is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = old
+        toolchain.tool.cache_clear()
+        toolchain.versions.cache_clear()
+
+
+def test_missing_toolchain(tool_env, tmp_path):
+    tool_env("SCALY_WASM_CLANG", "/nonexistent/clang")
+    with pytest.raises(sw.WasmToolchainError) as info:
+        sw.build(scal, tmp_path / "out", cache_dir=tmp_path / "c")
+    message = str(info.value)
+    assert "/nonexistent/clang" in message
+    assert "Debian package clang-19" in message
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(sw.WasmToolchainError, match="clang-19"):
+        toolchain.tool("clang")
+
+
+def test_failed_build_leaves_nothing(tool_env, tmp_path):
+    """A tool failing mid-build (llvm-ar, after compiling) raises with its
+    step named, and leaves no temporary folder and no cache entry."""
+    require_clang()
+    toolchain.versions()  # the key's versions stay the real ones
+    tool_env("SCALY_WASM_LLVM_AR", shutil.which("false"), clear_versions=False)
+    cache = tmp_path / "c"
+    with pytest.raises(sw.WasmToolchainError, match="archiving libscal.a failed"):
+        sw.build(scal, tmp_path / "out", cache_dir=cache)
+    assert (cache / "wasm").is_dir()
+    assert list((cache / "wasm").iterdir()) == []
+    assert not (tmp_path / "out").exists()
+
+
+def test_toolchain_found_after_restore():
+    """Runs after test_missing_toolchain: the real compiler is found again."""
+    require_clang()
+    assert toolchain.tool("clang") == shutil.which(CLANG)
+    assert "clang version 19" in toolchain.versions()["clang"]
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"format": "scaly-wasm-manifest-0"}',
+                                  '{"entries": []}', ""])
+def test_load_manifest_rejects(tmp_path, text):
+    path = tmp_path / "manifest.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match="manifest|not a Scaly wasm manifest") as info:
+        sw.load_manifest(path)
+    assert str(path) in str(info.value)
+
+
+def test_load_manifest_missing_file(tmp_path):
+    with pytest.raises(ValueError, match="cannot read the manifest"):
+        sw.load_manifest(tmp_path / "absent.json")
