@@ -8,6 +8,7 @@
 #include "scaly/Dialect/Program/Passes.h"
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Target/ReservedNames.h"
+#include "scaly/Target/StatusCodes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Transforms/Passes.h"
@@ -145,14 +146,6 @@ std::string elementCType(Type t) {
   return c::scalarCType(t);
 }
 
-/// The entry's status codes, for callers (the source defines the same).
-constexpr const char *kStatusCodesHeader = "#ifndef SCALY_SUCCESS\n"
-                                           "#define SCALY_SUCCESS 0\n"
-                                           "#define SCALY_ERR_NULL_ABI 1\n"
-                                           "#define SCALY_ERR_NULL_WORK 2\n"
-                                           "#define SCALY_ERR_NULL_RESULT 3\n"
-                                           "#define SCALY_ERR_NULL_INPUT 4\n"
-                                           "#endif\n\n";
 
 /// An input or output as the header describes it.
 struct Port {
@@ -387,7 +380,8 @@ std::string renderHeader(StringRef moduleName, ArrayRef<prog::ProcOp> procs,
   std::string s = "/* " + recipe.str() + "\n */\n";
   s += "#ifndef " + guard + "\n#define " + guard + "\n\n";
   s += cxx ? "#include <cstddef>\n#include <cstdint>\n\n" : "#include <stddef.h>\n#include <stdint.h>\n\n";
-  s += kStatusCodesHeader;
+  // The entry's status codes, for callers (the source defines the same).
+  s += "#ifndef SCALY_SUCCESS\n" + c::statusCodeDefines() + "#endif\n\n";
   std::vector<std::string> entries;
   for (const EntryPorts &e : ports)
     entries.push_back(e.name);

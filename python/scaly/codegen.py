@@ -67,6 +67,10 @@ class RenderedModule:
     wasm_shim: str = ""
     wasm_header: str = ""
     wasm_exports: tuple = ()
+    #: With a WebAssembly shim: (entry, why it has no scalar export, or "") pairs,
+    #: and the status codes an entry returns as (value, name, meaning).
+    wasm_no_scalar: tuple = ()
+    status_codes: tuple = ()
 
     @property
     def header_name(self):
@@ -148,7 +152,9 @@ def _render_recorded(functions, options, mode):
     module = RenderedModule(out["name"], out["source"], out["header"], out["recipe"],
                             options["lang"], _entries(functions, out), tuple(out["stages"]),
                             tuple(out["functions"]), out.get("wasm_shim", ""),
-                            out.get("wasm_header", ""), tuple(out.get("wasm_exports", ())))
+                            out.get("wasm_header", ""), tuple(out.get("wasm_exports", ())),
+                            tuple(out.get("wasm_no_scalar", {}).items()),
+                            tuple(out.get("status_codes", ())))
     for f in watched:
         viz.record(f, mode, module=module)
     return replace(module, stages=()) if watched and not asked else module

@@ -12,6 +12,7 @@
 #include "scaly/Dialect/Expr/Sparsity.h"
 #include "scaly/InitScaly.h"
 #include "scaly/Target/ReservedNames.h"
+#include "scaly/Target/StatusCodes.h"
 #include "scaly/Trace/BuildModule.h"
 #include "scaly/Trace/Digest.h"
 #include "scaly/Trace/Graph.h"
@@ -429,7 +430,7 @@ py::dict render(py::object functions, const py::dict &options) {
     for (const codegen::WasmExport &x : codegen::wasmExportList(out)) {
       py::dict e;
       e["entry"] = x.entry;
-      e["kind"] = x.kind;
+      e["kind"] = codegen::kindName(x.kind);
       e["detail"] = x.detail;
       e["name"] = x.name;
       e["c_result"] = x.result;
@@ -437,6 +438,14 @@ py::dict render(py::object functions, const py::dict &options) {
       exports.append(e);
     }
     d["wasm_exports"] = exports;
+    py::dict noScalar;
+    for (const codegen::RenderedEntry &e : out.entries)
+      noScalar[py::str(e.name)] = codegen::noScalarExportReason(e);
+    d["wasm_no_scalar"] = noScalar;
+    py::list statuses;
+    for (const c::StatusCode &code : c::kStatusCodes)
+      statuses.append(py::make_tuple(code.value, code.name, code.meaning));
+    d["status_codes"] = statuses;
   }
   py::list stages;
   for (auto &[stage, text] : out.stages)

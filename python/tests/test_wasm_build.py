@@ -373,6 +373,13 @@ def test_manifest_signatures_match_binary(mod):
     assert sw.read_signatures(mod.wasm.read_bytes())["exports"] == exports
 
 
+def test_manifest_status_codes_are_the_headers(mod):
+    """The manifest's status codes are the header's #defines, in order."""
+    defines = re.findall(r"^#define (SCALY_\w+) (\d+)$", mod.header.read_text(), re.M)
+    assert [(c["name"], str(c["value"])) for c in mod.manifest["status_codes"]] == defines
+    assert all(c["meaning"] for c in mod.manifest["status_codes"])
+
+
 def test_manifest_imports_only_scaly_error(mod):
     assert mod.manifest["imports"] == [
         {"module": "scaly", "name": "error", "params": ["i32", "i32", "i32"], "result": None}]
@@ -549,6 +556,42 @@ def test_two_modules_link_into_one_instance(two_modules, tmp_path):
         r = subprocess.run(["node", str(script), str(out)], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         assert json.loads(r.stdout) == [4.5, 7.0]
+
+
+def test_alloc_archive_serves_a_host_without_malloc(mod, tmp_path):
+    """A host with no malloc of its own links libscaly_alloc.a next to the
+    archive: scaly_alloc/scaly_free are then exported (wasi-libc's malloc
+    behind them), and a struct call on buffers they allocated is right."""
+    require_toolchain()
+    alloc = mod.out_dir / "libscaly_alloc.a"
+    assert defined_globals(alloc) == {"scaly_alloc", "scaly_free"}
+    out = tmp_path / "host.wasm"
+    p = subprocess.run([WASM_LD, "--no-entry", "--whole-archive", str(mod.archive), str(alloc),
+                        "--no-whole-archive", WASI_LIBC, BUILTINS, "-o", str(out)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert {"scaly_alloc", "scaly_free", "mod__scal__struct"} <= set(objdump_signatures(out)["exports"])
+    entry = next(e for e in mod.manifest["entries"] if e["name"] == "scal")
+    s_in, s_out = entry["structs"]["in"], entry["structs"]["out"]
+    off = {f["field"]: f["offset"] for f in s_in["fields"]}
+    script = tmp_path / "host.mjs"
+    script.write_text(textwrap.dedent(f"""
+        import fs from "fs";
+        const {{instance}} = await WebAssembly.instantiate(fs.readFileSync(process.argv[2]),
+            {{scaly: {{error: () => {{}}}}}});
+        const ex = instance.exports;
+        const pin = ex.scaly_alloc({s_in["size"]}), pout = ex.scaly_alloc({s_out["size"]});
+        const mem = () => new DataView(ex.memory.buffer);
+        mem().setFloat64(pin + {off["x"]}, 2.5, true);
+        mem().setInt32(pin + {off["k"]}, -3, true);
+        ex.mod__scal__struct(pout, pin);
+        const y = mem().getFloat64(pout + {s_out["fields"][0]["offset"]}, true);
+        ex.scaly_free(pin); ex.scaly_free(pout);
+        console.log(JSON.stringify([pin % 64, pout % 64, y]));
+    """))
+    r = subprocess.run(["node", str(script), str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == [0, 0, 2.5 * -3 + 1.0]
 
 
 def _named(name, constant=1.0):

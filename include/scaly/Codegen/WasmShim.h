@@ -17,18 +17,21 @@
 
 namespace scaly::codegen {
 
-/// The export names the shim gives one entry of module `module`.
-struct WasmExports {
-  std::string pointers; // <module>__<entry>: the five-argument ABI, no copy
-  std::string structs;  // <module>__<entry>__struct: typed structs by address
-  std::string scalar;   // <module>__<entry>__scalar: only for all-scalar entries
+enum class WasmExportKind {
+  Pointers, // <module>__<entry>: the five-argument ABI on the host's buffers
+  Struct,   // <module>__<entry>__struct: typed structs by address
+  Scalar,   // <module>__<entry>__scalar: scalars by value (all-scalar entries)
+  Table,    // <module>__<entry>__<field>_<table>: a sparse index table's address
+  Layout,   // <module>__scaly_layout: the compiled layout table's address
 };
-WasmExports wasmExports(llvm::StringRef module, const RenderedEntry &entry);
+
+/// "pointers", "struct", "scalar", "table" or "layout".
+const char *kindName(WasmExportKind kind);
 
 /// One function the shim exports, as C declares it.
 struct WasmExport {
-  std::string entry;  // the entry it belongs to ("" for the module's layout table)
-  std::string kind;   // pointers, struct, scalar, table or layout
+  std::string entry; // the entry it belongs to ("" for the layout table)
+  WasmExportKind kind;
   std::string detail; // a table's <field>_<table>
   std::string name;   // the export name, also its C name
   std::string result;
@@ -40,17 +43,17 @@ struct WasmExport {
 /// Every export of the shim of `module`, in the order it defines them.
 std::vector<WasmExport> wasmExportList(const RenderedModule &module);
 
-/// <module>_wasm.h: the exports' declarations for a host's C code.
-std::string renderWasmHeader(const RenderedModule &module);
-
-/// Whether every input and output of `entry` is a scalar (shape ()).
-bool allScalar(const RenderedEntry &entry);
+/// Why `entry` gets no direct scalar export ("" when it gets one).
+std::string noScalarExportReason(const RenderedEntry &entry);
 
 /// Why `module`'s names cannot make distinct export names ("" when they can).
 std::string wasmNameProblem(const RenderedModule &module);
 
 /// The shim C file (<module>_wasm.c) for `module`.
 std::string renderWasmShim(const RenderedModule &module);
+
+/// <module>_wasm.h: the exports' declarations for a host's C code.
+std::string renderWasmHeader(const RenderedModule &module);
 
 } // namespace scaly::codegen
 

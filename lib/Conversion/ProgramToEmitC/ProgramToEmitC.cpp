@@ -14,6 +14,7 @@
 #include "scaly/Conversion/Passes.h"
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Target/ReservedNames.h"
+#include "scaly/Target/StatusCodes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
@@ -39,12 +40,6 @@ using namespace scaly;
 namespace pg = scaly::prog;
 
 namespace {
-
-constexpr const char *kStatusCodes = "#define SCALY_SUCCESS 0\n"
-                                     "#define SCALY_ERR_NULL_ABI 1\n"
-                                     "#define SCALY_ERR_NULL_WORK 2\n"
-                                     "#define SCALY_ERR_NULL_RESULT 3\n"
-                                     "#define SCALY_ERR_NULL_INPUT 4\n";
 
 /// C's `void`, `int` (the ABI's iw, mem and status) and `char` (byte offsets).
 Type voidType(MLIRContext *ctx) { return emitc::OpaqueType::get(ctx, "void"); }
@@ -585,7 +580,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     for (StringRef inc : {"math.h", "stddef.h", "stdint.h"})
       b.create<emitc::IncludeOp>(loc, inc, /*is_standard_include=*/true);
     auto typedefs = b.create<emitc::VerbatimOp>(loc, "");
-    b.create<emitc::VerbatimOp>(loc, kStatusCodes);
+    b.create<emitc::VerbatimOp>(loc, c::statusCodeDefines());
     auto externC = b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
 
     // Call sites per procedure: a procedure called from many places stays a

@@ -37,6 +37,10 @@ __attribute__((export_name("scaly_free"))) void scaly_free(void* p) { free(p); }
 """
 
 
+#: The archive of the allocation exports (the same for every module: link one).
+ALLOC_ARCHIVE = "libscaly_alloc.a"
+
+
 @dataclass(frozen=True)
 class WasmBuild:
     """What `build` wrote into `out_dir`: the files' paths, and the manifest."""
@@ -57,7 +61,7 @@ class WasmBuild:
         return {p.name: p for p in (self.archive, self.wasm, self.manifest_path, self.header,
                                     self.exports_header, self.out_dir / f"{self.name}.c",
                                     self.out_dir / f"{self.name}_wasm.c",
-                                    self.out_dir / "scaly_alloc.c")}
+                                    self.out_dir / "scaly_alloc.c", self.out_dir / ALLOC_ARCHIVE)}
 
 
 def _render(functions, name, scalarize_limit):
@@ -124,6 +128,12 @@ def _compile_and_link(directory, name):
     if os.path.exists(os.path.join(directory, archive)):
         os.unlink(os.path.join(directory, archive))
     toolchain.run([ar, "rcsD", archive, obj], directory, f"archiving {archive}")
+    # The allocation exports on their own, for a host that links the archive
+    # but has no malloc of its own (wasi-libc's then serves them).
+    if os.path.exists(os.path.join(directory, ALLOC_ARCHIVE)):
+        os.unlink(os.path.join(directory, ALLOC_ARCHIVE))
+    toolchain.run([ar, "rcsD", ALLOC_ARCHIVE, "scaly_alloc.o"], directory,
+                  f"archiving {ALLOC_ARCHIVE}")
     toolchain.run([ld, "--no-entry", "--strip-debug", "-z", f"stack-size={toolchain.STACK_BYTES}",
                    "--whole-archive", archive, "--no-whole-archive", "scaly_alloc.o",
                    toolchain.reactor_start(), libc, builtins, "-o", f"{name}.wasm"],
@@ -175,7 +185,7 @@ def _build_into_cache(root, key, module, functions):
     temporary folder renamed into place whole: nothing half-written is ever there."""
     final = root / key
     name = module.name
-    outputs = [f"lib{name}.a", f"{name}.wasm", "manifest.json", *_sources(module)]
+    outputs = [f"lib{name}.a", ALLOC_ARCHIVE, f"{name}.wasm", "manifest.json", *_sources(module)]
     if _cached(final, outputs):
         return final, True
     root.mkdir(parents=True, exist_ok=True)
@@ -220,7 +230,8 @@ def build(functions, out_dir, *, name=None, scalarize_limit=None, cache_dir=None
     lib<name>.a, a wasm32 object archive holding only the entries' code, to
     link into a host's own instance (its memory, its malloc); <name>.wasm, a
     standalone reactor module (call `_initialize` once) with scaly_alloc and
-    scaly_free exports; manifest.json (docs/wasm.md: each entry's Scaly and C
+    scaly_free exports (also alone in libscaly_alloc.a, for a host without a
+    malloc of its own); manifest.json (docs/wasm.md: each entry's Scaly and C
     views and export names, what was left out and why, the struct layouts);
     <name>.c/.h, the shim <name>_wasm.c and its declarations <name>_wasm.h.
 
@@ -245,7 +256,7 @@ def build(functions, out_dir, *, name=None, scalarize_limit=None, cache_dir=None
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     n = module.name
-    for file in [f"lib{n}.a", f"{n}.wasm", "manifest.json", *sources]:
+    for file in [f"lib{n}.a", ALLOC_ARCHIVE, f"{n}.wasm", "manifest.json", *sources]:
         _copy_atomic(folder / file, out / file)
     manifest = json.loads((out / "manifest.json").read_text())
     return WasmBuild(n, out, out / f"lib{n}.a", out / f"{n}.wasm", out / "manifest.json",

@@ -65,14 +65,6 @@ def _export(x, binary_exports):
             "result": result}
 
 
-def _no_scalar_reason(fn):
-    for kind, ports in (("input", fn.inputs), ("output", fn.outputs)):
-        for name, shape, _ in ports:
-            if tuple(shape) != ():
-                return f"{kind} '{name}' has shape {tuple(shape)}, not a scalar"
-    return None
-
-
 def make_manifest(module, functions, wasm_path, key):
     """The manifest of a build of rendered `module` (scaly.codegen.RenderedModule
     with its wasm shim) from `functions`, linked into `wasm_path`."""
@@ -80,6 +72,7 @@ def make_manifest(module, functions, wasm_path, key):
     binary = signatures["exports"]
     emitted = {f["name"]: f for f in module.functions}
     exports = [dict(x) for x in module.wasm_exports]
+    no_scalar = dict(module.wasm_no_scalar)
     entries = []
     for fn, info in zip(functions, module.entries):
         c = emitted[info.name]
@@ -97,7 +90,7 @@ def make_manifest(module, functions, wasm_path, key):
             "pointer_type": info.pointer_type, "workspace_bytes": info.workspace_bytes,
             "exports": {"pointers": by_kind["pointers"], "struct": by_kind["struct"],
                         "scalar": by_kind.get("scalar")},
-            "no_scalar_export": _no_scalar_reason(fn),
+            "no_scalar_export": no_scalar[info.name] or None,
             "structs": {"in": _struct(info.name, "in", info.c_inputs),
                         "out": _struct(info.name, "out", info.c_outputs)},
             "tables": tables,
@@ -116,9 +109,12 @@ def make_manifest(module, functions, wasm_path, key):
         "imports": [{"module": m, "name": n, "params": list(s[0]), "result": (s[1] or [None])[0]}
                     for m, n, kind, s in signatures["imports"] if kind == "func"],
         "allocation": {"alloc": "scaly_alloc", "free": "scaly_free",
-                       "note": "standalone module only; a host linking the archive uses its own "
-                               "malloc"},
+                       "archive": "libscaly_alloc.a",
+                       "note": "exported by the standalone module; a host linking the archive "
+                               "uses its own malloc, or links libscaly_alloc.a (with wasi-libc) "
+                               "for these exports"},
         "layout": _export(layout, binary),
+        "status_codes": [{"value": v, "name": n, "meaning": m} for v, n, m in module.status_codes],
         "entries": entries,
         "left_out": left_out,
     }

@@ -3,18 +3,15 @@
 // structs laid out by the manifest, the signature check and the layout table.
 // docs/wasm.md describes each rule; scaly.wasm (Python) implements the same.
 
-// The status codes of every Scaly module (SCALY_* in its header).
-const STATUS_NAMES = {
-  1: "SCALY_ERR_NULL_ABI", 2: "SCALY_ERR_NULL_WORK", 3: "SCALY_ERR_NULL_RESULT", 4: "SCALY_ERR_NULL_INPUT",
-};
-
 /** A kernel call that returned a non-success status. */
 export class ScalyWasmError extends Error {
-  constructor(status, message) {
+  constructor(status, message, statusCodes = []) {
     super(message);
     this.name = "ScalyWasmError";
     this.status = status;
-    this.statusName = STATUS_NAMES[status] || `unknown status ${status}`;
+    // The name the module's header gives the status (the manifest's status_codes).
+    const code = statusCodes.find((c) => c.value === status);
+    this.statusName = code ? code.name : `unknown status ${status}`;
   }
 }
 
@@ -126,7 +123,8 @@ export class ScalyKernels {
     } catch (e) {
       const p = this.state.pending;
       this.state.pending = null;
-      if (p && e instanceof WebAssembly.RuntimeError) throw new ScalyWasmError(p.status, p.message);
+      if (p && e instanceof WebAssembly.RuntimeError)
+        throw new ScalyWasmError(p.status, p.message, this.manifest.status_codes);
       throw e;
     }
   }
