@@ -445,13 +445,42 @@ def test_where_untaken_branch_forward_mode():
     np.testing.assert_array_equal(derived("jvp", GUARDED())(x, np.ones(3)), [0.0, 0.25, 1.0])
 
 
-@pytest.mark.xfail(strict=True, reason="reverse mode through where: the untaken branch's "
-                   "derivative (sqrt'(-1) = NaN) times the zero cotangent gives NaN, where forward "
-                   "mode (jvp) gives the correct 0; sc.gradient of sum(where(x > 0, sqrt(x), 0)) "
-                   "is NaN at x < 0")
 def test_where_untaken_branch_reverse_mode():
+    """The untaken branch's derivative (sqrt'(-1) = NaN) does not turn its zero
+    cotangent into NaN: reverse mode agrees with forward mode."""
     x = np.array([-1.0, 4.0, 0.25])
     np.testing.assert_array_equal(derived("vjp", GUARDED())(x, np.ones(3)), [0.0, 0.25, 1.0])
+
+
+GUARDED_CHAIN = functools.lru_cache(maxsize=None)(
+    lambda: build("guarded_chain", [("x", 4)],
+                  lambda m, x: m.sum(m.where(x > 0.0, m.sin(m.sqrt(x)) * m.log(x), -x * x)),
+                  ("s",)))
+
+
+def test_where_untaken_branch_chain_gradient_and_hessian():
+    """Through a chain of ops in the guarded branch (sqrt, log and a product,
+    all undefined at x < 0) and an other branch using x too: the gradient and
+    the Hessian are finite and equal NumPy's and finite differences'."""
+    f = GUARDED_CHAIN()
+    x = np.array([-1.5, 0.7, -0.2, 2.3])
+    pos = x > 0
+
+    def grad(x):
+        r = np.sqrt(np.abs(x))
+        g = np.cos(r) / (2 * r) * np.log(np.abs(x)) + np.sin(r) / np.abs(x)
+        return np.where(x > 0, g, -2 * x)
+
+    g = sc.gradient(f, wrt="x")(x)
+    assert np.all(np.isfinite(g))
+    np.testing.assert_allclose(g, grad(x), rtol=1e-13)
+    H = sc.hessian(f, wrt="x")(x)
+    assert np.all(np.isfinite(H))
+    np.testing.assert_array_equal(H - np.diag(np.diag(H)), 0.0)
+    h = 1e-6
+    fd = np.array([(grad(x + h * e) - grad(x - h * e)) / (2 * h) for e in np.eye(4)])
+    np.testing.assert_allclose(np.diag(H), np.diag(fd), rtol=1e-6)
+    np.testing.assert_array_equal(np.diag(H)[~pos], -2.0)
 
 
 def test_empty_input_gradient():

@@ -114,3 +114,30 @@ expr.func @main(%x: tensor<f64>, %t: tensor<f64>) -> tensor<f64> attributes {arg
   %h = expr.jvp @g(%x, %t) wrt [true] : (tensor<f64>, tensor<f64>) -> tensor<f64>
   expr.return %h : tensor<f64>
 }
+
+// -----
+
+// Reverse mode through a select: the cotangent of the taken branch is zero
+// where the branch is not taken, and stays zero through the branch's rules
+// (the product with sqrt's derivative, NaN at x < 0, is selected again), as
+// forward mode selects after multiplying.
+// CHECK-LABEL: expr.func @guarded_vjp_1_1(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<3xf64>, %[[W:[^:]*]]: tensor<3xf64>)
+// CHECK:         %[[C:.*]] = expr.cmp{{ +}}gt %[[X]]
+// CHECK:         %[[S:.*]] = expr.math{{ +}}sqrt %[[X]]
+// CHECK:         %[[WT:.*]] = expr.select %[[C]], %[[W]], %{{.*}} : tensor<3xi1>, tensor<3xf64>
+// CHECK:         %[[D:.*]] = expr.div %{{.*}}, %[[S]]
+// CHECK:         %[[P:.*]] = expr.mul %[[WT]], %[[D]]
+// CHECK:         %[[R:.*]] = expr.select %[[C]], %[[P]], %{{.*}} : tensor<3xi1>, tensor<3xf64>
+// CHECK:         expr.return %[[R]]
+expr.func @guarded(%x: tensor<3xf64>) -> tensor<3xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %zero = expr.constant dense<0.0> : tensor<3xf64>
+  %c = expr.cmp gt %x, %zero : tensor<3xf64> -> tensor<3xi1>
+  %s = expr.math sqrt %x : tensor<3xf64>
+  %y = expr.select %c, %s, %zero : tensor<3xi1>, tensor<3xf64>
+  expr.return %y : tensor<3xf64>
+}
+expr.func @grad_guarded(%x: tensor<3xf64>, %w: tensor<3xf64>) -> tensor<3xf64> attributes {arg_names = ["x", "w"], res_names = ["gx"], entry} {
+  %gx = expr.vjp @guarded(%x, %w) wrt [true] of [true] : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
+  expr.return %gx : tensor<3xf64>
+}

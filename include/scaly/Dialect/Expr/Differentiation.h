@@ -11,6 +11,7 @@
 #define SCALY_DIALECT_EXPR_DIFFERENTIATION_H
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
 #include "mlir/IR/OpDefinition.h"
 
 namespace scaly::expr {
@@ -84,6 +85,22 @@ public:
                             llvm::ArrayRef<int64_t> steps, llvm::ArrayRef<int64_t> shape);
   /// `a` (null: zero) as a value of `type`.
   mlir::Value orZeros(mlir::Value a, mlir::Type type) { return a ? a : zeros(type); }
+
+  /// select(cond, a, 0) when `taken`, else select(cond, 0, a): a branch's
+  /// cotangent through a select, remembered as zero where its branch is not
+  /// taken. Products, quotients and negations of it are masked again, so the
+  /// untaken branch's local derivative (NaN or inf where it is undefined, as
+  /// sqrt'(-1)) never turns that zero into NaN: reverse mode then agrees with
+  /// forward mode, which selects after multiplying.
+  mlir::Value maskedSelect(mlir::Value cond, mlir::Value a, bool taken);
+
+private:
+  /// The masks of maskedSelect's values and what was computed from them:
+  /// value -> (cond, taken).
+  llvm::DenseMap<mlir::Value, std::pair<mlir::Value, bool>> masks;
+  /// `result` (of an elementwise op on `a` and `b`) masked again when either
+  /// operand is masked with a condition of its shape.
+  mlir::Value remask(mlir::Value result, mlir::Value a, mlir::Value b = {});
 };
 
 } // namespace scaly::expr

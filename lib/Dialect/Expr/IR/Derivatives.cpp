@@ -65,18 +65,52 @@ Value Differentiator::sub(Value x, Value y) {
   return b.create<SubOp>(loc, x.getType(), x, y);
 }
 
-Value Differentiator::neg(Value x) { return x ? Value(b.create<NegOp>(loc, x.getType(), x)) : x; }
+Value Differentiator::neg(Value x) {
+  return x ? remask(b.create<NegOp>(loc, x.getType(), x), x) : x;
+}
 
 Value Differentiator::mul(Value x, Value y) {
   if (!x || !y)
     return Value();
-  return b.create<MulOp>(loc, x.getType(), x, y);
+  return remask(b.create<MulOp>(loc, x.getType(), x, y), x, y);
 }
 
 Value Differentiator::div(Value x, Value y) {
   if (!x)
     return Value();
-  return b.create<DivOp>(loc, x.getType(), x, y);
+  return remask(b.create<DivOp>(loc, x.getType(), x, y), x);
+}
+
+Value Differentiator::maskedSelect(Value cond, Value x, bool taken) {
+  if (!x)
+    return Value();
+  Value r = taken ? select(cond, x, Value()) : select(cond, Value(), x);
+  if (shapeOf(cond) == shapeOf(r))
+    masks[r] = {cond, taken};
+  return r;
+}
+
+Value Differentiator::remask(Value result, Value x, Value y) {
+  // A masked value is a live select on its condition (an erased one's
+  // address may have been reused).
+  auto maskOf = [&](Value v) -> std::optional<std::pair<Value, bool>> {
+    auto it = v ? masks.find(v) : masks.end();
+    if (it == masks.end())
+      return std::nullopt;
+    auto sel = v.getDefiningOp<SelectOp>();
+    if (!sel || sel.getCond() != it->second.first)
+      return std::nullopt;
+    return it->second;
+  };
+  std::optional<std::pair<Value, bool>> mask = maskOf(x);
+  if (!mask)
+    mask = maskOf(y);
+  if (!mask || shapeOf(mask->first) != shapeOf(result))
+    return result;
+  auto [cond, taken] = *mask;
+  Value r = taken ? select(cond, result, Value()) : select(cond, Value(), result);
+  masks[r] = {cond, taken};
+  return r;
 }
 
 Value Differentiator::math(StringRef fn, Value x) {
@@ -374,7 +408,7 @@ SmallVector<Value> SelectOp::jvp(Differentiator &d, ArrayRef<Value> t) {
 SmallVector<Value> SelectOp::vjp(Differentiator &d, ArrayRef<Value> c) {
   if (!c[0])
     return {Value(), Value(), Value()};
-  return {Value(), d.select(getCond(), c[0], Value()), d.select(getCond(), Value(), c[0])};
+  return {Value(), d.maskedSelect(getCond(), c[0], true), d.maskedSelect(getCond(), c[0], false)};
 }
 
 // Float to float only: a cast from or to an integer type is piecewise
