@@ -476,3 +476,38 @@ def test_scan_shared_parameter():
     for wrt in (0, 1):
         np.testing.assert_allclose(derived("jacobian", prollout, wrt=wrt)(s0, k),
                                    fd_jacobian(prollout, [s0, k], wrt=wrt), **FD_TOL)
+
+
+def _unused_final_state_scan(n):
+    @sc.function(sc.arg("s", 2), sc.arg("p", ()), sc.arg("u", ()),
+                 outputs=(sc.arg("sn"), sc.arg("c")))
+    def pstep(s, p, u):
+        return sc.stack([s[0] + p * u.sin(), s[1] * p + u]), s[0] * s[1] * u + p * p
+
+    @sc.function(sc.arg("s0", 2), sc.arg("p", ()), sc.arg("us", n), outputs=sc.arg("cost"))
+    def total(s0, p, us):
+        final, cs = sc.scan(pstep, n, in_axes=(None, None, 0))(s0, p, us)
+        return sc.sum(cs)
+
+    return total
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_scan_unused_final_state_gradient(n):
+    """The final state unused: the last step is differentiated apart from the
+    reverse scan (none left when n = 1); a parameter shared by every step sums
+    the scan's adjoints and the last step's. Against central differences."""
+    f = _unused_final_state_scan(n)
+    s0, p, us = np.array([0.3, -0.8]), np.array(1.3), np.linspace(-1.0, 1.0, n)
+    gs0, gp, gus = sc.gradient(f, wrt=("s0", "p", "us"))(s0, p, us)
+    h = 1e-6
+
+    def central(shift):
+        return (float(f(*shift(h))) - float(f(*shift(-h)))) / (2 * h)
+
+    want_s0 = [central(lambda t, e=e: (s0 + t * e, p, us)) for e in np.eye(2)]
+    want_p = central(lambda t: (s0, p + t, us))
+    want_us = [central(lambda t, e=e: (s0, p, us + t * e)) for e in np.eye(n)]
+    np.testing.assert_allclose(gs0, want_s0, rtol=1e-7, atol=1e-8)
+    np.testing.assert_allclose(gp, want_p, rtol=1e-7, atol=1e-8)
+    np.testing.assert_allclose(gus, want_us, rtol=1e-7, atol=1e-8)

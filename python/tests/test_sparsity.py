@@ -411,12 +411,9 @@ def test_scan_hessian_values():
     np.testing.assert_allclose(sc.hessian(f, wrt="us")(s0, us), want, rtol=1e-13, atol=1e-14)
 
 
-@pytest.mark.xfail(strict=True, reason="Hessian through sc.scan with an unused final state: "
-                   "d2 cost / d us[-1]^2 is identically 0 (cost is linear in the last step's "
-                   "input) but the pattern stores it - the reverse scan's zero cotangent of the "
-                   "final state is a constant the dependency analysis does not see through, so "
-                   "the gradient's Jacobian pattern is dense")
 def test_scan_hessian_pattern_matches_sympy():
+    """d2 cost / d us[-1]^2 is identically 0 (cost is linear in the last step's
+    input, and the final state is unused): the pattern does not store it."""
     H = sc.hessian(scan_cost(), wrt="us", layout="csc")
     shape, colind, row = H.sparsity()
     want = structural(Sym(scan_cost_body, [(1,), (3,)]).hessian(wrt=1))

@@ -320,32 +320,88 @@ SmallVector<Value> ScanOp::vjp(Differentiator &d, ArrayRef<Value> c) {
                                    getBlockAttr(), nullptr, nullptr);
     d.b.create<ReturnOp>(d.loc, call.getResults());
   }
-  SmallVector<Value> args{d.orZeros(c[0], stateType), d.reverseLeading(states.getResult(1))};
-  SmallVector<bool> backMapped{false, true};
-  for (unsigned i = 1; i < nin; ++i) {
-    args.push_back(isMapped(i) ? d.reverseLeading(getOperand(i)) : getOperand(i));
-    backMapped.push_back(isMapped(i));
+  // 3. When the final state is unused its cotangent is zero: the last step
+  //    is then differentiated on its own, without it (its state cotangent
+  //    not asked for), so no product with that zero reaches the C or the
+  //    derivative's sparsity pattern, which stays exact; the reverse scan
+  //    runs over the other steps.
+  bool peel = !c[0] && n > 0;
+  int64_t steps = peel ? n - 1 : n;
+  SmallVector<Value> lastAdj(outs.size());
+  Value carry = c[0];
+  if (peel) {
+    SmallVector<bool> ofLast(of);
+    ofLast[0] = false;
+    if (llvm::none_of(ofLast, [](bool b) { return b; }))
+      return none; // nothing of the scan is used
+    FuncOp vfLast = d.vjpFunction(fn, wrt, ofLast);
+    if (!vfLast)
+      return none;
+    SmallVector<Value> lastArgs{d.takeLeading(states.getResult(1), n - 1)};
+    for (unsigned i = 1; i < nin; ++i)
+      lastArgs.push_back(isMapped(i) ? d.takeLeading(getOperand(i), n - 1) : getOperand(i));
+    for (unsigned j = 1; j < nout; ++j)
+      if (of[j])
+        lastArgs.push_back(d.takeLeading(c[j], n - 1));
+    auto last = d.b.create<CallOp>(d.loc, vfLast.getResultTypes(), symbolOf(vfLast), lastArgs,
+                                   getBlockAttr(), nullptr, nullptr);
+    for (unsigned k = 0; k < outs.size(); ++k)
+      lastAdj[k] = last.getResult(k);
+    carry = lastAdj[0];
   }
-  for (unsigned j = 1; j < nout; ++j)
-    if (of[j]) {
-      args.push_back(d.reverseLeading(c[j]));
-      backMapped.push_back(true);
+  // Stacked adjoints of the inputs per step, in step order (null: none yet).
+  SmallVector<Value> stackedAdj(outs.size());
+  if (steps > 0) {
+    // The first `steps` elements of x's leading axis, last first.
+    auto firstSteps = [&](Value x) {
+      ArrayRef<int64_t> shape = cast<RankedTensorType>(x.getType()).getShape();
+      SmallVector<int64_t> starts(shape.size(), 0), strides(shape.size(), 1), sizes(shape);
+      starts[0] = steps - 1;
+      strides[0] = -1;
+      sizes[0] = steps;
+      return d.slice(x, starts, strides, sizes);
+    };
+    SmallVector<Value> args{d.orZeros(carry, stateType), firstSteps(states.getResult(1))};
+    SmallVector<bool> backMapped{false, true};
+    for (unsigned i = 1; i < nin; ++i) {
+      args.push_back(isMapped(i) ? firstSteps(getOperand(i)) : getOperand(i));
+      backMapped.push_back(isMapped(i));
     }
-  SmallVector<Type> types{stateType};
-  for (unsigned k = 1; k < outs.size(); ++k)
-    types.push_back(withLeadingAxis(outs[k], n));
-  auto reversed = d.b.create<ScanOp>(d.loc, types, symbolOf(back),
-                                     getCountAttr(), args, getBlockAttr(),
-                                     d.b.getDenseBoolArrayAttr(backMapped));
-  SmallVector<Value> out{reversed.getResult(0)};
+    for (unsigned j = 1; j < nout; ++j)
+      if (of[j]) {
+        args.push_back(firstSteps(c[j]));
+        backMapped.push_back(true);
+      }
+    SmallVector<Type> types{stateType};
+    for (unsigned k = 1; k < outs.size(); ++k)
+      types.push_back(withLeadingAxis(outs[k], steps));
+    auto reversed = d.b.create<ScanOp>(d.loc, types, symbolOf(back),
+                                       d.b.getI64IntegerAttr(steps), args, getBlockAttr(),
+                                       d.b.getDenseBoolArrayAttr(backMapped));
+    carry = reversed.getResult(0);
+    for (unsigned k = 1; k < outs.size(); ++k)
+      stackedAdj[k] = d.reverseLeading(reversed.getResult(k));
+  }
+  SmallVector<Value> out{carry};
   unsigned k = 1;
   for (unsigned i = 1; i < nin; ++i) {
     if (!wrt[i]) {
       out.push_back(Value());
       continue;
     }
-    Value stacked = reversed.getResult(k++);
-    out.push_back(isMapped(i) ? d.reverseLeading(stacked) : d.reduce("sum", stacked, {0}));
+    Value stacked = stackedAdj[k], lastOne = lastAdj[k];
+    ++k;
+    if (lastOne && isMapped(i)) { // the last step's adjoint ends the stack
+      SmallVector<int64_t> one{1};
+      llvm::append_range(one, cast<RankedTensorType>(lastOne.getType()).getShape());
+      Value row = d.reshape(lastOne, one);
+      out.push_back(stacked ? d.concat({stacked, row}, 0, withLeadingAxis(outs[k - 1], n))
+                            : row);
+    } else if (isMapped(i)) {
+      out.push_back(stacked);
+    } else {
+      out.push_back(d.add(stacked ? d.reduce("sum", stacked, {0}) : Value(), lastOne));
+    }
   }
   return out;
 }
