@@ -252,7 +252,7 @@ class _Pattern:
         return cls(nrow, ncol, colind, np.asarray(rows)[order])
 
     def args(self):
-        return self.nrow, self.ncol, self.colind.tolist(), self.row.tolist()
+        return self.nrow, self.ncol, self.colind, self.row
 
 
 def jacobian_sparsity(f, wrt=None, of=None):
@@ -432,7 +432,7 @@ def _assemble(f, name, out_name, pattern, compressed, index, layout, dtype, batc
     sparse = SparseOutputFunction(out._traced, out.__wrapped__)
     sparse._sparse = {0: (layout, stored, tables)}
     _scaly.set_output_sparsity(out._traced, 0, layout, stored[0], stored[1], count,
-                               [(n, [int(v) for v in t]) for n, t in tables])
+                               [(n, np.asarray(t, dtype=np.int64)) for n, t in tables])
     return sparse
 
 
@@ -451,7 +451,7 @@ def _jacobian(f, wrt, of, layout):
     pattern = _Pattern(*_scaly.jacobian_pattern(f._traced, i, j))
     compressed = index = None
     if pattern.nnz:
-        tables = pattern.args()  # converted to lists once for both colourings
+        tables = pattern.args()
         col_colours = np.asarray(_scaly.colour_columns(*tables), dtype=np.int64)
         row_colours = np.asarray(_scaly.colour_rows(*tables), dtype=np.int64)
         forward = col_colours.max() <= row_colours.max()
@@ -491,8 +491,7 @@ def _hessian(f, wrt, of, multipliers, layout):
     pattern = _Pattern(raw.nrow, raw.ncol, sym.indptr, sym.indices)
     compressed = index = None
     if pattern.nnz:
-        colours, from_row = _scaly.star_colouring(pattern.nrow, pattern.colind.tolist(),
-                                                  pattern.row.tolist())
+        colours, from_row = _scaly.star_colouring(pattern.nrow, pattern.colind, pattern.row)
         colours = np.asarray(colours, dtype=np.int64)
         from_row = np.asarray(from_row, dtype=bool)
         compressed, _ = _compressed(grad, i, 0, colours, True)

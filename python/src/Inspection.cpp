@@ -7,6 +7,7 @@
 #include "scaly/Trace/Graph.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 namespace py = pybind11;
@@ -111,6 +112,20 @@ py::list exprGraph(const trace::Function &fn) {
   return functions;
 }
 
+/// Index tables cross as NumPy arrays: at n = 10^5 a list of Python ints
+/// each way costs more than the colouring itself.
+using IndexArray = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
+
+py::array_t<int64_t> toArray(const std::vector<int64_t> &v) {
+  return py::array_t<int64_t>(static_cast<py::ssize_t>(v.size()), v.data());
+}
+
+std::vector<int64_t> toVector(const IndexArray &a) {
+  if (a.ndim() != 1)
+    throw std::invalid_argument("pattern: index tables must be one-dimensional");
+  return std::vector<int64_t>(a.data(), a.data() + a.size());
+}
+
 /// The structural pattern of d(output `of`) / d(input `wrt`) of `fn`, in
 /// compressed-column form: (nrow, ncol, colind, row).
 py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of) {
@@ -128,7 +143,7 @@ py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of) 
   auto p = expr::jacobianPattern(*module, f, wrt, of);
   if (mlir::failed(p))
     throw std::invalid_argument("sparsity of " + fn.name + "(): " + messages);
-  return py::make_tuple(p->nrow, p->ncol, p->colind, p->row);
+  return py::make_tuple(p->nrow, p->ncol, toArray(p->colind), toArray(p->row));
 }
 
 expr::SparsityPattern patternFrom(int64_t nrow, int64_t ncol, std::vector<int64_t> colind,
@@ -148,7 +163,7 @@ void python::bindInspection(py::module_ &m) {
         "Structural Jacobian pattern (nrow, ncol, colind, row) of output `of` by input `wrt`");
   m.def("set_output_sparsity", [](trace::Function &fn, size_t k, std::string layout,
                                   int64_t nrow, int64_t ncol, int64_t batch,
-                                  std::vector<std::pair<std::string, std::vector<int64_t>>> tables) {
+                                  std::vector<std::pair<std::string, IndexArray>> tables) {
     if (k >= fn.outputs.size())
       throw std::invalid_argument("set_output_sparsity: no output " + std::to_string(k));
     auto sparse = std::make_shared<trace::SparseLayout>();
@@ -156,22 +171,26 @@ void python::bindInspection(py::module_ &m) {
     sparse->nrow = nrow;
     sparse->ncol = ncol;
     sparse->batch = batch;
-    sparse->tables = std::move(tables);
+    for (auto &[name, values] : tables)
+      sparse->tables.emplace_back(name, toVector(values));
     fn.outputs[k].sparse = std::move(sparse);
   }, "Declare output k sparse: its layout, dimensions and index tables (made by scaly.derivatives)");
-  m.def("colour_columns", [](int64_t nrow, int64_t ncol, std::vector<int64_t> colind,
-                             std::vector<int64_t> row) {
-    return expr::colourColumns(patternFrom(nrow, ncol, std::move(colind), std::move(row)));
+  m.def("colour_columns", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
+    return toArray(
+        expr::colourColumns(patternFrom(nrow, ncol, toVector(colind), toVector(row))));
   }, "Greedy colouring of columns so that columns sharing a row differ");
-  m.def("colour_rows", [](int64_t nrow, int64_t ncol, std::vector<int64_t> colind,
-                          std::vector<int64_t> row) {
-    return expr::colourRows(patternFrom(nrow, ncol, std::move(colind), std::move(row)));
+  m.def("colour_rows", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
+    return toArray(expr::colourRows(patternFrom(nrow, ncol, toVector(colind), toVector(row))));
   }, "Greedy colouring of rows so that rows sharing a column differ");
-  m.def("star_colouring", [](int64_t n, std::vector<int64_t> colind, std::vector<int64_t> row) {
-    auto p = patternFrom(n, n, std::move(colind), std::move(row));
+  m.def("star_colouring", [](int64_t n, IndexArray colind, IndexArray row) {
+    auto p = patternFrom(n, n, toVector(colind), toVector(row));
     auto colour = expr::starColouring(p);
     auto fromRow = expr::symmetricSource(p, colour);
-    return py::make_tuple(colour, std::vector<bool>(fromRow.begin(), fromRow.end()));
+    py::array_t<bool> source(static_cast<py::ssize_t>(fromRow.size()));
+    auto out = source.mutable_unchecked<1>();
+    for (size_t k = 0; k < fromRow.size(); ++k)
+      out(k) = fromRow[k];
+    return py::make_tuple(toArray(colour), source);
   }, "Star colouring of a symmetric pattern and, per stored entry, whether it is read from its own row");
   m.def("expr_module", &exprModuleText, "The expression-dialect module of a traced function");
   m.def("expr_graph", &exprGraph, "The expression graph of a traced function, as data");
