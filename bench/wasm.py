@@ -325,7 +325,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=7)
     opts = parser.parse_args()
     started = time.perf_counter()
-    workdir = tempfile.mkdtemp(prefix="scaly-bench-wasm-out-")
+    workdir = os.path.join(os.environ["SCALY_CACHE_DIR"], "out")
     cache = os.path.join(os.environ["SCALY_CACHE_DIR"], "wasm-builds")
 
     entries = [f, rollout, rollout_long]
@@ -412,8 +412,12 @@ def main():
           f"JIT call from Python over the wasm pointer export from Node: "
           f"N = {N_SHORT}: {py_ns[1] / ns[f'{rollout.name}:ptr']:.2f}x, "
           f"N = {N_LONG}: {py_ns[2] / ns[f'{rollout_long.name}:ptr']:.2f}x")
-    print(f"(total {time.perf_counter() - started:.1f} s; cache {os.environ['SCALY_CACHE_DIR']})")
+    print(f"(total {time.perf_counter() - started:.1f} s; its temporary cache is removed)")
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    finally:
+        import shutil
+        shutil.rmtree(os.environ["SCALY_CACHE_DIR"], ignore_errors=True)

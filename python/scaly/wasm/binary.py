@@ -73,14 +73,18 @@ def read_signatures(data):
                     body.skip_limits()
                 elif kind == 2:
                     body.skip_limits()
+                elif kind == 3:
+                    body.byte()
+                    body.byte()
                 else:
-                    body.byte()
-                    body.byte()
+                    raise ValueError(f"unsupported WebAssembly import kind {kind} ({module}.{name})")
                 imports.append((module, name, _KINDS[kind], signature))
         elif section == 3:
             functions += [types[body.uleb()] for _ in range(body.uleb())]
         elif section == 7:
             for _ in range(body.uleb()):
                 name, kind, index = body.name(), body.byte(), body.uleb()
+                if kind not in _KINDS:
+                    raise ValueError(f"unsupported WebAssembly export kind {kind} ({name})")
                 exports[name] = (_KINDS[kind], functions[index] if kind == 0 else None)
     return {"imports": imports, "exports": exports}
