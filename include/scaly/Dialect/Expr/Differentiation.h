@@ -11,7 +11,6 @@
 #define SCALY_DIALECT_EXPR_DIFFERENTIATION_H
 
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/DenseMap.h"
 #include "mlir/IR/OpDefinition.h"
 
 namespace scaly::expr {
@@ -87,20 +86,23 @@ public:
   mlir::Value orZeros(mlir::Value a, mlir::Type type) { return a ? a : zeros(type); }
 
   /// select(cond, a, 0) when `taken`, else select(cond, 0, a): a branch's
-  /// cotangent through a select, remembered as zero where its branch is not
-  /// taken. Products, quotients and negations of it are masked again, so the
-  /// untaken branch's local derivative (NaN or inf where it is undefined, as
-  /// sqrt'(-1)) never turns that zero into NaN: reverse mode then agrees with
-  /// forward mode, which selects after multiplying.
+  /// cotangent through a select, marked (kMaskAttr on the select) as zero
+  /// where its branch is not taken. Products, quotients, negations and casts
+  /// of a marked value, and sums of values marked alike, are selected again,
+  /// so the untaken branch's local derivative (NaN or inf where it is
+  /// undefined, as sqrt'(-1)) never turns that zero into NaN: reverse mode
+  /// then agrees with forward mode, which selects after multiplying.
   mlir::Value maskedSelect(mlir::Value cond, mlir::Value a, bool taken);
 
+  /// The discardable attribute of a marked select (true: zero where cond is
+  /// false); scaly-differentiate removes it when it is done.
+  static constexpr const char *kMaskAttr = "expr.mask";
+
 private:
-  /// The masks of maskedSelect's values and what was computed from them:
-  /// value -> (cond, taken).
-  llvm::DenseMap<mlir::Value, std::pair<mlir::Value, bool>> masks;
-  /// `result` (of an elementwise op on `a` and `b`) masked again when either
-  /// operand is masked with a condition of its shape.
-  mlir::Value remask(mlir::Value result, mlir::Value a, mlir::Value b = {});
+  /// `result` selected again by each mark `from` carries (marks of equal shape).
+  mlir::Value remask(mlir::Value result, llvm::ArrayRef<std::pair<mlir::Value, bool>> marks);
+  /// The marks of `v`: (cond, taken) of each marked select it is nested in.
+  static llvm::SmallVector<std::pair<mlir::Value, bool>> marksOf(mlir::Value v);
 };
 
 } // namespace scaly::expr

@@ -51,10 +51,20 @@ Value Differentiator::constant(Type type, double value) {
 
 Value Differentiator::zeros(Type type) { return constant(type, 0.0); }
 
+/// The marks `x` and `y` share: where both are zero, so is their sum.
+static SmallVector<std::pair<Value, bool>> commonMarksOf(ArrayRef<std::pair<Value, bool>> x,
+                                                         ArrayRef<std::pair<Value, bool>> y) {
+  SmallVector<std::pair<Value, bool>> common;
+  for (const auto &m : x)
+    if (llvm::is_contained(y, m))
+      common.push_back(m);
+  return common;
+}
+
 Value Differentiator::add(Value x, Value y) {
   if (!x || !y)
     return x ? x : y;
-  return b.create<AddOp>(loc, x.getType(), x, y);
+  return remask(b.create<AddOp>(loc, x.getType(), x, y), commonMarksOf(marksOf(x), marksOf(y)));
 }
 
 Value Differentiator::sub(Value x, Value y) {
@@ -62,55 +72,59 @@ Value Differentiator::sub(Value x, Value y) {
     return x;
   if (!x)
     return neg(y);
-  return b.create<SubOp>(loc, x.getType(), x, y);
+  return remask(b.create<SubOp>(loc, x.getType(), x, y), commonMarksOf(marksOf(x), marksOf(y)));
 }
 
 Value Differentiator::neg(Value x) {
-  return x ? remask(b.create<NegOp>(loc, x.getType(), x), x) : x;
+  return x ? remask(b.create<NegOp>(loc, x.getType(), x), marksOf(x)) : x;
 }
 
 Value Differentiator::mul(Value x, Value y) {
   if (!x || !y)
     return Value();
-  return remask(b.create<MulOp>(loc, x.getType(), x, y), x, y);
+  // Zero wherever either factor is.
+  SmallVector<std::pair<Value, bool>> marks = marksOf(x);
+  for (const auto &m : marksOf(y))
+    if (!llvm::is_contained(marks, m))
+      marks.push_back(m);
+  return remask(b.create<MulOp>(loc, x.getType(), x, y), marks);
 }
 
 Value Differentiator::div(Value x, Value y) {
   if (!x)
     return Value();
-  return remask(b.create<DivOp>(loc, x.getType(), x, y), x);
+  return remask(b.create<DivOp>(loc, x.getType(), x, y), marksOf(x));
 }
 
 Value Differentiator::maskedSelect(Value cond, Value x, bool taken) {
   if (!x)
     return Value();
   Value r = taken ? select(cond, x, Value()) : select(cond, Value(), x);
-  if (shapeOf(cond) == shapeOf(r))
-    masks[r] = {cond, taken};
+  r.getDefiningOp()->setAttr(kMaskAttr, b.getBoolAttr(taken));
   return r;
 }
 
-Value Differentiator::remask(Value result, Value x, Value y) {
-  // A masked value is a live select on its condition (an erased one's
-  // address may have been reused).
-  auto maskOf = [&](Value v) -> std::optional<std::pair<Value, bool>> {
-    auto it = v ? masks.find(v) : masks.end();
-    if (it == masks.end())
-      return std::nullopt;
-    auto sel = v.getDefiningOp<SelectOp>();
-    if (!sel || sel.getCond() != it->second.first)
-      return std::nullopt;
-    return it->second;
-  };
-  std::optional<std::pair<Value, bool>> mask = maskOf(x);
-  if (!mask)
-    mask = maskOf(y);
-  if (!mask || shapeOf(mask->first) != shapeOf(result))
-    return result;
-  auto [cond, taken] = *mask;
-  Value r = taken ? select(cond, result, Value()) : select(cond, Value(), result);
-  masks[r] = {cond, taken};
-  return r;
+SmallVector<std::pair<Value, bool>> Differentiator::marksOf(Value v) {
+  SmallVector<std::pair<Value, bool>> marks;
+  while (auto sel = v ? v.getDefiningOp<SelectOp>() : SelectOp()) {
+    auto taken = sel->getAttrOfType<BoolAttr>(kMaskAttr);
+    if (!taken)
+      break;
+    marks.push_back({sel.getCond(), taken.getValue()});
+    v = taken.getValue() ? sel.getOnTrue() : sel.getOnFalse();
+  }
+  return marks;
+}
+
+Value Differentiator::remask(Value result, ArrayRef<std::pair<Value, bool>> marks) {
+  for (auto [cond, taken] : marks) {
+    if (shapeOf(cond) != shapeOf(result))
+      continue;
+    Value r = taken ? select(cond, result, Value()) : select(cond, Value(), result);
+    r.getDefiningOp()->setAttr(kMaskAttr, b.getBoolAttr(taken));
+    result = r;
+  }
+  return result;
 }
 
 Value Differentiator::math(StringRef fn, Value x) {
@@ -135,7 +149,8 @@ Value Differentiator::select(Value cond, Value x, Value y) {
 Value Differentiator::convert(Value x, Type elementType) {
   if (getElementTypeOrSelf(x.getType()) == elementType)
     return x;
-  return b.create<CastOp>(loc, withShape(x, shapeOf(x)).clone(elementType), x);
+  return remask(b.create<CastOp>(loc, withShape(x, shapeOf(x)).clone(elementType), x),
+                marksOf(x));
 }
 
 Value Differentiator::reshape(Value x, ArrayRef<int64_t> shape) {

@@ -318,6 +318,8 @@ struct DifferentiatePass : scaly::expr::impl::DifferentiateBase<DifferentiatePas
       if (maker.failed)
         return signalPassFailure();
     }
+    // The marks of masked cotangents served the rules only.
+    module.walk([](SelectOp s) { s->removeAttr(Differentiator::kMaskAttr); });
   }
 };
 
