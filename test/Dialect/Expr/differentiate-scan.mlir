@@ -7,11 +7,11 @@
 // cotangent is zero), so the last step is differentiated on its own without
 // it (@step_vjp_11_01: no adj_sn) and the reverse scan covers the other 999.
 
-// CHECK-LABEL: expr.func @step_vjp_11_01(
-// CHECK-SAME:    arg_names = ["s", "u", "adj_c"], res_names = ["adj_s", "adj_u"]
 // CHECK-LABEL: expr.func @step_scan_vjp(
 // CHECK-SAME:    arg_names = ["adj_state", "state", "u", "adj_c"], res_names = ["adj_state_prev", "adj_u"]
 // CHECK:         expr.call @step_vjp_11_11(
+// CHECK-LABEL: expr.func @step_vjp_11_01(
+// CHECK-SAME:    arg_names = ["s", "u", "adj_c"], res_names = ["adj_s", "adj_u"]
 // CHECK-LABEL: expr.func @step_states(
 // CHECK-SAME:    res_names = ["state_next", "state"]
 // CHECK-LABEL: expr.func @rollout_vjp_11_01(

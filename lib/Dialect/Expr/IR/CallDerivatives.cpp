@@ -257,9 +257,6 @@ SmallVector<Value> ScanOp::vjp(Differentiator &d, ArrayRef<Value> c) {
   SmallVector<bool> of{true};
   for (unsigned j = 1; j < nout; ++j)
     of.push_back(bool(c[j]));
-  FuncOp vf = d.vjpFunction(fn, wrt, of);
-  if (!vf)
-    return none;
   auto argNames = portNames(fn.getArgNames());
 
   // 1. Forward, stacking the state each step starts from.
@@ -303,9 +300,14 @@ SmallVector<Value> ScanOp::vjp(Differentiator &d, ArrayRef<Value> c) {
       outs.push_back(fn.getArgumentTypes()[i]);
       outNames.push_back("adj_" + argNames[i]);
     }
-  FuncOp back = d.newFunction(fn, (fn.getSymName() + "_scan_vjp").str(), ins, inNames, outs,
-                              outNames);
-  {
+  // Built only when a reverse scan runs (not for one step whose final state
+  // is unused).
+  auto makeBack = [&]() -> FuncOp {
+    FuncOp vf = d.vjpFunction(fn, wrt, of);
+    if (!vf)
+      return nullptr;
+    FuncOp back = d.newFunction(fn, (fn.getSymName() + "_scan_vjp").str(), ins, inNames, outs,
+                                outNames);
     OpBuilder::InsertionGuard guard(d.b);
     Block &body = back.getBody().front();
     d.b.setInsertionPointToStart(&body);
@@ -319,7 +321,8 @@ SmallVector<Value> ScanOp::vjp(Differentiator &d, ArrayRef<Value> c) {
                                    symbolOf(vf), args,
                                    getBlockAttr(), nullptr, nullptr);
     d.b.create<ReturnOp>(d.loc, call.getResults());
-  }
+    return back;
+  };
   // 3. When the final state is unused its cotangent is zero: the last step
   //    is then differentiated on its own, without it (its state cotangent
   //    not asked for), so no product with that zero reaches the C or the
@@ -352,6 +355,9 @@ SmallVector<Value> ScanOp::vjp(Differentiator &d, ArrayRef<Value> c) {
   // Stacked adjoints of the inputs per step, in step order (null: none yet).
   SmallVector<Value> stackedAdj(outs.size());
   if (steps > 0) {
+    FuncOp back = makeBack();
+    if (!back)
+      return none;
     // The first `steps` elements of x's leading axis, last first.
     auto firstSteps = [&](Value x) {
       ArrayRef<int64_t> shape = cast<RankedTensorType>(x.getType()).getShape();
