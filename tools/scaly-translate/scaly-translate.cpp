@@ -109,10 +109,11 @@ static LogicalResult emitWasmShim(ModuleOp module, llvm::raw_ostream &os) {
   if (module.getOps<scaly::expr::FuncOp>().empty())
     return module.emitError("--emit-wasm-shim needs an expression module (expr.func entries); "
                             "the shim is printed from what rendering them yields");
-  // scaly.wasm.build's recipe: no lanes, no vector math, GNU C, generic CPU.
-  if (options->lanes != 1 || options->vectorLibm != "none" || options->cpu != "generic")
-    return module.emitError("--emit-wasm-shim renders as scaly.wasm.build does: --lanes=1, "
-                            "--vector-libm=none, --recipe-cpu=generic (got --lanes=" +
+  // scaly.wasm.build's recipes: lanes 1, 2 or 4, no vector math, generic CPU.
+  bool lanesOk = options->lanes == 1 || options->lanes == 2 || options->lanes == 4;
+  if (!lanesOk || options->vectorLibm != "none" || options->cpu != "generic")
+    return module.emitError("--emit-wasm-shim renders as scaly.wasm.build does: --lanes=1, 2 "
+                            "or 4, --vector-libm=none, --recipe-cpu=generic (got --lanes=" +
                             lanesOption + ", --vector-libm=" + vectorLibmOption +
                             ", --recipe-cpu=" + recipeOption + ")");
   options->moduleName = moduleNameOption;

@@ -64,10 +64,10 @@ class WasmBuild:
                                     self.out_dir / "scaly_alloc.c", self.out_dir / ALLOC_ARCHIVE)}
 
 
-def _render(functions, name, scalarize_limit):
+def _render(functions, name, scalarize_limit, lanes):
     if scalarize_limit is None:
-        scalarize_limit = default_scalarize_limit(1)
-    functions, options = _aot_options(functions, name=name, cpu="generic", lanes=1, dialect="gnu",
+        scalarize_limit = default_scalarize_limit(lanes)
+    functions, options = _aot_options(functions, name=name, cpu="generic", lanes=lanes, dialect="gnu",
                                       vector_libm="none", reciprocal=False, lang="c",
                                       casadi=False, fp_contract="off",
                                       scalarize_limit=scalarize_limit, record_stages=False)
@@ -75,10 +75,10 @@ def _render(functions, name, scalarize_limit):
     return functions, _render_recorded(functions, options, "wasm")
 
 
-def _render_checked(functions, name, scalarize_limit):
+def _render_checked(functions, name, scalarize_limit, lanes):
     """_render, its argument errors named after scaly.wasm.build."""
     try:
-        return _render(functions, name, scalarize_limit)
+        return _render(functions, name, scalarize_limit, lanes)
     except (ValueError, TypeError) as e:
         if not str(e).startswith("render_c_module"):
             raise
@@ -100,13 +100,19 @@ def _package_digest():
     return h.hexdigest()
 
 
-def cache_key(sources):
+def compile_flags(lanes):
+    """The flags of the module's objects: the toolchain's, plus -msimd128 (128-bit
+    WebAssembly SIMD, which every current engine runs) when loops are widened."""
+    return [*toolchain.COMPILE_FLAGS, *(["-msimd128"] if lanes > 1 else [])]
+
+
+def cache_key(sources, flags=toolchain.COMPILE_FLAGS):
     """The key of a build: the sources and headers, the compile and link flags,
     the toolchain's versions, and Scaly's version and wasm build logic."""
     h = hashlib.sha256()
     parts = [WASM_CACHE_VERSION, __version__, _package_digest(),
              json.dumps(toolchain.versions(), sort_keys=True),
-             json.dumps([toolchain.COMPILE_FLAGS, toolchain.STACK_BYTES])]
+             json.dumps([list(flags), toolchain.STACK_BYTES])]
     parts += [f"{k}\0{v}" for k, v in sorted(sources.items())]
     for part in parts:
         data = part.encode()
@@ -114,13 +120,13 @@ def cache_key(sources):
     return h.hexdigest()
 
 
-def _compile_and_link(directory, name):
+def _compile_and_link(directory, name, flags):
     """In `directory` (holding the sources): the objects, lib<name>.a and <name>.wasm.
     Relative paths only, so the outputs do not depend on where they were built."""
     clang, ar, ld = toolchain.tool("clang"), toolchain.tool("llvm-ar"), toolchain.tool("wasm-ld")
     libc, builtins = toolchain.libraries()
     obj = f"{name}_wasm.o"
-    toolchain.run([clang, *toolchain.COMPILE_FLAGS, "-c", f"{name}_wasm.c", "-o", obj], directory,
+    toolchain.run([clang, *flags, "-c", f"{name}_wasm.c", "-o", obj], directory,
                   f"compiling {name}_wasm.c for wasm32")
     toolchain.run([clang, *toolchain.COMPILE_FLAGS, "-c", "scaly_alloc.c", "-o", "scaly_alloc.o"],
                   directory, "compiling scaly_alloc.c for wasm32")
@@ -180,7 +186,7 @@ def _cached(directory, files):
         return False
 
 
-def _build_into_cache(root, key, module, functions):
+def _build_into_cache(root, key, module, functions, flags):
     """The cache folder of `key`, built if missing or damaged. A build happens in a
     temporary folder renamed into place whole: nothing half-written is ever there."""
     final = root / key
@@ -193,8 +199,8 @@ def _build_into_cache(root, key, module, functions):
     try:
         for file, text in _sources(module).items():
             (tmp / file).write_text(text)
-        _compile_and_link(tmp, name)
-        manifest = make_manifest(module, functions, tmp / f"{name}.wasm", key)
+        _compile_and_link(tmp, name, flags)
+        manifest = make_manifest(module, functions, tmp / f"{name}.wasm", key, flags)
         _check_layout(tmp, manifest)
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
         meta = {"key": key, "files": {f: _sha256(tmp / f) for f in outputs}}
@@ -223,7 +229,7 @@ def _copy_atomic(src, dst):
             tmp.unlink()
 
 
-def build(functions, out_dir, *, name=None, scalarize_limit=None, cache_dir=None):
+def build(functions, out_dir, *, name=None, scalarize_limit=None, lanes=1, cache_dir=None):
     """Build Scaly `functions` (one Function or a list) for wasm32 into `out_dir`.
 
     Writes, for module `name` (default: the first function's name):
@@ -234,6 +240,10 @@ def build(functions, out_dir, *, name=None, scalarize_limit=None, cache_dir=None
     malloc of its own); manifest.json (docs/wasm.md: each entry's Scaly and C
     views and export names, what was left out and why, the struct layouts);
     <name>.c/.h, the shim <name>_wasm.c and its declarations <name>_wasm.h.
+
+    `lanes` (1, 2 or 4) widens loops of independent iterations as
+    render_c_module's lanes do, compiled with -msimd128 (WebAssembly's 128-bit
+    SIMD) when above 1; math functions stay wasi-libc's, one lane at a time.
 
     Builds are cached under SCALY_CACHE_DIR (or `cache_dir`)/wasm, keyed over
     the sources, headers, toolchain versions and Scaly's version; the same
@@ -246,13 +256,17 @@ def build(functions, out_dir, *, name=None, scalarize_limit=None, cache_dir=None
                             f"{type(f).__name__}")
     if not isinstance(out_dir, (str, os.PathLike)):
         raise TypeError(f"scaly.wasm.build: out_dir must be a path, got {type(out_dir).__name__}")
-    fns, module = _render_checked(fns, name, scalarize_limit)
+    if type(lanes) is not int or lanes not in (1, 2, 4):
+        raise ValueError(f"scaly.wasm.build: lanes={lanes!r} is not one of 1, 2, 4 (WebAssembly "
+                         "SIMD is 128 bits: 2 doubles or 4 floats per instruction)")
+    fns, module = _render_checked(fns, name, scalarize_limit, lanes)
     sources = _sources(module)
-    key = cache_key(sources)
+    flags = compile_flags(lanes)
+    key = cache_key(sources, flags)
     if cache_dir is None:
         from ..runtime.jit import cache_root
         cache_dir = cache_root()
-    folder, cached = _build_into_cache(Path(cache_dir) / "wasm", key, module, fns)
+    folder, cached = _build_into_cache(Path(cache_dir) / "wasm", key, module, fns, flags)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     n = module.name

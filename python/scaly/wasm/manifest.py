@@ -65,7 +65,7 @@ def _export(x, binary_exports):
             "result": result}
 
 
-def make_manifest(module, functions, wasm_path, key):
+def make_manifest(module, functions, wasm_path, key, flags=()):
     """The manifest of a build of rendered `module` (scaly.codegen.RenderedModule
     with its wasm shim) from `functions`, linked into `wasm_path`."""
     signatures = read_signatures(Path(wasm_path).read_bytes())
@@ -103,6 +103,7 @@ def make_manifest(module, functions, wasm_path, key):
     layout = next(x for x in exports if x["kind"] == "layout")
     return {
         "format": FORMAT, "module": module.name, "target": "wasm32-wasi", "cache_key": key,
+        "compile_flags": list(flags), "recipe": module.recipe,
         "toolchain": versions(), "archive": f"lib{module.name}.a", "wasm": f"{module.name}.wasm",
         "header": f"{module.name}.h", "exports_header": f"{module.name}_wasm.h",
         "shim": f"{module.name}_wasm.c",
