@@ -16,6 +16,7 @@ from pathlib import Path
 from .. import __version__
 from .._function import Function
 from ..codegen import _aot_options, _render_recorded, default_scalarize_limit
+from ..runtime.jit import _key, _sha256, _write_atomic, cache_root
 from . import toolchain
 from .manifest import make_manifest
 
@@ -91,6 +92,12 @@ def _sources(module):
             f"{n}_wasm.h": module.wasm_header, "scaly_alloc.c": ALLOC_SOURCE}
 
 
+def _outputs(module):
+    """Every file of a build: what is built, then the sources."""
+    n = module.name
+    return [f"lib{n}.a", ALLOC_ARCHIVE, f"{n}.wasm", "manifest.json", *_sources(module)]
+
+
 def _package_digest():
     """Scaly's build logic for wasm: the files of this package."""
     h = hashlib.sha256()
@@ -109,15 +116,10 @@ def compile_flags(lanes):
 def cache_key(sources, flags=toolchain.COMPILE_FLAGS):
     """The key of a build: the sources and headers, the compile and link flags,
     the toolchain's versions, and Scaly's version and wasm build logic."""
-    h = hashlib.sha256()
-    parts = [WASM_CACHE_VERSION, __version__, _package_digest(),
-             json.dumps(toolchain.versions(), sort_keys=True),
-             json.dumps([list(flags), toolchain.STACK_BYTES])]
-    parts += [f"{k}\0{v}" for k, v in sorted(sources.items())]
-    for part in parts:
-        data = part.encode()
-        h.update(len(data).to_bytes(8, "little") + data)
-    return h.hexdigest()
+    return _key(WASM_CACHE_VERSION, __version__, _package_digest(),
+                json.dumps(toolchain.versions(), sort_keys=True),
+                json.dumps([list(flags), toolchain.STACK_BYTES]),
+                *(f"{k}\0{v}" for k, v in sorted(sources.items())))
 
 
 def _compile_and_link(directory, name, flags):
@@ -131,13 +133,9 @@ def _compile_and_link(directory, name, flags):
     toolchain.run([clang, *toolchain.COMPILE_FLAGS, "-c", "scaly_alloc.c", "-o", "scaly_alloc.o"],
                   directory, "compiling scaly_alloc.c for wasm32")
     archive = f"lib{name}.a"
-    if os.path.exists(os.path.join(directory, archive)):
-        os.unlink(os.path.join(directory, archive))
     toolchain.run([ar, "rcsD", archive, obj], directory, f"archiving {archive}")
     # The allocation exports on their own, for a host that links the archive
     # but has no malloc of its own (wasi-libc's then serves them).
-    if os.path.exists(os.path.join(directory, ALLOC_ARCHIVE)):
-        os.unlink(os.path.join(directory, ALLOC_ARCHIVE))
     toolchain.run([ar, "rcsD", ALLOC_ARCHIVE, "scaly_alloc.o"], directory,
                   f"archiving {ALLOC_ARCHIVE}")
     toolchain.run([ld, "--no-entry", "--strip-debug", "-z", f"stack-size={toolchain.STACK_BYTES}",
@@ -173,15 +171,11 @@ def _check_layout(directory, manifest):
         (directory / path).unlink()
 
 
-def _sha256(path):
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def _cached(directory, files):
     """Whether `directory` holds a complete build whose files match meta.json."""
     try:
         meta = json.loads((directory / "meta.json").read_text())
-        return all(meta["files"].get(f) == _sha256(directory / f) for f in files)
+        return all(meta["files"].get(f) == _sha256((directory / f).read_bytes()) for f in files)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
 
@@ -191,7 +185,7 @@ def _build_into_cache(root, key, module, functions, flags):
     temporary folder renamed into place whole: nothing half-written is ever there."""
     final = root / key
     name = module.name
-    outputs = [f"lib{name}.a", ALLOC_ARCHIVE, f"{name}.wasm", "manifest.json", *_sources(module)]
+    outputs = _outputs(module)
     if _cached(final, outputs):
         return final, True
     root.mkdir(parents=True, exist_ok=True)
@@ -203,7 +197,7 @@ def _build_into_cache(root, key, module, functions, flags):
         manifest = make_manifest(module, functions, tmp / f"{name}.wasm", key, flags)
         _check_layout(tmp, manifest)
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
-        meta = {"key": key, "files": {f: _sha256(tmp / f) for f in outputs}}
+        meta = {"key": key, "files": {f: _sha256((tmp / f).read_bytes()) for f in outputs}}
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
         if final.exists():  # damaged: moved aside, then removed
             aside = root / f"{key[:16]}.damaged.{os.getpid()}.{threading.get_ident()}"
@@ -217,16 +211,6 @@ def _build_into_cache(root, key, module, functions, flags):
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return final, False
-
-
-def _copy_atomic(src, dst):
-    tmp = dst.with_name(f".{dst.name}.tmp.{os.getpid()}.{threading.get_ident()}")
-    try:
-        shutil.copyfile(src, tmp)
-        os.replace(tmp, dst)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def build(functions, out_dir, *, name=None, scalarize_limit=None, lanes=1, cache_dir=None):
@@ -264,14 +248,13 @@ def build(functions, out_dir, *, name=None, scalarize_limit=None, lanes=1, cache
     flags = compile_flags(lanes)
     key = cache_key(sources, flags)
     if cache_dir is None:
-        from ..runtime.jit import cache_root
         cache_dir = cache_root()
     folder, cached = _build_into_cache(Path(cache_dir) / "wasm", key, module, fns, flags)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     n = module.name
-    for file in [f"lib{n}.a", ALLOC_ARCHIVE, f"{n}.wasm", "manifest.json", *sources]:
-        _copy_atomic(folder / file, out / file)
+    for file in _outputs(module):
+        _write_atomic(out / file, (folder / file).read_bytes())
     manifest = json.loads((out / "manifest.json").read_text())
     return WasmBuild(n, out, out / f"lib{n}.a", out / f"{n}.wasm", out / "manifest.json",
                      out / f"{n}.h", out / f"{n}_wasm.h", manifest, cached)
