@@ -14,6 +14,8 @@ namespace {
 
 std::string scalarName(Type elem) { return elem.isF32() ? "float" : "double"; }
 
+int elementBytes(Type elem) { return elem.isF32() ? 4 : 8; }
+
 } // namespace
 
 std::string c::LaneSupport::suffix(Type elem, int64_t width) const {
@@ -24,13 +26,15 @@ std::string c::LaneSupport::widthText(int64_t width) const {
   return autoWidth ? "SCALY_LANES" : std::to_string(width);
 }
 
+std::string c::LaneSupport::vectorBytes(Type elem, int64_t width) const {
+  int one = elementBytes(elem);
+  return autoWidth ? llvm::formatv("{0} * SCALY_LANES", one).str() : std::to_string(one * width);
+}
+
 std::string c::LaneSupport::valueType(Type elem, int64_t width) {
   std::string name = "scaly_" + suffix(elem, width);
-  std::string T = scalarName(elem);
-  std::string bytes = autoWidth ? llvm::formatv("{0} * SCALY_LANES", T == "float" ? 4 : 8).str()
-                                : std::to_string((T == "float" ? 4 : 8) * width);
   typedefs.try_emplace(name, llvm::formatv("typedef {0} {1} __attribute__((vector_size({2})));",
-                                           T, name, bytes)
+                                           scalarName(elem), name, vectorBytes(elem, width))
                                  .str());
   return name;
 }
@@ -38,12 +42,9 @@ std::string c::LaneSupport::valueType(Type elem, int64_t width) {
 std::string c::LaneSupport::memoryType(Type elem, int64_t width) {
   std::string T = scalarName(elem);
   std::string name = T + (autoWidth ? "N" : std::to_string(width));
-  int one = T == "float" ? 4 : 8;
-  std::string bytes = autoWidth ? llvm::formatv("{0} * SCALY_LANES", one).str()
-                                : std::to_string(one * width);
   typedefs.try_emplace(name, llvm::formatv("typedef {0} {1} __attribute__((vector_size({2}), "
                                            "aligned({3}), may_alias));",
-                                           T, name, bytes, one)
+                                           T, name, vectorBytes(elem, width), elementBytes(elem))
                                  .str());
   return name;
 }
@@ -105,7 +106,7 @@ std::string c::LaneSupport::mvecSymbol(StringRef fn, Type elem, int64_t width, u
   if (!c::glibcVectorMathSince(fn))
     return "";
   // x86-64's vector function ABI: b = SSE (xmm), d = AVX2 (ymm), e = AVX-512 (zmm).
-  int64_t bytes = width * (elem.isF32() ? 4 : 8);
+  int64_t bytes = width * elementBytes(elem);
   char isa = bytes == 16 ? 'b' : bytes == 32 ? 'd' : bytes == 64 ? 'e' : 0;
   if (!isa)
     return "";

@@ -37,6 +37,8 @@ public:
   std::string memoryType(mlir::Type elem, int64_t width);
   /// The width as C text: the number, or SCALY_LANES.
   std::string widthText(int64_t width) const;
+  /// sizeof a vector of `width` elements, as C text (SCALY_LANES-based when auto).
+  std::string vectorBytes(mlir::Type elem, int64_t width) const;
   /// Helpers, each returning the function to call.
   std::string stridedLoad(mlir::Type elem, int64_t width);
   std::string stridedStore(mlir::Type elem, int64_t width);
