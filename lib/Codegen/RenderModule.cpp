@@ -322,7 +322,7 @@ std::vector<RenderedPort> renderedPorts(const std::vector<Port> &ports,
 /// declaration; in C, or for lang="cpp" in C++ inside a namespace named
 /// after the entry.
 std::string entrySection(prog::ProcOp entry, const std::vector<Port> &ins,
-                         const std::vector<Port> &outs, const std::vector<std::string> &entries,
+                         const std::vector<Port> &outs, const RenderedEntry &rendered,
                          const RenderOptions &o) {
   std::string name = entry.getSymName().str();
   Type wElem = cast<prog::PtrType>(entry.getWorkspaceArg().getType()).getElementType();
@@ -330,9 +330,11 @@ std::string entrySection(prog::ProcOp entry, const std::vector<Port> &ins,
   int64_t wElemBytes = prog::elementBytes(wElem);
   int64_t szW = (entry.getWorkspace() + wElemBytes - 1) / wElemBytes;
   bool cxx = o.lang == "cpp";
-  std::vector<std::string> cNames = portFields(entry, ins, outs, entries);
-  std::vector<std::string> inNames(cNames.begin(), cNames.begin() + ins.size());
-  std::vector<std::string> outNames(cNames.begin() + ins.size(), cNames.end());
+  std::vector<std::string> inNames, outNames;
+  for (const RenderedPort &p : rendered.inputs)
+    inNames.push_back(p.field);
+  for (const RenderedPort &p : rendered.outputs)
+    outNames.push_back(p.field);
   std::string doc = "/* Inputs (arg[i]):" + portList(ins) + "\n * Outputs (res[i]):" +
                     portList(outs) +
                     "\n * SZ_W counts elements of w's type (bytes when it is void*)."
@@ -373,7 +375,8 @@ std::string entrySection(prog::ProcOp entry, const std::vector<Port> &ins,
 /// The header: recipe, include guard (named after the module), status codes
 /// and one section per entry.
 std::string renderHeader(StringRef moduleName, ArrayRef<prog::ProcOp> procs,
-                         const std::vector<EntryPorts> &ports, StringRef recipe,
+                         const std::vector<EntryPorts> &ports,
+                         ArrayRef<RenderedEntry> rendered, StringRef recipe,
                          const RenderOptions &o) {
   bool cxx = o.lang == "cpp";
   std::string guard = "SCALY_" + moduleName.upper() + (cxx ? "_HPP" : "_H");
@@ -382,11 +385,8 @@ std::string renderHeader(StringRef moduleName, ArrayRef<prog::ProcOp> procs,
   s += cxx ? "#include <cstddef>\n#include <cstdint>\n\n" : "#include <stddef.h>\n#include <stdint.h>\n\n";
   // The entry's status codes, for callers (the source defines the same).
   s += "#ifndef SCALY_SUCCESS\n" + c::statusCodeDefines() + "#endif\n\n";
-  std::vector<std::string> entries;
-  for (const EntryPorts &e : ports)
-    entries.push_back(e.name);
-  for (auto [proc, e] : llvm::zip(procs, ports))
-    s += entrySection(proc, e.ins, e.outs, entries, o);
+  for (auto [proc, e, r] : llvm::zip(procs, ports, rendered))
+    s += entrySection(proc, e.ins, e.outs, r, o);
   s += "#endif\n";
   return s;
 }
@@ -500,8 +500,8 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
       casadiEntries.push_back(std::move(c));
     }
   }
-  // The fields the header gives the ports (after any casadi renaming, as
-  // renderHeader sees the module).
+  // The fields the header gives the ports (after any casadi renaming: the
+  // names of the module's procedures as printed).
   std::vector<std::string> entryNames;
   for (const EntryPorts &e : ports)
     entryNames.push_back(e.name);
@@ -514,7 +514,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   out.recipe = recipeText(out.name, options,
                           options.vectorLibm == "glibc" ? newerGlibcFunctions(module)
                                                         : std::vector<std::string>{});
-  out.header = renderHeader(out.name, entries, ports, out.recipe, options);
+  out.header = renderHeader(out.name, entries, ports, out.entries, out.recipe, options);
   if (options.casadi) {
     size_t guardEnd = out.header.rfind("#endif");
     out.header.insert(guardEnd, casadiDeclarations(casadiEntries));
