@@ -419,5 +419,4 @@ if __name__ == "__main__":
     try:
         main()
     finally:
-        import shutil
         shutil.rmtree(os.environ["SCALY_CACHE_DIR"], ignore_errors=True)
