@@ -230,6 +230,35 @@ def test_large_chain_lagrangian_hessian():
                 assert M[k, j] == pytest.approx(ref[k, j], rel=1e-12, abs=1e-12), (k, j)
 
 
+def test_large_callee_called_twice_pattern():
+    """A callee with more than 256 input elements is analysed with each call's own
+    dependencies (not through a local pattern); the pattern is built by hand here."""
+    n = 300
+
+    @sc.function(sc.arg("x", n), sc.arg("y", n), outputs=sc.arg("z"))
+    def shifted_product(x, y):  # z[i] = x[i+1] * y[i] (i < n-1), z[n-1] = sin(x[0])
+        return sc.concat([x[1:] * y[:-1], sc.sin(x[:1])])
+
+    @sc.function(sc.arg("x", n), outputs=sc.arg("out"))
+    def twice(x):
+        # The second call's y is 0 * x + 1: structurally constant, so it adds nothing.
+        return shifted_product(x, x[::-1]) + 2 * shifted_product(x[::-1], 0 * x + 1)
+
+    want = np.zeros((n, n), dtype=bool)
+    for i in range(n - 1):
+        want[i, [i + 1, n - 1 - i, n - 2 - i]] = True
+    want[n - 1, [0, n - 1]] = True
+    got = sc.jacobian_sparsity(twice).toarray() != 0
+    assert_same_pattern(got, want, "twice")
+    # The values agree with central differences at the stored entries only.
+    J = sc.jacobian(twice, layout="csc")(x := rng(4).uniform(-1, 1, n)).toarray()
+    assert np.array_equal(J != 0, want)
+    h, e = 1e-6, np.eye(n)
+    fd = np.column_stack([(twice(x + h * e[k]) - twice(x - h * e[k])) / (2 * h)
+                          for k in (0, 1, n // 2, n - 1)])
+    np.testing.assert_allclose(J[:, [0, 1, n // 2, n - 1]], fd, rtol=1e-6, atol=1e-8)
+
+
 def _procedure_text(source):
     """The C source without the contents of static const tables, digit runs replaced."""
     out, in_table = [], False

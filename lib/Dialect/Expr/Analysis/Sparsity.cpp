@@ -26,14 +26,37 @@ using namespace scaly::expr;
 
 namespace {
 
-// Most elements depend on a few inputs: inline storage avoids an allocation each.
-using Set = llvm::SmallVector<int32_t, 4>;
-/// Per-element dependency sets of one value; null: depends on nothing.
-using Deps = std::shared_ptr<const std::vector<Set>>;
+/// The dependency sets of every element of one value, stored compressed:
+/// element e depends on cols[start[e] .. start[e + 1]), sorted and distinct.
+/// One pair of arrays per value, not one allocation per element: at
+/// n = 10^5 the per-element form spent most of its time in malloc and page
+/// faults.
+struct DepSets {
+  std::vector<int64_t> start{0};
+  std::vector<int32_t> cols;
 
-void normalize(Set &s) {
-  std::sort(s.begin(), s.end());
-  s.erase(std::unique(s.begin(), s.end()), s.end());
+  int64_t size() const { return static_cast<int64_t>(start.size()) - 1; }
+  ArrayRef<int32_t> operator[](int64_t e) const {
+    return ArrayRef<int32_t>(cols.data() + start[e], cols.data() + start[e + 1]);
+  }
+  /// Append the set of the next element (sorted and distinct).
+  void append(ArrayRef<int32_t> set) {
+    cols.insert(cols.end(), set.begin(), set.end());
+    start.push_back(static_cast<int64_t>(cols.size()));
+  }
+  /// Append the next element's set given as a list with repeats, in any order.
+  void appendUnsorted(SmallVectorImpl<int32_t> &list) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    append(list);
+  }
+  void reserve(int64_t n) { start.reserve(start.size() + n); }
+};
+/// Per-element dependency sets of one value; null: depends on nothing.
+using Deps = std::shared_ptr<const DepSets>;
+
+Deps finish(DepSets sets) {
+  return sets.cols.empty() ? nullptr : std::make_shared<const DepSets>(std::move(sets));
 }
 
 ArrayRef<int64_t> shapeOf(Value v) { return cast<RankedTensorType>(v.getType()).getShape(); }
@@ -50,21 +73,29 @@ template <typename Fn>
 Deps moveElements(const Deps &from, int64_t count, Fn source) {
   if (!from)
     return nullptr;
-  auto out = std::make_shared<std::vector<Set>>(count);
+  DepSets out;
+  out.reserve(count);
+  // About as many entries per element as the source has.
+  out.cols.reserve(from->cols.size() / std::max<int64_t>(from->size(), 1) * count + 16);
   for (int64_t e = 0; e < count; ++e)
-    (*out)[e] = (*from)[source(e)];
-  return out;
+    out.append((*from)[source(e)]);
+  return finish(std::move(out));
 }
 
 bool anyFloat(ValueRange values) {
   return llvm::any_of(values, [](Value v) { return Differentiator::isFloat(v); });
 }
 
+/// Callees with more input elements than this are analysed at each call
+/// rather than through a local pattern.
+constexpr int64_t kLocalPatternLimit = 256;
+
 /// The local pattern of a function: per result, per element, the argument
 /// elements it depends on, numbered arg-major (symbol = base[k] + j).
 struct LocalPattern {
   std::vector<int64_t> base;
   std::vector<Deps> results;
+  std::vector<int64_t> resultSizes;
 };
 
 class DependencyAnalysis {
@@ -80,10 +111,11 @@ private:
 
   FailureOr<const LocalPattern *> local(FuncOp f);
   LogicalResult visit(Operation *op, DenseMap<Value, Deps> &deps);
-  /// Results of one application of a callee's local pattern, with
-  /// `argElement(k, j)` giving the set of argument k's element j.
+  /// Append one application of a callee's local pattern to `out` (one per
+  /// result), with `argElement(k, j)` giving the set of argument k's element
+  /// j (empty when it depends on nothing).
   template <typename ArgFn>
-  static std::vector<std::vector<Set>> compose(const LocalPattern &lp, ArgFn argElement);
+  static void compose(const LocalPattern &lp, ArgFn argElement, std::vector<DepSets> &out);
 };
 
 FailureOr<const LocalPattern *> DependencyAnalysis::local(FuncOp f) {
@@ -95,47 +127,50 @@ FailureOr<const LocalPattern *> DependencyAnalysis::local(FuncOp f) {
   for (Type t : f.getArgumentTypes()) {
     int64_t n = numElements(t);
     lp.base.push_back(next);
+    if (next + n > INT32_MAX)
+      return f.emitOpError("has too many input elements for a sparsity analysis");
     if (isa<FloatType>(getElementTypeOrSelf(t))) {
-      auto d = std::make_shared<std::vector<Set>>(n);
-      for (int64_t j = 0; j < n; ++j)
-        (*d)[j] = {static_cast<int32_t>(next + j)};
-      args.push_back(d);
+      DepSets d;
+      d.reserve(n);
+      for (int64_t j = 0; j < n; ++j) {
+        int32_t sym = static_cast<int32_t>(next + j);
+        d.append(sym);
+      }
+      args.push_back(finish(std::move(d)));
     } else {
       args.push_back(nullptr);
     }
     next += n;
-    if (next > INT32_MAX)
-      return f.emitOpError("has too many input elements for a sparsity analysis");
   }
   auto results = run(f, args);
   if (failed(results))
     return failure();
   lp.results = std::move(*results);
+  for (Type t : f.getResultTypes())
+    lp.resultSizes.push_back(numElements(t));
   return &(locals[f] = std::move(lp));
 }
 
 template <typename ArgFn>
-std::vector<std::vector<Set>> DependencyAnalysis::compose(const LocalPattern &lp,
-                                                          ArgFn argElement) {
-  std::vector<std::vector<Set>> out;
-  for (const Deps &r : lp.results) {
-    std::vector<Set> sets;
-    if (r) {
-      sets.resize(r->size());
-      for (size_t e = 0; e < r->size(); ++e) {
-        Set s;
-        for (int32_t sym : (*r)[e]) {
-          size_t k = std::upper_bound(lp.base.begin(), lp.base.end(), sym) - lp.base.begin() - 1;
-          if (const Set *src = argElement(k, sym - lp.base[k]))
-            s.insert(s.end(), src->begin(), src->end());
-        }
-        normalize(s);
-        sets[e] = std::move(s);
-      }
+void DependencyAnalysis::compose(const LocalPattern &lp, ArgFn argElement,
+                                 std::vector<DepSets> &out) {
+  SmallVector<int32_t, 16> list;
+  for (auto [r, local] : llvm::enumerate(lp.results)) {
+    if (!local) {
+      for (int64_t e = 0; e < lp.resultSizes[r]; ++e)
+        out[r].append({});
+      continue;
     }
-    out.push_back(std::move(sets));
+    for (int64_t e = 0; e < local->size(); ++e) {
+      list.clear();
+      for (int32_t sym : (*local)[e]) {
+        size_t k = std::upper_bound(lp.base.begin(), lp.base.end(), sym) - lp.base.begin() - 1;
+        ArrayRef<int32_t> src = argElement(k, sym - lp.base[k]);
+        list.append(src.begin(), src.end());
+      }
+      out[r].appendUnsorted(list);
+    }
   }
-  return out;
 }
 
 FailureOr<std::vector<Deps>> DependencyAnalysis::run(FuncOp f, const std::vector<Deps> &args) {
@@ -144,8 +179,7 @@ FailureOr<std::vector<Deps>> DependencyAnalysis::run(FuncOp f, const std::vector
   for (auto [a, d] : llvm::zip(body.getArguments(), args))
     deps[a] = d;
   // A value's sets are dropped after its last use: the analysis of a long
-  // function then holds a few arrays of sets at a time, not one per value
-  // (at n = 10^5 each is megabytes, and fresh memory costs page faults).
+  // function then holds a few arrays of sets at a time, not one per value.
   DenseMap<Value, unsigned> usesLeft;
   for (Operation &op : body)
     for (Value v : op.getOperands())
@@ -212,9 +246,70 @@ std::vector<bool> zeroElements(Operation *op) {
   return zero;
 }
 
-Deps fromSets(std::vector<Set> sets) {
-  bool any = llvm::any_of(sets, [](const Set &s) { return !s.empty(); });
-  return any ? std::make_shared<const std::vector<Set>>(std::move(sets)) : nullptr;
+/// Sets gathered into per-element lists with repeats (reductions, matrix
+/// products), made sorted and distinct.
+Deps fromLists(std::vector<SmallVector<int32_t, 4>> &lists) {
+  DepSets out;
+  out.reserve(static_cast<int64_t>(lists.size()));
+  for (auto &l : lists)
+    out.appendUnsorted(l);
+  return finish(std::move(out));
+}
+
+/// Concatenation: each result element reads one element of one part (or
+/// nothing, when that part depends on nothing).
+template <typename InFn>
+Deps concatDeps(ConcatOp c, InFn in) {
+  ArrayRef<int64_t> to = shapeOf(c.getResult());
+  int64_t n = numElements(c.getType());
+  SmallVector<Deps> parts;
+  for (unsigned p = 0; p < c.getNumOperands(); ++p)
+    parts.push_back(in(p));
+  DepSets out;
+  out.reserve(n);
+  if (!c.getAxis()) { // flattened: the parts one after the other
+    for (unsigned p = 0; p < parts.size(); ++p)
+      for (int64_t j = 0; j < numElements(c.getOperand(p).getType()); ++j)
+        out.append(parts[p] ? (*parts[p])[j] : ArrayRef<int32_t>());
+    return finish(std::move(out));
+  }
+  int64_t axis = *c.getAxis();
+  SmallVector<int64_t> offsets{0};
+  SmallVector<SmallVector<int64_t>> partStrides;
+  for (unsigned p = 0; p < parts.size(); ++p) {
+    offsets.push_back(offsets.back() + shapeOf(c.getOperand(p))[axis]);
+    partStrides.push_back(stridesOf(shapeOf(c.getOperand(p))));
+  }
+  auto toStrides = stridesOf(to);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t idx = (e / toStrides[axis]) % to[axis];
+    size_t p = std::upper_bound(offsets.begin(), offsets.end(), idx) - offsets.begin() - 1;
+    if (!parts[p]) {
+      out.append({});
+      continue;
+    }
+    int64_t j = 0;
+    for (size_t i = 0; i < to.size(); ++i) {
+      int64_t x = (e / toStrides[i]) % to[i];
+      j += (static_cast<int64_t>(i) == axis ? x - offsets[p] : x) * partStrides[p][i];
+    }
+    out.append((*parts[p])[j]);
+  }
+  return finish(std::move(out));
+}
+
+/// The operands of a map or scan and, per operand, how far its elements move
+/// per iteration: the callee's argument size when mapped, 0 when passed whole.
+template <typename LoopOp, typename InFn>
+std::pair<SmallVector<Deps>, SmallVector<int64_t>> iterationOperands(LoopOp loop, FuncOp callee,
+                                                                     InFn in) {
+  SmallVector<Deps> args;
+  SmallVector<int64_t> strides;
+  for (unsigned k = 0; k < loop->getNumOperands(); ++k) {
+    args.push_back(in(k));
+    strides.push_back(loop.isMapped(k) ? numElements(callee.getArgumentTypes()[k]) : 0);
+  }
+  return {args, strides};
 }
 
 LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &deps) {
@@ -228,32 +323,49 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
 
   if (op->hasTrait<OpTrait::Elementwise>()) {
     int64_t n = numElements(op->getResult(0).getType());
-    std::vector<Set> sets(n);
     unsigned first = isa<SelectOp>(op) ? 1 : 0; // not the condition
     // A product with a constant zero (element) is zero whatever the other
     // factor: d(0 * x) = 0 * dx. So is a quotient with a zero numerator.
     auto zeroAt = zeroElements(op);
-    // One operand that depends on anything, and no zero factor: the result
-    // depends on exactly what it does (shared, not copied).
-    SmallVector<unsigned> varying;
+    SmallVector<Deps> varying;
     for (unsigned i = first; i < op->getNumOperands(); ++i)
-      if (in(i) && Differentiator::isFloat(op->getOperand(i)))
-        varying.push_back(i);
+      if (Deps d = in(i); d && Differentiator::isFloat(op->getOperand(i)))
+        if (!llvm::is_contained(varying, d))
+          varying.push_back(d);
+    // Operands that depend on anything share one set array, and no zero
+    // factor: the result depends on exactly what they do (shared, not copied).
     if (varying.size() == 1 && zeroAt.empty()) {
-      deps[op->getResult(0)] = in(varying[0]);
+      deps[op->getResult(0)] = varying[0];
       return success();
     }
-    for (unsigned i = first; i < op->getNumOperands(); ++i) {
-      Deps d = in(i);
-      if (!d || !Differentiator::isFloat(op->getOperand(i)))
+    DepSets out;
+    out.reserve(n);
+    size_t bound = 0; // the union has at most the operands' entries
+    for (const Deps &d : varying)
+      bound += d->cols.size();
+    out.cols.reserve(bound);
+    SmallVector<int32_t, 16> list;
+    for (int64_t e = 0; e < n; ++e) {
+      if (!zeroAt.empty() && zeroAt[e]) {
+        out.append({});
         continue;
-      for (int64_t e = 0; e < n; ++e)
-        if (zeroAt.empty() || !zeroAt[e])
-          sets[e].insert(sets[e].end(), (*d)[e].begin(), (*d)[e].end());
+      }
+      if (varying.size() == 1) {
+        out.append((*varying[0])[e]);
+        continue;
+      }
+      if (varying.size() == 2) { // a merge of two sorted sets
+        ArrayRef<int32_t> a = (*varying[0])[e], b = (*varying[1])[e];
+        std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out.cols));
+        out.start.push_back(static_cast<int64_t>(out.cols.size()));
+        continue;
+      }
+      list.clear();
+      for (const Deps &d : varying)
+        list.append((*d)[e].begin(), (*d)[e].end());
+      out.appendUnsorted(list);
     }
-    for (Set &s : sets)
-      normalize(s);
-    deps[op->getResult(0)] = fromSets(std::move(sets));
+    deps[op->getResult(0)] = finish(std::move(out));
     return success();
   }
 
@@ -302,35 +414,7 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
         ArrayRef<int64_t> idx = g.getIndices();
         return setResult(moveElements(in(0), idx.size(), [&](int64_t e) { return idx[e]; }));
       })
-      .Case<ConcatOp>([&](ConcatOp c) {
-        int64_t n = numElements(c.getType());
-        std::vector<Set> sets(n);
-        ArrayRef<int64_t> to = shapeOf(c.getResult());
-        auto toStrides = stridesOf(to);
-        int64_t offset = 0;
-        for (unsigned p = 0; p < c.getNumOperands(); ++p) {
-          Deps d = in(p);
-          ArrayRef<int64_t> from = shapeOf(c.getOperand(p));
-          int64_t size = numElements(c.getOperand(p).getType());
-          if (d) {
-            auto fromStrides = stridesOf(from);
-            for (int64_t j = 0; j < size; ++j) {
-              int64_t dst = offset + j;
-              if (c.getAxis()) { // place element j of part p along the axis
-                int64_t axis = *c.getAxis();
-                dst = 0;
-                for (size_t i = 0; i < from.size(); ++i) {
-                  int64_t idx = (j / fromStrides[i]) % from[i];
-                  dst += (i == static_cast<size_t>(axis) ? idx + offset : idx) * toStrides[i];
-                }
-              }
-              sets[dst] = (*d)[j];
-            }
-          }
-          offset += c.getAxis() ? from[*c.getAxis()] : size;
-        }
-        return setResult(fromSets(std::move(sets)));
-      })
+      .Case<ConcatOp>([&](ConcatOp c) { return setResult(concatDeps(c, in)); })
       .Case<ReduceOp, SumOp>([&](Operation *r) {
         Value x = r->getOperand(0);
         ArrayRef<int64_t> from = shapeOf(x);
@@ -344,18 +428,16 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
           if (!llvm::is_contained(axes, i))
             kept.push_back(from[i]);
         auto fromStrides = stridesOf(from), keptStrides = stridesOf(kept);
-        std::vector<Set> sets(numElements(r->getResult(0).getType()));
-        const auto &d = *in(0);
+        std::vector<SmallVector<int32_t, 4>> lists(numElements(r->getResult(0).getType()));
+        const DepSets &d = *in(0);
         for (int64_t e = 0; e < numElements(x.getType()); ++e) {
           int64_t dst = 0, k = 0;
           for (int64_t i = 0; i < static_cast<int64_t>(from.size()); ++i)
             if (!llvm::is_contained(axes, i))
               dst += ((e / fromStrides[i]) % from[i]) * keptStrides[k++];
-          sets[dst].insert(sets[dst].end(), d[e].begin(), d[e].end());
+          lists[dst].append(d[e].begin(), d[e].end());
         }
-        for (Set &s : sets)
-          normalize(s);
-        return setResult(fromSets(std::move(sets)));
+        return setResult(fromLists(lists));
       })
       .Case<MatmulOp>([&](MatmulOp m) {
         // C[b,i,j] depends on row i of A and column j of B (all k).
@@ -363,39 +445,58 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
         int64_t rows = c[c.size() - 2], cols = c.back(), inner = shapeOf(m.getLhs()).back();
         int64_t batch = numElements(m.getType()) / std::max<int64_t>(rows * cols, 1);
         Deps a = in(0), b = in(1);
-        std::vector<Set> sets(numElements(m.getType()));
+        std::vector<SmallVector<int32_t, 4>> lists(numElements(m.getType()));
         for (int64_t bi = 0; bi < batch; ++bi) {
-          std::vector<Set> rowSets(rows), colSets(cols);
+          std::vector<SmallVector<int32_t, 4>> rowSets(rows), colSets(cols);
           for (int64_t i = 0; i < rows; ++i)
             for (int64_t k = 0; k < inner && a; ++k) {
-              const Set &s = (*a)[(bi * rows + i) * inner + k];
-              rowSets[i].insert(rowSets[i].end(), s.begin(), s.end());
+              ArrayRef<int32_t> s = (*a)[(bi * rows + i) * inner + k];
+              rowSets[i].append(s.begin(), s.end());
             }
           for (int64_t j = 0; j < cols; ++j)
             for (int64_t k = 0; k < inner && b; ++k) {
-              const Set &s = (*b)[(bi * inner + k) * cols + j];
-              colSets[j].insert(colSets[j].end(), s.begin(), s.end());
+              ArrayRef<int32_t> s = (*b)[(bi * inner + k) * cols + j];
+              colSets[j].append(s.begin(), s.end());
             }
           for (int64_t i = 0; i < rows; ++i)
             for (int64_t j = 0; j < cols; ++j) {
-              Set &s = sets[(bi * rows + i) * cols + j];
+              auto &s = lists[(bi * rows + i) * cols + j];
               s = rowSets[i];
-              s.insert(s.end(), colSets[j].begin(), colSets[j].end());
-              normalize(s);
+              s.append(colSets[j].begin(), colSets[j].end());
             }
         }
-        return setResult(fromSets(std::move(sets)));
+        return setResult(fromLists(lists));
       })
       .Case<CallOp>([&](CallOp call) -> LogicalResult {
-        auto lp = local(symbols.lookup<FuncOp>(call.getCallee()));
+        FuncOp callee = symbols.lookup<FuncOp>(call.getCallee());
+        // A large callee is analysed with the caller's sets, once: its local
+        // pattern would cost as much to build as to compose, per element.
+        // Small callees keep a local pattern, composed at each call (an
+        // unrolled loop calls one many times).
+        int64_t inputs = 0;
+        for (Type t : callee.getArgumentTypes())
+          inputs += numElements(t);
+        if (inputs > kLocalPatternLimit) {
+          std::vector<Deps> args;
+          for (unsigned k = 0; k < call.getNumOperands(); ++k)
+            args.push_back(in(k));
+          auto results = run(callee, args);
+          if (failed(results))
+            return failure();
+          for (auto [r, d] : llvm::zip(call.getResults(), *results))
+            deps[r] = d;
+          return success();
+        }
+        auto lp = local(callee);
         if (failed(lp))
           return failure();
-        auto sets = compose(**lp, [&](size_t k, int64_t j) -> const Set * {
+        std::vector<DepSets> sets(call.getNumResults());
+        compose(**lp, [&](size_t k, int64_t j) -> ArrayRef<int32_t> {
           Deps d = in(k);
-          return d ? &(*d)[j] : nullptr;
-        });
+          return d ? (*d)[j] : ArrayRef<int32_t>();
+        }, sets);
         for (auto [r, s] : llvm::zip(call.getResults(), sets))
-          deps[r] = fromSets(std::move(s));
+          deps[r] = finish(std::move(s));
         return success();
       })
       .Case<MapOp>([&](MapOp map) -> LogicalResult {
@@ -403,25 +504,20 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
         auto lp = local(callee);
         if (failed(lp))
           return failure();
-        std::vector<std::vector<Set>> stacked(map.getNumResults());
-        for (int64_t it = 0; it < map.getCount(); ++it) {
-          auto sets = compose(**lp, [&](size_t k, int64_t j) -> const Set * {
-            Deps d = in(k);
-            if (!d)
-              return nullptr;
-            int64_t size = numElements(callee.getArgumentTypes()[k]);
-            return &(*d)[map.isMapped(k) ? it * size + j : j];
-          });
-          for (unsigned r = 0; r < sets.size(); ++r) {
-            int64_t size = numElements(callee.getResultTypes()[r]);
-            if (sets[r].empty())
-              sets[r].resize(size);
-            for (Set &s : sets[r])
-              stacked[r].push_back(std::move(s));
-          }
+        std::vector<DepSets> stacked(map.getNumResults());
+        for (auto [r, local] : llvm::enumerate((*lp)->results)) {
+          stacked[r].reserve(map.getCount() * (*lp)->resultSizes[r]);
+          if (local) // at least one entry per local one
+            stacked[r].cols.reserve(map.getCount() * local->cols.size());
         }
+        // Per operand: its sets and, for a mapped one, the stride of an iteration.
+        auto [args, strides] = iterationOperands(map, callee, in);
+        for (int64_t it = 0; it < map.getCount(); ++it)
+          compose(**lp, [&](size_t k, int64_t j) -> ArrayRef<int32_t> {
+            return args[k] ? (*args[k])[it * strides[k] + j] : ArrayRef<int32_t>();
+          }, stacked);
         for (auto [r, s] : llvm::zip(map.getResults(), stacked))
-          deps[r] = fromSets(std::move(s));
+          deps[r] = finish(std::move(s));
         return success();
       })
       .Case<ScanOp>([&](ScanOp scan) -> LogicalResult {
@@ -430,31 +526,27 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
         if (failed(lp))
           return failure();
         int64_t stateSize = numElements(callee.getArgumentTypes()[0]);
-        std::vector<Set> state(stateSize);
+        DepSets state;
         if (Deps d = in(0))
           state = *d;
-        std::vector<std::vector<Set>> stacked(scan.getNumResults());
+        else
+          for (int64_t j = 0; j < stateSize; ++j)
+            state.append({});
+        // Result 0 of each step is the next state; the others are stacked.
+        std::vector<DepSets> step(scan.getNumResults());
+        auto [args, strides] = iterationOperands(scan, callee, in);
         for (int64_t it = 0; it < scan.getCount(); ++it) {
-          auto sets = compose(**lp, [&](size_t k, int64_t j) -> const Set * {
+          step[0] = DepSets();
+          compose(**lp, [&](size_t k, int64_t j) -> ArrayRef<int32_t> {
             if (k == 0)
-              return &state[j];
-            Deps d = in(k);
-            if (!d)
-              return nullptr;
-            int64_t size = numElements(callee.getArgumentTypes()[k]);
-            return &(*d)[scan.isMapped(k) ? it * size + j : j];
-          });
-          for (unsigned r = 0; r < sets.size(); ++r)
-            if (sets[r].empty())
-              sets[r].resize(numElements(callee.getResultTypes()[r]));
-          state = std::move(sets[0]);
-          for (unsigned r = 1; r < sets.size(); ++r)
-            for (Set &s : sets[r])
-              stacked[r].push_back(std::move(s));
+              return state[j];
+            return args[k] ? (*args[k])[it * strides[k] + j] : ArrayRef<int32_t>();
+          }, step);
+          std::swap(state, step[0]);
         }
-        deps[scan.getResult(0)] = fromSets(std::move(state));
+        deps[scan.getResult(0)] = finish(std::move(state));
         for (unsigned r = 1; r < scan.getNumResults(); ++r)
-          deps[scan.getResult(r)] = fromSets(std::move(stacked[r]));
+          deps[scan.getResult(r)] = finish(std::move(step[r]));
         return success();
       })
       .Default([&](Operation *other) {
@@ -474,10 +566,13 @@ FailureOr<SparsityPattern> scaly::expr::jacobianPattern(ModuleOp module, FuncOp 
   int64_t n = numElements(f.getArgumentTypes()[wrt]);
   if (n > INT32_MAX)
     return f.emitOpError("input is too large for a sparsity analysis");
-  auto seed = std::make_shared<std::vector<Set>>(n);
-  for (int64_t j = 0; j < n; ++j)
-    (*seed)[j] = {static_cast<int32_t>(j)};
-  args[wrt] = seed;
+  DepSets seed;
+  seed.reserve(n);
+  for (int64_t j = 0; j < n; ++j) {
+    int32_t col = static_cast<int32_t>(j);
+    seed.append(col);
+  }
+  args[wrt] = finish(std::move(seed));
   DependencyAnalysis analysis(module);
   auto results = analysis.run(f, args);
   if (failed(results))
@@ -485,16 +580,20 @@ FailureOr<SparsityPattern> scaly::expr::jacobianPattern(ModuleOp module, FuncOp 
   SparsityPattern p;
   p.nrow = numElements(f.getResultTypes()[of]);
   p.ncol = n;
-  std::vector<std::vector<int64_t>> columns(n);
-  if (Deps d = (*results)[of])
-    for (int64_t r = 0; r < p.nrow; ++r)
-      for (int32_t c : (*d)[r])
-        columns[c].push_back(r);
-  p.colind.push_back(0);
-  for (auto &col : columns) {
-    p.row.insert(p.row.end(), col.begin(), col.end());
-    p.colind.push_back(static_cast<int64_t>(p.row.size()));
-  }
+  p.colind.assign(n + 1, 0);
+  Deps d = (*results)[of];
+  if (!d)
+    return p;
+  // Rows by column, by counting: rows come out ascending within a column.
+  for (int32_t c : d->cols)
+    ++p.colind[c + 1];
+  for (int64_t c = 0; c < n; ++c)
+    p.colind[c + 1] += p.colind[c];
+  p.row.resize(d->cols.size());
+  std::vector<int64_t> next(p.colind.begin(), p.colind.end() - 1);
+  for (int64_t r = 0; r < p.nrow; ++r)
+    for (int32_t c : (*d)[r])
+      p.row[next[c]++] = r;
   return p;
 }
 
@@ -502,46 +601,64 @@ FailureOr<SparsityPattern> scaly::expr::jacobianPattern(ModuleOp module, FuncOp 
 // Colourings
 //===----------------------------------------------------------------------===//
 
-/// Rows of each column and columns of each row.
-static std::pair<std::vector<std::vector<int64_t>>, std::vector<std::vector<int64_t>>>
-adjacency(const SparsityPattern &p) {
-  std::vector<std::vector<int64_t>> colRows(p.ncol), rowCols(p.nrow);
+namespace {
+
+/// A graph's adjacency lists, compressed: vertex v's neighbours are
+/// to[start[v] .. start[v + 1]).
+struct Adjacency {
+  std::vector<int64_t> start, to;
+  ArrayRef<int64_t> operator[](int64_t v) const {
+    return ArrayRef<int64_t>(to.data() + start[v], to.data() + start[v + 1]);
+  }
+};
+
+/// The stored entries of `p` by row: the columns of each row, ascending.
+Adjacency columnsByRow(const SparsityPattern &p) {
+  Adjacency a;
+  a.start.assign(p.nrow + 1, 0);
+  for (int64_t r : p.row)
+    ++a.start[r + 1];
+  for (int64_t r = 0; r < p.nrow; ++r)
+    a.start[r + 1] += a.start[r];
+  a.to.resize(p.row.size());
+  std::vector<int64_t> next(a.start.begin(), a.start.end() - 1);
   for (int64_t c = 0; c < p.ncol; ++c)
-    for (int64_t k = p.colind[c]; k < p.colind[c + 1]; ++k) {
-      colRows[c].push_back(p.row[k]);
-      rowCols[p.row[k]].push_back(c);
-    }
-  return {colRows, rowCols};
+    for (int64_t k = p.colind[c]; k < p.colind[c + 1]; ++k)
+      a.to[next[p.row[k]]++] = c;
+  return a;
 }
 
+/// The rows of each column, as stored.
+Adjacency rowsByColumn(const SparsityPattern &p) { return Adjacency{p.colind, p.row}; }
+
 /// Greedy distance-2 colouring of the "left" vertices of a bipartite graph.
-static std::vector<int64_t> greedyPartial(const std::vector<std::vector<int64_t>> &mine,
-                                          const std::vector<std::vector<int64_t>> &theirs) {
-  std::vector<int64_t> colour(mine.size(), -1), forbidden;
-  for (size_t v = 0; v < mine.size(); ++v) {
+std::vector<int64_t> greedyPartial(const Adjacency &mine, const Adjacency &theirs,
+                                   int64_t count) {
+  std::vector<int64_t> colour(count, -1), forbidden;
+  for (int64_t v = 0; v < count; ++v) {
     for (int64_t r : mine[v])
       for (int64_t w : theirs[r])
         if (colour[w] >= 0) {
           if (forbidden.size() <= static_cast<size_t>(colour[w]))
             forbidden.resize(colour[w] + 1, -1);
-          forbidden[colour[w]] = static_cast<int64_t>(v);
+          forbidden[colour[w]] = v;
         }
     int64_t c = 0;
-    while (c < static_cast<int64_t>(forbidden.size()) && forbidden[c] == static_cast<int64_t>(v))
+    while (c < static_cast<int64_t>(forbidden.size()) && forbidden[c] == v)
       ++c;
     colour[v] = c;
   }
   return colour;
 }
 
+} // namespace
+
 std::vector<int64_t> scaly::expr::colourColumns(const SparsityPattern &p) {
-  auto [colRows, rowCols] = adjacency(p);
-  return greedyPartial(colRows, rowCols);
+  return greedyPartial(rowsByColumn(p), columnsByRow(p), p.ncol);
 }
 
 std::vector<int64_t> scaly::expr::colourRows(const SparsityPattern &p) {
-  auto [colRows, rowCols] = adjacency(p);
-  return greedyPartial(rowCols, colRows);
+  return greedyPartial(columnsByRow(p), rowsByColumn(p), p.nrow);
 }
 
 std::vector<int64_t> scaly::expr::starColouring(const SparsityPattern &p) {
@@ -549,16 +666,22 @@ std::vector<int64_t> scaly::expr::starColouring(const SparsityPattern &p) {
     throw std::invalid_argument("a star colouring needs a square pattern");
   // The adjacency graph: i ~ j when (i, j) or (j, i) is stored, i != j.
   int64_t n = p.ncol;
-  std::vector<std::vector<int64_t>> adj(n);
-  for (int64_t c = 0; c < n; ++c)
-    for (int64_t k = p.colind[c]; k < p.colind[c + 1]; ++k)
-      if (p.row[k] != c) {
-        adj[c].push_back(p.row[k]);
-        adj[p.row[k]].push_back(c);
-      }
-  for (auto &a : adj) {
-    std::sort(a.begin(), a.end());
-    a.erase(std::unique(a.begin(), a.end()), a.end());
+  Adjacency adj;
+  {
+    Adjacency byRow = columnsByRow(p);
+    adj.start.assign(n + 1, 0);
+    std::vector<int64_t> merged;
+    for (int64_t v = 0; v < n; ++v) {
+      ArrayRef<int64_t> cols = byRow[v];
+      merged.assign(p.row.begin() + p.colind[v], p.row.begin() + p.colind[v + 1]);
+      merged.insert(merged.end(), cols.begin(), cols.end());
+      std::sort(merged.begin(), merged.end());
+      merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+      for (int64_t w : merged)
+        if (w != v)
+          adj.to.push_back(w);
+      adj.start[v + 1] = static_cast<int64_t>(adj.to.size());
+    }
   }
   // Gebremedhin, Manne and Pothen (2005), star colouring algorithm 1: a
   // vertex avoids its neighbours' colours, the colours of uncoloured
@@ -603,8 +726,8 @@ std::vector<int64_t> scaly::expr::starColouring(const SparsityPattern &p) {
 
 std::vector<bool> scaly::expr::symmetricSource(const SparsityPattern &p,
                                                const std::vector<int64_t> &colour) {
-  auto [colRows, rowCols] = adjacency(p);
-  // Per row, how many of its columns carry each colour.
+  Adjacency rowCols = columnsByRow(p);
+  // Whether exactly one column of `row` carries colour `c`.
   auto uniqueIn = [&](int64_t row, int64_t c) {
     int count = 0;
     for (int64_t j : rowCols[row])
