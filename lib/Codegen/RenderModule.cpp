@@ -15,6 +15,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <atomic>
+#include <charconv>
 #include <set>
 
 using namespace mlir;
@@ -224,24 +225,27 @@ std::string portList(const std::vector<Port> &ports) {
   return list;
 }
 
-/// `{a, b, c}` broken into lines of 16 values.
-std::string initializerList(ArrayRef<int64_t> values) {
-  std::string s = "{";
+/// Append `values` as a C initializer list, 16 to a continued macro line.
+/// Written in place: a table at n = 10^5 is megabytes of text.
+void appendInitializerList(std::string &s, ArrayRef<int64_t> values) {
+  s.reserve(s.size() + values.size() * 8 + values.size() / 16 * 8 + 16);
+  s += "{";
+  char digits[24];
   for (size_t i = 0; i < values.size(); ++i) {
     if (i % 16 == 0)
       s += i ? ", \\\n    " : " \\\n    ";
     else
       s += ", ";
-    s += std::to_string(values[i]);
+    char *end = std::to_chars(digits, digits + sizeof digits, values[i]).ptr;
+    s.append(digits, end);
   }
-  return s + " }";
+  s += " }";
 }
 
 /// The index tables of an entry's sparse outputs, as macros (usable as
 /// array initializers; no unused-variable warnings where they are not).
-std::string sparseTables(StringRef entry, const std::vector<Port> &outs,
-                         const std::vector<std::string> &outNames) {
-  std::string s;
+void appendSparseTables(std::string &s, StringRef entry, const std::vector<Port> &outs,
+                        const std::vector<std::string> &outNames) {
   for (auto [k, p] : llvm::enumerate(outs)) {
     if (!p.sparse)
       continue;
@@ -275,12 +279,14 @@ std::string sparseTables(StringRef entry, const std::vector<Port> &outs,
     for (Attribute name : p.sparse.getAs<ArrayAttr>("tables")) {
       StringRef table = cast<StringAttr>(name).getValue();
       auto values = p.sparse.getAs<DenseI64ArrayAttr>(table).asArrayRef();
-      if (!values.empty())
-        s += "#define " + prefix + "_" + table.upper() + " " + initializerList(values) + "\n";
+      if (values.empty())
+        continue;
+      s += "#define " + prefix + "_" + table.upper() + " ";
+      appendInitializerList(s, values);
+      s += "\n";
     }
     s += "\n";
   }
-  return s;
 }
 
 /// The struct fields of an entry's inputs then outputs: the C names the
@@ -354,7 +360,7 @@ std::string entrySection(prog::ProcOp entry, const std::vector<Port> &ins,
     s += "struct alignas(16) Out {\n" + structFields(outs, outNames, true) + "};\n\n";
     s += "extern \"C\" " + decl + "\n\n";
     s += "} // namespace " + name + "\n\n";
-    s += sparseTables(name, outs, outNames);
+    appendSparseTables(s, name, outs, outNames);
     return s;
   }
   s += llvm::formatv("#define {0}_SZ_ARG {1}\n#define {0}_SZ_RES {2}\n#define {0}_SZ_IW 0\n"
@@ -366,7 +372,7 @@ std::string entrySection(prog::ProcOp entry, const std::vector<Port> &ins,
        name + "_in;\n\n";
   s += "typedef struct __attribute__((aligned(16))) {\n" + structFields(outs, outNames, false) +
        "} " + name + "_out;\n\n";
-  s += sparseTables(name, outs, outNames);
+  appendSparseTables(s, name, outs, outNames);
   s += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n" + decl + "\n\n";
   s += "#ifdef __cplusplus\n}\n#endif\n\n";
   return s;
