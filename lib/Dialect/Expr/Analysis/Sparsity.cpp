@@ -55,8 +55,37 @@ struct DepSets {
 /// Per-element dependency sets of one value; null: depends on nothing.
 using Deps = std::shared_ptr<const DepSets>;
 
+/// Arrays of sets no longer used, kept for the next value: at n = 10^5 each
+/// is megabytes, and memory given back to the system costs page faults when
+/// taken again (most of the analysis' time before they were reused).
+thread_local std::vector<DepSets> recycledSets;
+constexpr size_t kRecycledLimit = 32;
+
+void recycle(DepSets &&sets) {
+  if (recycledSets.size() < kRecycledLimit)
+    recycledSets.push_back(std::move(sets));
+}
+
+/// Empty sets, on reused arrays when there are some.
+DepSets freshSets() {
+  if (recycledSets.empty())
+    return DepSets();
+  DepSets s = std::move(recycledSets.back());
+  recycledSets.pop_back();
+  s.start.assign(1, 0);
+  s.cols.clear();
+  return s;
+}
+
 Deps finish(DepSets sets) {
-  return sets.cols.empty() ? nullptr : std::make_shared<const DepSets>(std::move(sets));
+  if (sets.cols.empty()) {
+    recycle(std::move(sets));
+    return nullptr;
+  }
+  return Deps(new DepSets(std::move(sets)), [](const DepSets *d) {
+    recycle(std::move(*const_cast<DepSets *>(d)));
+    delete d;
+  });
 }
 
 ArrayRef<int64_t> shapeOf(Value v) { return cast<RankedTensorType>(v.getType()).getShape(); }
@@ -73,7 +102,7 @@ template <typename Fn>
 Deps moveElements(const Deps &from, int64_t count, Fn source) {
   if (!from)
     return nullptr;
-  DepSets out;
+  DepSets out = freshSets();
   out.reserve(count);
   // About as many entries per element as the source has.
   out.cols.reserve(from->cols.size() / std::max<int64_t>(from->size(), 1) * count + 16);
@@ -130,7 +159,7 @@ FailureOr<const LocalPattern *> DependencyAnalysis::local(FuncOp f) {
     if (next + n > INT32_MAX)
       return f.emitOpError("has too many input elements for a sparsity analysis");
     if (isa<FloatType>(getElementTypeOrSelf(t))) {
-      DepSets d;
+      DepSets d = freshSets();
       d.reserve(n);
       for (int64_t j = 0; j < n; ++j) {
         int32_t sym = static_cast<int32_t>(next + j);
@@ -249,7 +278,7 @@ std::vector<bool> zeroElements(Operation *op) {
 /// Sets gathered into per-element lists with repeats (reductions, matrix
 /// products), made sorted and distinct.
 Deps fromLists(std::vector<SmallVector<int32_t, 4>> &lists) {
-  DepSets out;
+  DepSets out = freshSets();
   out.reserve(static_cast<int64_t>(lists.size()));
   for (auto &l : lists)
     out.appendUnsorted(l);
@@ -265,7 +294,7 @@ Deps concatDeps(ConcatOp c, InFn in) {
   SmallVector<Deps> parts;
   for (unsigned p = 0; p < c.getNumOperands(); ++p)
     parts.push_back(in(p));
-  DepSets out;
+  DepSets out = freshSets();
   out.reserve(n);
   if (!c.getAxis()) { // flattened: the parts one after the other
     for (unsigned p = 0; p < parts.size(); ++p)
@@ -338,7 +367,7 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
       deps[op->getResult(0)] = varying[0];
       return success();
     }
-    DepSets out;
+    DepSets out = freshSets();
     out.reserve(n);
     size_t bound = 0; // the union has at most the operands' entries
     for (const Deps &d : varying)
@@ -526,17 +555,20 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
         if (failed(lp))
           return failure();
         int64_t stateSize = numElements(callee.getArgumentTypes()[0]);
-        DepSets state;
-        if (Deps d = in(0))
-          state = *d;
-        else
+        DepSets state = freshSets();
+        if (Deps d = in(0)) {
+          state.start = d->start;
+          state.cols = d->cols;
+        } else {
           for (int64_t j = 0; j < stateSize; ++j)
             state.append({});
+        }
         // Result 0 of each step is the next state; the others are stacked.
         std::vector<DepSets> step(scan.getNumResults());
         auto [args, strides] = iterationOperands(scan, callee, in);
         for (int64_t it = 0; it < scan.getCount(); ++it) {
-          step[0] = DepSets();
+          recycle(std::move(step[0]));
+          step[0] = freshSets();
           compose(**lp, [&](size_t k, int64_t j) -> ArrayRef<int32_t> {
             if (k == 0)
               return state[j];
@@ -556,17 +588,14 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
 
 } // namespace
 
-FailureOr<SparsityPattern> scaly::expr::jacobianPattern(ModuleOp module, FuncOp f, unsigned wrt,
-                                                        unsigned of) {
-  PassManager pm(module.getContext());
-  pm.addPass(createDifferentiate());
-  if (failed(pm.run(module)))
-    return failure();
+/// The pattern of d(result `of`) / d(argument `wrt`) of `f`, once its
+/// derivative ops are eliminated.
+static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned wrt, unsigned of) {
   std::vector<Deps> args(f.getArgumentTypes().size());
   int64_t n = numElements(f.getArgumentTypes()[wrt]);
   if (n > INT32_MAX)
     return f.emitOpError("input is too large for a sparsity analysis");
-  DepSets seed;
+  DepSets seed = freshSets();
   seed.reserve(n);
   for (int64_t j = 0; j < n; ++j) {
     int32_t col = static_cast<int32_t>(j);
@@ -595,6 +624,19 @@ FailureOr<SparsityPattern> scaly::expr::jacobianPattern(ModuleOp module, FuncOp 
     for (int32_t c : (*d)[r])
       p.row[next[c]++] = r;
   return p;
+}
+
+FailureOr<SparsityPattern> scaly::expr::jacobianPattern(ModuleOp module, FuncOp f, unsigned wrt,
+                                                        unsigned of) {
+  PassManager pm(module.getContext());
+  pm.addPass(createDifferentiate());
+  if (failed(pm.run(module)))
+    return failure();
+  auto pattern = patternOf(module, f, wrt, of);
+  // Every set is gone now: give the reused arrays back.
+  recycledSets.clear();
+  recycledSets.shrink_to_fit();
+  return pattern;
 }
 
 //===----------------------------------------------------------------------===//
