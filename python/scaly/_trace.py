@@ -11,6 +11,8 @@ import numbers
 
 import numpy as np
 
+from . import _scaly
+
 DTYPES = ("float64", "float32", "int32", "int64", "bool")
 _NUMPY_DTYPES = {np.dtype(d).name: d for d in DTYPES}
 
@@ -441,11 +443,10 @@ def where_(cond, a, b):
     return where(cond, a, b)
 
 
-# NumPy ufuncs Scaly has, by name: np.sin(x) on an Expr is sc.sin(x).
-_UFUNC_METHODS = {"sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
-                  "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "exp": "exp",
-                  "log": "log", "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt",
-                  "absolute": "abs", "fabs": "abs", "floor": "floor", "ceil": "ceil"}
+# NumPy ufuncs named unlike Scaly's math functions: np.arcsin(x) on an Expr is
+# sc.asin(x). A ufunc named like one of MATH_FUNCTIONS (np.sin) maps to it.
+_UFUNC_METHODS = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "absolute": "abs",
+                  "fabs": "abs"}
 _UFUNC_OPERATORS = {"add": "__add__", "subtract": "__sub__", "multiply": "__mul__",
                     "divide": "__truediv__", "true_divide": "__truediv__", "power": "__pow__",
                     "matmul": "__matmul__", "less": "__lt__", "less_equal": "__le__",
@@ -463,8 +464,8 @@ def _apply_ufunc(ufunc, method, inputs, kwargs):
                         "not supported on a traced Expr; call np."
                         f"{name}(...) plainly or use the sc. function")
     from . import ops
-    if name in _UFUNC_METHODS:
-        return getattr(ops, _UFUNC_METHODS[name])(inputs[0])
+    if name in MATH_FUNCTIONS or name in _UFUNC_METHODS:
+        return getattr(ops, _UFUNC_METHODS.get(name, name))(inputs[0])
     if name == "negative":
         return -inputs[0]
     if name == "positive":
@@ -510,8 +511,8 @@ def _math_method(name):
     return method
 
 
-MATH_FUNCTIONS = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp",
-                  "log", "log1p", "expm1", "sqrt", "abs", "floor", "ceil")
+# The elementwise math functions, as the expression dialect declares them (ODS).
+MATH_FUNCTIONS = tuple(_scaly.expr_enums()["math"])
 for _name in MATH_FUNCTIONS:
     setattr(Expr, _name, _math_method(_name))
 

@@ -156,6 +156,26 @@ expr::SparsityPattern patternFrom(int64_t nrow, int64_t ncol, std::vector<int64_
   return {nrow, ncol, std::move(colind), std::move(row)};
 }
 
+/// The names of an ODS enum, in value order.
+template <typename E>
+std::vector<std::string> enumNames(unsigned maxValue) {
+  std::vector<std::string> names;
+  for (unsigned i = 0; i <= maxValue; ++i)
+    names.push_back(expr::stringifyEnum(static_cast<E>(i)).str());
+  return names;
+}
+
+/// The expression dialect's enums (math functions, comparisons,
+/// reductions), so the front end lists no names of its own.
+py::dict exprEnums() {
+  py::dict d;
+  d["math"] = enumNames<expr::MathFn>(expr::getMaxEnumValForMathFn());
+  d["math2"] = enumNames<expr::Math2Fn>(expr::getMaxEnumValForMath2Fn());
+  d["compare"] = enumNames<expr::CmpPredicate>(expr::getMaxEnumValForCmpPredicate());
+  d["reduce"] = enumNames<expr::ReduceKind>(expr::getMaxEnumValForReduceKind());
+  return d;
+}
+
 } // namespace
 
 void python::bindInspection(py::module_ &m) {
@@ -193,5 +213,7 @@ void python::bindInspection(py::module_ &m) {
     return py::make_tuple(toArray(colour), source);
   }, "Star colouring of a symmetric pattern and, per stored entry, whether it is read from its own row");
   m.def("expr_module", &exprModuleText, "The expression-dialect module of a traced function");
+  m.def("expr_enums", &exprEnums,
+        "The expression dialect's enum names (ODS): math, math2, compare and reduce");
   m.def("expr_graph", &exprGraph, "The expression graph of a traced function, as data");
 }
