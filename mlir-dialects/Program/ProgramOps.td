@@ -90,22 +90,64 @@ def Prog_ReturnOp : Prog_Op<"return", [Pure, HasParent<"ProcOp">, Terminator, Re
 
 def Prog_ForOp : Prog_Op<"for", [SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects]> {
   let summary = "counted loop: for (long long i = lower; i < upper; i += step)";
-  let arguments = (ins Scaly_I64Attr:$lower, Scaly_I64Attr:$upper, Scaly_I64Attr:$step, OptionalAttr<StrAttr>:$name);
+  let description = [{
+    The body runs for i = lower, lower + step, ... while i < upper. Values
+    may be carried from one iteration to the next, as upstream scf.for's
+    iter_args:
+
+    ```mlir
+    %sum, %prod = prog.for %i = 0 to 10 iter_args(%s = %zero, %p = %one) -> (f64, f64) {
+      ...
+      prog.yield %s2, %p2 : f64, f64
+    }
+    ```
+
+    The body's block arguments are the counter and then one per carried
+    value, holding the init value in the first iteration and what the
+    previous iteration yielded after it; the results are the values of the
+    last iteration's yield (the init values when the loop runs no
+    iteration). Without carried values the `prog.yield` is implicit (not
+    printed); with them it is written. In C each carried value is a
+    variable declared before the loop and assigned at the end of the body.
+  }];
+  let arguments = (ins Variadic<Prog_Value>:$initArgs, Scaly_I64Attr:$lower, Scaly_I64Attr:$upper,
+                       Scaly_I64Attr:$step, OptionalAttr<StrAttr>:$name);
+  let results = (outs Variadic<Prog_Value>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let skipDefaultBuilders = 1;
+  // With init values the body ends with `prog.yield` of its carried block
+  // arguments (each iteration keeps the values); callers insert before it
+  // and set its operands.
   let builders = [OpBuilder<(ins "int64_t":$lower, "int64_t":$upper, "int64_t":$step,
-                                 "::llvm::StringRef":$name)>];
+                                 "::llvm::StringRef":$name,
+                                 CArg<"::mlir::ValueRange", "{}">:$initArgs)>];
   let extraClassDeclaration = [{
     ::mlir::Value getInductionVar() { return getBody().getArgument(0); }
     ::mlir::Block *getBodyBlock() { return &getBody().front(); }
+    /// The body's block arguments for the carried values (after the counter).
+    ::mlir::Block::BlockArgListType getRegionIterArgs() {
+      return getBody().getArguments().drop_front();
+    }
+    unsigned getNumCarried() { return getInitArgs().size(); }
+    /// The body's terminator, with the carried values' next values.
+    YieldOp getYield();
   }];
 }
 
 def Prog_YieldOp : Prog_Op<"yield", [Pure, ParentOneOf<["ForOp", "IfOp", "WhileOp"]>, Terminator]> {
   let summary = "end of a loop body or of a branch";
-  let assemblyFormat = "attr-dict";
+  let description = [{
+    Ends a `prog.for` body with the values its carried values take in the
+    next iteration (none when the loop carries none), or a `prog.if` branch
+    or `prog.while` region, which yield no values.
+  }];
+  let arguments = (ins Variadic<Prog_Value>:$values);
+  let builders = [OpBuilder<(ins), [{ /* no values */ }]>];
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+  let hasVerifier = 1;
 }
 
 def Prog_IfOp : Prog_Op<"if", [RecursiveMemoryEffects, NoRegionArguments,

@@ -111,11 +111,14 @@ LogicalResult ProcOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// ForOp: prog.for %i = 0 to 10 step 1 { ... }
+// ForOp: prog.for %i = 0 to 10 step 1 { ... }, or with carried values
+//   %r = prog.for %i = 0 to 10 iter_args(%s = %init) -> (f64) { ...; prog.yield %t : f64 }
 //===----------------------------------------------------------------------===//
 
 void ForOp::build(OpBuilder &builder, OperationState &state, int64_t lower, int64_t upper,
-                  int64_t step, StringRef name) {
+                  int64_t step, StringRef name, ValueRange initArgs) {
+  state.addOperands(initArgs);
+  state.addTypes(initArgs.getTypes());
   state.addAttribute(getLowerAttrName(state.name), builder.getI64IntegerAttr(lower));
   state.addAttribute(getUpperAttrName(state.name), builder.getI64IntegerAttr(upper));
   state.addAttribute(getStepAttrName(state.name), builder.getI64IntegerAttr(step));
@@ -125,10 +128,15 @@ void ForOp::build(OpBuilder &builder, OperationState &state, int64_t lower, int6
   Block *block = new Block();
   body->push_back(block);
   block->addArgument(builder.getI64Type(), state.location);
+  for (Value init : initArgs)
+    block->addArgument(init.getType(), init.getLoc());
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(block);
-  builder.create<YieldOp>(state.location);
+  // Each iteration keeps the carried values until the caller yields others.
+  builder.create<YieldOp>(state.location, block->getArguments().drop_front());
 }
+
+YieldOp ForOp::getYield() { return cast<YieldOp>(getBodyBlock()->getTerminator()); }
 
 ParseResult ForOp::parse(OpAsmParser &parser, OperationState &result) {
   OpAsmParser::Argument iv;
@@ -143,9 +151,27 @@ ParseResult ForOp::parse(OpAsmParser &parser, OperationState &result) {
   result.addAttribute("upper", b.getI64IntegerAttr(upper));
   result.addAttribute("step", b.getI64IntegerAttr(step));
   iv.type = b.getI64Type();
+  SmallVector<OpAsmParser::Argument> args{iv};
+  // iter_args(%s = %init, ...) -> (T, ...): one block argument, operand and
+  // result per carried value.
+  if (succeeded(parser.parseOptionalKeyword("iter_args"))) {
+    SmallVector<OpAsmParser::UnresolvedOperand> inits;
+    SMLoc initsLoc = parser.getCurrentLocation();
+    if (parser.parseAssignmentList(args, inits) || parser.parseArrowTypeList(result.types))
+      return failure();
+    if (inits.size() != result.types.size())
+      return parser.emitError(initsLoc, "iter_args has ")
+             << inits.size() << " values but " << result.types.size() << " types";
+    for (auto [arg, type] : llvm::zip(llvm::drop_begin(args), result.types))
+      arg.type = type;
+    if (parser.resolveOperands(inits, result.types, initsLoc, result.operands))
+      return failure();
+  }
   Region *body = result.addRegion();
-  if (parser.parseRegion(*body, {iv}) || parser.parseOptionalAttrDict(result.attributes))
+  if (parser.parseRegion(*body, args) || parser.parseOptionalAttrDict(result.attributes))
     return failure();
+  // Without carried values the yield may be left out; with them a missing
+  // one becomes an empty yield, which the verifier refuses.
   ForOp::ensureTerminator(*body, b, result.location);
   return success();
 }
@@ -154,17 +180,73 @@ void ForOp::print(OpAsmPrinter &p) {
   p << " " << getInductionVar() << " = " << getLower() << " to " << getUpper();
   if (getStep() != 1)
     p << " step " << getStep();
+  if (getNumCarried()) {
+    p << " iter_args(";
+    llvm::interleaveComma(llvm::zip(getRegionIterArgs(), getInitArgs()), p,
+                          [&](auto pair) { p << std::get<0>(pair) << " = " << std::get<1>(pair); });
+    p << ") -> (" << getInitArgs().getTypes() << ")";
+  }
   p << " ";
-  p.printRegion(getBody(), /*printEntryBlockArgs=*/false, /*printBlockTerminators=*/false);
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/getNumCarried() > 0);
   p.printOptionalAttrDict((*this)->getAttrs(), {"lower", "upper", "step"});
 }
 
 LogicalResult ForOp::verify() {
   if (getStep() < 1)
     return emitOpError("step must be positive, got ") << getStep();
-  if (getBody().front().getNumArguments() != 1 ||
-      !getBody().front().getArgument(0).getType().isInteger(64))
+  Block &body = getBody().front();
+  unsigned n = getNumCarried();
+  if (n == 0 && (body.getNumArguments() != 1 || !body.getArgument(0).getType().isInteger(64)))
     return emitOpError("body must take exactly one i64 induction variable");
+  if (getNumResults() != n)
+    return emitOpError("has ") << getNumResults() << " results, expected one per init value ("
+                               << n << ")";
+  if (body.getNumArguments() != n + 1)
+    return emitOpError("body takes ") << body.getNumArguments()
+                                      << " arguments, expected the i64 induction variable and "
+                                         "one per init value ("
+                                      << n + 1 << ")";
+  if (!body.getArgument(0).getType().isInteger(64))
+    return emitOpError("induction variable (the body's first argument) must be i64, got ")
+           << body.getArgument(0).getType();
+  for (unsigned k = 0; k < n; ++k) {
+    Type init = getInitArgs()[k].getType();
+    if (Type arg = body.getArgument(k + 1).getType(); arg != init)
+      return emitOpError("carried value #") << k << ": body argument has type " << arg
+                                            << ", expected the init value's type " << init;
+    if (Type res = getResult(k).getType(); res != init)
+      return emitOpError("carried value #") << k << ": result has type " << res
+                                            << ", expected the init value's type " << init;
+  }
+  return success();
+}
+
+/// The yield is checked after the body's ops (a body that does not end
+/// with prog.yield is reported by SingleBlockImplicitTerminator).
+LogicalResult ForOp::verifyRegions() {
+  Block &body = getBody().front();
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(&body.back());
+  if (!yield)
+    return success();
+  unsigned n = getNumCarried();
+  if (yield.getValues().size() != n)
+    return emitOpError("body yields ") << yield.getValues().size()
+                                       << " values, expected one per init value (" << n << ")";
+  for (auto [k, v] : llvm::enumerate(yield.getValues()))
+    if (v.getType() != getInitArgs()[k].getType())
+      return emitOpError("carried value #") << k << ": yielded value has type " << v.getType()
+                                            << ", expected the init value's type "
+                                            << getInitArgs()[k].getType();
+  return success();
+}
+
+LogicalResult YieldOp::verify() {
+  // A loop's yield is checked against its carried values by prog.for.
+  if (!isa<ForOp>((*this)->getParentOp()) && !getValues().empty())
+    return emitOpError("yields no values in ")
+           << (*this)->getParentOp()->getName() << " (only prog.for carries values), got "
+           << getValues().size();
   return success();
 }
 
