@@ -115,3 +115,53 @@ prog.proc @left_alone(%x: !prog.ptr<const f64>, %n: !prog.ptr<const i64>, %y: !p
   }
   prog.return
 }
+
+// -----
+
+// A sum carried through SSA values (iter_args) makes each iteration depend
+// on the one before: the loop stays scalar, even though its loads and its
+// store alone would be independent. An inner loop of independent iterations
+// inside a loop with carried values is widened; it reads the outer carried
+// value as a scalar the same in every lane.
+// CHECK-LABEL: prog.proc @carried_sum
+// CHECK:       %[[SUM:.*]] = prog.for %[[I:.*]] = 0 to 16 iter_args(%[[S:.*]] = %{{.*}}) -> (f64) {
+// CHECK:         %[[V:.*]] = prog.load %{{.*}}[0] : <const f64> -> f64
+// CHECK:         %[[M:.*]] = arith.mulf %[[V]], %[[V]] : f64
+// CHECK:         prog.store %[[M]] to %{{.*}}[0] : f64 into <f64>
+// CHECK:         %[[S2:.*]] = arith.addf %[[S]], %[[M]] : f64
+// CHECK:         prog.yield %[[S2]] : f64
+// CHECK-NEXT:  }
+// CHECK-NOT:   scaly.lanes
+// CHECK:       %[[OUT:.*]] = prog.for %{{.*}} = 0 to 2 iter_args(%[[T:.*]] = %[[SUM]]) -> (f64) {
+// CHECK:         %[[TS:.*]] = vector.broadcast %[[T]] : f64 to vector<4xf64>
+// CHECK:         prog.for %{{.*}} = 0 to 16 step 4 {
+// CHECK:           arith.mulf %{{.*}}, %[[TS]] : vector<4xf64>
+// CHECK:         } {scaly.lanes = 4 : i64}
+// CHECK:         prog.yield %{{.*}} : f64
+// CHECK-NEXT:  }
+// CHECK:       prog.store %[[OUT]] to
+prog.proc @carried_sum(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], entry, input_sizes = array<i64: 16>, output_sizes = array<i64: 17>} {
+  %zero = arith.constant 0.0 : f64
+  %sum = prog.for %i = 0 to 16 iter_args(%s = %zero) -> (f64) {
+    %xi = prog.offset %x[%i] : <const f64> -> <const f64>
+    %yi = prog.offset %y[%i] : <f64> -> <f64>
+    %v = prog.load %xi[0] : <const f64> -> f64
+    %m = arith.mulf %v, %v : f64
+    prog.store %m to %yi[0] : f64 into <f64>
+    %s2 = arith.addf %s, %m : f64
+    prog.yield %s2 : f64
+  }
+  %out = prog.for %k = 0 to 2 iter_args(%t = %sum) -> (f64) {
+    prog.for %i = 0 to 16 {
+      %xi = prog.offset %x[%i] : <const f64> -> <const f64>
+      %yi = prog.offset %y[%i] : <f64> -> <f64>
+      %v = prog.load %xi[0] : <const f64> -> f64
+      %m = arith.mulf %v, %t : f64
+      prog.store %m to %yi[0] : f64 into <f64>
+    }
+    %t2 = arith.mulf %t, %t : f64
+    prog.yield %t2 : f64
+  }
+  prog.store %out to %y[16] : f64 into <f64>
+  prog.return
+}

@@ -14,7 +14,9 @@
 // accesses of one root that could touch the same element in different
 // iterations keep the loop scalar (a scan's state, read at k and written at
 // k + 1, is the typical case). Distinct roots (inputs, outputs, workspace
-// windows, tables) never overlap.
+// windows, tables) never overlap. A loop with carried values (prog.for's
+// iter_args, a reduction through SSA values) is never independent: it stays
+// scalar.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,6 +93,10 @@ public:
   /// Whether the loop can be widened; fills `stride` and `varying`.
   bool analyze() {
     if (loop.getStep() != 1 || loop.getUpper() - loop.getLower() < lanes)
+      return false;
+    // A value carried from one iteration to the next (a running sum) makes
+    // the iterations depend on each other.
+    if (loop.getNumCarried() != 0)
       return false;
     Value iv = loop.getInductionVar();
     varying.insert(iv);
