@@ -148,6 +148,8 @@ private:
   DenseMap<Operation *, bool> inlinedMemo;
   DenseMap<Operation *, int> inlineDepth;
   DenseSet<Value> constPointers;
+  /// Assignments printed as the initializer of their variable's declaration.
+  DenseSet<Operation *> declaredWith;
   llvm::StringSet<> taken;
   int nextScalar = 0, nextPointer = 0;
 
@@ -193,6 +195,7 @@ private:
     bufferWrites.clear();
     printedAtMemo.clear();
     constPointers.clear();
+    declaredWith.clear();
     taken.clear();
     nextScalar = nextPointer = 0;
     std::string sig = specifierText(fn);
@@ -464,6 +467,12 @@ private:
       writeEpoch[&op] = epoch;
       if (auto assign = dyn_cast<emitc::AssignOp>(op)) {
         Value var = assign.getVar();
+        // A local variable (a loop's carried value) is no buffer: no read
+        // of memory depends on it. (Its own reads are ordered by the
+        // conversion, which assigns carried values only at the end of a
+        // loop body, through temporaries where needed.)
+        if (var.getDefiningOp<emitc::VariableOp>())
+          continue;
         std::optional<Buffer> target;
         if (auto sub = var.getDefiningOp<emitc::SubscriptOp>())
           target = bufferOf(sub.getValue());
@@ -502,6 +511,28 @@ private:
     return success();
   }
 
+  /// `T v = value;` for a variable whose next statement assigns it (a
+  /// loop's carried value, or a temporary of its assignments), else
+  /// `T v;` or `T v = constant;`.
+  LogicalResult printVariable(emitc::VariableOp v) {
+    Value r = v.getResult();
+    bool pointer = isa<emitc::PointerType>(r.getType());
+    auto nameAttr = v->getAttrOfType<StringAttr>(c::kNameAttr);
+    std::string name = nameAttr ? claim(nameAttr.getValue()) : fresh(pointer);
+    std::string decl = typeName(r.getType(), false) + " " + name;
+    std::string init;
+    if (auto first = dyn_cast_or_null<emitc::AssignOp>(v->getNextNode());
+        first && first.getVar() == r) {
+      init = stripParens(expr(first.getValue())); // before the name exists
+      declaredWith.insert(first.getOperation());
+    } else if (auto o = dyn_cast<emitc::OpaqueAttr>(v.getValue()); !o || !o.getValue().empty()) {
+      init = constant(v.getValue());
+    }
+    names[r] = name;
+    line(decl + (init.empty() ? "" : " = " + init) + ";");
+    return success();
+  }
+
   LogicalResult printStatement(Operation *op, bool lastInFunction) {
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
         .Case([&](emitc::VerbatimOp v) {
@@ -515,7 +546,10 @@ private:
             ++indent;
           return success();
         })
+        .Case([&](emitc::VariableOp v) { return printVariable(v); })
         .Case([&](emitc::AssignOp a) {
+          if (declaredWith.contains(a.getOperation()))
+            return success(); // printed as the variable's initializer
           line(lvalue(a.getVar()) + " = " + stripParens(expr(a.getValue())) + ";");
           return success();
         })
