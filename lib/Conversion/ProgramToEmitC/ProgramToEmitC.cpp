@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "Lanes.h"
+#include "Loops.h"
 #include "ModuleDefinitions.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -269,6 +270,46 @@ private:
     return success();
   }
 
+  /// An emitc.for; carried values are C variables declared before it,
+  /// assigned at the end of the body and read after it (Loops.h).
+  LogicalResult translateFor(pg::ForOp o) {
+    Location loc = o.getLoc();
+    SmallVector<bool> live = c::liveCarried(o);
+    SmallVector<Type> types;
+    SmallVector<Value> inits;
+    for (auto [k, init] : llvm::enumerate(o.getInitArgs())) {
+      types.push_back(valueType(init.getType()));
+      inits.push_back(live[k] ? get(init) : Value());
+    }
+    SmallVector<Value> vars = c::declareCarried(b, loc, types, inits);
+    // A widened loop steps by the lane width (SCALY_LANES with lanes=auto).
+    Value step = index(o.getStep(), loc);
+    if (o->hasAttr("scaly.lanes") && lanes.isAuto())
+      step = lit(b.getI64Type(), lanes.widthText(o.getStep()), loc);
+    auto loop = b.create<emitc::ForOp>(loc, index(o.getLower(), loc), index(o.getUpper(), loc),
+                                       step);
+    if (o.getName())
+      loop->setAttr(c::kNameAttr, o.getNameAttr());
+    map.map(o.getInductionVar(), loop.getInductionVar());
+    for (auto [arg, var] : llvm::zip(o.getRegionIterArgs(), vars))
+      if (var)
+        map.map(arg, var);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      if (failed(translate(*o.getBodyBlock())))
+        return failure();
+      SmallVector<Value> next;
+      for (Value v : o.getYield().getValues())
+        next.push_back(map.lookupOrNull(v));
+      c::assignCarried(b, loc, vars, next, loop.getBody());
+    }
+    for (auto [result, var] : llvm::zip(o.getResults(), vars))
+      if (var)
+        map.map(result, var);
+    return success();
+  }
+
   LogicalResult translateOp(Operation *op) {
     Location loc = op->getLoc();
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
@@ -391,20 +432,7 @@ private:
           map.map(o, broadcast(o));
           return success();
         })
-        .Case([&](pg::ForOp o) {
-          // A widened loop steps by the lane width (SCALY_LANES with lanes=auto).
-          Value step = index(o.getStep(), loc);
-          if (o->hasAttr("scaly.lanes") && lanes.isAuto())
-            step = lit(b.getI64Type(), lanes.widthText(o.getStep()), loc);
-          auto loop = b.create<emitc::ForOp>(loc, index(o.getLower(), loc),
-                                             index(o.getUpper(), loc), step);
-          if (o.getName())
-            loop->setAttr(c::kNameAttr, o.getNameAttr());
-          map.map(o.getInductionVar(), loop.getInductionVar());
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(loop.getBody()->getTerminator());
-          return translate(*o.getBodyBlock());
-        })
+        .Case([&](pg::ForOp o) { return translateFor(o); })
         .Case([&](arith::ConstantOp o) {
           map.map(o.getResult(), b.create<emitc::ConstantOp>(loc, o.getType(), o.getValue()).getResult());
           return success();

@@ -1,0 +1,91 @@
+//===- Loops.cpp - C variables for the carried values of prog.for ---------===//
+
+#include "Loops.h"
+
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+using namespace scaly;
+
+namespace {
+
+/// `v` as a value of C type `t` (a lane vector read through its memory type
+/// is cast to its value type).
+Value converted(OpBuilder &b, Location loc, Value v, Type t) {
+  return v.getType() == t ? v : b.create<emitc::CastOp>(loc, t, v).getResult();
+}
+
+/// `T v = init;`: a variable without initializer and its first assignment,
+/// which the C printer prints as one declaration.
+Value declare(OpBuilder &b, Location loc, Type t, Value init) {
+  Value var = b.create<emitc::VariableOp>(loc, t, emitc::OpaqueAttr::get(b.getContext(), ""));
+  b.create<emitc::AssignOp>(loc, var, converted(b, loc, init, t));
+  return var;
+}
+
+/// Whether `v` may read one of `vars` where it is printed: it is one of them,
+/// or an op of `body` computes it from one (the printer may print such an op
+/// at its use). Conservative: an op the printer names is evaluated where it
+/// is defined, before any assignment, but counts here too.
+bool mayRead(Value v, const llvm::DenseSet<Value> &vars, Block *body) {
+  llvm::DenseSet<Value> seen;
+  SmallVector<Value> work{v};
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    if (vars.contains(x))
+      return true;
+    if (Operation *def = x.getDefiningOp(); def && def->getBlock() == body)
+      work.append(def->operand_begin(), def->operand_end());
+  }
+  return false;
+}
+
+} // namespace
+
+SmallVector<bool> c::liveCarried(prog::ForOp loop) {
+  unsigned n = loop.getNumCarried();
+  SmallVector<bool> live(n, false);
+  auto args = loop.getRegionIterArgs();
+  prog::YieldOp yield = loop.getYield();
+  for (unsigned k = 0; k < n; ++k)
+    live[k] = !loop.getResult(k).use_empty() ||
+              llvm::any_of(args[k].getUsers(), [&](Operation *u) { return u != yield; });
+  // A value yielded for a live carried value is read by its assignment.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (unsigned j = 0; j < n; ++j)
+      for (unsigned k = 0; k < n; ++k)
+        if (live[j] && !live[k] && yield.getValues()[j] == args[k])
+          live[k] = changed = true;
+  }
+  return live;
+}
+
+SmallVector<Value> c::declareCarried(OpBuilder &b, Location loc, ArrayRef<Type> types,
+                                     ArrayRef<Value> inits) {
+  SmallVector<Value> vars;
+  for (auto [type, init] : llvm::zip(types, inits))
+    vars.push_back(init ? declare(b, loc, type, init) : Value());
+  return vars;
+}
+
+void c::assignCarried(OpBuilder &b, Location loc, ArrayRef<Value> vars, ArrayRef<Value> next,
+                      Block *body) {
+  // In list order, a value that may read a variable assigned earlier in the
+  // list goes through a temporary, declared (and so computed) before the
+  // first assignment.
+  SmallVector<Value> value(vars.size());
+  llvm::DenseSet<Value> assigned;
+  for (auto [k, var] : llvm::enumerate(vars)) {
+    if (!var || next[k] == var)
+      continue; // nothing reads it, or it keeps its value
+    value[k] = mayRead(next[k], assigned, body) ? declare(b, loc, var.getType(), next[k]) : next[k];
+    assigned.insert(var);
+  }
+  for (auto [k, var] : llvm::enumerate(vars))
+    if (value[k])
+      b.create<emitc::AssignOp>(loc, var, converted(b, loc, value[k], var.getType()));
+}
