@@ -5,8 +5,8 @@
 // shared object, loaded and called; the results are compared against the
 // same loops computed here. One module is built with ForOp's builder taking
 // init values (fibonacci, whose yield a, b = b, a + b needs a temporary,
-// and a swap), one is parsed (a dot product and a sum of squares reading
-// input buffers).
+// and a swap), the others are parsed (a dot product and a sum of squares
+// reading input buffers; four partial sums carried as one lane vector).
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,6 +178,22 @@ const char *kDot = R"(
     prog.return
   })";
 
+/// @partial: four partial sums carried as one lane vector (vector<4xf64>),
+/// y[k] = sum over i of x[4 * i + k].
+const char *kPartial = R"(
+  prog.proc @partial(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], entry, input_sizes = array<i64: 64>, output_sizes = array<i64: 4>} {
+    %zero = arith.constant 0.0 : f64
+    %z4 = vector.broadcast %zero : f64 to vector<4xf64>
+    %acc = prog.for %i = 0 to 16 iter_args(%s = %z4) -> (vector<4xf64>) {
+      %xi = prog.offset %x[%i] {scale = 4 : i64} : !prog.ptr<const f64> -> !prog.ptr<const f64>
+      %v = prog.load %xi[0] : !prog.ptr<const f64> -> vector<4xf64>
+      %s2 = arith.addf %s, %v : vector<4xf64>
+      prog.yield %s2 : vector<4xf64>
+    } {name = "i"}
+    prog.store %acc to %y[0] : vector<4xf64> into !prog.ptr<f64>
+    prog.return
+  })";
+
 } // namespace
 
 TEST_F(CarriedLoops, FibonacciAndSwapCompileAndRun) {
@@ -246,6 +262,37 @@ TEST_F(CarriedLoops, DotProductCompilesAndRuns) {
     // The same additions in the same order, without contraction: equal.
     EXPECT_DOUBLE_EQ(y[0], dot);
     EXPECT_DOUBLE_EQ(y[1], sq);
+    dlclose(lib);
+  }
+}
+
+TEST_F(CarriedLoops, LaneVectorSumsCompileAndRun) {
+  auto module = parseSourceString<ModuleOp>(kPartial, ctx.get());
+  ASSERT_TRUE(module);
+  std::string c = toC(*module);
+  ASSERT_NE(c.find("scaly_f64x4 v0 = scaly_splat_f64x4(0.0);"), std::string::npos) << c;
+  std::vector<double> x(64);
+  for (int k = 0; k < 64; ++k)
+    x[k] = 1.0 / (k + 1);
+  double want[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 16; ++i)
+    for (int k = 0; k < 4; ++k)
+      want[k] += x[4 * i + k];
+  auto list = compilers();
+  if (list.empty())
+    GTEST_SKIP() << "neither gcc nor clang-19 is installed";
+  for (const std::string &cc : list) {
+    SCOPED_TRACE(cc);
+    void *lib = compileAndLoad(cc, c, "partial");
+    ASSERT_TRUE(lib);
+    auto fn = reinterpret_cast<Entry>(dlsym(lib, "partial"));
+    ASSERT_TRUE(fn);
+    double y[4] = {-1, -1, -1, -1};
+    const double *arg[] = {x.data()};
+    double *res[] = {y};
+    EXPECT_EQ(fn(arg, res, nullptr, nullptr, 0), 0);
+    for (int k = 0; k < 4; ++k)
+      EXPECT_EQ(y[k], want[k]) << "lane " << k;
     dlclose(lib);
   }
 }
