@@ -33,3 +33,33 @@ prog.proc @scale(%x: !prog.ptr<const f64>, %d: !prog.ptr<const f64>, %y: !prog.p
   prog.store %q to %y[8] : f64 into <f64>
   prog.return
 }
+
+// A carried value changes every iteration of its loop: dividing by it stays
+// a division there. In an inner loop it is fixed: its reciprocal is computed
+// once per outer iteration, at the start of the outer body.
+// CHECK-LABEL: prog.proc @carried
+// CHECK:       prog.for %{{.*}} = 0 to 4 iter_args(%[[S:.*]] = %{{.*}}) -> (f64) {
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1.0
+// CHECK-NEXT:    %[[R:.*]] = arith.divf %[[ONE]], %[[S]] : f64
+// CHECK:         prog.for %{{.*}} = 0 to 8 {
+// CHECK:           arith.mulf %{{.*}}, %[[R]] : f64
+// CHECK:         }
+// CHECK:         %[[N:.*]] = arith.divf %{{.*}}, %[[S]] : f64
+// CHECK:         prog.yield %[[N]] : f64
+prog.proc @carried(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], entry, input_sizes = array<i64: 8>, output_sizes = array<i64: 9>} {
+  %two = arith.constant 2.0 : f64
+  %three = arith.constant 3.0 : f64
+  %r = prog.for %k = 0 to 4 iter_args(%s = %two) -> (f64) {
+    prog.for %i = 0 to 8 {
+      %xi = prog.offset %x[%i] : <const f64> -> <const f64>
+      %yi = prog.offset %y[%i] : <f64> -> <f64>
+      %v = prog.load %xi[0] : <const f64> -> f64
+      %a = arith.divf %v, %s : f64
+      prog.store %a to %yi[0] : f64 into <f64>
+    }
+    %n = arith.divf %three, %s : f64
+    prog.yield %n : f64
+  }
+  prog.store %r to %y[8] : f64 into <f64>
+  prog.return
+}
