@@ -124,11 +124,11 @@ constexpr int64_t kSwaps = 7;
 /// @fib: y = [F(n), F(n+1), the pair (1.5, -2.5) swapped kSwaps times],
 /// built with ForOp's builder taking init values.
 OwningOpRef<ModuleOp> buildFib(MLIRContext *ctx) {
-  auto module = parseSourceString<ModuleOp>(R"(
+  const char *skeleton = R"(
     prog.proc @fib(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], entry, input_sizes = array<i64>, output_sizes = array<i64: 4>} {
       prog.return
-    })",
-                                            ctx);
+    })";
+  auto module = parseSourceString<ModuleOp>(skeleton, ctx);
   if (!module)
     return module;
   auto proc = *module->getOps<pg::ProcOp>().begin();
@@ -149,7 +149,8 @@ OwningOpRef<ModuleOp> buildFib(MLIRContext *ctx) {
     fib.getYield()->setOperands(ValueRange{args[1], next});
   }
   // p, q = q, p
-  auto swap = b.create<pg::ForOp>(loc, 0, kSwaps, 1, "k", ValueRange{constant(1.5), constant(-2.5)});
+  Value first = constant(1.5), second = constant(-2.5);
+  auto swap = b.create<pg::ForOp>(loc, 0, kSwaps, 1, "k", ValueRange{first, second});
   auto args = swap.getRegionIterArgs();
   swap.getYield()->setOperands(ValueRange{args[1], args[0]});
   SmallVector<Value> out{fib.getResult(0), fib.getResult(1), swap.getResult(0), swap.getResult(1)};
