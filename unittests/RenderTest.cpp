@@ -13,14 +13,14 @@
 
 using namespace scaly;
 using trace::DType;
-using trace::OpKind;
+using trace::BinaryKind;
 
 namespace {
 
-std::shared_ptr<trace::Function> scaledSine(bool block) {
-  auto g = std::make_shared<trace::Graph>();
+std::shared_ptr<trace::Function> scaledSine(mlir::MLIRContext &ctx, bool block) {
+  auto g = std::make_shared<trace::Graph>(ctx);
   int32_t x = g->input(0, {4}, DType::F64);
-  int32_t y = g->binary(OpKind::Mul, g->math("sin", x), g->constant({3.0}, {}, DType::F64));
+  int32_t y = g->binary(BinaryKind::Mul, g->math("sin", x), g->constant({3.0}, {}, DType::F64));
   auto fn = std::make_shared<trace::Function>();
   fn->name = "scaled_sine";
   fn->inputs = {{"x", {4}, DType::F64}};
@@ -44,7 +44,7 @@ struct Render : ::testing::Test {
 } // namespace
 
 TEST_F(Render, EntryHeaderAndStores) {
-  auto module = trace::buildExprModule(*ctx, *scaledSine(false));
+  auto module = trace::buildExprModule(*ctx, *scaledSine(*ctx, false));
   codegen::RenderedModule out;
   std::string error;
   ASSERT_TRUE(codegen::renderCModule(*module, {}, out, error)) << error;

@@ -2,7 +2,11 @@
 
 #include "scaly/Trace/Digest.h"
 
+#include "scaly/Dialect/Expr/ExprDialect.h"
+
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
 
@@ -23,7 +27,7 @@ public:
       h.update(s);
     };
     i64Into = &h;
-    str("scaly-function-v1");
+    str("scaly-function-v2");
     str(fn.name);
     for (const auto *ports : {&fn.inputs, &fn.outputs}) {
       i64(static_cast<int64_t>(ports->size()));
@@ -34,42 +38,59 @@ public:
       }
     }
     i64(fn.block);
-    // Only the nodes the results depend on, renumbered densely, so that dead
-    // intermediate nodes do not change the digest.
+    // Only the ops the results depend on, values renumbered densely in graph
+    // order, so that dead intermediate ops do not change the digest.
     const Graph &g = *fn.graph;
-    std::vector<int32_t> live(g.size(), -1);
+    mlir::Block &traced = g.body();
+    llvm::DenseSet<mlir::Operation *> live;
+    llvm::SmallVector<mlir::Operation *> work;
+    auto need = [&](mlir::Value v) {
+      if (mlir::Operation *def = v.getDefiningOp())
+        if (live.insert(def).second)
+          work.push_back(def);
+    };
     for (int32_t r : fn.results)
-      live[r] = 0;
-    for (size_t i = g.size(); i-- > 0;)
-      if (live[i] == 0)
-        for (int32_t o : g.node(i).operands)
-          live[o] = 0;
-    int32_t next = 0;
-    for (size_t i = 0; i < g.size(); ++i) {
-      if (live[i] < 0)
+      need(g.value(r));
+    while (!work.empty())
+      for (mlir::Value operand : work.pop_back_val()->getOperands())
+        need(operand);
+    llvm::DenseMap<mlir::Value, int64_t> number;
+    for (mlir::BlockArgument arg : traced.getArguments()) {
+      number[arg] = static_cast<int64_t>(number.size());
+      str("input");
+      i64(g.inputPosition(arg.getArgNumber()));
+      type(arg.getType());
+    }
+    for (mlir::Operation &op : traced) {
+      if (!live.contains(&op))
         continue;
-      live[i] = next++;
-      const Node &n = g.node(i);
-      llvm::SHA256 *saved = i64Into;
-      std::string callee = n.callee ? digest(*n.callee) : "";
-      i64Into = saved;
-      i64(static_cast<int64_t>(n.kind));
-      i64(static_cast<int64_t>(n.dtype));
-      shape(n.shape);
-      i64(static_cast<int64_t>(n.operands.size()));
-      for (int32_t o : n.operands)
-        i64(live[o]);
-      i64(n.sub);
-      shape(n.ints);
-      i64(static_cast<int64_t>(n.values.size()));
-      if (!n.values.empty())
-        h.update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(n.values.data()),
-                                         n.values.size() * sizeof(double)));
-      str(callee);
+      str(op.getName().getStringRef().str());
+      i64(static_cast<int64_t>(op.getNumOperands()));
+      for (mlir::Value o : op.getOperands())
+        i64(number.lookup(o));
+      i64(static_cast<int64_t>(op.getNumResults()));
+      for (mlir::Value r : op.getResults()) {
+        type(r.getType());
+        number[r] = static_cast<int64_t>(number.size());
+      }
+      // Attributes in name order (properties included); an application's
+      // callee by its Function's digest, not its placeholder symbol.
+      mlir::NamedAttrList attrs(op.getAttrDictionary());
+      for (const mlir::NamedAttribute &a : attrs) {
+        str(a.getName().str());
+        if (a.getName() == "callee" && isApplication(op)) {
+          llvm::SHA256 *saved = i64Into;
+          std::string callee = digest(g.callee(&op));
+          i64Into = saved;
+          str(callee);
+        } else {
+          attribute(a.getValue());
+        }
+      }
     }
     i64(static_cast<int64_t>(fn.results.size()));
     for (int32_t r : fn.results)
-      i64(live[r]);
+      i64(number.lookup(g.value(r)));
     auto bytes = h.final();
     std::string hex = llvm::toHex(llvm::ArrayRef<uint8_t>(bytes.data(), bytes.size()), true);
     memo[&fn] = hex;
@@ -84,6 +105,40 @@ private:
     uint8_t b[8];
     std::memcpy(b, &v, 8);
     i64Into->update(llvm::ArrayRef<uint8_t>(b, 8));
+  }
+  /// A type as printed (shapes and element types print exactly).
+  void type(mlir::Type t) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    t.print(os);
+    i64(static_cast<int64_t>(text.size()));
+    i64Into->update(text);
+  }
+  /// An attribute: the raw data of large arrays (printing them costs more
+  /// than hashing), anything else as printed.
+  void attribute(mlir::Attribute a) {
+    if (auto dense = llvm::dyn_cast<mlir::DenseElementsAttr>(a)) {
+      type(dense.getType());
+      i64(dense.isSplat());
+      llvm::ArrayRef<char> raw = dense.getRawData();
+      i64(static_cast<int64_t>(raw.size()));
+      i64Into->update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(raw.data()),
+                                              raw.size()));
+      return;
+    }
+    if (auto ints = llvm::dyn_cast<mlir::DenseI64ArrayAttr>(a)) {
+      i64(-1); // an i64 array, not a shape
+      shape(std::vector<int64_t>(ints.asArrayRef().begin(), ints.asArrayRef().end()));
+      return;
+    }
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    a.print(os);
+    i64(static_cast<int64_t>(text.size()));
+    i64Into->update(text);
+  }
+  static bool isApplication(mlir::Operation &op) {
+    return llvm::isa<expr::CallOp, expr::MapOp, expr::ScanOp, expr::JvpOp, expr::VjpOp>(op);
   }
   void shape(const std::vector<int64_t> &s) {
     i64(static_cast<int64_t>(s.size()));

@@ -6,6 +6,8 @@
 #include "scaly/Trace/BuildModule.h"
 #include "scaly/Trace/Graph.h"
 
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -177,6 +179,51 @@ py::dict exprEnums() {
 }
 
 } // namespace
+
+/// A Python value as an attribute of expression op `op`: int, float and bool
+/// as themselves, a list of ints or of bools as a dense array, a str as
+/// MLIR attribute text (an enum such as "#expr<reduce_kind sum>").
+mlir::Attribute python::toAttribute(mlir::MLIRContext &ctx, const std::string &op,
+                            const std::string &name, py::handle v) {
+  mlir::Builder b(&ctx);
+  if (py::isinstance<py::bool_>(v))
+    return b.getBoolAttr(v.cast<bool>());
+  if (py::isinstance<py::int_>(v))
+    return b.getI64IntegerAttr(v.cast<int64_t>());
+  if (py::isinstance<py::float_>(v))
+    return b.getF64FloatAttr(v.cast<double>());
+  if (py::isinstance<py::str>(v)) {
+    std::string messages;
+    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+      messages += (messages.empty() ? "" : "; ") + d.str();
+      return mlir::success();
+    });
+    if (mlir::Attribute a = mlir::parseAttribute(v.cast<std::string>(), &ctx))
+      return a;
+    throw std::invalid_argument(op + ": attribute '" + name + "' is not MLIR attribute text: " +
+                                messages);
+  }
+  if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+    py::sequence items = py::reinterpret_borrow<py::sequence>(v);
+    bool bools = items.size() > 0, ints = true;
+    for (py::handle item : items) {
+      bools &= py::isinstance<py::bool_>(item);
+      ints &= py::isinstance<py::int_>(item) && !py::isinstance<py::bool_>(item);
+    }
+    if (bools) {
+      llvm::SmallVector<bool> flags;
+      for (py::handle item : items)
+        flags.push_back(item.cast<bool>());
+      return b.getDenseBoolArrayAttr(flags);
+    }
+    if (ints)
+      return b.getDenseI64ArrayAttr(items.cast<std::vector<int64_t>>());
+  }
+  throw std::invalid_argument(op + ": attribute '" + name + "' is a Python " +
+                              std::string(py::str(v.get_type().attr("__name__"))) +
+                              ": expected an int, float, bool, a list of ints or of bools, or "
+                              "MLIR attribute text");
+}
 
 void python::bindInspection(py::module_ &m) {
   m.def("jacobian_pattern", &jacobianPattern,

@@ -9,6 +9,7 @@
 #ifndef SCALY_PYTHON_INSPECTION_H
 #define SCALY_PYTHON_INSPECTION_H
 
+#include "mlir/IR/Attributes.h"
 #include "mlir/IR/MLIRContext.h"
 #include <pybind11/pybind11.h>
 
@@ -26,6 +27,12 @@ struct ContextGuard {
 
 /// The process's MLIR context (hold a ContextGuard while using it).
 mlir::MLIRContext &context();
+
+/// A Python value as attribute `name` of expression op `op` (Graph.op): int,
+/// float and bool as themselves, a list of ints or of bools as a dense array,
+/// a str as MLIR attribute text. Throws std::invalid_argument otherwise.
+mlir::Attribute toAttribute(mlir::MLIRContext &ctx, const std::string &op,
+                            const std::string &name, pybind11::handle value);
 
 /// expr_module, expr_graph, jacobian_pattern, set_output_sparsity and the colourings.
 void bindInspection(pybind11::module_ &m);

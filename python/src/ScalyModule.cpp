@@ -43,7 +43,6 @@ namespace py = pybind11;
 using namespace scaly;
 using trace::DType;
 using trace::Graph;
-using trace::OpKind;
 
 namespace {
 
@@ -62,6 +61,14 @@ public:
     std::unique_lock<std::mutex> l(m);
     cv.wait(l, [&] { return !held; });
     held = true;
+  }
+  /// Take the lock if it is free, without waiting.
+  bool tryLock() {
+    std::lock_guard<std::mutex> l(m);
+    if (held)
+      return false;
+    held = true;
+    return true;
   }
   template <class Duration> bool tryLockFor(Duration d) {
     std::unique_lock<std::mutex> l(m);
@@ -217,6 +224,9 @@ void runInterruptibly(std::function<void(const std::atomic<bool> &)> work,
 
 /// Take the context lock, checking for signals while waiting.
 void lockContextInterruptibly() {
+  // The common case (tracing: one lock per op) keeps the GIL.
+  if (contextLock.tryLock())
+    return;
   while (true) {
     {
       py::gil_scoped_release release;
@@ -238,11 +248,11 @@ mlir::MLIRContext &sharedContext() {
   return *ctx;
 }
 
-OpKind binaryKind(const std::string &op) {
-  if (op == "add") return OpKind::Add;
-  if (op == "sub") return OpKind::Sub;
-  if (op == "mul") return OpKind::Mul;
-  if (op == "div") return OpKind::Div;
+trace::BinaryKind binaryKind(const std::string &op) {
+  if (op == "add") return trace::BinaryKind::Add;
+  if (op == "sub") return trace::BinaryKind::Sub;
+  if (op == "mul") return trace::BinaryKind::Mul;
+  if (op == "div") return trace::BinaryKind::Div;
   throw std::invalid_argument("unknown binary operator '" + op + "'");
 }
 
@@ -294,6 +304,7 @@ void here(Graph &g) {
 template <typename R, typename... A>
 auto located(R (Graph::*method)(A...)) {
   return [method](Graph &g, A... args) -> R {
+    python::ContextGuard lock; // the graph builds ops in the shared context
     here(g);
     return (g.*method)(std::forward<A>(args)...);
   };
@@ -469,14 +480,14 @@ void warmUp(std::vector<std::string> flags) {
   codegen::RenderedModule out;
   {
     // A small function's module exercises the same paths as a real one.
-    auto g = std::make_shared<trace::Graph>();
+    std::lock_guard<ContextLock> lock(contextLock);
+    auto g = std::make_shared<trace::Graph>(sharedContext());
     trace::Function fn;
     fn.name = "scaly_warmup";
     fn.inputs = {{"x", {2}, DType::F64}};
     fn.outputs = {{"y", {2}, DType::F64}};
     fn.results = {g->math("sin", g->input(0, {2}, DType::F64))};
     fn.graph = g;
-    std::lock_guard<ContextLock> lock(contextLock);
     codegen::UncountedRenders uncounted;
     auto module = trace::buildExprModule(sharedContext(), fn);
     std::string error;
@@ -537,25 +548,32 @@ PYBIND11_MODULE(_scaly, m) {
   });
 
   py::class_<Graph, std::shared_ptr<Graph>>(m, "Graph", "A traced expression graph")
-      .def(py::init<>())
+      .def(py::init([] {
+        python::ContextGuard lock;
+        return std::make_shared<Graph>(sharedContext());
+      }))
       .def("__len__", &Graph::size)
-      .def("shape", [](const Graph &g, int32_t id) { return py::tuple(py::cast(g.node(id).shape)); })
-      .def("dtype", [](const Graph &g, int32_t id) { return trace::dtypeName(g.node(id).dtype); })
+      .def("shape", [](const Graph &g, int32_t id) { return py::tuple(py::cast(g.shape(id))); })
+      .def("dtype", [](const Graph &g, int32_t id) { return trace::dtypeName(g.dtype(id)); })
       .def("input", [](Graph &g, int32_t pos, trace::Shape shape, const std::string &dtype) {
+        python::ContextGuard lock; // the graph builds ops in the shared context
         here(g);
         return g.input(pos, std::move(shape), trace::parseDType(dtype));
       })
       .def("constant", [](Graph &g, std::vector<double> values, trace::Shape shape,
                           const std::string &dtype) {
+        python::ContextGuard lock; // the graph builds ops in the shared context
         here(g);
         return g.constant(std::move(values), std::move(shape), trace::parseDType(dtype));
       })
       .def("constant_ints", [](Graph &g, std::vector<int64_t> values, trace::Shape shape,
                                const std::string &dtype) {
+        python::ContextGuard lock; // the graph builds ops in the shared context
         here(g);
         return g.constantInts(std::move(values), std::move(shape), trace::parseDType(dtype));
       })
       .def("binary", [](Graph &g, const std::string &op, int32_t a, int32_t b) {
+        python::ContextGuard lock; // the graph builds ops in the shared context
         here(g);
         return g.binary(binaryKind(op), a, b);
       })
@@ -565,6 +583,7 @@ PYBIND11_MODULE(_scaly, m) {
       .def("compare", located(&Graph::compare))
       .def("select", located(&Graph::select))
       .def("cast", [](Graph &g, int32_t a, const std::string &dtype) {
+        python::ContextGuard lock; // the graph builds ops in the shared context
         here(g);
         return g.cast(a, trace::parseDType(dtype));
       })
@@ -579,29 +598,46 @@ PYBIND11_MODULE(_scaly, m) {
       .def("transpose", located(&Graph::transpose))
       .def("matmul", located(&Graph::matmul))
       .def("call", [](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args) {
+        python::ContextGuard lock; // the graph builds ops in the shared context
         here(g);
         return g.call(std::move(fn), std::move(args));
       })
       .def("map", [](Graph &g, std::shared_ptr<trace::Function> fn, int64_t count,
                      std::vector<int32_t> args, std::vector<bool> mapped) {
+        python::ContextGuard lock; // the graph builds ops in the shared context
         here(g);
         return g.map(std::move(fn), count, std::move(args), std::move(mapped));
       }, py::arg("fn"), py::arg("count"), py::arg("args"), py::arg("mapped") = std::vector<bool>{})
       .def("scan", [](Graph &g, std::shared_ptr<trace::Function> fn, int64_t count,
                       std::vector<int32_t> args, std::vector<bool> mapped) {
+        python::ContextGuard lock; // the graph builds ops in the shared context
         here(g);
         return g.scan(std::move(fn), count, std::move(args), std::move(mapped));
       })
       .def("jvp", [](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args,
                      std::vector<bool> wrt) {
+        python::ContextGuard lock; // the graph builds ops in the shared context
         here(g);
         return g.jvp(std::move(fn), std::move(args), std::move(wrt));
       })
       .def("vjp", [](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args,
                      std::vector<bool> wrt, std::vector<bool> of) {
+        python::ContextGuard lock; // the graph builds ops in the shared context
         here(g);
         return g.vjp(std::move(fn), std::move(args), std::move(wrt), std::move(of));
       })
+      .def("op", [](Graph &g, const std::string &name, std::vector<int32_t> operands,
+                    py::dict attributes) {
+        python::ContextGuard lock; // the graph builds ops in the shared context
+        here(g);
+        std::vector<mlir::NamedAttribute> attrs;
+        mlir::Builder b(&g.context());
+        for (auto [key, value] : attributes) {
+          std::string k = py::cast<std::string>(key);
+          attrs.push_back(b.getNamedAttr(k, python::toAttribute(g.context(), name, k, value)));
+        }
+        return g.op(name, operands, b.getDictionaryAttr(attrs));
+      }, "Any op of the expression dialect by name, its result types inferred by the op")
       .def("inputs", &Graph::inputs);
 
   py::class_<trace::Function, std::shared_ptr<trace::Function>>(m, "TracedFunction")
@@ -616,8 +652,8 @@ PYBIND11_MODULE(_scaly, m) {
              if (results.size() != fn->outputs.size())
                throw std::invalid_argument("outputs and results differ in number");
              for (size_t k = 0; k < results.size(); ++k) {
-               const trace::Node &n = graph->node(results[k]);
-               if (n.shape != fn->outputs[k].shape || n.dtype != fn->outputs[k].dtype)
+               if (graph->shape(results[k]) != fn->outputs[k].shape ||
+                   graph->dtype(results[k]) != fn->outputs[k].dtype)
                  throw std::invalid_argument("output '" + fn->outputs[k].name +
                                              "' does not match its traced value");
              }

@@ -1,13 +1,21 @@
 //===- Graph.h - the traced expression graph --------------------*- C++ -*-===//
 //
-// Tracing a Python function calls into this graph once per operator. Nodes
-// are plain structs in one vector, hash-consed so that an identical
-// subexpression is one node; no MLIR is created until a Function is lowered.
-// Shape and dtype rules live here, so every front end gets the same errors.
+// Tracing a Python function calls into this graph once per operator, and
+// each call builds the expression dialect's op directly (as Triton's builder
+// does): the op list, its attributes and result types are the dialect's
+// own, declared once in ODS. The graph adds NumPy's semantics on top
+// (broadcasting, dtype promotion, weak Python numbers) and owns the error
+// messages for bad shapes and dtypes. Ops are interned by content, so an
+// identical subexpression is one op. A Function's expr.func is made by
+// cloning the ops its results need (BuildModule.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SCALY_TRACE_GRAPH_H
 #define SCALY_TRACE_GRAPH_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <cstdint>
 #include <memory>
@@ -23,68 +31,49 @@ enum class DType : uint8_t { F64, F32, I32, I64, Bool };
 DType parseDType(const std::string &name);
 const char *dtypeName(DType d);
 bool isFloat(DType d);
+/// The element type of `d` and back.
+mlir::Type elementType(mlir::MLIRContext &ctx, DType d);
+DType dtypeOf(mlir::Type element);
 
 using Shape = std::vector<int64_t>;
 int64_t numElements(const Shape &shape);
 std::string shapeString(const Shape &shape);
 
-enum class OpKind : uint8_t {
-  Input, Constant, Add, Sub, Mul, Div, Neg, Math, Math2, Cmp, Select, Cast,
-  Broadcast, Reshape, Gather, Concat, Sum, Call, Map, Result,
-  // Structured ops (appended: digests of older graphs keep their values).
-  Slice, Transpose, Reduce, Matmul, Scan,
-  // Derivatives of a callee (expr.jvp / expr.vjp).
-  Jvp, Vjp,
-};
-
-/// Nodes that apply a callee and whose values are picked by Result nodes.
-inline bool isApplication(OpKind k) {
-  return k == OpKind::Call || k == OpKind::Map || k == OpKind::Scan || k == OpKind::Jvp ||
-         k == OpKind::Vjp;
-}
-
+/// Arithmetic of Graph::binary.
+enum class BinaryKind : uint8_t { Add, Sub, Mul, Div };
 
 struct Function;
 struct Port;
 
-/// One traced value (or, for Call and Map, one application whose values are
-/// picked by Result nodes).
-struct Node {
-  Node(OpKind kind, DType dtype = DType::F64, Shape shape = {}, std::vector<int32_t> operands = {})
-      : kind(kind), dtype(dtype), shape(std::move(shape)), operands(std::move(operands)) {}
-
-  OpKind kind;
-  DType dtype = DType::F64;
-  Shape shape;
-  std::vector<int32_t> operands;
-  /// Input position, math function, comparison predicate or result index.
-  int32_t sub = 0;
-  /// Gather indices, the map count, the values of an integer or bool
-  /// constant (row-major, exact), slice starts then steps, a transpose's
-  /// permutation, reduced axes, or a concat's axis (none: flattened).
-  std::vector<int64_t> ints;
-  /// The values of a float constant (row-major).
-  std::vector<double> values;
-  /// The called Function of Call and Map nodes.
-  std::shared_ptr<const Function> callee;
-  /// Where the Python operation was written: an index into Graph::files()
-  /// (-1: unknown) and a line. Not part of a node's identity or digest.
-  int32_t file = -1;
-  int32_t line = 0;
-};
-
 // Math functions, comparisons and reductions are named by the expression
-// dialect's ODS enums (MathFn, Math2Fn, CmpPredicate, ReduceKind): a node's
-// `sub` holds the enum's value. The names are never listed here.
+// dialect's ODS enums (MathFn, Math2Fn, CmpPredicate, ReduceKind). The names
+// are never listed here.
 
 class Graph {
 public:
-  const Node &node(int32_t id) const { return nodes_.at(id); }
-  size_t size() const { return nodes_.size(); }
+  /// A graph building ops in `ctx` (which must outlive it and be used by one
+  /// thread at a time: the Python bindings hold the context lock).
+  explicit Graph(mlir::MLIRContext &ctx);
+  ~Graph();
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
 
-  /// The source position given to the nodes created from now on.
+  /// The number of values traced (inputs and op results).
+  size_t size() const { return values_.size(); }
+  mlir::MLIRContext &context() const { return ctx_; }
+  mlir::Value value(int32_t id) const { return values_.at(id); }
+  Shape shape(int32_t id) const;
+  DType dtype(int32_t id) const;
+  /// The traced ops in order (operands before users); its arguments are the
+  /// inputs, argument k at input position inputPosition(k).
+  mlir::Block &body() const { return *body_; }
+  int32_t inputPosition(unsigned argument) const { return inputPositions_.at(argument); }
+  /// The Function an application op (call, map, scan, jvp, vjp) applies: its
+  /// callee symbol is a placeholder naming it, replaced when a module is built.
+  const Function &callee(mlir::Operation *application) const;
+
+  /// The source position given to the ops created from now on.
   void setLocation(const std::string &file, int32_t line);
-  const std::vector<std::string> &files() const { return files_; }
 
   int32_t input(int32_t position, Shape shape, DType dtype);
   /// A constant; for an integer or bool dtype every value must be an exact
@@ -96,7 +85,7 @@ public:
   /// Arithmetic with NumPy's broadcasting and dtype promotion; a constant
   /// operand takes the other operand's dtype when its values fit (weak
   /// Python numbers). On bools, + is "or" and * is "and", as in NumPy.
-  int32_t binary(OpKind kind, int32_t a, int32_t b);
+  int32_t binary(BinaryKind kind, int32_t a, int32_t b);
   int32_t neg(int32_t a);
   int32_t math(const std::string &fn, int32_t a);
   int32_t math2(const std::string &fn, int32_t a, int32_t b);
@@ -122,7 +111,13 @@ public:
   int32_t transpose(int32_t a, std::vector<int64_t> perm);
   /// Batched matrix product of operands of rank >= 2 (batch axes broadcast).
   int32_t matmul(int32_t a, int32_t b);
-  /// Applies `fn` and returns one Result node per output.
+  /// Any op of the expression dialect by name (`expr.<op>`), with its
+  /// attributes; its result types are inferred by the op
+  /// (InferTypeOpInterface) and it is verified. One id per result. No NumPy
+  /// semantics: operands must already have the shapes and dtypes it needs.
+  std::vector<int32_t> op(const std::string &name, const std::vector<int32_t> &operands,
+                          mlir::DictionaryAttr attributes);
+  /// Applies `fn` and returns one value per output.
   std::vector<int32_t> call(std::shared_ptr<const Function> fn, std::vector<int32_t> args);
   /// `fn` over the leading axis of the operands whose `mapped` flag is set
   /// (empty: all); the others are passed whole to every iteration.
@@ -141,22 +136,35 @@ public:
   /// output flagged in `of`; one result (a cotangent) per input in `wrt`.
   std::vector<int32_t> vjp(std::shared_ptr<const Function> fn, std::vector<int32_t> args,
                            std::vector<bool> wrt, std::vector<bool> of);
-  /// The Input nodes created so far, by position (-1 where none).
+  /// The inputs created so far, by position (-1 where none).
   std::vector<int32_t> inputs() const;
 
 private:
-  std::vector<Node> nodes_;
-  std::unordered_multimap<uint64_t, int32_t> interned_;
-  std::vector<std::string> files_;
-  std::unordered_map<std::string, int32_t> fileIds_;
-  int32_t file_ = -1, line_ = 0;
+  mlir::MLIRContext &ctx_;
+  /// Owns the traced ops (a block outside any region: never verified as a
+  /// whole, only cloned from).
+  std::unique_ptr<mlir::Block> body_;
+  mlir::OpBuilder builder_;
+  mlir::Location loc_;
+  std::vector<mlir::Value> values_;
+  /// Id of each value (the first result's id of an op is its id).
+  llvm::DenseMap<mlir::Value, int32_t> ids_;
+  std::vector<int32_t> inputPositions_;
+  std::vector<std::shared_ptr<const Function>> callees_;
+  llvm::DenseMap<const Function *, unsigned> calleeIds_;
+  std::unordered_multimap<uint64_t, mlir::Operation *> interned_;
 
-  int32_t add(Node n);
-  /// One Result node per port of application `app`.
-  std::vector<int32_t> resultsOf(int32_t app, const std::vector<Port> &ports);
-  const Node &checked(int32_t id) const;
-  /// Constant `n` converted to `to` when exact, else -1.
-  int32_t convertExactly(const Node &n, DType to);
+  /// Record `op`'s results, or, when an identical op exists (and `intern`),
+  /// erase it and return the existing one's; the id of the first result.
+  int32_t add(mlir::Operation *op, bool intern = true);
+  std::vector<int32_t> resultIds(mlir::Operation *op);
+  mlir::Value checked(int32_t id) const;
+  mlir::RankedTensorType tensorType(const Shape &shape, DType dtype) const;
+  /// The placeholder callee symbol of `fn` in this graph.
+  mlir::FlatSymbolRefAttr calleeSymbol(std::shared_ptr<const Function> fn);
+  bool isConstant(int32_t id) const;
+  /// Constant `id` converted to `to` when exact, else -1.
+  int32_t convertExactly(int32_t id, DType to);
   /// Make `a` and `b` the same shape and dtype (NumPy broadcasting and
   /// promotion).
   std::pair<int32_t, int32_t> unify(int32_t a, int32_t b, const char *what);
