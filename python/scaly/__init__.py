@@ -11,8 +11,9 @@ from ._function import Arg, Function, L, arg, function
 from ._trace import DTYPES, Expr
 from .derivatives import gradient, hessian, jacobian, jacobian_sparsity, jvp, vjp
 from .ops import (abs, acos, asin, atan, atan2, cast, ceil, concat, cos, cosh, dot, exp, expm1,
-                  floor, fmax, fmin, log, log1p, matmul, max, mean, min, norm2, pow, prod, sin,
-                  scan, sinh, sqrt, stack, sum, sumsqr, tan, tanh, transpose, vmap, where)
+                  expr_op, floor, fmax, fmin, log, log1p, matmul, max, mean, min, norm2, pow,
+                  prod, sin, scan, sinh, sqrt, stack, sum, sumsqr, tan, tanh, transpose, vmap,
+                  where)
 
 __version__ = "0.1.0"
 
@@ -20,8 +21,8 @@ from . import runtime  # noqa: E402,F401  (numerical calls; cheap to import)
 
 __all__ = [
     "Arg", "DTYPES", "Expr", "Function", "L", "arg", "function", "abs", "acos", "asin", "atan",
-    "atan2", "cast", "ceil", "concat", "cos", "cosh", "dot", "exp", "expm1", "floor", "fmax",
-    "fmin", "log", "log1p", "matmul", "max", "mean", "min", "norm2", "pow", "prod", "scan", "sin", "sinh", "sqrt", "stack", "sum",
+    "atan2", "cast", "ceil", "concat", "cos", "cosh", "dot", "exp", "expm1", "expr_op", "floor",
+    "fmax", "fmin", "log", "log1p", "matmul", "max", "mean", "min", "norm2", "pow", "prod", "scan", "sin", "sinh", "sqrt", "stack", "sum",
     "sumsqr", "tan", "tanh", "transpose", "vmap", "where",
     "gradient", "hessian", "jacobian", "jacobian_sparsity", "jvp", "vjp",
 ]

@@ -125,6 +125,29 @@ def _expr(x, what):
     return x
 
 
+def expr_op(name, *operands, **attributes):
+    """Apply any op of the expression dialect by name to Exprs, as they are.
+
+    `name` is the op's name (``"expr.matmul"``). Attributes are ints, floats,
+    bools, lists of ints or of bools, or MLIR attribute text for the
+    dialect's enums (``kind="#expr<reduce_kind max>"``). The op infers its
+    result types and checks its operands with its own ODS definition and
+    verifier: no NumPy broadcasting or promotion happens here, and an op
+    without type inference is refused. Returns an Expr, or a tuple of Exprs
+    for an op with several results. A newly defined op is reachable from
+    Python this way before it has a function of its own.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"expr_op: the op name must be a str, got {type(name).__name__}")
+    exprs = [_expr(x, name) for x in operands]
+    graph = _graph(exprs, name)
+    if any(e._g is not graph for e in exprs):
+        raise ValueError(f"{name}: operands come from different traced functions")
+    ids = graph.op(name, [e._id for e in exprs], attributes)
+    out = tuple(Expr(graph, i) for i in ids)
+    return out[0] if len(out) == 1 else out
+
+
 def sumsqr(x):
     """Sum of squares of all elements."""
     x = _expr(x, "sumsqr")

@@ -57,3 +57,67 @@ def test_unknown_math_name_lists_the_ods_names():
     x = graph.input(0, [2], "float64")
     with pytest.raises(ValueError, match="unknown math function 'erff': expected one of sin, cos"):
         graph.math("erff", x)
+
+
+# ---------------------------------------------------------------------------
+# Ops by name: the tracer builds the dialect's op itself (its ODS inference
+# and verifier), with no op list of its own
+# ---------------------------------------------------------------------------
+
+def test_expr_op_builds_a_contraction_and_a_reduction():
+    r = np.random.default_rng(3)
+    a, b = r.standard_normal((2, 3, 4)), r.standard_normal((2, 4, 5))
+
+    @sc.function(sc.arg("a", (2, 3, 4)), sc.arg("b", (2, 4, 5)), outputs=(sc.arg("c"), sc.arg("m")))
+    def f(a, b):
+        c = sc.expr_op("expr.matmul", a, b)
+        m = sc.expr_op("expr.reduce", c, kind="#expr<reduce_kind max>", axes=[0, 2])
+        return c, m
+
+    c, m = f(a, b)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-14, atol=1e-14)
+    np.testing.assert_array_equal(m, (a @ b).max(axis=(0, 2)))
+    assert "expr.reduce  max" in f.mlir() and "expr.matmul" in f.mlir()
+
+
+def test_expr_op_interns_like_every_traced_op():
+    @sc.function(sc.arg("a", (2, 2)), outputs=sc.arg("y"))
+    def f(a):
+        p = sc.expr_op("expr.matmul", a, a)
+        before = len(a._g)
+        q = sc.expr_op("expr.matmul", a, a)
+        assert q._id == p._id and len(a._g) == before
+        return p + q
+
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_allclose(f(x), 2 * (x @ x))
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda a: sc.expr_op("expr.nothing", a), "'expr.nothing' is not an op of the expression"),
+    (lambda a: sc.expr_op("arith.addf", a, a), "is not an op of the expression dialect"),
+    (lambda a: sc.expr_op("expr.slice", a, starts=[0, 0], steps=[1, 1]),
+     "does not infer its result types"),
+    (lambda a: sc.expr_op("expr.matmul", a, a), r"expr.matmul: .*\(3, 2\)"),
+    (lambda a: sc.expr_op("expr.reduce", a, kind="#expr<reduce_kind avg>", axes=[0]),
+     "attribute 'kind' is not MLIR attribute text"),
+    (lambda a: sc.expr_op("expr.reduce", a, kind="#expr<reduce_kind sum>", axes=[5]),
+     "expr.reduce: "),
+    (lambda a: sc.expr_op("expr.reduce", a, kind="#expr<reduce_kind sum>", axes={"x": 1}),
+     "attribute 'axes' is a Python dict"),
+])
+def test_expr_op_errors_name_the_op_and_what_was_wrong(call, message):
+    with pytest.raises(ValueError, match=message):
+        @sc.function(sc.arg("a", (3, 2)), outputs=sc.arg("y"))
+        def f(a):
+            return call(a)
+
+
+def test_expr_op_needs_exprs_and_a_name():
+    @sc.function(sc.arg("a", 2), outputs=sc.arg("y"))
+    def f(a):
+        with pytest.raises(TypeError, match="op name must be a str"):
+            sc.expr_op(3, a)
+        with pytest.raises(TypeError, match="expected an Expr"):
+            sc.expr_op("expr.matmul", a, np.ones((2, 2)))
+        return a
