@@ -324,12 +324,12 @@ std::vector<RenderedPort> renderedPorts(const std::vector<Port> &ports,
   return out;
 }
 
-/// One entry's part of the header: SZ_* sizes, typed structs and its
+/// Append one entry's part of the header: SZ_* sizes, typed structs and its
 /// declaration; in C, or for lang="cpp" in C++ inside a namespace named
-/// after the entry.
-std::string entrySection(prog::ProcOp entry, const std::vector<Port> &ins,
-                         const std::vector<Port> &outs, const RenderedEntry &rendered,
-                         const RenderOptions &o) {
+/// after the entry. (Appended in place: its sparse tables can be megabytes.)
+void appendEntrySection(std::string &s, prog::ProcOp entry, const std::vector<Port> &ins,
+                        const std::vector<Port> &outs, const RenderedEntry &rendered,
+                        const RenderOptions &o) {
   std::string name = entry.getSymName().str();
   Type wElem = cast<prog::PtrType>(entry.getWorkspaceArg().getType()).getElementType();
   std::string t = elementCType(wElem);
@@ -348,7 +348,6 @@ std::string entrySection(prog::ProcOp entry, const std::vector<Port> &ins,
   std::string decl = llvm::formatv("int {0}(const {1}** arg, {1}** res, int* iw, {1}* w, int mem);",
                                    name, t)
                          .str();
-  std::string s;
   if (cxx) {
     s += "namespace " + name + " {\n\n";
     s += llvm::formatv("constexpr int SZ_ARG = {0};\nconstexpr int SZ_RES = {1};\n"
@@ -361,7 +360,7 @@ std::string entrySection(prog::ProcOp entry, const std::vector<Port> &ins,
     s += "extern \"C\" " + decl + "\n\n";
     s += "} // namespace " + name + "\n\n";
     appendSparseTables(s, name, outs, outNames);
-    return s;
+    return;
   }
   s += llvm::formatv("#define {0}_SZ_ARG {1}\n#define {0}_SZ_RES {2}\n#define {0}_SZ_IW 0\n"
                      "#define {0}_SZ_W {3}\n\n",
@@ -375,7 +374,6 @@ std::string entrySection(prog::ProcOp entry, const std::vector<Port> &ins,
   appendSparseTables(s, name, outs, outNames);
   s += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n" + decl + "\n\n";
   s += "#ifdef __cplusplus\n}\n#endif\n\n";
-  return s;
 }
 
 /// The header: recipe, include guard (named after the module), status codes
@@ -392,7 +390,7 @@ std::string renderHeader(StringRef moduleName, ArrayRef<prog::ProcOp> procs,
   // The entry's status codes, for callers (the source defines the same).
   s += "#ifndef SCALY_SUCCESS\n" + c::statusCodeDefines() + "#endif\n\n";
   for (auto [proc, e, r] : llvm::zip(procs, ports, rendered))
-    s += entrySection(proc, e.ins, e.outs, r, o);
+    appendEntrySection(s, proc, e.ins, e.outs, r, o);
   s += "#endif\n";
   return s;
 }
