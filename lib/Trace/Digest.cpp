@@ -73,9 +73,14 @@ public:
         type(r.getType());
         number[r] = static_cast<int64_t>(number.size());
       }
-      // Attributes in name order (properties included); an application's
-      // callee by its Function's digest, not its placeholder symbol.
-      mlir::NamedAttrList attrs(op.getAttrDictionary());
+      // Attributes in name order (inherent ones read from the properties,
+      // nothing created in the context); an application's callee by its
+      // Function's digest, not its placeholder symbol.
+      mlir::NamedAttrList attrs(op.getRawDictionaryAttrs());
+      for (mlir::StringAttr name : op.getName().getAttributeNames())
+        if (std::optional<mlir::Attribute> value = op.getInherentAttr(name.getValue()))
+          if (*value)
+            attrs.set(name, *value);
       for (const mlir::NamedAttribute &a : attrs) {
         str(a.getName().str());
         if (a.getName() == "callee" && isApplication(op)) {

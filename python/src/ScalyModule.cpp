@@ -678,7 +678,10 @@ PYBIND11_MODULE(_scaly, m) {
       })
       .def_property_readonly("num_nodes", [](const trace::Function &f) { return f.graph->size(); });
 
-  m.def("graph_digest", &trace::graphDigest,
+  m.def("graph_digest", [](const trace::Function &fn) {
+          python::ContextGuard lock; // it prints types and attributes of the shared context
+          return trace::graphDigest(fn);
+        },
         "SHA-256 of a traced function's graph, names and types (the index key's first part)");
 
   py::class_<jit::LoadedObject>(m, "JitObject", "An object file linked into the process by ORC")

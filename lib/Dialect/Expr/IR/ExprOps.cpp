@@ -366,6 +366,10 @@ LogicalResult ConstantOp::verify() {
   auto type = dyn_cast<RankedTensorType>(getValue().getType());
   if (!type || !type.hasStaticShape())
     return emitOpError("value must be a statically shaped tensor");
+  // Lowering and the tracer read the elements: dense integers or floats only
+  // (no sparse or resource-backed data).
+  if (!isa<DenseIntOrFPElementsAttr>(getValue()))
+    return emitOpError("value must be dense integer or float elements");
   return success();
 }
 
