@@ -150,8 +150,14 @@ py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of) 
 
 expr::SparsityPattern patternFrom(int64_t nrow, int64_t ncol, std::vector<int64_t> colind,
                                   std::vector<int64_t> row) {
-  if (static_cast<int64_t>(colind.size()) != ncol + 1 || colind.back() != (int64_t)row.size())
-    throw std::invalid_argument("pattern: colind must have ncol + 1 entries ending at nnz");
+  if (nrow < 0 || ncol < 0)
+    throw std::invalid_argument("pattern: nrow and ncol must not be negative");
+  if (static_cast<int64_t>(colind.size()) != ncol + 1 || colind.front() != 0 ||
+      colind.back() != (int64_t)row.size())
+    throw std::invalid_argument("pattern: colind must have ncol + 1 entries from 0 to nnz");
+  for (size_t c = 1; c < colind.size(); ++c)
+    if (colind[c] < colind[c - 1])
+      throw std::invalid_argument("pattern: colind must not decrease");
   for (int64_t r : row)
     if (r < 0 || r >= nrow)
       throw std::invalid_argument("pattern: row index out of range");

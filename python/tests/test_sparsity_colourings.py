@@ -442,3 +442,21 @@ def test_jacobian_sparsity_bad_inputs():
         sc.jacobian_sparsity(f, wrt="nope")
     S = sc.jacobian_sparsity(f, wrt="x")
     assert_same_pattern(S.toarray() != 0, np.eye(3, dtype=bool), "x * k")
+
+
+@pytest.mark.parametrize("colind,row,message", [
+    ([0, 2, 1, 3], [0, 1, 0], "must not decrease"),
+    ([1, 2, 3, 3], [0, 1, 0], "from 0 to nnz"),
+    ([0, 1, 2], [0, 1, 0], "ncol \\+ 1 entries"),
+    ([0, 1, 2, 3], [0, 5, 0], "row index out of range"),
+])
+def test_colourings_refuse_malformed_patterns(colind, row, message):
+    # A malformed compressed-column pattern is an error, never a read out of bounds.
+    tables = (np.asarray(colind, dtype=np.int64), np.asarray(row, dtype=np.int64))
+    for colour in (_scaly.colour_columns, _scaly.colour_rows):
+        with pytest.raises(ValueError, match=message):
+            colour(3, 3, *tables)
+    with pytest.raises(ValueError, match=message):
+        _scaly.star_colouring(3, *tables)
+    with pytest.raises(ValueError, match="must not be negative"):
+        _scaly.colour_columns(3, -1, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))

@@ -14,6 +14,7 @@
 #include "scaly/Dialect/Expr/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
@@ -534,11 +535,8 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
         if (failed(lp))
           return failure();
         std::vector<DepSets> stacked(map.getNumResults());
-        for (auto [r, local] : llvm::enumerate((*lp)->results)) {
+        for (size_t r = 0; r < stacked.size(); ++r)
           stacked[r].reserve(map.getCount() * (*lp)->resultSizes[r]);
-          if (local) // at least one entry per local one
-            stacked[r].cols.reserve(map.getCount() * local->cols.size());
-        }
         // Per operand: its sets and, for a mapped one, the stride of an iteration.
         auto [args, strides] = iterationOperands(map, callee, in);
         for (int64_t it = 0; it < map.getCount(); ++it)
@@ -632,11 +630,13 @@ FailureOr<SparsityPattern> scaly::expr::jacobianPattern(ModuleOp module, FuncOp 
   pm.addPass(createDifferentiate());
   if (failed(pm.run(module)))
     return failure();
-  auto pattern = patternOf(module, f, wrt, of);
-  // Every set is gone now: give the reused arrays back.
-  recycledSets.clear();
-  recycledSets.shrink_to_fit();
-  return pattern;
+  // Every set is gone when patternOf returns (or throws): the reused arrays
+  // are given back then.
+  auto release = llvm::make_scope_exit([] {
+    recycledSets.clear();
+    recycledSets.shrink_to_fit();
+  });
+  return patternOf(module, f, wrt, of);
 }
 
 //===----------------------------------------------------------------------===//
