@@ -33,6 +33,17 @@ TEST(Graph, IdenticalSubexpressionsAreOneNode) {
   EXPECT_EQ(g.size(), before + 1);
 }
 
+TEST(Graph, CommutativeOpsInternAcrossOperandOrder) {
+  // MLIR's OperationEquivalence compares a Commutative op's operands as a
+  // set: a + b and b + a are one op (bitwise the same in IEEE arithmetic);
+  // a - b and b - a are not.
+  Graph g(context());
+  int32_t a = g.input(0, {2}, DType::F64), b = g.input(1, {2}, DType::F64);
+  EXPECT_EQ(g.binary(BinaryKind::Add, a, b), g.binary(BinaryKind::Add, b, a));
+  EXPECT_EQ(g.binary(BinaryKind::Mul, a, b), g.binary(BinaryKind::Mul, b, a));
+  EXPECT_NE(g.binary(BinaryKind::Sub, a, b), g.binary(BinaryKind::Sub, b, a));
+}
+
 TEST(Graph, ScalarsBroadcastAndConstantsAdoptTheDtype) {
   Graph g(context());
   int32_t x = g.input(0, {2, 2}, DType::F32);

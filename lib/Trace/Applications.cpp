@@ -179,6 +179,9 @@ std::vector<int32_t> Graph::scan(std::shared_ptr<const Function> fn, int64_t cou
                                 "the same shape and dtype");
   for (int32_t a : args)
     checked(a);
+  if (args.empty())
+    throw std::invalid_argument("scan: " + fn->name + " needs its initial state as the first "
+                                "argument");
   if (mapped.empty())
     mapped.assign(args.size(), true);
   if (mapped.size() != args.size())

@@ -127,8 +127,10 @@ int32_t Graph::add(Operation *op, bool intern) {
         return ids_.lookup(it->second->getResult(0));
       }
   }
-  if (values_.size() + op->getNumResults() >= static_cast<size_t>(INT32_MAX))
+  if (values_.size() + op->getNumResults() >= static_cast<size_t>(INT32_MAX)) {
+    op->erase();
     throw std::length_error("expression graph exceeds 2^31 values");
+  }
   int32_t first = static_cast<int32_t>(values_.size());
   for (Value r : op->getResults()) {
     ids_[r] = static_cast<int32_t>(values_.size());
@@ -159,6 +161,9 @@ const Function &Graph::callee(Operation *application) const {
 }
 
 int32_t Graph::input(int32_t position, Shape shape, DType dtype) {
+  if (position < 0)
+    throw std::invalid_argument("input position " + std::to_string(position) +
+                                " is negative");
   for (int64_t d : shape)
     if (d < 0)
       throw std::invalid_argument("shape " + shapeString(shape) + " has a negative dimension");
@@ -636,6 +641,19 @@ std::vector<int32_t> Graph::op(const std::string &name, const std::vector<int32_
   if (!info->hasInterface<InferTypeOpInterface>())
     throw std::invalid_argument(name + " does not infer its result types: it has a builder "
                                        "method of the graph instead");
+  // Only the op's own attributes: a misspelt name is an error, not an extra.
+  if (attributes)
+    for (NamedAttribute a : attributes) {
+      ArrayRef<StringAttr> known = info->getAttributeNames();
+      if (!llvm::is_contained(known, a.getName())) {
+        std::string names;
+        for (StringAttr k : known)
+          names += (names.empty() ? "" : ", ") + k.str();
+        throw std::invalid_argument(name + ": no attribute '" + a.getName().str() +
+                                    "' (its attributes: " + (names.empty() ? "none" : names) +
+                                    ")");
+      }
+    }
   OperationState state(loc_, *info);
   for (int32_t id : operands)
     state.addOperands(checked(id));

@@ -121,3 +121,17 @@ def test_expr_op_needs_exprs_and_a_name():
         with pytest.raises(TypeError, match="expected an Expr"):
             sc.expr_op("expr.matmul", a, np.ones((2, 2)))
         return a
+
+
+def test_graph_op_refuses_what_lowering_could_not_read():
+    graph = _scaly.Graph()
+    x = graph.input(0, [2], "float64")
+    # A misspelt attribute is an error naming the op's attributes, not an ignored extra.
+    with pytest.raises(ValueError, match=r"no attribute 'axis' \(its attributes: axes, kind\)"):
+        graph.op("expr.reduce", [x], {"kind": "#expr<reduce_kind sum>", "axis": [0]})
+    # Constants hold dense integer or float elements only (lowering reads them).
+    with pytest.raises(ValueError, match="dense integer or float elements"):
+        graph.op("expr.constant", [], {"value": "sparse<[[0]], [1.0]> : tensor<2xf64>"})
+    with pytest.raises(ValueError, match="negative"):
+        graph.input(-1, [2], "float64")
+    assert len(graph) == 1  # nothing half-built was kept
