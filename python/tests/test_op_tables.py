@@ -135,3 +135,10 @@ def test_graph_op_refuses_what_lowering_could_not_read():
     with pytest.raises(ValueError, match="negative"):
         graph.input(-1, [2], "float64")
     assert len(graph) == 1  # nothing half-built was kept
+
+
+def test_expr_op_max_over_an_empty_axis_is_an_error():
+    with pytest.raises(ValueError, match="no identity over the zero-size axis 0"):
+        @sc.function(sc.arg("a", (0, 3)), outputs=sc.arg("y"))
+        def f(a):
+            return sc.expr_op("expr.reduce", a, kind="#expr<reduce_kind max>", axes=[0])

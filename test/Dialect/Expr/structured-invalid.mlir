@@ -173,3 +173,20 @@ expr.func @f(%x: tensor<2x1x4xf64>) -> tensor<3x4xf64> attributes {arg_names = [
   %0 = expr.broadcast %x : tensor<2x1x4xf64> to tensor<3x4xf64>
   expr.return %0 : tensor<3x4xf64>
 }
+
+// -----
+
+expr.func @f(%x: tensor<0x3xf64>) -> tensor<3xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  // A maximum over an empty axis has no value (NumPy refuses it too).
+  // expected-error @+1 {{'expr.reduce' op has no identity over the zero-size axis 0}}
+  %0 = expr.reduce max %x axes [0] : tensor<0x3xf64> to tensor<3xf64>
+  expr.return %0 : tensor<3xf64>
+}
+
+// -----
+
+expr.func @f(%x: tensor<0x3xf64>) -> tensor<3xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  // A sum over an empty axis is 0: no error.
+  %0 = expr.reduce sum %x axes [0] : tensor<0x3xf64> to tensor<3xf64>
+  expr.return %0 : tensor<3xf64>
+}

@@ -555,6 +555,12 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 LogicalResult ReduceOp::verify() {
   if (tensorOf(getType()).getElementType().isInteger(1))
     return emitOpError("cannot reduce bool arrays: cast them to a number first");
+  // A maximum or minimum of nothing has no value (NumPy refuses it too).
+  if (getKind() == ReduceKind::max || getKind() == ReduceKind::min)
+    for (int64_t axis : getAxes())
+      if (axis >= 0 && axis < tensorOf(getOperand().getType()).getRank() &&
+          tensorOf(getOperand().getType()).getDimSize(axis) == 0)
+        return emitOpError("has no identity over the zero-size axis ") << axis;
   return success();
 }
 
