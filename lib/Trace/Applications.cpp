@@ -61,16 +61,21 @@ static SmallVector<Type> outputTypes(MLIRContext &ctx, const Function &fn, int64
   return types;
 }
 
+std::vector<int32_t> Graph::applied(Operation *op) {
+  add(op, /*intern=*/false);
+  return resultIds(op);
+}
+
 std::vector<int32_t> Graph::call(std::shared_ptr<const Function> fn, std::vector<int32_t> args) {
   for (int32_t a : args)
     checked(a);
   checkArgs(*fn, args, *this, -1);
   auto types = outputTypes(ctx_, *fn, -1, false);
   bool block = fn->block;
-  auto op = builder_.create<expr::CallOp>(loc_, types, calleeSymbol(std::move(fn)).getValue(),
+  StringRef callee = calleeSymbol(fn).getValue();
+  auto op = builder_.create<expr::CallOp>(loc_, types, callee,
                                           valuesOf(*this, args), block, nullptr, nullptr);
-  add(op, false);
-  return resultIds(op);
+  return applied(op);
 }
 
 /// Checks derivative operands: fn's inputs, then one extra value per port
@@ -116,10 +121,10 @@ std::vector<int32_t> Graph::jvp(std::shared_ptr<const Function> fn, std::vector<
   checkDerivativeArgs(*fn, args, *this, fn->inputs, wrt, "jvp");
   auto types = outputTypes(ctx_, *fn, -1, false);
   SmallVector<bool> flags(wrt.begin(), wrt.end());
-  auto op = builder_.create<expr::JvpOp>(loc_, types, calleeSymbol(std::move(fn)).getValue(),
+  StringRef callee = calleeSymbol(fn).getValue();
+  auto op = builder_.create<expr::JvpOp>(loc_, types, callee,
                                          valuesOf(*this, args), flags);
-  add(op, false);
-  return resultIds(op);
+  return applied(op);
 }
 
 std::vector<int32_t> Graph::vjp(std::shared_ptr<const Function> fn, std::vector<int32_t> args,
@@ -140,10 +145,10 @@ std::vector<int32_t> Graph::vjp(std::shared_ptr<const Function> fn, std::vector<
       types.push_back(tensorType(fn->inputs[i].shape, fn->inputs[i].dtype));
     }
   SmallVector<bool> wrtFlags(wrt.begin(), wrt.end()), ofFlags(of.begin(), of.end());
-  auto op = builder_.create<expr::VjpOp>(loc_, types, calleeSymbol(std::move(fn)).getValue(),
+  StringRef callee = calleeSymbol(fn).getValue();
+  auto op = builder_.create<expr::VjpOp>(loc_, types, callee,
                                          valuesOf(*this, args), wrtFlags, ofFlags);
-  add(op, false);
-  return resultIds(op);
+  return applied(op);
 }
 
 std::vector<int32_t> Graph::map(std::shared_ptr<const Function> fn, int64_t count,
@@ -162,10 +167,10 @@ std::vector<int32_t> Graph::map(std::shared_ptr<const Function> fn, int64_t coun
     flags = builder_.getDenseBoolArrayAttr(SmallVector<bool>(mapped.begin(), mapped.end()));
   auto types = outputTypes(ctx_, *fn, count, false);
   bool block = fn->block;
-  auto op = builder_.create<expr::MapOp>(loc_, types, calleeSymbol(std::move(fn)).getValue(), count,
+  StringRef callee = calleeSymbol(fn).getValue();
+  auto op = builder_.create<expr::MapOp>(loc_, types, callee, count,
                                          valuesOf(*this, args), block, flags);
-  add(op, false);
-  return resultIds(op);
+  return applied(op);
 }
 
 std::vector<int32_t> Graph::scan(std::shared_ptr<const Function> fn, int64_t count,
@@ -192,10 +197,10 @@ std::vector<int32_t> Graph::scan(std::shared_ptr<const Function> fn, int64_t cou
   auto flags = builder_.getDenseBoolArrayAttr(SmallVector<bool>(mapped.begin(), mapped.end()));
   auto types = outputTypes(ctx_, *fn, count, true);
   bool block = fn->block;
-  auto op = builder_.create<expr::ScanOp>(loc_, types, calleeSymbol(std::move(fn)).getValue(), count,
+  StringRef callee = calleeSymbol(fn).getValue();
+  auto op = builder_.create<expr::ScanOp>(loc_, types, callee, count,
                                           valuesOf(*this, args), block, flags);
-  add(op, false);
-  return resultIds(op);
+  return applied(op);
 }
 
 } // namespace scaly::trace

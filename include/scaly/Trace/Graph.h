@@ -158,6 +158,8 @@ private:
   /// erase it and return the existing one's; the id of the first result.
   int32_t add(mlir::Operation *op, bool intern = true);
   std::vector<int32_t> resultIds(mlir::Operation *op);
+  /// Record an application op (never merged): one id per result.
+  std::vector<int32_t> applied(mlir::Operation *op);
   mlir::Value checked(int32_t id) const;
   mlir::RankedTensorType tensorType(const Shape &shape, DType dtype) const;
   /// The placeholder callee symbol of `fn` in this graph.
