@@ -2,9 +2,10 @@
 //
 // The exact structural pattern of a Jacobian, computed symbolically on the
 // expression dialect: every value carries, per element, the sorted set of
-// input elements it depends on differentiably. Calls, maps and scans are
-// analysed once per callee (a local pattern) and composed per iteration, so
-// nothing is unrolled in the IR. Colourings compress the derivative sweeps.
+// input elements it depends on differentiably. Maps, scans and calls of small
+// callees are analysed once per callee (a local pattern) and composed per
+// iteration, so nothing is unrolled in the IR; a large callee is analysed
+// with each call's own sets. Colourings compress the derivative sweeps.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SCALY_DIALECT_EXPR_SPARSITY_H
