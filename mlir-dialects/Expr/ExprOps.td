@@ -318,7 +318,8 @@ def Expr_BroadcastOp : Expr_Op<"broadcast", [Expr_Differentiable, Pure, AllEleme
   let hasFolder = 1;
 }
 
-def Expr_ReshapeOp : Expr_Op<"reshape", [Expr_Differentiable, Pure]> {
+def Expr_ReshapeOp : Expr_Op<"reshape", [Expr_Differentiable, Pure,
+    AllElementTypesMatch<["operand", "result"]>]> {
   let summary = "the same elements in row-major order, another shape";
   let arguments = (ins Expr_Array:$operand);
   let results = (outs Expr_Array:$result);
@@ -327,7 +328,8 @@ def Expr_ReshapeOp : Expr_Op<"reshape", [Expr_Differentiable, Pure]> {
   let hasFolder = 1;
 }
 
-def Expr_GatherOp : Expr_Op<"gather", [Expr_Differentiable, Pure]> {
+def Expr_GatherOp : Expr_Op<"gather", [Expr_Differentiable, Pure,
+    AllElementTypesMatch<["operand", "result"]>]> {
   let summary = "pick elements by static row-major position";
   let description = [{
     Element `k` of the result (row-major) is element `indices[k]` of the

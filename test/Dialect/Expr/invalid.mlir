@@ -29,7 +29,7 @@ expr.func @f(%x: tensor<4xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], 
 // -----
 
 expr.func @f(%x: tensor<4xf64>) -> tensor<f32> attributes {arg_names = ["x"], res_names = ["y"]} {
-  // expected-error @+1 {{'expr.gather' op cannot change the element type}}
+  // expected-error @+1 {{'expr.gather' op failed to verify that all of {operand, result} have same element type}}
   %0 = expr.gather %x [1] : tensor<4xf64> to tensor<f32>
   expr.return %0 : tensor<f32>
 }
@@ -45,7 +45,7 @@ expr.func @f(%x: tensor<4xf64>) -> tensor<3xf64> attributes {arg_names = ["x"], 
 // -----
 
 expr.func @f(%x: tensor<4xf64>) -> tensor<2x2xf32> attributes {arg_names = ["x"], res_names = ["y"]} {
-  // expected-error @+1 {{'expr.reshape' op cannot change the element type}}
+  // expected-error @+1 {{'expr.reshape' op failed to verify that all of {operand, result} have same element type}}
   %0 = expr.reshape %x : tensor<4xf64> to tensor<2x2xf32>
   expr.return %0 : tensor<2x2xf32>
 }
