@@ -3,6 +3,7 @@
 #include "Loops.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
@@ -45,21 +46,55 @@ bool mayRead(Value v, const llvm::DenseSet<Value> &vars, Block *body) {
 
 } // namespace
 
+/// Whether `op` must run whatever uses its results: it has regions, writes
+/// or allocates memory, or its effects are unknown. Anything else the C
+/// printer drops when nothing uses its results.
+static bool runsForItsEffects(Operation *op) {
+  if (op->getNumRegions() > 0)
+    return true;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return true;
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffects(list);
+  return llvm::any_of(list, [](const MemoryEffects::EffectInstance &e) {
+    return !isa<MemoryEffects::Read>(e.getEffect());
+  });
+}
+
 SmallVector<bool> c::liveCarried(prog::ForOp loop) {
   unsigned n = loop.getNumCarried();
   SmallVector<bool> live(n, false);
-  auto args = loop.getRegionIterArgs();
-  prog::YieldOp yield = loop.getYield();
   for (unsigned k = 0; k < n; ++k)
-    live[k] = !loop.getResult(k).use_empty() ||
-              llvm::any_of(args[k].getUsers(), [&](Operation *u) { return u != yield; });
-  // A value yielded for a live carried value is read by its assignment.
+    live[k] = !loop.getResult(k).use_empty();
+  Block *body = loop.getBodyBlock();
+  prog::YieldOp yield = loop.getYield();
+  // A body op is needed when it runs for its effects or a needed op (or the
+  // yield of a live carried value) uses one of its results; a carried value
+  // is live when it is used after the loop or read by a needed op or such a
+  // yield. Unneeded ops are not printed, so their reads make no variable.
+  llvm::DenseSet<Operation *> needed;
+  auto readBy = [&](Value v) {
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = body->findAncestorOpInBlock(*use.getOwner());
+      if (!user)
+        continue;
+      if (user == yield ? live[use.getOperandNumber()] : needed.contains(user))
+        return true;
+    }
+    return false;
+  };
   for (bool changed = true; changed;) {
     changed = false;
-    for (unsigned j = 0; j < n; ++j)
-      for (unsigned k = 0; k < n; ++k)
-        if (live[j] && !live[k] && yield.getValues()[j] == args[k])
-          live[k] = changed = true;
+    for (Operation &op : body->without_terminator())
+      if (!needed.contains(&op) &&
+          (runsForItsEffects(&op) || llvm::any_of(op.getResults(), readBy))) {
+        needed.insert(&op);
+        changed = true;
+      }
+    for (auto [k, arg] : llvm::enumerate(loop.getRegionIterArgs()))
+      if (!live[k] && readBy(arg))
+        live[k] = changed = true;
   }
   return live;
 }

@@ -291,9 +291,10 @@ private:
     if (o.getName())
       loop->setAttr(c::kNameAttr, o.getNameAttr());
     map.map(o.getInductionVar(), loop.getInductionVar());
-    for (auto [arg, var] : llvm::zip(o.getRegionIterArgs(), vars))
-      if (var)
-        map.map(arg, var);
+    // A carried value without a variable is read only by ops nothing needs
+    // (the printer drops them): they read its init value instead.
+    for (auto [arg, var, init] : llvm::zip(o.getRegionIterArgs(), vars, o.getInitArgs()))
+      map.map(arg, var ? var : get(init));
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());

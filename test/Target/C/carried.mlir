@@ -164,3 +164,27 @@ prog.proc @partial_raw(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.p
   prog.store %acc to %y[0] : vector<4xf64> into !prog.ptr<f64>
   prog.return
 }
+
+// A carried value read only by an op nothing uses (%t), or only to compute
+// its own next value while nothing reads it (%b), gets no variable: the C
+// would set it and never read it (gcc's -Wunused-but-set-variable).
+// CHECK-LABEL: static inline void deadreads_raw(const double* x, double* y, double* w) {
+// CHECK-NEXT:    (void)w;
+// CHECK-NEXT:    for (long long i = 0; i < 4; ++i) {
+// CHECK-NEXT:      double v0 = x[i];
+// CHECK-NEXT:      y[0] = v0;
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+prog.proc @deadreads_raw(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], input_sizes = array<i64: 4>, output_sizes = array<i64: 1>} {
+  %zero = arith.constant 0.0 : f64
+  %one = arith.constant 1.0 : f64
+  %r:2 = prog.for %i = 0 to 4 iter_args(%a = %zero, %b = %zero) -> (f64, f64) {
+    %t = arith.addf %a, %one : f64
+    %xi = prog.offset %x[%i] : !prog.ptr<const f64> -> !prog.ptr<const f64>
+    %v = prog.load %xi[0] : !prog.ptr<const f64> -> f64
+    %u = arith.mulf %b, %v : f64
+    prog.store %v to %y[0] : f64 into !prog.ptr<f64>
+    prog.yield %v, %u : f64, f64
+  } {name = "i"}
+  prog.return
+}
