@@ -292,16 +292,26 @@ def _periodic_constant(values, graph):
 
 def _longest_periodic_run(table):
     """(start, period, stride, periods) of the longest stretch where
-    table[k + period] == table[k] + stride, or None."""
+    table[k + period] == table[k] + stride, or None.
+
+    Only periods whose run through the middle of the table (where the stride
+    is read) spans 8 periods are considered."""
     count, best = len(table), None
-    middle = (count - 1) // 2
     for period in range(1, min(64, count // 8) + 1):
-        # The stride is read in the middle of the table, so a run worth taking
-        # repeats there: test a window around it before the whole table (at
-        # n = 10^5 the whole-table test of every period cost ~50 ms).
-        window = table[max(0, middle - 64):middle + 64 + period]
-        near = window[period:] - window[:-period]
-        if not np.all(near == near[len(near) // 2]):
+        # The stride is read in the middle of the table, and a run worth taking
+        # has 8 periods: test that the run through the middle has them on a
+        # window of 7 periods each side before the whole table (at n = 10^5
+        # the whole-table test of every period cost ~50 ms). Runs that miss
+        # the middle are not looked for.
+        middle = (count - period) // 2  # where the stride is read
+        lo, hi = max(0, middle - 7 * period), min(count - period, middle + 7 * period + 1)
+        near = table[lo + period:hi + period] - table[lo:hi]
+        m = middle - lo
+        same = near == near[m]
+        before, after = np.flatnonzero(~same[:m]), np.flatnonzero(~same[m:])
+        run_start = before[-1] + 1 if len(before) else 0
+        run_end = m + after[0] if len(after) else len(same)
+        if near[m] <= 0 or run_end - run_start < 7 * period:
             continue
         step = table[period:] - table[:-period]
         stride = step[len(step) // 2]

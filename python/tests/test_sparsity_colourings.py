@@ -460,3 +460,26 @@ def test_colourings_refuse_malformed_patterns(colind, row, message):
         _scaly.star_colouring(3, *tables)
     with pytest.raises(ValueError, match="must not be negative"):
         _scaly.colour_columns(3, -1, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+
+
+@pytest.mark.parametrize("table", [
+    np.arange(1000) * 3,
+    np.repeat(np.arange(250), 4) * 7 + np.tile([0, 1, 5, 9], 250),
+    np.concatenate([np.arange(110) + 1000 * k for k in range(29)]),  # blocks of 110
+    np.concatenate([[5, 1, 9, 2], np.arange(500) * 2 + 100, [7, 3]]),
+])
+def test_periodic_runs_of_position_tables(table):
+    # The compression of position tables into strided slices finds a run of at least
+    # 8 periods (blocks of 110 included), and what it returns is one (entry by entry).
+    from scaly.derivatives import _longest_periodic_run
+    run = _longest_periodic_run(table)
+    assert run is not None
+    start, period, stride, periods = run
+    assert periods >= 8 and stride > 0
+    for k in range(start, start + period * (periods - 1)):
+        assert table[k + period] == table[k] + stride
+
+
+def test_no_periodic_run_in_random_positions():
+    from scaly.derivatives import _longest_periodic_run
+    assert _longest_periodic_run(np.random.default_rng(5).integers(0, 100, 3000)) is None
