@@ -17,12 +17,20 @@ from .ops import (abs, acos, asin, atan, atan2, cast, ceil, concat, cos, cosh, d
 
 __version__ = "0.1.0"
 
-from . import runtime  # noqa: E402,F401  (numerical calls; cheap to import)
+from . import ops, runtime  # noqa: E402,F401  (numerical calls; cheap to import)
 
 __all__ = [
     "Arg", "DTYPES", "Expr", "Function", "L", "arg", "function", "abs", "acos", "asin", "atan",
     "atan2", "cast", "ceil", "concat", "cos", "cosh", "dot", "exp", "expm1", "expr_op", "floor",
-    "fmax", "fmin", "log", "log1p", "matmul", "max", "mean", "min", "norm2", "pow", "prod", "scan", "sin", "sinh", "sqrt", "stack", "sum",
-    "sumsqr", "tan", "tanh", "transpose", "vmap", "where",
-    "gradient", "hessian", "jacobian", "jacobian_sparsity", "jvp", "vjp",
+    "fmax", "fmin", "log", "log1p", "matmul", "max", "mean", "min", "norm2", "pow", "prod",
+    "scan", "sin", "sinh", "sqrt", "stack", "sum", "sumsqr", "tan", "tanh", "transpose", "vmap",
+    "where", "gradient", "hessian", "jacobian", "jacobian_sparsity", "jvp", "vjp",
 ]
+
+# Every math function of the dialect's ODS enum is sc.<name>, those added
+# after this list was written included.
+for _name in ops.MATH_FUNCTIONS:
+    globals().setdefault(_name, getattr(ops, _name))
+    if _name not in __all__:
+        __all__.append(_name)
+del _name
