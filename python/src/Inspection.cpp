@@ -189,46 +189,92 @@ py::dict exprEnums() {
 /// A Python value as an attribute of expression op `op`: int, float and bool
 /// as themselves, a list of ints or of bools as a dense array, a str as
 /// MLIR attribute text (an enum such as "#expr<reduce_kind sum>").
-mlir::Attribute python::toAttribute(mlir::MLIRContext &ctx, const std::string &op,
-                            const std::string &name, py::handle v) {
-  mlir::Builder b(&ctx);
+/// Whether `v` is a bool: Python's or NumPy's.
+static bool isBool(py::handle v) {
   if (py::isinstance<py::bool_>(v))
-    return b.getBoolAttr(v.cast<bool>());
-  if (py::isinstance<py::int_>(v))
-    return b.getI64IntegerAttr(v.cast<int64_t>());
-  if (py::isinstance<py::float_>(v))
-    return b.getF64FloatAttr(v.cast<double>());
-  if (py::isinstance<py::str>(v)) {
+    return true;
+  py::handle type = v.get_type();
+  return py::str(type.attr("__module__")).cast<std::string>() == "numpy" &&
+         py::str(type.attr("__name__")).cast<std::string>().rfind("bool", 0) == 0;
+}
+
+/// `v` as an int64 when it is an integer (an int or anything with __index__,
+/// as NumPy's integers), else nothing; out of range is an error.
+static std::optional<int64_t> asInt(const std::string &what, py::handle v) {
+  if (isBool(v) || !PyIndex_Check(v.ptr()))
+    return std::nullopt;
+  py::int_ i = py::reinterpret_steal<py::int_>(PyNumber_Index(v.ptr()));
+  int overflow = 0;
+  long long value = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow)
+    throw std::invalid_argument(what + " does not fit a 64-bit integer");
+  return static_cast<int64_t>(value);
+}
+
+python::AttributeValue python::readAttribute(const std::string &op, const std::string &name,
+                                             py::handle v) {
+  std::string what = op + ": attribute '" + name + "'";
+  AttributeValue a;
+  if (isBool(v)) {
+    a.kind = AttributeValue::Bool;
+    a.ints = {v.cast<bool>()};
+  } else if (std::optional<int64_t> i = asInt(what, v)) {
+    a.kind = AttributeValue::Int;
+    a.ints = {*i};
+  } else if (PyFloat_Check(v.ptr())) {
+    a.kind = AttributeValue::Float;
+    a.real = v.cast<double>();
+  } else if (py::isinstance<py::str>(v)) {
+    a.kind = AttributeValue::Text;
+    a.text = v.cast<std::string>();
+  } else if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+    py::sequence items = py::reinterpret_borrow<py::sequence>(v);
+    bool bools = items.size() > 0, ints = true;
+    for (py::handle item : items) {
+      bools &= isBool(item);
+      ints &= !isBool(item) && PyIndex_Check(item.ptr());
+    }
+    if (bools || ints) {
+      a.kind = bools ? AttributeValue::Bools : AttributeValue::Ints;
+      for (py::handle item : items)
+        a.ints.push_back(bools ? item.cast<bool>() : *asInt(what, item));
+      return a;
+    }
+  }
+  if (a.kind == AttributeValue::None)
+    throw std::invalid_argument(what + " is a Python " +
+                                std::string(py::str(v.get_type().attr("__name__"))) +
+                                ": expected an int, float, bool, a list of ints or of bools, or "
+                                "MLIR attribute text");
+  return a;
+}
+
+mlir::Attribute python::toAttribute(mlir::MLIRContext &ctx, const std::string &op,
+                                    const std::string &name, const AttributeValue &a) {
+  mlir::Builder b(&ctx);
+  switch (a.kind) {
+  case AttributeValue::Bool: return b.getBoolAttr(a.ints[0] != 0);
+  case AttributeValue::Int: return b.getI64IntegerAttr(a.ints[0]);
+  case AttributeValue::Float: return b.getF64FloatAttr(a.real);
+  case AttributeValue::Ints: return b.getDenseI64ArrayAttr(a.ints);
+  case AttributeValue::Bools: {
+    llvm::SmallVector<bool> flags(a.ints.begin(), a.ints.end());
+    return b.getDenseBoolArrayAttr(flags);
+  }
+  case AttributeValue::Text: {
     std::string messages;
     mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
       messages += (messages.empty() ? "" : "; ") + d.str();
       return mlir::success();
     });
-    if (mlir::Attribute a = mlir::parseAttribute(v.cast<std::string>(), &ctx))
-      return a;
+    if (mlir::Attribute parsed = mlir::parseAttribute(a.text, &ctx))
+      return parsed;
     throw std::invalid_argument(op + ": attribute '" + name + "' is not MLIR attribute text: " +
                                 messages);
   }
-  if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
-    py::sequence items = py::reinterpret_borrow<py::sequence>(v);
-    bool bools = items.size() > 0, ints = true;
-    for (py::handle item : items) {
-      bools &= py::isinstance<py::bool_>(item);
-      ints &= py::isinstance<py::int_>(item) && !py::isinstance<py::bool_>(item);
-    }
-    if (bools) {
-      llvm::SmallVector<bool> flags;
-      for (py::handle item : items)
-        flags.push_back(item.cast<bool>());
-      return b.getDenseBoolArrayAttr(flags);
-    }
-    if (ints)
-      return b.getDenseI64ArrayAttr(items.cast<std::vector<int64_t>>());
+  case AttributeValue::None: break;
   }
-  throw std::invalid_argument(op + ": attribute '" + name + "' is a Python " +
-                              std::string(py::str(v.get_type().attr("__name__"))) +
-                              ": expected an int, float, bool, a list of ints or of bools, or "
-                              "MLIR attribute text");
+  throw std::logic_error("an attribute value of no kind");
 }
 
 void python::bindInspection(py::module_ &m) {

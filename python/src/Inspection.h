@@ -13,6 +13,9 @@
 #include "mlir/IR/MLIRContext.h"
 #include <pybind11/pybind11.h>
 
+#include <string>
+#include <vector>
+
 namespace scaly::python {
 
 /// Holds the lock of the shared context for a scope, taken as `render` takes
@@ -28,11 +31,22 @@ struct ContextGuard {
 /// The process's MLIR context (hold a ContextGuard while using it).
 mlir::MLIRContext &context();
 
-/// A Python value as attribute `name` of expression op `op` (Graph.op): int,
-/// float and bool as themselves, a list of ints or of bools as a dense array,
-/// a str as MLIR attribute text. Throws std::invalid_argument otherwise.
+/// A Python value read as an attribute of an expression op (Graph.op), with
+/// no MLIR object made yet (so no context lock is held while Python runs).
+struct AttributeValue {
+  enum Kind { None, Bool, Int, Float, Text, Ints, Bools } kind = None;
+  std::vector<int64_t> ints;
+  double real = 0;
+  std::string text;
+};
+/// int (or NumPy integer), float, bool, a list of ints or of bools, or a str
+/// of MLIR attribute text; throws std::invalid_argument naming `op` and
+/// `name` otherwise.
+AttributeValue readAttribute(const std::string &op, const std::string &name,
+                             pybind11::handle value);
+/// The attribute of `value` in `ctx` (hold the context lock).
 mlir::Attribute toAttribute(mlir::MLIRContext &ctx, const std::string &op,
-                            const std::string &name, pybind11::handle value);
+                            const std::string &name, const AttributeValue &value);
 
 /// expr_module, expr_graph, jacobian_pattern, set_output_sparsity and the colourings.
 void bindInspection(pybind11::module_ &m);

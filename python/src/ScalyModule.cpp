@@ -628,14 +628,18 @@ PYBIND11_MODULE(_scaly, m) {
       })
       .def("op", [](Graph &g, const std::string &name, std::vector<int32_t> operands,
                     py::dict attributes) {
+        // Python values are read before the lock: reading them may run Python.
+        std::vector<std::pair<std::string, python::AttributeValue>> values;
+        for (auto [key, value] : attributes) {
+          std::string k = py::cast<std::string>(key);
+          values.emplace_back(k, python::readAttribute(name, k, value));
+        }
         python::ContextGuard lock; // the graph builds ops in the shared context
         here(g);
         std::vector<mlir::NamedAttribute> attrs;
         mlir::Builder b(&g.context());
-        for (auto [key, value] : attributes) {
-          std::string k = py::cast<std::string>(key);
+        for (const auto &[k, value] : values)
           attrs.push_back(b.getNamedAttr(k, python::toAttribute(g.context(), name, k, value)));
-        }
         return g.op(name, operands, b.getDictionaryAttr(attrs));
       }, "Any op of the expression dialect by name, its result types inferred by the op")
       .def("inputs", &Graph::inputs);

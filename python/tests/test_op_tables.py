@@ -142,3 +142,19 @@ def test_expr_op_max_over_an_empty_axis_is_an_error():
         @sc.function(sc.arg("a", (0, 3)), outputs=sc.arg("y"))
         def f(a):
             return sc.expr_op("expr.reduce", a, kind="#expr<reduce_kind max>", axes=[0])
+
+
+def test_expr_op_attributes_accept_numpy_integers():
+    @sc.function(sc.arg("a", (2, 3)), outputs=sc.arg("y"))
+    def f(a):
+        return sc.expr_op("expr.reduce", a, kind="#expr<reduce_kind sum>",
+                          axes=[np.int64(1)])
+
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(f(x), x.sum(axis=1))
+    graph = _scaly.Graph()
+    v = graph.input(0, [2], "float64")
+    with pytest.raises(ValueError, match="'axes' does not fit a 64-bit integer"):
+        graph.op("expr.reduce", [v], {"kind": "#expr<reduce_kind sum>", "axes": [2 ** 70]})
+    with pytest.raises(ValueError, match="'axes' is a Python list"):
+        graph.op("expr.reduce", [v], {"kind": "#expr<reduce_kind sum>", "axes": [0, 1.5]})
