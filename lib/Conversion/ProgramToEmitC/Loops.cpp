@@ -20,8 +20,11 @@ Value converted(OpBuilder &b, Location loc, Value v, Type t) {
 /// `T v = init;`: a variable without initializer and its first assignment,
 /// which the C printer prints as one declaration.
 Value declare(OpBuilder &b, Location loc, Type t, Value init) {
+  // The cast first: nothing may come between the variable and its first
+  // assignment, or they print as two statements.
+  Value value = converted(b, loc, init, t);
   Value var = b.create<emitc::VariableOp>(loc, t, emitc::OpaqueAttr::get(b.getContext(), ""));
-  b.create<emitc::AssignOp>(loc, var, converted(b, loc, init, t));
+  b.create<emitc::AssignOp>(loc, var, value);
   return var;
 }
 
