@@ -151,15 +151,24 @@ std::vector<int32_t> Graph::vjp(std::shared_ptr<const Function> fn, std::vector<
   return applied(op);
 }
 
+/// The checks a map and a scan share: at least one iteration, valid operand
+/// ids, one `in_axes` flag per operand (none: all mapped).
+static void checkLoop(const char *what, int64_t count, const std::vector<int32_t> &args,
+                      const std::vector<bool> &mapped, const Graph &g) {
+  if (count < 1)
+    throw std::invalid_argument(std::string(what) + ": count must be at least 1, got " +
+                                std::to_string(count));
+  for (int32_t a : args)
+    g.value(a);
+  if (!mapped.empty() && mapped.size() != args.size())
+    throw std::invalid_argument(std::string(what) + ": in_axes has " +
+                                std::to_string(mapped.size()) + " entries for " +
+                                std::to_string(args.size()) + " inputs");
+}
+
 std::vector<int32_t> Graph::map(std::shared_ptr<const Function> fn, int64_t count,
                                 std::vector<int32_t> args, std::vector<bool> mapped) {
-  if (count < 1)
-    throw std::invalid_argument("vmap: count must be at least 1, got " + std::to_string(count));
-  for (int32_t a : args)
-    checked(a);
-  if (!mapped.empty() && mapped.size() != args.size())
-    throw std::invalid_argument("vmap: in_axes has " + std::to_string(mapped.size()) +
-                                " entries for " + std::to_string(args.size()) + " inputs");
+  checkLoop("vmap", count, args, mapped, *this);
   checkArgs(*fn, args, *this, count, mapped);
   // Flags only when some operand is passed whole.
   DenseBoolArrayAttr flags;
@@ -175,23 +184,17 @@ std::vector<int32_t> Graph::map(std::shared_ptr<const Function> fn, int64_t coun
 
 std::vector<int32_t> Graph::scan(std::shared_ptr<const Function> fn, int64_t count,
                                  std::vector<int32_t> args, std::vector<bool> mapped) {
-  if (count < 1)
-    throw std::invalid_argument("scan: count must be at least 1, got " + std::to_string(count));
+  checkLoop("scan", count, args, mapped, *this);
   if (fn->inputs.empty() || fn->outputs.empty() ||
       fn->inputs[0].shape != fn->outputs[0].shape || fn->inputs[0].dtype != fn->outputs[0].dtype)
     throw std::invalid_argument("scan: " + fn->name +
                                 "'s first input and first output are the state and must have "
                                 "the same shape and dtype");
-  for (int32_t a : args)
-    checked(a);
   if (args.empty())
     throw std::invalid_argument("scan: " + fn->name + " needs its initial state as the first "
                                 "argument");
   if (mapped.empty())
     mapped.assign(args.size(), true);
-  if (mapped.size() != args.size())
-    throw std::invalid_argument("scan: in_axes has " + std::to_string(mapped.size()) +
-                                " entries for " + std::to_string(args.size()) + " inputs");
   mapped[0] = false; // the state is never sliced
   checkArgs(*fn, args, *this, count, mapped);
   auto flags = builder_.getDenseBoolArrayAttr(SmallVector<bool>(mapped.begin(), mapped.end()));

@@ -61,7 +61,7 @@ public:
   /// The number of values traced (inputs and op results).
   size_t size() const { return values_.size(); }
   mlir::MLIRContext &context() const { return ctx_; }
-  mlir::Value value(int32_t id) const { return values_.at(id); }
+  mlir::Value value(int32_t id) const { return checked(id); }
   Shape shape(int32_t id) const;
   DType dtype(int32_t id) const;
   /// The traced ops in order (operands before users); its arguments are the
