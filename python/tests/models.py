@@ -3,16 +3,22 @@
 import scaly as sc
 
 
-@sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
-def euler(z, u):
-    """One Euler step of the guide's model (kept as a procedure: .block())."""
-    return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()]).block()
+def rollout_model(block=True):
+    """The guide's rollout, one Euler step mapped over 10 stages, traced afresh (new
+    Function objects at each call). The step is kept as a procedure (.block()) unless
+    `block` is false."""
+    @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
+    def euler(z, u):
+        step = sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()])
+        return step.block() if block else step
+
+    @sc.function(sc.arg("zs", 20), sc.arg("us", 10), outputs=sc.arg("zn"))
+    def rollout(zs, us):
+        return sc.vmap(euler, 10)(zs.reshape((10, 2)), us).vec()
+    return rollout
 
 
-@sc.function(sc.arg("zs", 20), sc.arg("us", 10), outputs=sc.arg("zn"))
-def rollout(zs, us):
-    """The guide's rollout: euler mapped over 10 stages."""
-    return sc.vmap(euler, 10)(zs.reshape((10, 2)), us).vec()
+rollout = rollout_model()
 
 
 @sc.function(sc.arg("v", 5), outputs=sc.arg("r"))

@@ -136,28 +136,9 @@ def _listings():
     import scaly as sc
     from scaly.codegen import render_c_module
 
-    def rollout_model(block):
-        @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
-        def euler(z, u):
-            step = sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()])
-            return step.block() if block else step
+    from models import rollout_model, spilling
 
-        @sc.function(sc.arg("zs", 20), sc.arg("us", 10), outputs=sc.arg("zn"))
-        def rollout(zs, us):
-            return sc.vmap(euler, 10)(zs.reshape((10, 2)), us).vec()
-        return rollout
-
-    @sc.function(sc.arg("v", 5), outputs=sc.arg("r"))
-    def inner(v):
-        return (v.sin() * 2.0).block()
-
-    @sc.function(sc.arg("u", 5), outputs=sc.arg("s"))
-    def middle(u):
-        return (inner(u * 3.0) + 1.0).block()
-
-    @sc.function(sc.arg("x", 5), outputs=sc.arg("y"))
-    def outer(x):
-        return middle(x + 0.5) * 2.0
+    outer = spilling("outer")  # outer -> middle -> inner, whose temporaries spill
 
     @sc.function(sc.arg("v", 3), outputs=sc.arg("r"))
     def g(v):

@@ -14,6 +14,8 @@ import pytest
 import scaly as sc
 from scaly.codegen import render_c_module
 
+from models import rollout_model
+
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "python" / "scaly" / "viz" / "web"
 DRIVER = WEB / "browser_test.mjs"
@@ -56,14 +58,7 @@ def test_page_lists_draws_steps_and_shows_c(tmp_path, monkeypatch):
     monkeypatch.setenv("SCALY_VIZ_DIR", str(tmp_path / "viz"))
     from scaly.viz import clear_recordings, recordings, visualize
 
-    @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
-    def euler(z, u):
-        return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()]).block()
-
-    @sc.function(sc.arg("zs", 20), sc.arg("us", 10), outputs=sc.arg("zn"))
-    def rollout(zs, us):
-        return sc.vmap(euler, 10)(zs.reshape((10, 2)), us).vec()
-
+    rollout = rollout_model()  # traced afresh: the recording sees this test's trace
     clear_recordings()
     visualize(rollout, label="Rollout page")
     module = render_c_module(rollout)
