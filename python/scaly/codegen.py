@@ -90,9 +90,9 @@ class RenderedModule:
         return c_path, h_path
 
 
-def _check(name, value, allowed):
+def _check(name, value, allowed, caller="render_c_module"):
     if value not in allowed or isinstance(value, bool) != isinstance(allowed[0], bool):
-        raise ValueError(f"render_c_module: {name}={value!r} is not one of "
+        raise ValueError(f"{caller}: {name}={value!r} is not one of "
                          f"{', '.join(repr(a) for a in allowed)}")
 
 
@@ -229,38 +229,39 @@ def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vec
 
 
 def _aot_options(fn, *, name, cpu, lanes, dialect, vector_libm, reciprocal, lang, casadi,
-                 fp_contract, scalarize_limit, record_stages):
-    """render_c_module's arguments, checked: (functions, options for _scaly.render)."""
+                 fp_contract, scalarize_limit, record_stages, caller="render_c_module"):
+    """render_c_module's arguments, checked: (functions, options for _scaly.render). Errors
+    name `caller`, the public function the arguments were given to."""
     functions = list(fn) if isinstance(fn, (list, tuple)) else [fn]
     if not functions:
-        raise ValueError("render_c_module: the list of functions to export is empty")
+        raise ValueError(f"{caller}: the list of functions to export is empty")
     for f in functions:
         if not isinstance(f, Function):
-            raise TypeError(f"render_c_module: expected a scaly Function or a list of them, "
+            raise TypeError(f"{caller}: expected a scaly Function or a list of them, "
                             f"got {type(f).__name__}")
     names = [f.name for f in functions]
     for n in names:
         if names.count(n) > 1:
-            raise ValueError(f"render_c_module: two functions to export are named {n!r}; "
+            raise ValueError(f"{caller}: two functions to export are named {n!r}; "
                              "each entry needs its own name")
     if name is not None and (not isinstance(name, str) or not name.isidentifier()):
-        raise ValueError(f"render_c_module: name={name!r} must be a C identifier")
-    _check("cpu", cpu, CPUS)
+        raise ValueError(f"{caller}: name={name!r} must be a C identifier")
+    _check("cpu", cpu, CPUS, caller)
     if not (lanes == "auto" or (type(lanes) is int and lanes in LANES)):
-        raise ValueError(f"render_c_module: lanes={lanes!r} is not one of 1, 2, 4, 8, 'auto'")
-    _check("dialect", dialect, DIALECTS)
-    _check("vector_libm", vector_libm, VECTOR_LIBMS)
+        raise ValueError(f"{caller}: lanes={lanes!r} is not one of 1, 2, 4, 8, 'auto'")
+    _check("dialect", dialect, DIALECTS, caller)
+    _check("vector_libm", vector_libm, VECTOR_LIBMS, caller)
     if not isinstance(reciprocal, bool):
-        raise ValueError(f"render_c_module: reciprocal must be True or False, got {reciprocal!r}")
-    _check("lang", lang, LANGS)
+        raise ValueError(f"{caller}: reciprocal must be True or False, got {reciprocal!r}")
+    _check("lang", lang, LANGS, caller)
     if not isinstance(casadi, bool):
-        raise ValueError(f"render_c_module: casadi must be True or False, got {casadi!r}")
+        raise ValueError(f"{caller}: casadi must be True or False, got {casadi!r}")
     if scalarize_limit is None:
         scalarize_limit = default_scalarize_limit(lanes)
     if type(scalarize_limit) is not int or not 0 <= scalarize_limit <= 4096:
-        raise ValueError(f"render_c_module: scalarize_limit={scalarize_limit!r} must be an int "
+        raise ValueError(f"{caller}: scalarize_limit={scalarize_limit!r} must be an int "
                          "from 0 to 4096")
-    _check("fp_contract", fp_contract, FP_CONTRACTS)
+    _check("fp_contract", fp_contract, FP_CONTRACTS, caller)
     _check_recipe(cpu, lanes, dialect, vector_libm)
     if casadi:
         _check_casadi(functions, lang)
@@ -270,7 +271,7 @@ def _aot_options(fn, *, name, cpu, lanes, dialect, vector_libm, reciprocal, lang
     if name is not None:
         options["name"] = name
     if not isinstance(record_stages, bool):
-        raise ValueError(f"render_c_module: record_stages must be True or False, "
+        raise ValueError(f"{caller}: record_stages must be True or False, "
                          f"got {record_stages!r}")
     options["record_stages"] = record_stages
     return functions, options

@@ -71,19 +71,10 @@ def _render(functions, name, scalarize_limit, lanes):
     functions, options = _aot_options(functions, name=name, cpu="generic", lanes=lanes, dialect="gnu",
                                       vector_libm="none", reciprocal=False, lang="c",
                                       casadi=False, fp_contract="off",
-                                      scalarize_limit=scalarize_limit, record_stages=False)
+                                      scalarize_limit=scalarize_limit, record_stages=False,
+                                      caller="scaly.wasm.build")
     options["wasm_shim"] = True
     return functions, _render_recorded(functions, options, "wasm")
-
-
-def _render_checked(functions, name, scalarize_limit, lanes):
-    """_render, its argument errors named after scaly.wasm.build."""
-    try:
-        return _render(functions, name, scalarize_limit, lanes)
-    except (ValueError, TypeError) as e:
-        if not str(e).startswith("render_c_module"):
-            raise
-        raise type(e)(str(e).replace("render_c_module", "scaly.wasm.build", 1)) from None
 
 
 def _sources(module):
@@ -243,7 +234,7 @@ def build(functions, out_dir, *, name=None, scalarize_limit=None, lanes=1, cache
     if type(lanes) is not int or lanes not in (1, 2, 4):
         raise ValueError(f"scaly.wasm.build: lanes={lanes!r} is not one of 1, 2, 4 (WebAssembly "
                          "SIMD is 128 bits: 2 doubles or 4 floats per instruction)")
-    fns, module = _render_checked(fns, name, scalarize_limit, lanes)
+    fns, module = _render(fns, name, scalarize_limit, lanes)
     sources = _sources(module)
     flags = compile_flags(lanes)
     key = cache_key(sources, flags)
