@@ -39,6 +39,9 @@ public:
   /// Name of the helper for `kind` ("sum", "prod", "max", "min", "matmul")
   /// on elements of type `elem`, registering it.
   std::string use(llvm::StringRef kind, mlir::Type elem);
+  /// Define the macro SCALY_NO_UNROLL (a Clang loop pragma; nothing under
+  /// other compilers), printed before loops with c::kNoUnrollAttr.
+  void useNoUnroll();
   const std::string &definitions() const { return text; }
 
 private:

@@ -60,7 +60,6 @@ Type convertPtr(Type t) {
   return t;
 }
 
-
 /// Translates the ops of one procedure body into EmitC.
 class BodyTranslator {
 public:
@@ -270,6 +269,22 @@ private:
     return success();
   }
 
+  /// Whether Clang should leave `o` rolled: an innermost loop that carries
+  /// no value and calls no procedure (an elementwise loop). Unrolling a long
+  /// one after vectorizing it made up a third of the JIT's compile of a
+  /// 1000-element chain and bought no speed (bench/scale.py). The rule
+  /// ignores the trip count, so a model's C does not change with its sizes
+  /// beyond their numbers; loop nests, reductions, loops calling a step
+  /// procedure (the seed's rollout) and the helpers are left to Clang.
+  static bool keepRolled(pg::ForOp o) {
+    if (o.getNumCarried())
+      return false;
+    auto inner = o.getBodyBlock()->walk([](Operation *op) {
+      return isa<pg::ForOp, pg::CallOp>(op) ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    return !inner.wasInterrupted();
+  }
+
   /// An emitc.for; carried values are C variables declared before it,
   /// assigned at the end of the body and read after it (Loops.h).
   LogicalResult translateFor(pg::ForOp o) {
@@ -290,6 +305,10 @@ private:
                                        step);
     if (o.getName())
       loop->setAttr(c::kNameAttr, o.getNameAttr());
+    if (keepRolled(o)) {
+      loop->setAttr(c::kNoUnrollAttr, b.getUnitAttr());
+      helpers.useNoUnroll();
+    }
     map.map(o.getInductionVar(), loop.getInductionVar());
     // A carried value without a variable is read only by ops nothing needs
     // (the printer drops them): they read its init value instead.

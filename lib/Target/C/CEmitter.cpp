@@ -566,6 +566,8 @@ private:
           names[loop.getInductionVar()] = name;
           std::string step = expr(loop.getStep());
           std::string inc = step == "1" ? "++" + name : name + " += " + step;
+          if (loop->hasAttr(c::kNoUnrollAttr))
+            line("SCALY_NO_UNROLL");
           line("for (long long " + name + " = " + expr(loop.getLowerBound()) + "; " + name +
                " < " + expr(loop.getUpperBound()) + "; " + inc + ") {");
           ++indent;

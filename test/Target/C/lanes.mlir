@@ -18,9 +18,11 @@
 // GLIBC-NEXT:  #error "vector_libm=glibc width 8 requires __AVX512F__ and -lmvec"
 // GLIBC-NEXT:  #endif
 // GLIBC-NEXT:  scaly_f64x8 _ZGVeN8v_sin(scaly_f64x8);
-// GLIBC:       for (long long i = 0; i < 96; i += 8) {
+// GLIBC:       {{^  }}SCALY_NO_UNROLL{{$}}
+// GLIBC-NEXT:  for (long long i = 0; i < 96; i += 8) {
 // GLIBC-NEXT:    *(double8*)(res[0] + i) = (double8)_ZGVeN8v_sin(((const double8*)(arg[0] + i))[0] * 2.0);
 // GLIBC-NEXT:  }
+// GLIBC-NEXT:  SCALY_NO_UNROLL
 // GLIBC-NEXT:  for (long long i_ = 96; i_ < 99; ++i_) {
 // GLIBC-NEXT:    res[0][i_] = sin(arg[0][i_] * 2.0);
 
