@@ -10,10 +10,36 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
 
+#include <array>
 #include <cstring>
 
 namespace scaly::trace {
 namespace {
+
+/// SHA-256 over a stream written in small pieces: LLVM's SHA256 takes a
+/// piece byte by byte, a long one block by block, so pieces are gathered
+/// into 64 KiB before hashing (the digest is that of the same stream).
+class BufferedSHA256 {
+public:
+  void update(llvm::ArrayRef<uint8_t> bytes) {
+    pending.append(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+    if (pending.size() >= (1u << 16))
+      flush();
+  }
+  void update(llvm::StringRef text) { update(llvm::arrayRefFromStringRef(text)); }
+  std::array<uint8_t, 32> final() {
+    flush();
+    return sha.final();
+  }
+
+private:
+  llvm::SHA256 sha;
+  std::string pending;
+  void flush() {
+    sha.update(llvm::arrayRefFromStringRef(pending));
+    pending.clear();
+  }
+};
 
 class Digester {
 public:
@@ -21,8 +47,8 @@ public:
     auto it = memo.find(&fn);
     if (it != memo.end())
       return it->second;
-    llvm::SHA256 h;
-    auto str = [&](const std::string &s) {
+    BufferedSHA256 h;
+    auto str = [&](llvm::StringRef s) {
       i64(static_cast<int64_t>(s.size()));
       h.update(s);
     };
@@ -64,7 +90,7 @@ public:
     for (mlir::Operation &op : traced) {
       if (!live.contains(&op))
         continue;
-      str(op.getName().getStringRef().str());
+      str(op.getName().getStringRef());
       i64(static_cast<int64_t>(op.getNumOperands()));
       for (mlir::Value o : op.getOperands())
         i64(number.lookup(o));
@@ -84,7 +110,7 @@ public:
       for (const mlir::NamedAttribute &a : attrs) {
         str(a.getName().str());
         if (a.getName() == "callee" && isApplication(op)) {
-          llvm::SHA256 *saved = i64Into;
+          BufferedSHA256 *saved = i64Into;
           std::string callee = digest(g.callee(&op));
           i64Into = saved;
           str(callee);
@@ -104,7 +130,11 @@ public:
 
 private:
   llvm::DenseMap<const Function *, std::string> memo;
-  llvm::SHA256 *i64Into = nullptr;
+  // Types and attributes are uniqued: each is printed once, however many
+  // ops carry it (a model unrolled 10^4 times has 10^4 copies of each).
+  llvm::DenseMap<mlir::Type, std::string> typeText;
+  llvm::DenseMap<mlir::Attribute, std::string> attrText;
+  BufferedSHA256 *i64Into = nullptr;
 
   void i64(int64_t v) {
     uint8_t b[8];
@@ -113,9 +143,12 @@ private:
   }
   /// A type as printed (shapes and element types print exactly).
   void type(mlir::Type t) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    t.print(os);
+    auto [it, fresh] = typeText.try_emplace(t);
+    std::string &text = it->second;
+    if (fresh) {
+      llvm::raw_string_ostream os(text);
+      t.print(os);
+    }
     i64(static_cast<int64_t>(text.size()));
     i64Into->update(text);
   }
@@ -136,9 +169,12 @@ private:
       shape(std::vector<int64_t>(ints.asArrayRef().begin(), ints.asArrayRef().end()));
       return;
     }
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    a.print(os);
+    auto [it, fresh] = attrText.try_emplace(a);
+    std::string &text = it->second;
+    if (fresh) {
+      llvm::raw_string_ostream os(text);
+      a.print(os);
+    }
     i64(static_cast<int64_t>(text.size()));
     i64Into->update(text);
   }
