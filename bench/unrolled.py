@@ -9,8 +9,11 @@ render timed alone, the process's CPU time for the same span (cpu s: a fairer nu
 busy machine), the size of the C and the number of `_raw` procedures in it.
 
 * unrolled N: the seed's Euler step called N times from a Python loop
-  (`for k in range(N): z = euler(z, us[k])`), no `.block()`;
+  (`for k in range(N): z = euler(z, us[k])`), no `.block()`; scaly-roll-call-chains
+  turns the chain into one loop;
 * blocked N: the same with `.block()` on the step;
+* irregular N: the same reading us[k * k % N], which no slice pattern describes: the
+  chain stays N calls of one procedure (the path every chain took before rolling);
 * nested D: D functions, each calling the previous one once (no `.block()`).
 """
 
@@ -34,8 +37,9 @@ CHILD = textwrap.dedent("""
 
     start = time.perf_counter()
     cpu_start = time.process_time()
-    if kind in ("unrolled", "blocked"):
+    if kind in ("unrolled", "blocked", "irregular"):
         block = kind == "blocked"
+        pick = (lambda k: k * k % n) if kind == "irregular" else (lambda k: k)
 
         @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
         def euler(z, u):
@@ -46,7 +50,7 @@ CHILD = textwrap.dedent("""
         def roll(z0, us):
             z = z0
             for k in range(n):
-                z = euler(z, us[k])
+                z = euler(z, us[pick(k)])
             return z
         fn = roll
     else:
@@ -97,7 +101,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,1000,10000")
     parser.add_argument("--depths", default="400")
-    parser.add_argument("--kinds", default="unrolled,blocked")
+    parser.add_argument("--kinds", default="unrolled,blocked,irregular")
     parser.add_argument("--timeout", type=float, default=600)
     args = parser.parse_args()
     cases = [(k, int(n)) for k in args.kinds.split(",") for n in args.sizes.split(",") if n]

@@ -10,6 +10,11 @@ def Differentiate : Pass<"scaly-differentiate", "::mlir::ModuleOp"> {
   let dependentDialects = ["::scaly::expr::ExprDialect"];
 }
 
+def RollCallChains : Pass<"scaly-roll-call-chains", "::mlir::ModuleOp"> {
+  let summary = "Turn a chain of at least 16 calls of one function, each taking the previous one's first result first and a same value or the next evenly spaced slice of one array otherwise, into one expr.scan";
+  let dependentDialects = ["::scaly::expr::ExprDialect"];
+}
+
 def MapToLoop : Pass<"scaly-map-to-loop", "::mlir::ModuleOp"> {
   let summary = "Turn each expr.map and expr.scan into an expr.loop whose body calls the function (a scan carries its state)";
   let dependentDialects = ["::scaly::expr::ExprDialect"];

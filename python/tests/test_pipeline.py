@@ -5,7 +5,7 @@ import pytest
 import scaly as sc
 from scaly.codegen import render_c_module
 
-PASSES = ["scaly-differentiate", "scaly-map-to-loop", "scaly-expand-calls", "scaly-simplify",
+PASSES = ["scaly-roll-call-chains", "scaly-differentiate", "scaly-map-to-loop", "scaly-expand-calls", "scaly-simplify",
           "cse", "scaly-hoist-invariants", "scaly-lower-to-program", "canonicalize", "cse", "scaly-plan-workspace",
           "scaly-program-to-emitc"]
 

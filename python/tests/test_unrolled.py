@@ -1,6 +1,7 @@
-"""Models unrolled in Python stay cheap to build: a Function called many times stays
-one C procedure, deep chains of calls render in linear time, and long builds are
-interruptible (structure only: no timing asserts)."""
+"""Models unrolled in Python stay cheap to build: a chain of calls over consecutive
+slices becomes one loop, a Function called many times otherwise stays one C procedure,
+deep chains of calls render in linear time, and long builds are interruptible
+(structure only: no timing asserts)."""
 
 import json
 import os
@@ -16,7 +17,11 @@ from scaly.codegen import render_c_module
 
 
 
-def make_roll(n, block=False, name="roll"):
+def make_roll(n, block=False, name="roll", pick=lambda k: k, size=None):
+    """n Euler steps unrolled in Python; step k reads us[pick(k)] of `size` (n)
+    controls. The default
+    (consecutive slices) is rolled back into a loop; an irregular `pick` keeps
+    n calls."""
     @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
     def euler(z, u):
         step = sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()])
@@ -25,10 +30,10 @@ def make_roll(n, block=False, name="roll"):
     def roll(z0, us):
         z = z0
         for k in range(n):
-            z = euler(z, us[k])
+            z = euler(z, us[pick(k)])
         return z
     roll.__name__ = name
-    return sc.function(sc.arg("z0", 2), sc.arg("us", n), outputs=sc.arg("zN"))(roll)
+    return sc.function(sc.arg("z0", 2), sc.arg("us", size or n), outputs=sc.arg("zN"))(roll)
 
 
 def reference(z0, us):
@@ -38,8 +43,13 @@ def reference(z0, us):
     return z
 
 
+def irregular(n):
+    """Indices 0, 1, 3, 6, 10, ... (mod n): no three evenly spaced in a row, never rolled."""
+    return lambda k: (k * (k + 1) // 2) % n
+
+
 def test_callee_called_many_times_stays_one_procedure():
-    src = render_c_module(make_roll(200)).source
+    src = render_c_module(make_roll(200, pick=irregular(200))).source
     assert src.count("static __attribute__((noinline)) void euler_raw(") == 1
     assert src.count("euler_raw(") == 201  # the definition and 200 calls
     assert "static inline" not in src
@@ -58,16 +68,85 @@ def test_blocked_callee_with_few_call_sites_stays_static_inline():
 
 
 def test_blocked_callee_with_many_call_sites_is_not_inlined():
-    src = render_c_module(make_roll(40, block=True)).source
+    src = render_c_module(make_roll(40, block=True, pick=irregular(40))).source
     assert src.count("static __attribute__((noinline)) void euler_raw(") == 1
     assert src.count("euler_raw(") == 41
 
 
+def test_chain_over_consecutive_slices_becomes_one_loop():
+    """200 calls stepping through us[0], us[1], ... are one scan: one C loop, no procedure."""
+    src = render_c_module(make_roll(200)).source
+    assert "_raw" not in src
+    assert src.count("for (long long it_zN = 0; it_zN < 200; ++it_zN) {") == 1
+    assert "sin(arg[1][it_zN])" in src
+
+
+def test_rolled_c_differs_only_in_numbers():
+    """The C of 20 and of 2000 unrolled steps differs only in its constants."""
+    import re
+    small, large = (render_c_module(make_roll(n, name="roll")) for n in (20, 2000))
+    assert re.sub(r"\d+", "N", small.source) == re.sub(r"\d+", "N", large.source)
+    assert re.sub(r"\d+", "N", small.header) == re.sub(r"\d+", "N", large.header)
+
+
+def test_short_chain_is_not_rolled():
+    """Fewer than 16 calls stay as they were (expanded: the step is small)."""
+    src = render_c_module(make_roll(15)).source
+    assert "for (" not in src and src.count("sin(") == 15
+
+
+@pytest.mark.parametrize("pick, n, size", [(lambda k: k, 300, 300), (lambda k: 299 - k, 300, 300),
+                                           (lambda k: 2 * k + 1, 120, 241)])
+def test_rolled_model_computes_the_same(cache, pick, n, size):
+    """Forward, backward and strided walks through us give what NumPy's loop gives."""
+    fn = make_roll(n, name=f"walk{n}_{pick(0)}_{pick(1)}", pick=pick, size=size)
+    assert "_raw" not in render_c_module(fn).source
+    rng = np.random.default_rng(2)
+    z0 = rng.normal(size=2)
+    us = rng.normal(size=size)
+    want = reference(z0, [us[pick(k)] for k in range(n)])
+    np.testing.assert_allclose(fn(z0, us), want, rtol=1e-13, atol=1e-13)
+
+
+def test_rolled_columns_shared_operand_and_stacked_outputs(cache):
+    """U[:, k] with a value shared by every call, and each step's second output used
+    after the chain: one scan, and the same numbers as a Python loop."""
+    n = 24
+
+    @sc.function(sc.arg("x", 3), sc.arg("u", 2), sc.arg("gain", ()),
+                 outputs=(sc.arg("xnext"), sc.arg("cost")))
+    def step(x, u, gain):
+        xn = x * 0.9 + gain * sc.concat([u, u[:1]])
+        return xn, sc.sumsqr(xn)
+
+    @sc.function(sc.arg("x0", 3), sc.arg("U", (2, n)), sc.arg("gain", ()),
+                 outputs=(sc.arg("xN"), sc.arg("costs")))
+    def horizon(x0, U, gain):
+        x, costs = x0, []
+        for k in range(n):
+            x, c = step(x, U[:, k], gain)
+            costs.append(c)
+        return x, sc.stack(costs)
+
+    src = render_c_module(horizon).source
+    assert "_raw" not in src and src.count("for (long long it = 0; it < 24; ++it) {") == 1
+    rng = np.random.default_rng(3)
+    x0, U, gain = rng.normal(size=3), rng.normal(size=(2, n)), 0.7
+    x, costs = x0.copy(), []
+    for k in range(n):
+        x = x * 0.9 + gain * np.concatenate([U[:, k], U[:1, k]])
+        costs.append(np.dot(x, x))
+    got_x, got_costs = horizon(x0, U, gain)
+    np.testing.assert_allclose(got_x, x, rtol=1e-13)
+    np.testing.assert_allclose(got_costs, costs, rtol=1e-13)
+
+
 def test_unrolled_model_computes_the_same(cache):
-    fn = make_roll(300, name="roll300")
+    fn = make_roll(300, name="roll300", pick=irregular(300))
     rng = np.random.default_rng(1)
     z0, us = rng.normal(size=2), rng.normal(size=300)
-    np.testing.assert_allclose(fn(z0, us), reference(z0, us), rtol=1e-13, atol=1e-13)
+    want = reference(z0, [us[irregular(300)(k)] for k in range(300)])
+    np.testing.assert_allclose(fn(z0, us), want, rtol=1e-13, atol=1e-13)
 
 
 @pytest.mark.parametrize("compiler", ["gcc", "clang-19"])
@@ -120,7 +199,7 @@ INTERRUPTED = textwrap.dedent("""
     def roll(z0, us):
         z = z0
         for k in range(n):
-            z = euler(z, us[k])
+            z = euler(z, us[(k * k) % n])  # irregular: n calls, a long build
         return z
 
     sent = []
