@@ -124,9 +124,9 @@ private:
   /// (one loop when nothing on the way needs per-axis indices).
   void materialize(Value v, Value dst, Location loc);
 
-  /// Open a loop nest over `dims` (counters i, j, k, ...) and leave the
-  /// builder inside the innermost body.
-  SmallVector<Ix> openLoops(ArrayRef<int64_t> dims, Location loc);
+  /// Open a loop nest over `dims` (counters i, j, k, ... named from axis
+  /// `firstAxis` on) and leave the builder inside the innermost body.
+  SmallVector<Ix> openLoops(ArrayRef<int64_t> dims, Location loc, unsigned firstAxis = 0);
 
   /// Whether every element of `v` can be computed from one linear index:
   /// elementwise ops, reshapes and scalar broadcasts over values in memory.

@@ -151,6 +151,13 @@ void ProcLowering::materialize(Value v, Value dst, Location loc) {
     materializeConcat(concat, dst, loc);
     return;
   }
+  // A reshape keeps the row-major order: its operand is written as it is
+  // (a stack of columns reshaped into an output is stored in place, not
+  // through a copy indexed by divisions).
+  if (auto reshape = v.getDefiningOp<ex::ReshapeOp>(); reshape && values[v].lazy) {
+    materialize(reshape.getOperand(), dst, loc);
+    return;
+  }
   OpBuilder::InsertionGuard guard(b);
   bool flat = isFlat(v);
   SmallVector<int64_t> dims = flat ? SmallVector<int64_t>{ex::numElements(v.getType())} : shape;
@@ -159,10 +166,12 @@ void ProcLowering::materialize(Value v, Value dst, Location loc) {
   storeAt(x, dst, linear(ivs, dims, loc), loc);
 }
 
-SmallVector<Ix> ProcLowering::openLoops(ArrayRef<int64_t> dims, Location loc) {
+SmallVector<Ix> ProcLowering::openLoops(ArrayRef<int64_t> dims, Location loc,
+                                        unsigned firstAxis) {
   static const char *names[] = {"i", "j", "k", "l", "m", "n", "p", "q"};
   SmallVector<Ix> ivs;
-  for (auto [d, n] : llvm::enumerate(dims)) {
+  for (auto [k, n] : llvm::enumerate(dims)) {
+    size_t d = firstAxis + k;
     if (n == 1) {
       ivs.push_back(Ix{{}, 0});
       continue;
@@ -247,27 +256,41 @@ void ProcLowering::materializeConcat(ex::ConcatOp concat, Value dst, Location lo
     outer *= shape[d];
   for (size_t d = axis; d < shape.size(); ++d)
     inner *= shape[d];
-  int64_t offset = 0;
-  for (Value part : concat.getOperands()) {
-    int64_t n = ex::numElements(part.getType());
-    int64_t partInner = outer ? n / outer : 0;
-    if (n == 0)
-      continue;
-    if (outer == 1) {
+  if (outer == 1) {
+    int64_t offset = 0;
+    for (Value part : concat.getOperands()) {
+      int64_t n = ex::numElements(part.getType());
+      if (n == 0)
+        continue;
       Value at = b.create<pg::OffsetOp>(loc, dst.getType(), dst, Value(), b.getI64IntegerAttr(1),
                                         b.getI64IntegerAttr(offset));
       writeTo(part, at, loc);
-    } else {
-      // Row r of the part goes to dst[r * inner + offset ...].
-      OpBuilder::InsertionGuard guard(b);
-      SmallVector<int64_t> pshape = shapeOf(part);
-      SmallVector<Ix> ivs = openLoops(pshape, loc);
-      Value x = elementAt(part, ivs, loc);
-      Ix row = linear(ArrayRef<Ix>(ivs).take_front(axis), ArrayRef<int64_t>(pshape).take_front(axis), loc);
-      Ix col = linear(ArrayRef<Ix>(ivs).drop_front(axis), ArrayRef<int64_t>(pshape).drop_front(axis), loc);
-      storeAt(x, dst, mulAdd(row, inner, mulAdd(col, 1, Ix{{}, offset}, loc), loc), loc);
+      offset += n;
     }
-    offset += partInner;
+    return;
+  }
+  // One loop nest over the axes before `axis`, shared by the parts: row r of
+  // part p goes to dst[r * inner + offset_p ...] (a stack of n columns is one
+  // loop storing n values, not n strided loops).
+  OpBuilder::InsertionGuard guard(b);
+  ArrayRef<int64_t> lead = ArrayRef<int64_t>(shape).take_front(axis);
+  SmallVector<Ix> rowIvs = openLoops(lead, loc);
+  Ix row = linear(rowIvs, lead, loc);
+  int64_t offset = 0;
+  for (Value part : concat.getOperands()) {
+    int64_t n = ex::numElements(part.getType());
+    if (n == 0)
+      continue;
+    OpBuilder::InsertionGuard inside(b);
+    SmallVector<int64_t> pshape = shapeOf(part);
+    ArrayRef<int64_t> rest = ArrayRef<int64_t>(pshape).drop_front(axis);
+    SmallVector<Ix> ivs(rowIvs);
+    SmallVector<Ix> colIvs = openLoops(rest, loc, axis);
+    ivs.append(colIvs.begin(), colIvs.end());
+    Value x = elementAt(part, ivs, loc);
+    Ix col = linear(colIvs, rest, loc);
+    storeAt(x, dst, mulAdd(row, inner, mulAdd(col, 1, Ix{{}, offset}, loc), loc), loc);
+    offset += n / outer;
   }
 }
 
