@@ -6,11 +6,13 @@
 // kMinChain calls into one expr.scan when each other operand is either the
 // same value in every call (passed whole) or the k-th of evenly spaced
 // slices of one array along one axis (`u[k]`, `U[k]`, `U[:, 2 * k]`; the
-// slices become one strided slice the scan walks). Results other than the
-// state become slices of the scan's stacked outputs. The calls and their
-// arithmetic are unchanged, one after another as before; the C holds one
-// loop instead of n calls, so its size and the C compiler's time stop
-// growing with n, and the derivative passes see a scan.
+// slices become one strided slice the scan walks), and the state is
+// floating-point. Results other than the state become slices of the scan's
+// stacked outputs. The calls and their arithmetic are unchanged, one after
+// another as before; the C holds one loop instead of n calls, so its size
+// and the C compiler's time stop growing with n, and the derivative passes
+// see a scan (whose reverse rule sums a shared input's cotangents pairwise,
+// not call by call).
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,12 +110,15 @@ bool follows(CallOp c0, CallOp ck, int64_t k, ArrayRef<Operand> operands) {
 }
 
 /// The call taking `call`'s state (first result) as its own first operand,
-/// when that is its only use and the call is of the same kind.
+/// when that is its only use and the call is of the same kind. The state
+/// must be floating-point: the derivative rules of expr.scan need that, and
+/// a chain with an integer state stays differentiable as calls.
 CallOp successor(CallOp call) {
   if (call.getNumResults() == 0 || call.getNumOperands() == 0)
     return {};
   Value state = call.getResult(0);
-  if (!state.hasOneUse())
+  if (!state.hasOneUse() ||
+      !isa<FloatType>(cast<RankedTensorType>(state.getType()).getElementType()))
     return {};
   OpOperand &use = *state.use_begin();
   auto next = dyn_cast<CallOp>(use.getOwner());
