@@ -72,8 +72,8 @@ std::string c::Helpers::define(StringRef kind, Type elem, const std::string &nam
     std::string pw = "scaly_pairwise_" + suffix(elem);
     // The short loops stay scalar under Clang, and the eight accumulators are
     // eight variables rather than an array walked by inner loops: the same
-    // additions in the same order, and half the JIT's compile time of a small
-    // sum (Clang no longer unrolls, scalarizes and versions the inner loops).
+    // additions in the same order, and about half the Clang time the helper
+    // cost in the JIT (nothing left to unroll, scalarize and version).
     std::string scalar = "#if defined(__clang__)\n"
                          "#pragma clang loop vectorize(disable) unroll(disable)\n"
                          "#endif\n";
