@@ -186,8 +186,12 @@ def test_deeply_nested_calls_render_and_expand(cache):
 
 
 INTERRUPTED = textwrap.dedent("""
-    import _thread, json, os, threading, time
+    import _thread, json, os, signal, threading, time
     import scaly as sc
+
+    # A shell's background job starts with SIGINT ignored, and interrupt_main()
+    # then does nothing: take Python's own handler whatever the parent did.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     n = 10000
 

@@ -632,8 +632,11 @@ def test_serve_defaults_and_command(tmp_path):
 
     served = tmp_path / "cmd.json"
     served.write_text('[{"name": "from the command"}]')
+    # SIGINT at its default in the server, even when this test runs in a shell's
+    # background job (which starts with SIGINT ignored, and children inherit that).
     proc = subprocess.Popen([PYTHON, "-m", "scaly.viz", "--port", "0", "--path", str(served)],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         line = proc.stdout.readline()
         m = re.search(r"serving (.+) on http://127\.0\.0\.1:(\d+)", line)
