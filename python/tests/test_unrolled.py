@@ -239,3 +239,62 @@ def test_long_build_is_interruptible(tmp_path):
     for f in result["files"]:
         assert not f.endswith((".o", "meta.json")) and ".tmp." not in f, result["files"]
         assert not f.startswith("index"), result["files"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_chains_compute_the_same(cache, seed):
+    """Chains built at random (length, start, spacing, direction, a break in the
+    pattern, a shared gain) give what the same Python loop gives, rolled or not."""
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(12, 48))
+    size = 4 * n + 8
+    start, delta = int(rng.integers(0, 4)), int(rng.choice([1, 2, 3]))
+    if rng.random() < 0.5:  # walk backwards
+        start, delta = size - 1 - start, -delta
+    picks = [start + k * delta for k in range(n)]
+    if rng.random() < 0.5:  # break the spacing once: two runs, or too short to roll
+        at = int(rng.integers(1, n))
+        picks[at:] = [p + int(rng.choice([-1, 1])) for p in picks[at:]]
+
+    @sc.function(sc.arg("z", 2), sc.arg("u", ()), sc.arg("g", ()), outputs=sc.arg("znext"))
+    def step(z, u, g):
+        return sc.stack([z[0] + 0.1 * z[1], z[1] + g * u.sin() - 0.05 * z[0]])
+
+    def chain(z0, us, g):
+        z = z0
+        for p in picks:
+            z = step(z, us[p], g)
+        return z
+    chain.__name__ = f"chain{seed}"
+    fn = sc.function(sc.arg("z0", 2), sc.arg("us", size), sc.arg("g", ()),
+                     outputs=sc.arg("zN"))(chain)
+    z0, us, g = rng.normal(size=2), rng.normal(size=size), float(rng.normal())
+    z = z0.copy()
+    for p in picks:
+        z = np.array([z[0] + 0.1 * z[1], z[1] + g * np.sin(us[p]) - 0.05 * z[0]])
+    np.testing.assert_allclose(fn(z0, us, g), z, rtol=1e-13, atol=1e-13)
+
+
+def test_gradient_of_a_rolled_chain_matches_differences(cache):
+    """The gradient through a rolled chain (a reverse scan) against central differences."""
+    n = 40
+
+    @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
+    def step(z, u):
+        return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()])
+
+    @sc.function(sc.arg("z0", 2), sc.arg("us", n), outputs=sc.arg("J"))
+    def cost(z0, us):
+        z = z0
+        for k in range(n):
+            z = step(z, us[k])
+        return sc.sumsqr(z)
+
+    grad = sc.gradient(cost, wrt="us")
+    assert "for (" in render_c_module(grad).source and "_raw" not in render_c_module(grad).source
+    rng = np.random.default_rng(5)
+    z0, us = rng.normal(size=2), rng.normal(size=n)
+    eps = 1e-6
+    fd = np.array([(cost(z0, us + eps * e) - cost(z0, us - eps * e)) / (2 * eps)
+                   for e in np.eye(n)])
+    np.testing.assert_allclose(np.ravel(grad(z0, us)), np.ravel(fd), rtol=1e-6, atol=1e-8)
