@@ -11,6 +11,7 @@ run. Cases (issue "structured IR", item 10):
   (d) a vmapped RK4 cart-pole step over n states, n in 10, 10^3, 10^5
   (e) a scan of n Euler steps of the cart-pole (sc.scan), n in 10, 10^3, 10^5
   (f) n unrolled Euler steps written as a Python for loop, n in 100, 10^3, 10^4
+      (rolled back into one scan by scaly-roll-call-chains: tracing grows with n, the C not)
 """
 
 import argparse
