@@ -28,3 +28,29 @@ TEST(ExprDialect, EveryOpHasADerivativeRuleOrAMarker) {
   }
   EXPECT_GT(ops, 20); // the dialect was really enumerated (29 ops today)
 }
+
+// Nor without saying how its derivative's sparsity follows from its
+// operands': the shared elementwise rule, its own rule
+// (SparsityRuleOpInterface), or a marker saying it carries no dependency
+// (ZeroDerivative) or is gone before the analysis (DifferentiatedByPass).
+TEST(ExprDialect, EveryOpHasASparsityRuleOrAMarker) {
+  MLIRContext ctx;
+  ctx.loadDialect<ExprDialect>();
+  int ops = 0, own = 0;
+  for (RegisteredOperationName name : ctx.getRegisteredOperations()) {
+    if (name.getDialectNamespace() != ExprDialect::getDialectNamespace())
+      continue;
+    ++ops;
+    bool rule = name.hasInterface<SparsityRuleOpInterface>();
+    bool elementwise = name.hasTrait<OpTrait::Elementwise>();
+    bool marker = name.hasTrait<ZeroDerivative>() || name.hasTrait<DifferentiatedByPass>();
+    own += rule;
+    EXPECT_TRUE(rule || elementwise || marker)
+        << name.getStringRef().str()
+        << " needs a sparsity rule: Elementwise, SparsityRuleOpInterface or a marker";
+    EXPECT_FALSE(rule && elementwise)
+        << name.getStringRef().str() << " has two sparsity rules (Elementwise and its own)";
+  }
+  EXPECT_GT(ops, 20);
+  EXPECT_GE(own, 12); // reshape ... scan (12 today)
+}

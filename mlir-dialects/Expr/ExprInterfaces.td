@@ -1,9 +1,12 @@
-//===- ExprInterfaces.td - derivative rules of expression ops -*- tablegen -*-===//
+//===- ExprInterfaces.td - derivative and sparsity rules of expression ops -*- tablegen -*-===//
 //
 // Every expression op says how it is differentiated: either it implements
 // DifferentiableOpInterface (a forward and a reverse rule), or it carries
 // one of two explicit markers. An op with neither is refused by
 // scaly-differentiate and by the unit test that lists the dialect's ops.
+// Likewise every op says how its derivative's sparsity follows from its
+// operands': the Elementwise trait, its own SparsityRuleOpInterface, or a
+// marker.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +37,25 @@ def Expr_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
       }], "::llvm::SmallVector<::mlir::Value>", "vjp",
       (ins "::scaly::expr::Differentiator &":$d,
            "::mlir::ArrayRef<::mlir::Value>":$cotangents)>,
+  ];
+}
+
+def Expr_SparsityRuleOpInterface : OpInterface<"SparsityRuleOpInterface"> {
+  let cppNamespace = "::scaly::expr";
+  let description = [{
+    The structural sparsity rule of one op that is not elementwise: from
+    the dependency sets of its operands' elements, the sets of its results'
+    elements (Dependencies.h). Elementwise ops share one rule through the
+    Elementwise trait; an op with neither, and no ZeroDerivative or
+    DifferentiatedByPass marker, is refused by the analysis and by the unit
+    test that lists the dialect's ops.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Set every result's dependency sets from the operands' (the context
+        gives null for an operand that depends on nothing).
+      }], "::mlir::LogicalResult", "propagateDependencies",
+      (ins "::scaly::expr::DependencyContext &":$ctx)>,
   ];
 }
 

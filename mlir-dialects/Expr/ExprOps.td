@@ -23,6 +23,9 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "ScalyAttrs.td"
 include "Expr/ExprInterfaces.td"
 
+// The ops whose sparsity rule is their own (ExprInterfaces.td).
+defvar Expr_HasSparsityRule = DeclareOpInterfaceMethods<Expr_SparsityRuleOpInterface>;
+
 def Expr_Dialect : Dialect {
   let name = "expr";
   let cppNamespace = "::scaly::expr";
@@ -115,7 +118,7 @@ def Expr_ReturnOp : Expr_Op<"return", [Expr_DifferentiatedByPass, Pure, HasParen
   let hasVerifier = 1;
 }
 
-def Expr_CallOp : Expr_Op<"call", [Expr_Differentiable,
+def Expr_CallOp : Expr_Op<"call", [Expr_HasSparsityRule, Expr_Differentiable,
     Pure, CallOpInterface, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "call another Scaly Function";
   let description = [{
@@ -141,7 +144,7 @@ def Expr_CallOp : Expr_Op<"call", [Expr_Differentiable,
   }];
 }
 
-def Expr_MapOp : Expr_Op<"map", [Expr_Differentiable, Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+def Expr_MapOp : Expr_Op<"map", [Expr_HasSparsityRule, Expr_Differentiable, Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "map a Scaly Function over the leading axis of its operands";
   let description = [{
     `sc.vmap(fn, n)`: every operand has a leading axis of length `count` over
@@ -163,7 +166,7 @@ def Expr_MapOp : Expr_Op<"map", [Expr_Differentiable, Pure, DeclareOpInterfaceMe
   }];
 }
 
-def Expr_ScanOp : Expr_Op<"scan", [Expr_Differentiable, Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+def Expr_ScanOp : Expr_Op<"scan", [Expr_HasSparsityRule, Expr_Differentiable, Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "a sequential loop with carried state (jax.lax.scan, CasADi's mapaccum)";
   let description = [{
     `sc.scan(fn, n)`: operand 0 is the initial state; `callee`'s first input
@@ -305,7 +308,7 @@ def Expr_CastOp : Expr_Op<"cast", [Elementwise, Expr_Differentiable, Pure]> {
 // Structure: shapes, element selection, reductions
 //===----------------------------------------------------------------------===//
 
-def Expr_BroadcastOp : Expr_Op<"broadcast", [Expr_Differentiable, Pure, AllElementTypesMatch<["operand", "result"]>]> {
+def Expr_BroadcastOp : Expr_Op<"broadcast", [Expr_HasSparsityRule, Expr_Differentiable, Pure, AllElementTypesMatch<["operand", "result"]>]> {
   let summary = "NumPy broadcast to a larger shape";
   let description = [{
     The operand's axes align with the result's trailing axes; an operand
@@ -318,7 +321,7 @@ def Expr_BroadcastOp : Expr_Op<"broadcast", [Expr_Differentiable, Pure, AllEleme
   let hasFolder = 1;
 }
 
-def Expr_ReshapeOp : Expr_Op<"reshape", [Expr_Differentiable, Pure,
+def Expr_ReshapeOp : Expr_Op<"reshape", [Expr_HasSparsityRule, Expr_Differentiable, Pure,
     AllElementTypesMatch<["operand", "result"]>]> {
   let summary = "the same elements in row-major order, another shape";
   let arguments = (ins Expr_Array:$operand);
@@ -328,7 +331,7 @@ def Expr_ReshapeOp : Expr_Op<"reshape", [Expr_Differentiable, Pure,
   let hasFolder = 1;
 }
 
-def Expr_GatherOp : Expr_Op<"gather", [Expr_Differentiable, Pure,
+def Expr_GatherOp : Expr_Op<"gather", [Expr_HasSparsityRule, Expr_Differentiable, Pure,
     AllElementTypesMatch<["operand", "result"]>]> {
   let summary = "pick elements by static row-major position";
   let description = [{
@@ -343,7 +346,7 @@ def Expr_GatherOp : Expr_Op<"gather", [Expr_Differentiable, Pure,
   let hasFolder = 1;
 }
 
-def Expr_ConcatOp : Expr_Op<"concat", [Expr_Differentiable, Pure]> {
+def Expr_ConcatOp : Expr_Op<"concat", [Expr_HasSparsityRule, Expr_Differentiable, Pure]> {
   let summary = "concatenate operands, flattened or along an axis";
   let description = [{
     Without `axis`, the result holds the elements of each operand, flattened,
@@ -358,7 +361,7 @@ def Expr_ConcatOp : Expr_Op<"concat", [Expr_Differentiable, Pure]> {
   let hasFolder = 1;
 }
 
-def Expr_TransposeOp : Expr_Op<"transpose", [Expr_Differentiable, Pure,
+def Expr_TransposeOp : Expr_Op<"transpose", [Expr_HasSparsityRule, Expr_Differentiable, Pure,
     AllElementTypesMatch<["operand", "result"]>]> {
   let summary = "permute the axes";
   let description = [{
@@ -373,7 +376,7 @@ def Expr_TransposeOp : Expr_Op<"transpose", [Expr_Differentiable, Pure,
   let hasFolder = 1;
 }
 
-def Expr_SliceOp : Expr_Op<"slice", [Expr_Differentiable, Pure, AllElementTypesMatch<["operand", "result"]>]> {
+def Expr_SliceOp : Expr_Op<"slice", [Expr_HasSparsityRule, Expr_Differentiable, Pure, AllElementTypesMatch<["operand", "result"]>]> {
   let summary = "strided slice: start and step per axis, sizes from the result";
   let description = [{
     Result element `(i0, i1, ...)` is operand element
@@ -398,7 +401,7 @@ def Expr_ReduceKind : I32EnumAttr<"ReduceKind", "reduction", [
 }
 def Expr_ReduceKindAttr : EnumAttr<Expr_Dialect, Expr_ReduceKind, "reduce_kind">;
 
-def Expr_ReduceOp : Expr_Op<"reduce", [Expr_Differentiable, Pure,
+def Expr_ReduceOp : Expr_Op<"reduce", [Expr_HasSparsityRule, Expr_Differentiable, Pure,
     AllElementTypesMatch<["operand", "result"]>,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "sum, product, maximum or minimum over chosen axes";
@@ -413,7 +416,7 @@ def Expr_ReduceOp : Expr_Op<"reduce", [Expr_Differentiable, Pure,
   let hasVerifier = 1;
 }
 
-def Expr_MatmulOp : Expr_Op<"matmul", [Expr_Differentiable, Pure,
+def Expr_MatmulOp : Expr_Op<"matmul", [Expr_HasSparsityRule, Expr_Differentiable, Pure,
     AllElementTypesMatch<["lhs", "rhs", "result"]>,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "batched matrix product: (..., m, k) x (..., k, n) -> (..., m, n)";
@@ -428,7 +431,7 @@ def Expr_MatmulOp : Expr_Op<"matmul", [Expr_Differentiable, Pure,
   let hasVerifier = 1;
 }
 
-def Expr_SumOp : Expr_Op<"sum", [Expr_Differentiable, Pure]> {
+def Expr_SumOp : Expr_Op<"sum", [Expr_HasSparsityRule, Expr_Differentiable, Pure]> {
   let summary = "sum of all elements";
   let arguments = (ins Expr_Array:$operand);
   let results = (outs Expr_Array:$result);

@@ -14,6 +14,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "scaly/Dialect/Expr/Dependencies.h"
 #include "scaly/Dialect/Expr/Differentiation.h"
 #include "scaly/Dialect/Expr/ExprDialect.h.inc"
 #include "scaly/Dialect/Expr/ExprEnums.h.inc"

@@ -5,8 +5,10 @@
 // choices as the derivative rules: comparisons, floor, ceil and integer
 // casts carry nothing; a select depends on its two branches, not on its
 // condition; every other value is treated as generically nonzero (the
-// structural pattern). Elementwise ops are handled through MLIR's
-// Elementwise trait; structural ops each move indices.
+// structural pattern). Elementwise ops are handled here through MLIR's
+// Elementwise trait; every other op brings its own rule
+// (SparsityRuleOpInterface, IR/SparsityRules.cpp), and calls, maps and scans
+// come back here to have their callee analysed and composed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,91 +28,6 @@ using namespace mlir;
 using namespace scaly::expr;
 
 namespace {
-
-/// The dependency sets of every element of one value, stored compressed:
-/// element e depends on cols[start[e] .. start[e + 1]), sorted and distinct.
-/// One pair of arrays per value, not one allocation per element: at
-/// n = 10^5 the per-element form spent most of its time in malloc and page
-/// faults.
-struct DepSets {
-  std::vector<int64_t> start{0};
-  std::vector<int32_t> cols;
-
-  int64_t size() const { return static_cast<int64_t>(start.size()) - 1; }
-  ArrayRef<int32_t> operator[](int64_t e) const {
-    return ArrayRef<int32_t>(cols.data() + start[e], cols.data() + start[e + 1]);
-  }
-  /// Append the set of the next element (sorted and distinct).
-  void append(ArrayRef<int32_t> set) {
-    cols.insert(cols.end(), set.begin(), set.end());
-    start.push_back(static_cast<int64_t>(cols.size()));
-  }
-  /// Append the next element's set given as a list with repeats, in any order.
-  void appendUnsorted(SmallVectorImpl<int32_t> &list) {
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
-    append(list);
-  }
-  void reserve(int64_t n) { start.reserve(start.size() + n); }
-};
-/// Per-element dependency sets of one value; null: depends on nothing.
-using Deps = std::shared_ptr<const DepSets>;
-
-/// Arrays of sets no longer used, kept for the next value: at n = 10^5 each
-/// is megabytes, and memory given back to the system costs page faults when
-/// taken again (most of the analysis' time before they were reused).
-thread_local std::vector<DepSets> recycledSets;
-constexpr size_t kRecycledLimit = 32;
-
-void recycle(DepSets &&sets) {
-  if (recycledSets.size() < kRecycledLimit)
-    recycledSets.push_back(std::move(sets));
-}
-
-/// Empty sets, on reused arrays when there are some.
-DepSets freshSets() {
-  if (recycledSets.empty())
-    return DepSets();
-  DepSets s = std::move(recycledSets.back());
-  recycledSets.pop_back();
-  s.start.assign(1, 0);
-  s.cols.clear();
-  return s;
-}
-
-Deps finish(DepSets sets) {
-  if (sets.cols.empty()) {
-    recycle(std::move(sets));
-    return nullptr;
-  }
-  return Deps(new DepSets(std::move(sets)), [](const DepSets *d) {
-    recycle(std::move(*const_cast<DepSets *>(d)));
-    delete d;
-  });
-}
-
-ArrayRef<int64_t> shapeOf(Value v) { return cast<RankedTensorType>(v.getType()).getShape(); }
-
-SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> s(shape.size(), 1);
-  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
-    s[i] = s[i + 1] * shape[i + 1];
-  return s;
-}
-
-/// For each result element, the flat source element it reads.
-template <typename Fn>
-Deps moveElements(const Deps &from, int64_t count, Fn source) {
-  if (!from)
-    return nullptr;
-  DepSets out = freshSets();
-  out.reserve(count);
-  // About as many entries per element as the source has.
-  out.cols.reserve(from->cols.size() / std::max<int64_t>(from->size(), 1) * count + 16);
-  for (int64_t e = 0; e < count; ++e)
-    out.append((*from)[source(e)]);
-  return finish(std::move(out));
-}
 
 bool anyFloat(ValueRange values) {
   return llvm::any_of(values, [](Value v) { return Differentiator::isFloat(v); });
@@ -134,6 +51,8 @@ public:
 
   /// Deps of `f`'s results given the deps of its arguments.
   FailureOr<std::vector<Deps>> run(FuncOp f, const std::vector<Deps> &args);
+  /// A call, map or scan: its callee's analysis applied to its operands.
+  LogicalResult apply(Operation *application, DenseMap<Value, Deps> &deps);
 
 private:
   SymbolTable symbols;
@@ -276,58 +195,6 @@ std::vector<bool> zeroElements(Operation *op) {
   return zero;
 }
 
-/// Sets gathered into per-element lists with repeats (reductions, matrix
-/// products), made sorted and distinct.
-Deps fromLists(std::vector<SmallVector<int32_t, 4>> &lists) {
-  DepSets out = freshSets();
-  out.reserve(static_cast<int64_t>(lists.size()));
-  for (auto &l : lists)
-    out.appendUnsorted(l);
-  return finish(std::move(out));
-}
-
-/// Concatenation: each result element reads one element of one part (or
-/// nothing, when that part depends on nothing).
-template <typename InFn>
-Deps concatDeps(ConcatOp c, InFn in) {
-  ArrayRef<int64_t> to = shapeOf(c.getResult());
-  int64_t n = numElements(c.getType());
-  SmallVector<Deps> parts;
-  for (unsigned p = 0; p < c.getNumOperands(); ++p)
-    parts.push_back(in(p));
-  DepSets out = freshSets();
-  out.reserve(n);
-  if (!c.getAxis()) { // flattened: the parts one after the other
-    for (unsigned p = 0; p < parts.size(); ++p)
-      for (int64_t j = 0; j < numElements(c.getOperand(p).getType()); ++j)
-        out.append(parts[p] ? (*parts[p])[j] : ArrayRef<int32_t>());
-    return finish(std::move(out));
-  }
-  int64_t axis = *c.getAxis();
-  SmallVector<int64_t> offsets{0};
-  SmallVector<SmallVector<int64_t>> partStrides;
-  for (unsigned p = 0; p < parts.size(); ++p) {
-    offsets.push_back(offsets.back() + shapeOf(c.getOperand(p))[axis]);
-    partStrides.push_back(stridesOf(shapeOf(c.getOperand(p))));
-  }
-  auto toStrides = stridesOf(to);
-  for (int64_t e = 0; e < n; ++e) {
-    int64_t idx = (e / toStrides[axis]) % to[axis];
-    size_t p = std::upper_bound(offsets.begin(), offsets.end(), idx) - offsets.begin() - 1;
-    if (!parts[p]) {
-      out.append({});
-      continue;
-    }
-    int64_t j = 0;
-    for (size_t i = 0; i < to.size(); ++i) {
-      int64_t x = (e / toStrides[i]) % to[i];
-      j += (static_cast<int64_t>(i) == axis ? x - offsets[p] : x) * partStrides[p][i];
-    }
-    out.append((*parts[p])[j]);
-  }
-  return finish(std::move(out));
-}
-
 /// The operands of a map or scan and, per operand, how far its elements move
 /// per iteration: the callee's argument size when mapped, 0 when passed whole.
 template <typename LoopOp, typename InFn>
@@ -341,6 +208,24 @@ std::pair<SmallVector<Deps>, SmallVector<int64_t>> iterationOperands(LoopOp loop
   }
   return {args, strides};
 }
+
+/// What an op's rule sees: its operands' and results' sets in the analysis'
+/// map, and the analysis itself for callees.
+class RuleContext : public DependencyContext {
+public:
+  RuleContext(DependencyAnalysis &analysis, Operation *op, DenseMap<Value, Deps> &deps)
+      : analysis(analysis), op(op), deps(deps) {}
+  Deps operand(unsigned i) override { return deps.lookup(op->getOperand(i)); }
+  void setResult(unsigned r, Deps d) override { deps[op->getResult(r)] = std::move(d); }
+  LogicalResult applyCallee(Operation *application) override {
+    return analysis.apply(application, deps);
+  }
+
+private:
+  DependencyAnalysis &analysis;
+  Operation *op;
+  DenseMap<Value, Deps> &deps;
+};
 
 LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &deps) {
   auto in = [&](unsigned i) { return deps.lookup(op->getOperand(i)); };
@@ -399,104 +284,16 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
     return success();
   }
 
-  auto setResult = [&](Deps d) {
-    deps[op->getResult(0)] = d;
-    return success();
-  };
-  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<ReshapeOp>([&](auto) { return setResult(in(0)); })
-      .Case<BroadcastOp>([&](BroadcastOp b) {
-        ArrayRef<int64_t> from = shapeOf(b.getOperand()), to = shapeOf(b.getResult());
-        auto fromStrides = stridesOf(from), toStrides = stridesOf(to);
-        size_t lead = to.size() - from.size();
-        return setResult(moveElements(in(0), numElements(b.getType()), [&](int64_t e) {
-          int64_t src = 0;
-          for (size_t i = 0; i < from.size(); ++i) {
-            int64_t idx = (e / toStrides[lead + i]) % to[lead + i];
-            src += (from[i] == 1 ? 0 : idx) * fromStrides[i];
-          }
-          return src;
-        }));
-      })
-      .Case<TransposeOp>([&](TransposeOp t) {
-        ArrayRef<int64_t> to = shapeOf(t.getResult());
-        auto fromStrides = stridesOf(shapeOf(t.getOperand())), toStrides = stridesOf(to);
-        ArrayRef<int64_t> perm = t.getPermutation();
-        return setResult(moveElements(in(0), numElements(t.getType()), [&](int64_t e) {
-          int64_t src = 0;
-          for (size_t i = 0; i < to.size(); ++i)
-            src += ((e / toStrides[i]) % to[i]) * fromStrides[perm[i]];
-          return src;
-        }));
-      })
-      .Case<SliceOp>([&](SliceOp s) {
-        ArrayRef<int64_t> to = shapeOf(s.getResult());
-        auto fromStrides = stridesOf(shapeOf(s.getOperand())), toStrides = stridesOf(to);
-        return setResult(moveElements(in(0), numElements(s.getType()), [&](int64_t e) {
-          int64_t src = 0;
-          for (size_t i = 0; i < to.size(); ++i)
-            src += (s.getStarts()[i] + ((e / toStrides[i]) % to[i]) * s.getSteps()[i]) *
-                   fromStrides[i];
-          return src;
-        }));
-      })
-      .Case<GatherOp>([&](GatherOp g) {
-        ArrayRef<int64_t> idx = g.getIndices();
-        return setResult(moveElements(in(0), idx.size(), [&](int64_t e) { return idx[e]; }));
-      })
-      .Case<ConcatOp>([&](ConcatOp c) { return setResult(concatDeps(c, in)); })
-      .Case<ReduceOp, SumOp>([&](Operation *r) {
-        Value x = r->getOperand(0);
-        ArrayRef<int64_t> from = shapeOf(x);
-        SmallVector<int64_t> axes;
-        if (auto red = dyn_cast<ReduceOp>(r))
-          axes.assign(red.getAxes().begin(), red.getAxes().end());
-        else
-          axes = llvm::to_vector(llvm::seq<int64_t>(0, from.size()));
-        SmallVector<int64_t> kept;
-        for (int64_t i = 0; i < static_cast<int64_t>(from.size()); ++i)
-          if (!llvm::is_contained(axes, i))
-            kept.push_back(from[i]);
-        auto fromStrides = stridesOf(from), keptStrides = stridesOf(kept);
-        std::vector<SmallVector<int32_t, 4>> lists(numElements(r->getResult(0).getType()));
-        const DepSets &d = *in(0);
-        for (int64_t e = 0; e < numElements(x.getType()); ++e) {
-          int64_t dst = 0, k = 0;
-          for (int64_t i = 0; i < static_cast<int64_t>(from.size()); ++i)
-            if (!llvm::is_contained(axes, i))
-              dst += ((e / fromStrides[i]) % from[i]) * keptStrides[k++];
-          lists[dst].append(d[e].begin(), d[e].end());
-        }
-        return setResult(fromLists(lists));
-      })
-      .Case<MatmulOp>([&](MatmulOp m) {
-        // C[b,i,j] depends on row i of A and column j of B (all k).
-        ArrayRef<int64_t> c = shapeOf(m.getResult());
-        int64_t rows = c[c.size() - 2], cols = c.back(), inner = shapeOf(m.getLhs()).back();
-        int64_t batch = numElements(m.getType()) / std::max<int64_t>(rows * cols, 1);
-        Deps a = in(0), b = in(1);
-        std::vector<SmallVector<int32_t, 4>> lists(numElements(m.getType()));
-        for (int64_t bi = 0; bi < batch; ++bi) {
-          std::vector<SmallVector<int32_t, 4>> rowSets(rows), colSets(cols);
-          for (int64_t i = 0; i < rows; ++i)
-            for (int64_t k = 0; k < inner && a; ++k) {
-              ArrayRef<int32_t> s = (*a)[(bi * rows + i) * inner + k];
-              rowSets[i].append(s.begin(), s.end());
-            }
-          for (int64_t j = 0; j < cols; ++j)
-            for (int64_t k = 0; k < inner && b; ++k) {
-              ArrayRef<int32_t> s = (*b)[(bi * inner + k) * cols + j];
-              colSets[j].append(s.begin(), s.end());
-            }
-          for (int64_t i = 0; i < rows; ++i)
-            for (int64_t j = 0; j < cols; ++j) {
-              auto &s = lists[(bi * rows + i) * cols + j];
-              s = rowSets[i];
-              s.append(colSets[j].begin(), colSets[j].end());
-            }
-        }
-        return setResult(fromLists(lists));
-      })
+  auto rule = dyn_cast<SparsityRuleOpInterface>(op);
+  if (!rule)
+    return op->emitOpError("has no sparsity rule");
+  RuleContext ctx(*this, op, deps);
+  return rule.propagateDependencies(ctx);
+}
+
+LogicalResult DependencyAnalysis::apply(Operation *application, DenseMap<Value, Deps> &deps) {
+  auto in = [&](unsigned i) { return deps.lookup(application->getOperand(i)); };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(application)
       .Case<CallOp>([&](CallOp call) -> LogicalResult {
         FuncOp callee = symbols.lookup<FuncOp>(call.getCallee());
         // A large callee is analysed with the caller's sets, once: its local
@@ -580,7 +377,7 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
         return success();
       })
       .Default([&](Operation *other) {
-        return other->emitOpError("has no sparsity rule");
+        return other->emitOpError("is not a call, map or scan");
       });
 }
 
@@ -632,10 +429,7 @@ FailureOr<SparsityPattern> scaly::expr::jacobianPattern(ModuleOp module, FuncOp 
     return failure();
   // Every set is gone when patternOf returns (or throws): the reused arrays
   // are given back then.
-  auto release = llvm::make_scope_exit([] {
-    recycledSets.clear();
-    recycledSets.shrink_to_fit();
-  });
+  auto release = llvm::make_scope_exit([] { releaseRecycledSets(); });
   return patternOf(module, f, wrt, of);
 }
 

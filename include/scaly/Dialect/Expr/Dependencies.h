@@ -1,0 +1,102 @@
+//===- Dependencies.h - what sparsity rules work on -------------*- C++ -*-===//
+//
+// The structural analysis behind jacobianPattern (Sparsity.h) gives every
+// value, per element, the sorted set of input elements it depends on
+// differentiably. Elementwise ops share one rule (the Elementwise trait);
+// every other op that can depend on an input declares its own rule in ODS
+// (SparsityRuleOpInterface), written against the types below.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SCALY_DIALECT_EXPR_DEPENDENCIES_H
+#define SCALY_DIALECT_EXPR_DEPENDENCIES_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace scaly::expr {
+
+/// The dependency sets of every element of one value, stored compressed:
+/// element e depends on cols[start[e] .. start[e + 1]), sorted and distinct.
+/// One pair of arrays per value, not one allocation per element: at
+/// n = 10^5 the per-element form spent most of its time in malloc and page
+/// faults.
+struct DepSets {
+  std::vector<int64_t> start{0};
+  std::vector<int32_t> cols;
+
+  int64_t size() const { return static_cast<int64_t>(start.size()) - 1; }
+  llvm::ArrayRef<int32_t> operator[](int64_t e) const {
+    return llvm::ArrayRef<int32_t>(cols.data() + start[e], cols.data() + start[e + 1]);
+  }
+  /// Append the set of the next element (sorted and distinct).
+  void append(llvm::ArrayRef<int32_t> set) {
+    cols.insert(cols.end(), set.begin(), set.end());
+    start.push_back(static_cast<int64_t>(cols.size()));
+  }
+  /// Append the next element's set given as a list with repeats, in any order.
+  void appendUnsorted(llvm::SmallVectorImpl<int32_t> &list) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    append(list);
+  }
+  void reserve(int64_t n) { start.reserve(start.size() + n); }
+};
+
+/// Per-element dependency sets of one value; null: depends on nothing.
+using Deps = std::shared_ptr<const DepSets>;
+
+/// Empty sets, on arrays a finished value gave back when there are some (at
+/// n = 10^5 each is megabytes, and memory handed back to the system costs
+/// page faults when taken again).
+DepSets freshSets();
+/// Give arrays back for the next freshSets().
+void recycle(DepSets &&sets);
+/// Free the arrays kept for reuse (when an analysis ends).
+void releaseRecycledSets();
+/// `sets` as a value's Deps (null when every set is empty); its arrays go
+/// back to freshSets() when the last reference ends.
+Deps finish(DepSets sets);
+/// Per-element lists with repeats (reductions, products), made sorted and
+/// distinct.
+Deps fromLists(std::vector<llvm::SmallVector<int32_t, 4>> &lists);
+/// Row-major strides of `shape`, in elements.
+llvm::SmallVector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape);
+
+/// Each of `count` result elements reads the one element `source(e)` of
+/// `from` (reshapes, broadcasts, transposes, slices, gathers).
+template <typename Fn>
+Deps moveElements(const Deps &from, int64_t count, Fn source) {
+  if (!from)
+    return nullptr;
+  DepSets out = freshSets();
+  out.reserve(count);
+  // About as many entries per element as the source has.
+  out.cols.reserve(from->cols.size() / std::max<int64_t>(from->size(), 1) * count + 16);
+  for (int64_t e = 0; e < count; ++e)
+    out.append((*from)[source(e)]);
+  return finish(std::move(out));
+}
+
+/// What an op's sparsity rule reads and writes.
+class DependencyContext {
+public:
+  virtual ~DependencyContext() = default;
+  /// The sets of operand `i` (null when it depends on nothing).
+  virtual Deps operand(unsigned i) = 0;
+  /// Record the sets of result `r`.
+  virtual void setResult(unsigned r, Deps deps) = 0;
+  /// A call, map or scan: the analysis of its callee, applied to the
+  /// operands' sets (per call, or per iteration of a map or scan).
+  virtual mlir::LogicalResult applyCallee(mlir::Operation *application) = 0;
+};
+
+} // namespace scaly::expr
+
+#endif
