@@ -108,7 +108,7 @@ public:
           if (*value)
             attrs.set(name, *value);
       for (const mlir::NamedAttribute &a : attrs) {
-        str(a.getName().str());
+        str(a.getName().getValue());
         if (a.getName() == "callee" && isApplication(op)) {
           BufferedSHA256 *saved = i64Into;
           std::string callee = digest(g.callee(&op));
@@ -142,12 +142,15 @@ private:
     i64Into->update(llvm::ArrayRef<uint8_t>(b, 8));
   }
   /// A type as printed (shapes and element types print exactly).
-  void type(mlir::Type t) {
-    auto [it, fresh] = typeText.try_emplace(t);
+  void type(mlir::Type t) { printed(typeText, t); }
+  /// `x` as printed, with its length first; each uniqued type or attribute
+  /// is printed once.
+  template <typename T> void printed(llvm::DenseMap<T, std::string> &cache, T x) {
+    auto [it, fresh] = cache.try_emplace(x);
     std::string &text = it->second;
     if (fresh) {
       llvm::raw_string_ostream os(text);
-      t.print(os);
+      x.print(os);
     }
     i64(static_cast<int64_t>(text.size()));
     i64Into->update(text);
@@ -169,14 +172,7 @@ private:
       shape(std::vector<int64_t>(ints.asArrayRef().begin(), ints.asArrayRef().end()));
       return;
     }
-    auto [it, fresh] = attrText.try_emplace(a);
-    std::string &text = it->second;
-    if (fresh) {
-      llvm::raw_string_ostream os(text);
-      a.print(os);
-    }
-    i64(static_cast<int64_t>(text.size()));
-    i64Into->update(text);
+    printed(attrText, a);
   }
   static bool isApplication(mlir::Operation &op) {
     return llvm::isa<expr::CallOp, expr::MapOp, expr::ScanOp, expr::JvpOp, expr::VjpOp>(op);
