@@ -66,8 +66,6 @@ Deps finish(DepSets sets);
 /// Per-element lists with repeats (reductions, products), made sorted and
 /// distinct.
 Deps fromLists(std::vector<llvm::SmallVector<int32_t, 4>> &lists);
-/// Row-major strides of `shape`, in elements.
-llvm::SmallVector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape);
 
 /// Each of `count` result elements reads the one element `source(e)` of
 /// `from` (reshapes, broadcasts, transposes, slices, gathers).

@@ -9,6 +9,8 @@
 
 #include "scaly/Dialect/Expr/ExprDialect.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+
 using namespace mlir;
 using namespace scaly::expr;
 
@@ -61,13 +63,6 @@ Deps scaly::expr::fromLists(std::vector<SmallVector<int32_t, 4>> &lists) {
   return finish(std::move(out));
 }
 
-SmallVector<int64_t> scaly::expr::stridesOf(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> s(shape.size(), 1);
-  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
-    s[i] = s[i + 1] * shape[i + 1];
-  return s;
-}
-
 // -- rearrangements: each result element reads one operand element ----------
 
 LogicalResult ReshapeOp::propagateDependencies(DependencyContext &ctx) {
@@ -77,7 +72,7 @@ LogicalResult ReshapeOp::propagateDependencies(DependencyContext &ctx) {
 
 LogicalResult BroadcastOp::propagateDependencies(DependencyContext &ctx) {
   ArrayRef<int64_t> from = shapeOf(getOperand()), to = shapeOf(getResult());
-  auto fromStrides = stridesOf(from), toStrides = stridesOf(to);
+  auto fromStrides = computeStrides(from), toStrides = computeStrides(to);
   size_t lead = to.size() - from.size();
   ctx.setResult(0, moveElements(ctx.operand(0), numElements(getType()), [&](int64_t e) {
     int64_t src = 0;
@@ -92,7 +87,7 @@ LogicalResult BroadcastOp::propagateDependencies(DependencyContext &ctx) {
 
 LogicalResult TransposeOp::propagateDependencies(DependencyContext &ctx) {
   ArrayRef<int64_t> to = shapeOf(getResult());
-  auto fromStrides = stridesOf(shapeOf(getOperand())), toStrides = stridesOf(to);
+  auto fromStrides = computeStrides(shapeOf(getOperand())), toStrides = computeStrides(to);
   ArrayRef<int64_t> perm = getPermutation();
   ctx.setResult(0, moveElements(ctx.operand(0), numElements(getType()), [&](int64_t e) {
     int64_t src = 0;
@@ -105,7 +100,7 @@ LogicalResult TransposeOp::propagateDependencies(DependencyContext &ctx) {
 
 LogicalResult SliceOp::propagateDependencies(DependencyContext &ctx) {
   ArrayRef<int64_t> to = shapeOf(getResult());
-  auto fromStrides = stridesOf(shapeOf(getOperand())), toStrides = stridesOf(to);
+  auto fromStrides = computeStrides(shapeOf(getOperand())), toStrides = computeStrides(to);
   ArrayRef<int64_t> starts = getStarts(), steps = getSteps();
   ctx.setResult(0, moveElements(ctx.operand(0), numElements(getType()), [&](int64_t e) {
     int64_t src = 0;
@@ -144,9 +139,9 @@ LogicalResult ConcatOp::propagateDependencies(DependencyContext &ctx) {
   SmallVector<SmallVector<int64_t>> partStrides;
   for (unsigned p = 0; p < parts.size(); ++p) {
     offsets.push_back(offsets.back() + shapeOf(getOperand(p))[axis]);
-    partStrides.push_back(stridesOf(shapeOf(getOperand(p))));
+    partStrides.push_back(computeStrides(shapeOf(getOperand(p))));
   }
-  auto toStrides = stridesOf(to);
+  auto toStrides = computeStrides(to);
   for (int64_t e = 0; e < n; ++e) {
     int64_t idx = (e / toStrides[axis]) % to[axis];
     size_t p = std::upper_bound(offsets.begin(), offsets.end(), idx) - offsets.begin() - 1;
@@ -174,7 +169,7 @@ static Deps reduceDeps(Value x, ArrayRef<int64_t> axes, int64_t resultSize, cons
   for (int64_t i = 0; i < static_cast<int64_t>(from.size()); ++i)
     if (!llvm::is_contained(axes, i))
       kept.push_back(from[i]);
-  auto fromStrides = stridesOf(from), keptStrides = stridesOf(kept);
+  auto fromStrides = computeStrides(from), keptStrides = computeStrides(kept);
   std::vector<SmallVector<int32_t, 4>> lists(resultSize);
   for (int64_t e = 0; e < numElements(x.getType()); ++e) {
     int64_t dst = 0, k = 0;
