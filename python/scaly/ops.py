@@ -140,9 +140,7 @@ def expr_op(name, *operands, **attributes):
     if not isinstance(name, str):
         raise TypeError(f"expr_op: the op name must be a str, got {type(name).__name__}")
     exprs = [_expr(x, name) for x in operands]
-    graph = _graph(exprs, name)
-    if any(e._g is not graph for e in exprs):
-        raise ValueError(f"{name}: operands come from different traced functions")
+    graph = _graph(exprs, name)  # refuses operands of different traced functions
     ids = graph.op(name, [e._id for e in exprs], attributes)
     out = tuple(Expr(graph, i) for i in ids)
     return out[0] if len(out) == 1 else out
