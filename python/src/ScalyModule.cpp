@@ -63,13 +63,7 @@ public:
     held = true;
   }
   /// Take the lock if it is free, without waiting.
-  bool tryLock() {
-    std::lock_guard<std::mutex> l(m);
-    if (held)
-      return false;
-    held = true;
-    return true;
-  }
+  bool tryLock() { return tryLockFor(std::chrono::milliseconds(0)); }
   template <class Duration> bool tryLockFor(Duration d) {
     std::unique_lock<std::mutex> l(m);
     if (!cv.wait_for(l, d, [&] { return !held; }))
