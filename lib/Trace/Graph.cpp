@@ -10,6 +10,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
 #include <algorithm>
+#include <numeric>
 #include <climits>
 #include <cmath>
 #include <optional>
@@ -511,9 +512,8 @@ int32_t Graph::concat(const std::vector<int32_t> &parts, Shape to) {
 }
 
 int32_t Graph::sum(int32_t a) {
-  std::vector<int64_t> all;
-  for (size_t d = 0; d < shape(a).size(); ++d)
-    all.push_back(static_cast<int64_t>(d));
+  std::vector<int64_t> all(shape(a).size()); // every axis
+  std::iota(all.begin(), all.end(), 0);
   return reduce("sum", a, std::move(all));
 }
 
