@@ -89,7 +89,9 @@ SmallVector<bool> c::liveCarried(prog::ForOp loop) {
   };
   for (bool changed = true; changed;) {
     changed = false;
-    for (Operation &op : body->without_terminator())
+    // Users come after their operands' definitions: walking backwards marks
+    // a chain ending at the yield in one pass.
+    for (Operation &op : llvm::reverse(body->without_terminator()))
       if (!needed.contains(&op) &&
           (runsForItsEffects(&op) || llvm::any_of(op.getResults(), readBy))) {
         needed.insert(&op);
