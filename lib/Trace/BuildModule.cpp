@@ -119,18 +119,7 @@ private:
     // topological order: operands always precede their users).
     const Graph &g = *fn.graph;
     Block &traced = g.body();
-    llvm::DenseSet<Operation *> live;
-    SmallVector<Operation *> work;
-    auto need = [&](Value v) {
-      if (Operation *def = v.getDefiningOp())
-        if (live.insert(def).second)
-          work.push_back(def);
-    };
-    for (int32_t r : fn.results)
-      need(g.value(r));
-    while (!work.empty())
-      for (Value operand : work.pop_back_val()->getOperands())
-        need(operand);
+    llvm::DenseSet<Operation *> live = g.liveOps(fn.results);
     IRMapping mapping;
     for (BlockArgument arg : traced.getArguments()) {
       unsigned position = static_cast<unsigned>(g.inputPosition(arg.getArgNumber()));
@@ -145,8 +134,7 @@ private:
         continue;
       Operation *copy = b.clone(op, mapping);
       // Applications name their Function by a placeholder: bind it here.
-      if (copy->hasAttr("callee") && isa<expr::CallOp, expr::MapOp, expr::ScanOp, expr::JvpOp,
-                                         expr::VjpOp>(copy))
+      if (Graph::isApplication(copy))
         copy->setAttr("callee", FlatSymbolRefAttr::get(&ctx, symbolFor(g.callee(&op))));
     }
     SmallVector<Value> returned;

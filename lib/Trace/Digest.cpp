@@ -68,18 +68,7 @@ public:
     // order, so that dead intermediate ops do not change the digest.
     const Graph &g = *fn.graph;
     mlir::Block &traced = g.body();
-    llvm::DenseSet<mlir::Operation *> live;
-    llvm::SmallVector<mlir::Operation *> work;
-    auto need = [&](mlir::Value v) {
-      if (mlir::Operation *def = v.getDefiningOp())
-        if (live.insert(def).second)
-          work.push_back(def);
-    };
-    for (int32_t r : fn.results)
-      need(g.value(r));
-    while (!work.empty())
-      for (mlir::Value operand : work.pop_back_val()->getOperands())
-        need(operand);
+    llvm::DenseSet<mlir::Operation *> live = g.liveOps(fn.results);
     llvm::DenseMap<mlir::Value, int64_t> number;
     for (mlir::BlockArgument arg : traced.getArguments()) {
       number[arg] = static_cast<int64_t>(number.size());
@@ -109,7 +98,7 @@ public:
             attrs.set(name, *value);
       for (const mlir::NamedAttribute &a : attrs) {
         str(a.getName().getValue());
-        if (a.getName() == "callee" && isApplication(op)) {
+        if (a.getName() == "callee" && Graph::isApplication(&op)) {
           BufferedSHA256 *saved = i64Into;
           std::string callee = digest(g.callee(&op));
           i64Into = saved;
@@ -173,9 +162,6 @@ private:
       return;
     }
     printed(attrText, a);
-  }
-  static bool isApplication(mlir::Operation &op) {
-    return llvm::isa<expr::CallOp, expr::MapOp, expr::ScanOp, expr::JvpOp, expr::VjpOp>(op);
   }
   void shape(const std::vector<int64_t> &s) {
     i64(static_cast<int64_t>(s.size()));

@@ -161,6 +161,26 @@ const Function &Graph::callee(Operation *application) const {
   return *callees_.at(std::stoul(sym.getValue().drop_front(6).str()));
 }
 
+bool Graph::isApplication(Operation *op) {
+  return isa<expr::CallOp, expr::MapOp, expr::ScanOp, expr::JvpOp, expr::VjpOp>(op);
+}
+
+llvm::DenseSet<Operation *> Graph::liveOps(const std::vector<int32_t> &results) const {
+  llvm::DenseSet<Operation *> live;
+  SmallVector<Operation *> work;
+  auto need = [&](Value v) {
+    if (Operation *def = v.getDefiningOp())
+      if (live.insert(def).second)
+        work.push_back(def);
+  };
+  for (int32_t r : results)
+    need(value(r));
+  while (!work.empty())
+    for (Value operand : work.pop_back_val()->getOperands())
+      need(operand);
+  return live;
+}
+
 int32_t Graph::input(int32_t position, Shape shape, DType dtype) {
   if (position < 0)
     throw std::invalid_argument("input position " + std::to_string(position) +

@@ -16,6 +16,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <cstdint>
 #include <memory>
@@ -71,6 +72,11 @@ public:
   /// The Function an application op (call, map, scan, jvp, vjp) applies: its
   /// callee symbol is a placeholder naming it, replaced when a module is built.
   const Function &callee(mlir::Operation *application) const;
+  /// Whether `op` applies a Function (call, map, scan, jvp, vjp).
+  static bool isApplication(mlir::Operation *op);
+  /// The traced ops the values `results` depend on, directly or not (what a
+  /// module and the digest take; dead intermediate ops are left out).
+  llvm::DenseSet<mlir::Operation *> liveOps(const std::vector<int32_t> &results) const;
 
   /// The source position given to the ops created from now on.
   void setLocation(const std::string &file, int32_t line);
