@@ -56,7 +56,7 @@ static SmallVector<Type> outputTypes(MLIRContext &ctx, const Function &fn, int64
     Shape s = fn.outputs[k].shape;
     if (count >= 0 && !(stateFirst && k == 0))
       s.insert(s.begin(), count);
-    types.push_back(RankedTensorType::get(s, elementType(ctx, fn.outputs[k].dtype)));
+    types.push_back(tensorType(ctx, s, fn.outputs[k].dtype));
   }
   return types;
 }

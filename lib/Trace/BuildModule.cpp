@@ -15,10 +15,6 @@ using namespace mlir;
 namespace scaly::trace {
 namespace {
 
-RankedTensorType tensorType(MLIRContext &ctx, const Shape &shape, DType d) {
-  return RankedTensorType::get(shape, elementType(ctx, d));
-}
-
 /// Per result, `{expr.sparse = {layout, nrow, ncol, batch, tables, <table>...}}`
 /// for a sparse output
 /// (an empty dictionary for a dense one); null when every output is dense.

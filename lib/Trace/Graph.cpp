@@ -46,6 +46,10 @@ Type elementType(MLIRContext &ctx, DType d) {
   return {};
 }
 
+RankedTensorType tensorType(MLIRContext &ctx, const Shape &shape, DType d) {
+  return RankedTensorType::get(shape, elementType(ctx, d));
+}
+
 DType dtypeOf(Type t) {
   if (t.isF64()) return DType::F64;
   if (t.isF32()) return DType::F32;
@@ -104,7 +108,7 @@ Value Graph::checked(int32_t id) const {
 }
 
 RankedTensorType Graph::tensorType(const Shape &shape, DType dtype) const {
-  return RankedTensorType::get(shape, elementType(ctx_, dtype));
+  return trace::tensorType(ctx_, shape, dtype);
 }
 
 std::vector<int32_t> Graph::resultIds(Operation *op) {

@@ -37,6 +37,8 @@ mlir::Type elementType(mlir::MLIRContext &ctx, DType d);
 DType dtypeOf(mlir::Type element);
 
 using Shape = std::vector<int64_t>;
+/// The tensor type of a value of `shape` and `d`.
+mlir::RankedTensorType tensorType(mlir::MLIRContext &ctx, const Shape &shape, DType d);
 int64_t numElements(const Shape &shape);
 std::string shapeString(const Shape &shape);
 
