@@ -67,14 +67,13 @@ std::vector<int32_t> Graph::applied(Operation *op) {
 }
 
 std::vector<int32_t> Graph::call(std::shared_ptr<const Function> fn, std::vector<int32_t> args) {
-  for (int32_t a : args)
-    checked(a);
+  SmallVector<Value> operands = valuesOf(*this, args); // each id is checked here
   checkArgs(*fn, args, *this, -1);
   auto types = outputTypes(ctx_, *fn, -1, false);
   bool block = fn->block;
   StringRef callee = calleeSymbol(fn).getValue();
   auto op = builder_.create<expr::CallOp>(loc_, types, callee,
-                                          valuesOf(*this, args), block, nullptr, nullptr);
+                                          operands, block, nullptr, nullptr);
   return applied(op);
 }
 
@@ -116,21 +115,19 @@ static void checkDerivativeArgs(const Function &fn, const std::vector<int32_t> &
 
 std::vector<int32_t> Graph::jvp(std::shared_ptr<const Function> fn, std::vector<int32_t> args,
                                 std::vector<bool> wrt) {
-  for (int32_t a : args)
-    checked(a);
+  SmallVector<Value> operands = valuesOf(*this, args); // each id is checked here
   checkDerivativeArgs(*fn, args, *this, fn->inputs, wrt, "jvp");
   auto types = outputTypes(ctx_, *fn, -1, false);
   SmallVector<bool> flags(wrt.begin(), wrt.end());
   StringRef callee = calleeSymbol(fn).getValue();
   auto op = builder_.create<expr::JvpOp>(loc_, types, callee,
-                                         valuesOf(*this, args), flags);
+                                         operands, flags);
   return applied(op);
 }
 
 std::vector<int32_t> Graph::vjp(std::shared_ptr<const Function> fn, std::vector<int32_t> args,
                                 std::vector<bool> wrt, std::vector<bool> of) {
-  for (int32_t a : args)
-    checked(a);
+  SmallVector<Value> operands = valuesOf(*this, args); // each id is checked here
   if (wrt.size() != fn->inputs.size())
     throw std::invalid_argument("vjp of " + fn->name + "(): " + std::to_string(wrt.size()) +
                                 " wrt flags for " + std::to_string(fn->inputs.size()) + " inputs");
@@ -147,7 +144,7 @@ std::vector<int32_t> Graph::vjp(std::shared_ptr<const Function> fn, std::vector<
   SmallVector<bool> wrtFlags(wrt.begin(), wrt.end()), ofFlags(of.begin(), of.end());
   StringRef callee = calleeSymbol(fn).getValue();
   auto op = builder_.create<expr::VjpOp>(loc_, types, callee,
-                                         valuesOf(*this, args), wrtFlags, ofFlags);
+                                         operands, wrtFlags, ofFlags);
   return applied(op);
 }
 

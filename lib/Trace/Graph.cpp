@@ -93,15 +93,15 @@ Graph::~Graph() {
 }
 
 Shape Graph::shape(int32_t id) const {
-  auto t = llvm::cast<RankedTensorType>(checked(id).getType());
+  auto t = llvm::cast<RankedTensorType>(value(id).getType());
   return Shape(t.getShape().begin(), t.getShape().end());
 }
 
 DType Graph::dtype(int32_t id) const {
-  return dtypeOf(llvm::cast<RankedTensorType>(checked(id).getType()).getElementType());
+  return dtypeOf(llvm::cast<RankedTensorType>(value(id).getType()).getElementType());
 }
 
-Value Graph::checked(int32_t id) const {
+Value Graph::value(int32_t id) const {
   if (id < 0 || static_cast<size_t>(id) >= values_.size())
     throw std::out_of_range("expression node " + std::to_string(id) + " is not in this graph");
   return values_[id];
@@ -276,7 +276,7 @@ int32_t Graph::constantInts(std::vector<int64_t> values, Shape shape, DType dtyp
 }
 
 bool Graph::isConstant(int32_t id) const {
-  return checked(id).getDefiningOp<expr::ConstantOp>() != nullptr;
+  return value(id).getDefiningOp<expr::ConstantOp>() != nullptr;
 }
 
 /// The values of a constant: as doubles for a float one, else as exact int64s.
@@ -300,7 +300,7 @@ static std::pair<std::vector<double>, std::vector<int64_t>> constantValues(expr:
 /// (float32 only needs to be in range: 0.1 stays "0.1" at float32
 /// precision); -1 otherwise.
 int32_t Graph::convertExactly(int32_t id, DType to) {
-  auto [values, ints] = constantValues(checked(id).getDefiningOp<expr::ConstantOp>());
+  auto [values, ints] = constantValues(value(id).getDefiningOp<expr::ConstantOp>());
   Shape s = shape(id);
   if (isFloat(dtype(id))) {
     if (to == DType::F64)
@@ -680,7 +680,7 @@ std::vector<int32_t> Graph::op(const std::string &name, const std::vector<int32_
     }
   OperationState state(loc_, *info);
   for (int32_t id : operands)
-    state.addOperands(checked(id));
+    state.addOperands(value(id));
   if (attributes)
     state.addAttributes(attributes.getValue());
   // Errors of the op's own inference and verifier become the message.

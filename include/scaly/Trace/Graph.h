@@ -64,7 +64,8 @@ public:
   /// The number of values traced (inputs and op results).
   size_t size() const { return values_.size(); }
   mlir::MLIRContext &context() const { return ctx_; }
-  mlir::Value value(int32_t id) const { return checked(id); }
+  /// The value of `id` (std::out_of_range when it is not in this graph).
+  mlir::Value value(int32_t id) const;
   Shape shape(int32_t id) const;
   DType dtype(int32_t id) const;
   /// The traced ops in order (operands before users); its arguments are the
@@ -168,7 +169,6 @@ private:
   std::vector<int32_t> resultIds(mlir::Operation *op);
   /// Record an application op (never merged): one id per result.
   std::vector<int32_t> applied(mlir::Operation *op);
-  mlir::Value checked(int32_t id) const;
   mlir::RankedTensorType tensorType(const Shape &shape, DType dtype) const;
   /// The placeholder callee symbol of `fn` in this graph.
   mlir::FlatSymbolRefAttr calleeSymbol(std::shared_ptr<const Function> fn);
