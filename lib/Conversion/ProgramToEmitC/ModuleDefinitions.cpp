@@ -77,13 +77,16 @@ std::string c::Helpers::define(StringRef kind, Type elem, const std::string &nam
     std::string scalar = "#if defined(__clang__)\n"
                          "#pragma clang loop vectorize(disable) unroll(disable)\n"
                          "#endif\n";
+    // Accumulator k starts at x[k * s] and adds p[k * s]; four to a line.
+    auto at = [](int k) { return k ? std::to_string(k) + " * s" : std::string("0"); };
     std::string first, step = "      const " + T + " *p = x + i * s;\n";
-    for (int k = 0; k < 8; ++k)
-      first += (k % 4 ? ", r" : "    " + T + " r") + std::to_string(k) + " = x[" +
-               (k ? std::to_string(k) + " * s]" : std::string("0]")) + (k % 4 == 3 ? ";\n" : "");
-    for (int k = 0; k < 8; ++k)
-      step += (k % 4 ? " " : "      ") + ("r" + std::to_string(k)) + " += p[" +
-              (k ? std::to_string(k) + " * s" : std::string("0")) + "];" + (k % 4 == 3 ? "\n" : "");
+    for (int k = 0; k < 8; ++k) {
+      std::string r = "r" + std::to_string(k);
+      bool lineEnds = k % 4 == 3;
+      first += (k % 4 ? ", " : "    " + T + " ") + r + " = x[" + at(k) + "]" +
+               (lineEnds ? ";\n" : "");
+      step += (k % 4 ? " " : "      ") + r + " += p[" + at(k) + "];" + (lineEnds ? "\n" : "");
+    }
     std::string out;
     if (seen.insert(pw).second)
       out += "static " + T + " " + pw + sig + " {\n"
