@@ -110,3 +110,28 @@ TEST(Digest, SameTraceSameDigestAndNamesMatter) {
   EXPECT_NE(graphDigest(*a), graphDigest(*build("f", 3.0)));
   EXPECT_EQ(graphDigest(*a).size(), 64u);
 }
+
+TEST(Digest, RepeatedAttributesAndTypesAreBackReferencesNotMerged) {
+  // The digest writes a repeated type or attribute as a back-reference: two
+  // graphs that differ only in which slice comes first, or in whether two
+  // slices share their offsets, must still differ.
+  auto build = [](int64_t first, int64_t second) {
+    auto g = std::make_shared<Graph>(context());
+    int32_t x = g->input(0, {4}, DType::F64);
+    int32_t a = g->slice(x, {first}, {1}, {2});
+    int32_t b = g->slice(x, {second}, {1}, {2});
+    int32_t y = g->binary(BinaryKind::Sub, a, b);
+    auto fn = std::make_shared<Function>();
+    fn->name = "f";
+    fn->inputs = {{"x", {4}, DType::F64}};
+    fn->outputs = {{"y", {2}, DType::F64}};
+    fn->graph = g;
+    fn->results = {y};
+    return fn;
+  };
+  std::string d01 = graphDigest(*build(0, 1));
+  EXPECT_EQ(d01, graphDigest(*build(0, 1)));
+  EXPECT_NE(d01, graphDigest(*build(1, 0)));
+  EXPECT_NE(d01, graphDigest(*build(0, 2)));
+  EXPECT_NE(graphDigest(*build(1, 1)), graphDigest(*build(2, 2)));
+}

@@ -41,52 +41,59 @@ private:
   }
 };
 
+/// The digest of a Function: SHA-256 over a compact, self-delimiting
+/// encoding of its ports and live ops. Integers are LEB128 varints, and each
+/// op name, type, attribute name and attribute is written in full the first
+/// time and as a back-reference after: a model unrolled 10^4 times carries
+/// 10^4 copies of each, and hashing their text every time made SHA-256 most
+/// of the digest's cost.
 class Digester {
 public:
   std::string digest(const Function &fn) {
     auto it = memo.find(&fn);
     if (it != memo.end())
       return it->second;
-    BufferedSHA256 h;
-    auto str = [&](llvm::StringRef s) {
-      i64(static_cast<int64_t>(s.size()));
-      h.update(s);
-    };
-    i64Into = &h;
-    str("scaly-function-v2");
+    // A callee is digested on its own (its own stream and tables).
+    Stream saved = std::move(out);
+    out = Stream();
+    str("scaly-function-v3");
     str(fn.name);
     for (const auto *ports : {&fn.inputs, &fn.outputs}) {
-      i64(static_cast<int64_t>(ports->size()));
+      num(static_cast<int64_t>(ports->size()));
       for (const Port &p : *ports) {
         str(p.name);
         shape(p.shape);
-        i64(static_cast<int64_t>(p.dtype));
+        num(static_cast<int64_t>(p.dtype));
       }
     }
-    i64(fn.block);
+    num(fn.block);
     // Only the ops the results depend on, values renumbered densely in graph
     // order, so that dead intermediate ops do not change the digest.
     const Graph &g = *fn.graph;
     mlir::Block &traced = g.body();
     llvm::DenseSet<mlir::Operation *> live = g.liveOps(fn.results);
     llvm::DenseMap<mlir::Value, int64_t> number;
+    number.reserve(traced.getNumArguments() + 2 * live.size());
     for (mlir::BlockArgument arg : traced.getArguments()) {
       number[arg] = static_cast<int64_t>(number.size());
       str("input");
-      i64(g.inputPosition(arg.getArgNumber()));
+      num(g.inputPosition(arg.getArgNumber()));
       type(arg.getType());
     }
+    int64_t next = static_cast<int64_t>(number.size());
     for (mlir::Operation &op : traced) {
       if (!live.contains(&op))
         continue;
-      str(op.getName().getStringRef());
-      i64(static_cast<int64_t>(op.getNumOperands()));
+      once(out.names, op.getName().getAsOpaquePointer(),
+           [&] { str(op.getName().getStringRef()); });
+      num(static_cast<int64_t>(op.getNumOperands()));
+      // Operands relative to the op's own number: a chain's are small.
       for (mlir::Value o : op.getOperands())
-        i64(number.lookup(o));
-      i64(static_cast<int64_t>(op.getNumResults()));
+        num(next - number.lookup(o));
+      num(static_cast<int64_t>(op.getNumResults()));
       for (mlir::Value r : op.getResults()) {
         type(r.getType());
-        number[r] = static_cast<int64_t>(number.size());
+        number[r] = next++;
       }
       // Attributes in name order (inherent ones read from the properties,
       // nothing created in the context); an application's callee by its
@@ -96,77 +103,102 @@ public:
         if (std::optional<mlir::Attribute> value = op.getInherentAttr(name.getValue()))
           if (*value)
             attrs.set(name, *value);
+      num(static_cast<int64_t>(attrs.getAttrs().size()));
       for (const mlir::NamedAttribute &a : attrs) {
-        str(a.getName().getValue());
+        once(out.names, a.getName().getAsOpaquePointer(),
+             [&] { str(a.getName().getValue()); });
         if (a.getName() == "callee" && Graph::isApplication(&op)) {
-          BufferedSHA256 *saved = i64Into;
-          std::string callee = digest(g.callee(&op));
-          i64Into = saved;
-          str(callee);
+          const Function *callee = &g.callee(&op);
+          once(out.callees, callee, [&] {
+            std::string text = digest(*callee);
+            str(text);
+          });
         } else {
-          attribute(a.getValue());
+          once(out.attributes, a.getValue().getAsOpaquePointer(),
+               [&] { attribute(a.getValue()); });
         }
       }
     }
-    i64(static_cast<int64_t>(fn.results.size()));
+    num(static_cast<int64_t>(fn.results.size()));
     for (int32_t r : fn.results)
-      i64(number.lookup(g.value(r)));
-    auto bytes = h.final();
+      num(number.lookup(g.value(r)));
+    auto bytes = out.sha.final();
+    out = std::move(saved);
     std::string hex = llvm::toHex(llvm::ArrayRef<uint8_t>(bytes.data(), bytes.size()), true);
     memo[&fn] = hex;
     return hex;
   }
 
 private:
+  /// One function's stream and its back-reference tables.
+  struct Stream {
+    BufferedSHA256 sha;
+    llvm::DenseMap<const void *, int64_t> names, types, attributes, callees;
+  };
+  Stream out;
   llvm::DenseMap<const Function *, std::string> memo;
-  // Types and attributes are uniqued: each is printed once, however many
-  // ops carry it (a model unrolled 10^4 times has 10^4 copies of each).
-  llvm::DenseMap<mlir::Type, std::string> typeText;
-  llvm::DenseMap<mlir::Attribute, std::string> attrText;
-  BufferedSHA256 *i64Into = nullptr;
 
-  void i64(int64_t v) {
-    uint8_t b[8];
-    std::memcpy(b, &v, 8);
-    i64Into->update(llvm::ArrayRef<uint8_t>(b, 8));
+  /// `key`'s back-reference when it was written before; else a 0 and its
+  /// definition, written by `define`.
+  template <typename Define>
+  void once(llvm::DenseMap<const void *, int64_t> &table, const void *key, Define define) {
+    auto [it, fresh] = table.try_emplace(key, static_cast<int64_t>(table.size()) + 1);
+    if (!fresh) {
+      num(it->second);
+      return;
+    }
+    num(0);
+    define();
+  }
+  /// A signed integer as a zigzag LEB128 varint (small ones in one byte).
+  void num(int64_t v) {
+    uint64_t z = (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+    uint8_t b[10];
+    size_t n = 0;
+    do {
+      b[n++] = static_cast<uint8_t>((z & 0x7f) | (z > 0x7f ? 0x80 : 0));
+      z >>= 7;
+    } while (z);
+    out.sha.update(llvm::ArrayRef<uint8_t>(b, n));
+  }
+  void str(llvm::StringRef s) {
+    num(static_cast<int64_t>(s.size()));
+    out.sha.update(s);
   }
   /// A type as printed (shapes and element types print exactly).
-  void type(mlir::Type t) { printed(typeText, t); }
-  /// `x` as printed, with its length first; each uniqued type or attribute
-  /// is printed once.
-  template <typename T> void printed(llvm::DenseMap<T, std::string> &cache, T x) {
-    auto [it, fresh] = cache.try_emplace(x);
-    std::string &text = it->second;
-    if (fresh) {
-      llvm::raw_string_ostream os(text);
-      x.print(os);
-    }
-    i64(static_cast<int64_t>(text.size()));
-    i64Into->update(text);
+  void type(mlir::Type t) {
+    once(out.types, t.getAsOpaquePointer(), [&] { str(printed(t)); });
+  }
+  template <typename T> static std::string printed(T x) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    x.print(os);
+    return text;
   }
   /// An attribute: the raw data of large arrays (printing them costs more
   /// than hashing), anything else as printed.
   void attribute(mlir::Attribute a) {
     if (auto dense = llvm::dyn_cast<mlir::DenseElementsAttr>(a)) {
+      num(1);
       type(dense.getType());
-      i64(dense.isSplat());
+      num(dense.isSplat());
       llvm::ArrayRef<char> raw = dense.getRawData();
-      i64(static_cast<int64_t>(raw.size()));
-      i64Into->update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(raw.data()),
-                                              raw.size()));
+      str(llvm::StringRef(raw.data(), raw.size()));
       return;
     }
     if (auto ints = llvm::dyn_cast<mlir::DenseI64ArrayAttr>(a)) {
-      i64(-1); // an i64 array, not a shape
-      shape(std::vector<int64_t>(ints.asArrayRef().begin(), ints.asArrayRef().end()));
+      num(2);
+      llvm::ArrayRef<int64_t> values = ints.asArrayRef();
+      shape(std::vector<int64_t>(values.begin(), values.end()));
       return;
     }
-    printed(attrText, a);
+    num(3);
+    str(printed(a));
   }
   void shape(const std::vector<int64_t> &s) {
-    i64(static_cast<int64_t>(s.size()));
+    num(static_cast<int64_t>(s.size()));
     for (int64_t d : s)
-      i64(d);
+      num(d);
   }
 };
 
