@@ -120,20 +120,24 @@ class Function:
             except TypeError:
                 if not any(isinstance(a, Expr) for a in args):
                     raise
-        if len(args) != len(self.inputs):
-            raise TypeError(f"{self.name}() takes {len(self.inputs)} inputs "
-                            f"({', '.join(n for n, _, _ in self.inputs)}), got {len(args)}")
-        if any(isinstance(a, Expr) for a in args):
-            return self._call_traced(args)
+        if len(args) != len(self._inputs):
+            raise TypeError(f"{self.name}() takes {len(self._inputs)} inputs "
+                            f"({', '.join(n for n, _, _ in self._inputs)}), got {len(args)}")
+        for a in args:
+            if isinstance(a, Expr):
+                return self._call_traced(args)
         from .runtime import call_numeric
         return call_numeric(self, args)
 
     def _call_traced(self, args):
         graph = next(a._g for a in args if isinstance(a, Expr))
         ids = []
-        for (name, shape, dtype), a in zip(self.inputs, args):
+        for (name, shape, dtype), a in zip(self._inputs, args):
+            if type(a) is Expr and a._g is graph:  # the common case: nothing to convert
+                ids.append(a._id)
+                continue
             e = as_expr(a, graph, like=_DtypeOnly(dtype))
-            if e.dtype != dtype and not isinstance(a, Expr):
+            if not isinstance(a, Expr) and e.dtype != dtype:
                 raise TypeError(f"{self.name}(): input '{name}' expects {dtype} values, "
                                 f"got {a!r}")
             ids.append(e._id)

@@ -140,9 +140,22 @@ def slice_cases(size):
     ]
     if size == "large":
         cases.append(("3d", [((4, 5, 6), None)], lambda _, x: x[::-1, 1:4, ::-2]))
+        cases.append(("3d_int", [((4, 5, 6), None)], lambda _, x: x[1] * 2 + x[-4]))
     else:
         cases.append(("3d", [((2, 3, 4), None)], lambda _, x: x[::-1, 1:, ::-2]))
+        cases.append(("3d_int", [((2, 3, 4), None)], lambda _, x: x[1] * 2 + x[-2]))
     return cases
+
+
+def test_integer_index_is_the_same_op_as_its_tuple_form():
+    """x[k] (the fast path of unrolled loops) traces exactly as x[k, ...] does."""
+    def trace(index):
+        @sc.function(sc.arg("x", (3, 4)), outputs=sc.arg("y"))
+        def f(x):
+            return index(x)
+        return f.mlir()
+    for k in (0, 2, -1, -3):
+        assert trace(lambda x: x[k]) == trace(lambda x: x[k, ...]), k
 
 
 @pytest.mark.parametrize("size", SIZES)
