@@ -293,6 +293,41 @@ def test_large_calls_release_the_gil(cache):
         np.testing.assert_array_equal(r, 2 * x)
 
 
+def test_a_kept_workspace_serves_repeated_and_concurrent_calls(cache):
+    # The heap workspace is kept by the kernel between calls; a call that
+    # finds it in use (another thread, GIL released) allocates its own.
+    @sc.function(sc.arg("x", 40000), outputs=(sc.arg("s"), sc.arg("y")))
+    def spread(x):
+        y = sc.sin(x) * x
+        return sc.sum(y[::-1] * x), y[::2] + y[1::2]
+
+    kernel = spread.compile()._kernel
+    assert kernel.workspace_bytes > 4096 and kernel.releases_gil
+    rng = np.random.default_rng(3)
+    inputs = [rng.normal(size=40000) for _ in range(8)]
+
+    def want(x):
+        y = np.sin(x) * x
+        return np.sum(y[::-1] * x), y[::2] + y[1::2]
+
+    alone = [spread(x) for x in inputs]  # the same workspace, one call after another
+    for x, (s, y) in zip(inputs, alone):
+        np.testing.assert_allclose(s, want(x)[0], rtol=1e-12)
+        np.testing.assert_allclose(y, want(x)[1], rtol=1e-14, atol=1e-15)
+    results = {}
+    threads = [threading.Thread(target=lambda i=i: results.__setitem__(
+        i, [spread(inputs[i]) for _ in range(20)])) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 8
+    for i, calls in results.items():  # bit for bit what the call alone gave
+        for s, y in calls:
+            assert s == alone[i][0]
+            np.testing.assert_array_equal(y, alone[i][1])
+
+
 def make_scale():
     @sc.function(sc.arg("v", ()), outputs=sc.arg("w"))
     def scale(v):
