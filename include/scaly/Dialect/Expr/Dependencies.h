@@ -68,19 +68,34 @@ Deps finish(DepSets sets);
 Deps fromLists(std::vector<llvm::SmallVector<int32_t, 4>> &lists);
 
 /// Each of `count` result elements reads the one element `source(e)` of
-/// `from` (reshapes, broadcasts, transposes, slices, gathers).
+/// `from` (gathers; `source` is called twice per element). The arrays are
+/// sized exactly first, then filled: no growth, no copy of a grown array.
 template <typename Fn>
 Deps moveElements(const Deps &from, int64_t count, Fn source) {
   if (!from)
     return nullptr;
   DepSets out = freshSets();
-  out.reserve(count);
-  // About as many entries per element as the source has.
-  out.cols.reserve(from->cols.size() / std::max<int64_t>(from->size(), 1) * count + 16);
-  for (int64_t e = 0; e < count; ++e)
-    out.append((*from)[source(e)]);
+  const int64_t *in = from->start.data();
+  out.start.resize(count + 1);
+  for (int64_t e = 0; e < count; ++e) {
+    int64_t s = source(e);
+    out.start[e + 1] = out.start[e] + in[s + 1] - in[s];
+  }
+  out.cols.resize(out.start[count]);
+  for (int64_t e = 0; e < count; ++e) {
+    int64_t s = source(e);
+    std::copy(from->cols.data() + in[s], from->cols.data() + in[s + 1],
+              out.cols.data() + out.start[e]);
+  }
   return finish(std::move(out));
 }
+
+/// Result element e, at row-major position idx over `shape`, reads element
+/// base + sum_i idx[i] * strides[i] of `from`: slices, transposes and
+/// broadcasts (stride 0). Walked row by row without a division per element,
+/// and a row of stride 1 is one block copy.
+Deps moveAffine(const Deps &from, llvm::ArrayRef<int64_t> shape, int64_t base,
+                llvm::ArrayRef<int64_t> strides);
 
 /// What an op's sparsity rule reads and writes.
 class DependencyContext {

@@ -63,6 +63,75 @@ Deps scaly::expr::fromLists(std::vector<SmallVector<int32_t, 4>> &lists) {
   return finish(std::move(out));
 }
 
+namespace {
+/// Calls fn(rowSource, firstElement) for each row (last axis) of `shape`
+/// in row-major order, rowSource = base + sum over the leading axes of
+/// idx[i] * strides[i] (an odometer: no division per row either).
+template <typename Fn>
+void forEachRow(ArrayRef<int64_t> shape, int64_t base, ArrayRef<int64_t> strides, Fn fn) {
+  size_t lead = shape.empty() ? 0 : shape.size() - 1;
+  int64_t inner = shape.empty() ? 1 : shape.back();
+  for (int64_t d : shape)
+    if (d == 0)
+      return;
+  SmallVector<int64_t> idx(lead, 0);
+  int64_t src = base;
+  for (int64_t e = 0;; e += inner) {
+    fn(src, e);
+    size_t i = lead;
+    while (i > 0) {
+      --i;
+      src += strides[i];
+      if (++idx[i] < shape[i])
+        break;
+      src -= strides[i] * shape[i];
+      idx[i] = 0;
+      if (i == 0)
+        return;
+    }
+    if (lead == 0)
+      return;
+  }
+}
+} // namespace
+
+Deps scaly::expr::moveAffine(const Deps &from, ArrayRef<int64_t> shape, int64_t base,
+                             ArrayRef<int64_t> strides) {
+  if (!from)
+    return nullptr;
+  int64_t count = 1;
+  for (int64_t d : shape)
+    count *= d;
+  int64_t inner = shape.empty() ? 1 : shape.back();
+  int64_t step = strides.empty() ? 0 : strides.back();
+  const int64_t *in = from->start.data();
+  const int32_t *cols = from->cols.data();
+  DepSets out = freshSets();
+  out.start.resize(count + 1);
+  int64_t *start = out.start.data();
+  forEachRow(shape, base, strides, [&](int64_t src, int64_t e) {
+    if (step == 1) { // the row's sets are contiguous in `from`
+      int64_t shift = start[e] - in[src];
+      for (int64_t j = 1; j <= inner; ++j)
+        start[e + j] = in[src + j] + shift;
+      return;
+    }
+    for (int64_t j = 0; j < inner; ++j, src += step)
+      start[e + j + 1] = start[e + j] + in[src + 1] - in[src];
+  });
+  out.cols.resize(start[count]);
+  int32_t *to = out.cols.data();
+  forEachRow(shape, base, strides, [&](int64_t src, int64_t e) {
+    if (step == 1) {
+      std::copy(cols + in[src], cols + in[src + inner], to + start[e]);
+      return;
+    }
+    for (int64_t j = 0; j < inner; ++j, src += step)
+      std::copy(cols + in[src], cols + in[src + 1], to + start[e + j]);
+  });
+  return finish(std::move(out));
+}
+
 // -- rearrangements: each result element reads one operand element ----------
 
 LogicalResult ReshapeOp::propagateDependencies(DependencyContext &ctx) {
@@ -72,42 +141,37 @@ LogicalResult ReshapeOp::propagateDependencies(DependencyContext &ctx) {
 
 LogicalResult BroadcastOp::propagateDependencies(DependencyContext &ctx) {
   ArrayRef<int64_t> from = shapeOf(getOperand()), to = shapeOf(getResult());
-  auto fromStrides = computeStrides(from), toStrides = computeStrides(to);
+  auto fromStrides = computeStrides(from);
   size_t lead = to.size() - from.size();
-  ctx.setResult(0, moveElements(ctx.operand(0), numElements(getType()), [&](int64_t e) {
-    int64_t src = 0;
-    for (size_t i = 0; i < from.size(); ++i) {
-      int64_t idx = (e / toStrides[lead + i]) % to[lead + i];
-      src += (from[i] == 1 ? 0 : idx) * fromStrides[i];
-    }
-    return src;
-  }));
+  SmallVector<int64_t> strides(to.size(), 0); // new and size-1 axes repeat
+  for (size_t i = 0; i < from.size(); ++i)
+    strides[lead + i] = from[i] == 1 ? 0 : fromStrides[i];
+  ctx.setResult(0, moveAffine(ctx.operand(0), to, 0, strides));
   return success();
 }
 
 LogicalResult TransposeOp::propagateDependencies(DependencyContext &ctx) {
   ArrayRef<int64_t> to = shapeOf(getResult());
-  auto fromStrides = computeStrides(shapeOf(getOperand())), toStrides = computeStrides(to);
+  auto fromStrides = computeStrides(shapeOf(getOperand()));
   ArrayRef<int64_t> perm = getPermutation();
-  ctx.setResult(0, moveElements(ctx.operand(0), numElements(getType()), [&](int64_t e) {
-    int64_t src = 0;
-    for (size_t i = 0; i < to.size(); ++i)
-      src += ((e / toStrides[i]) % to[i]) * fromStrides[perm[i]];
-    return src;
-  }));
+  SmallVector<int64_t> strides;
+  for (size_t i = 0; i < to.size(); ++i)
+    strides.push_back(fromStrides[perm[i]]);
+  ctx.setResult(0, moveAffine(ctx.operand(0), to, 0, strides));
   return success();
 }
 
 LogicalResult SliceOp::propagateDependencies(DependencyContext &ctx) {
   ArrayRef<int64_t> to = shapeOf(getResult());
-  auto fromStrides = computeStrides(shapeOf(getOperand())), toStrides = computeStrides(to);
+  auto fromStrides = computeStrides(shapeOf(getOperand()));
   ArrayRef<int64_t> starts = getStarts(), steps = getSteps();
-  ctx.setResult(0, moveElements(ctx.operand(0), numElements(getType()), [&](int64_t e) {
-    int64_t src = 0;
-    for (size_t i = 0; i < to.size(); ++i)
-      src += (starts[i] + ((e / toStrides[i]) % to[i]) * steps[i]) * fromStrides[i];
-    return src;
-  }));
+  int64_t base = 0;
+  SmallVector<int64_t> strides;
+  for (size_t i = 0; i < to.size(); ++i) {
+    base += starts[i] * fromStrides[i];
+    strides.push_back(steps[i] * fromStrides[i]);
+  }
+  ctx.setResult(0, moveAffine(ctx.operand(0), to, base, strides));
   return success();
 }
 
@@ -118,44 +182,55 @@ LogicalResult GatherOp::propagateDependencies(DependencyContext &ctx) {
 }
 
 LogicalResult ConcatOp::propagateDependencies(DependencyContext &ctx) {
-  // Each result element reads one element of one part (or nothing, when
-  // that part depends on nothing).
-  ArrayRef<int64_t> to = shapeOf(getResult());
-  int64_t n = numElements(getType());
+  // The result is made of blocks, each a contiguous run of one part's
+  // elements: per position before the axis, each part's slab in turn (the
+  // whole parts one after the other when flattened). A part that depends on
+  // nothing gives empty sets.
   SmallVector<Deps> parts;
   for (unsigned p = 0; p < getNumOperands(); ++p)
     parts.push_back(ctx.operand(p));
-  DepSets out = freshSets();
-  out.reserve(n);
-  if (!getAxis()) { // flattened: the parts one after the other
-    for (unsigned p = 0; p < parts.size(); ++p)
-      for (int64_t j = 0; j < numElements(getOperand(p).getType()); ++j)
-        out.append(parts[p] ? (*parts[p])[j] : ArrayRef<int32_t>());
-    ctx.setResult(0, finish(std::move(out)));
-    return success();
-  }
-  int64_t axis = *getAxis();
-  SmallVector<int64_t> offsets{0};
-  SmallVector<SmallVector<int64_t>> partStrides;
+  int64_t outer = 1;
+  SmallVector<int64_t> slab; // elements of part p per position before the axis
   for (unsigned p = 0; p < parts.size(); ++p) {
-    offsets.push_back(offsets.back() + shapeOf(getOperand(p))[axis]);
-    partStrides.push_back(computeStrides(shapeOf(getOperand(p))));
-  }
-  auto toStrides = computeStrides(to);
-  for (int64_t e = 0; e < n; ++e) {
-    int64_t idx = (e / toStrides[axis]) % to[axis];
-    size_t p = std::upper_bound(offsets.begin(), offsets.end(), idx) - offsets.begin() - 1;
-    if (!parts[p]) {
-      out.append({});
+    ArrayRef<int64_t> shape = shapeOf(getOperand(p));
+    int64_t size = numElements(getOperand(p).getType());
+    if (!getAxis()) {
+      slab.push_back(size);
       continue;
     }
-    int64_t j = 0;
-    for (size_t i = 0; i < to.size(); ++i) {
-      int64_t x = (e / toStrides[i]) % to[i];
-      j += (static_cast<int64_t>(i) == axis ? x - offsets[p] : x) * partStrides[p][i];
-    }
-    out.append((*parts[p])[j]);
+    int64_t before = 1;
+    for (int64_t i = 0; i < *getAxis(); ++i)
+      before *= shape[i];
+    outer = before;
+    slab.push_back(before ? size / before : 0);
   }
+  int64_t n = numElements(getType());
+  DepSets out = freshSets();
+  out.start.resize(n + 1);
+  int64_t *start = out.start.data();
+  auto forEachBlock = [&](auto fn) {
+    int64_t e = 0;
+    for (int64_t o = 0; o < outer; ++o)
+      for (unsigned p = 0; p < parts.size(); ++p) {
+        fn(parts[p].get(), o * slab[p], slab[p], e);
+        e += slab[p];
+      }
+  };
+  forEachBlock([&](const DepSets *part, int64_t first, int64_t count, int64_t e) {
+    if (!part) {
+      std::fill(start + e + 1, start + e + count + 1, start[e]);
+      return;
+    }
+    int64_t shift = start[e] - part->start[first];
+    for (int64_t j = 1; j <= count; ++j)
+      start[e + j] = part->start[first + j] + shift;
+  });
+  out.cols.resize(start[n]);
+  forEachBlock([&](const DepSets *part, int64_t first, int64_t count, int64_t e) {
+    if (part)
+      std::copy(part->cols.data() + part->start[first],
+                part->cols.data() + part->start[first + count], out.cols.data() + start[e]);
+  });
   ctx.setResult(0, finish(std::move(out)));
   return success();
 }
