@@ -9,6 +9,7 @@
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Target/ReservedNames.h"
 #include "scaly/Target/StatusCodes.h"
+#include "scaly/Support/DiagnosticCollector.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Transforms/Passes.h"
@@ -123,21 +124,6 @@ namespace {
 
 std::atomic<long> loweredCount{0}, renderedCount{0};
 thread_local bool countRenders = true;
-
-/// Collects diagnostics into a string while alive.
-struct DiagnosticCollector {
-  std::string text;
-  ScopedDiagnosticHandler handler;
-  explicit DiagnosticCollector(MLIRContext *ctx)
-      : handler(ctx, [this](Diagnostic &d) {
-          if (!text.empty())
-            text += "\n";
-          text += d.str();
-          for (Diagnostic &note : d.getNotes())
-            text += "\n  note: " + note.str();
-          return success();
-        }) {}
-};
 
 /// C type of a buffer element: bool buffers hold uint8_t, none is void.
 std::string elementCType(Type t) {
@@ -415,7 +401,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   MLIRContext *ctx = module.getContext();
   DiagnosticCollector diags(ctx);
   auto fail = [&](StringRef what) {
-    error = (what + ":\n" + diags.text).str();
+    error = (what + ":\n" + diags.str()).str();
     return false;
   };
   if (countRenders)

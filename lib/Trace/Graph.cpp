@@ -3,6 +3,7 @@
 #include "scaly/Trace/Graph.h"
 #include "scaly/Dialect/Expr/ExprDialect.h"
 #include "scaly/Dialect/Expr/ShapeRules.h"
+#include "scaly/Support/DiagnosticCollector.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OperationSupport.h"
@@ -684,11 +685,7 @@ std::vector<int32_t> Graph::op(const std::string &name, const std::vector<int32_
   if (attributes)
     state.addAttributes(attributes.getValue());
   // Errors of the op's own inference and verifier become the message.
-  std::string messages;
-  ScopedDiagnosticHandler handler(&ctx_, [&](Diagnostic &diag) {
-    messages += (messages.empty() ? "" : "; ") + diag.str();
-    return success();
-  });
+  DiagnosticCollector messages(&ctx_, "; ");
   // The op's properties from the attributes, as its inference reads them.
   DictionaryAttr dict = attributes ? attributes : DictionaryAttr::get(&ctx_);
   SmallVector<uint64_t> storage(info->getOpPropertyByteSize() / 8 + 1);
@@ -704,12 +701,13 @@ std::vector<int32_t> Graph::op(const std::string &name, const std::vector<int32_
         &ctx_, loc_, state.operands, dict, props, RegionRange(), results);
   info->destroyOpProperties(props);
   if (failed(inferred))
-    throw std::invalid_argument(name + ": " + (messages.empty() ? "bad operands" : messages));
+    throw std::invalid_argument(name + ": " +
+                                (messages.str().empty() ? "bad operands" : messages.str()));
   state.addTypes(results);
   Operation *created = builder_.create(state);
   if (failed(verify(created, /*verifyRecursively=*/false))) {
     created->erase();
-    throw std::invalid_argument(name + ": " + messages);
+    throw std::invalid_argument(name + ": " + messages.str());
   }
   int32_t first = add(created);
   std::vector<int32_t> ids;

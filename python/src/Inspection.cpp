@@ -5,6 +5,7 @@
 #include "scaly/Dialect/Expr/Sparsity.h"
 #include "scaly/Trace/BuildModule.h"
 #include "scaly/Trace/Graph.h"
+#include "scaly/Support/DiagnosticCollector.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Builders.h"
@@ -135,16 +136,12 @@ py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of) 
     throw std::invalid_argument("jacobian_pattern: no such input or output");
   python::ContextGuard lock;
   mlir::MLIRContext &ctx = python::context();
-  std::string messages;
-  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
-    messages += d.str() + "\n";
-    return mlir::success();
-  });
+  scaly::DiagnosticCollector messages(&ctx);
   auto module = trace::buildExprModule(ctx, fn);
   auto f = *module->getOps<expr::FuncOp>().begin();
   auto p = expr::jacobianPattern(*module, f, wrt, of);
   if (mlir::failed(p))
-    throw std::invalid_argument("sparsity of " + fn.name + "(): " + messages);
+    throw std::invalid_argument("sparsity of " + fn.name + "(): " + messages.str());
   return py::make_tuple(p->nrow, p->ncol, toArray(p->colind), toArray(p->row));
 }
 
@@ -262,15 +259,11 @@ mlir::Attribute python::toAttribute(mlir::MLIRContext &ctx, const std::string &o
     return b.getDenseBoolArrayAttr(flags);
   }
   case AttributeValue::Text: {
-    std::string messages;
-    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
-      messages += (messages.empty() ? "" : "; ") + d.str();
-      return mlir::success();
-    });
+    scaly::DiagnosticCollector messages(&ctx, "; ");
     if (mlir::Attribute parsed = mlir::parseAttribute(a.text, &ctx))
       return parsed;
     throw std::invalid_argument(op + ": attribute '" + name + "' is not MLIR attribute text: " +
-                                messages);
+                                messages.str());
   }
   case AttributeValue::None: break;
   }
