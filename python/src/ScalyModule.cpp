@@ -294,13 +294,25 @@ void here(Graph &g) {
   g.setLocation("", 0);
 }
 
-/// A Graph method as a binding that records the caller's location first.
+/// A Graph method as a binding that takes the shared context (the graph
+/// builds ops in it) and records the caller's location first.
 template <typename R, typename... A>
 auto located(R (Graph::*method)(A...)) {
   return [method](Graph &g, A... args) -> R {
-    python::ContextGuard lock; // the graph builds ops in the shared context
+    python::ContextGuard lock;
     here(g);
     return (g.*method)(std::forward<A>(args)...);
+  };
+}
+
+/// The same for a binding body that converts its arguments first (dtype
+/// and op names, callee Functions).
+template <typename R, typename... A>
+auto located(R (*body)(Graph &, A...)) {
+  return [body](Graph &g, A... args) -> R {
+    python::ContextGuard lock;
+    here(g);
+    return body(g, std::forward<A>(args)...);
   };
 }
 
@@ -549,38 +561,29 @@ PYBIND11_MODULE(_scaly, m) {
       .def("__len__", &Graph::size)
       .def("shape", [](const Graph &g, int32_t id) { return py::tuple(py::cast(g.shape(id))); })
       .def("dtype", [](const Graph &g, int32_t id) { return trace::dtypeName(g.dtype(id)); })
-      .def("input", [](Graph &g, int32_t pos, trace::Shape shape, const std::string &dtype) {
-        python::ContextGuard lock; // the graph builds ops in the shared context
-        here(g);
-        return g.input(pos, std::move(shape), trace::parseDType(dtype));
-      })
-      .def("constant", [](Graph &g, std::vector<double> values, trace::Shape shape,
-                          const std::string &dtype) {
-        python::ContextGuard lock; // the graph builds ops in the shared context
-        here(g);
-        return g.constant(std::move(values), std::move(shape), trace::parseDType(dtype));
-      })
-      .def("constant_ints", [](Graph &g, std::vector<int64_t> values, trace::Shape shape,
-                               const std::string &dtype) {
-        python::ContextGuard lock; // the graph builds ops in the shared context
-        here(g);
-        return g.constantInts(std::move(values), std::move(shape), trace::parseDType(dtype));
-      })
-      .def("binary", [](Graph &g, const std::string &op, int32_t a, int32_t b) {
-        python::ContextGuard lock; // the graph builds ops in the shared context
-        here(g);
-        return g.binary(binaryKind(op), a, b);
-      })
+      .def("input",
+           located(+[](Graph &g, int32_t pos, trace::Shape shape, const std::string &dtype) {
+             return g.input(pos, std::move(shape), trace::parseDType(dtype));
+           }))
+      .def("constant", located(+[](Graph &g, std::vector<double> values, trace::Shape shape,
+                                   const std::string &dtype) {
+             return g.constant(std::move(values), std::move(shape), trace::parseDType(dtype));
+           }))
+      .def("constant_ints", located(+[](Graph &g, std::vector<int64_t> values, trace::Shape shape,
+                                        const std::string &dtype) {
+             return g.constantInts(std::move(values), std::move(shape), trace::parseDType(dtype));
+           }))
+      .def("binary", located(+[](Graph &g, const std::string &op, int32_t a, int32_t b) {
+             return g.binary(binaryKind(op), a, b);
+           }))
       .def("neg", located(&Graph::neg))
       .def("math", located(&Graph::math))
       .def("math2", located(&Graph::math2))
       .def("compare", located(&Graph::compare))
       .def("select", located(&Graph::select))
-      .def("cast", [](Graph &g, int32_t a, const std::string &dtype) {
-        python::ContextGuard lock; // the graph builds ops in the shared context
-        here(g);
-        return g.cast(a, trace::parseDType(dtype));
-      })
+      .def("cast", located(+[](Graph &g, int32_t a, const std::string &dtype) {
+             return g.cast(a, trace::parseDType(dtype));
+           }))
       .def("broadcast", located(&Graph::broadcast))
       .def("reshape", located(&Graph::reshape))
       .def("gather", located(&Graph::gather))
@@ -591,51 +594,49 @@ PYBIND11_MODULE(_scaly, m) {
       .def("slice", located(&Graph::slice))
       .def("transpose", located(&Graph::transpose))
       .def("matmul", located(&Graph::matmul))
-      .def("call", [](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args) {
-        python::ContextGuard lock; // the graph builds ops in the shared context
-        here(g);
-        return g.call(std::move(fn), std::move(args));
-      })
-      .def("map", [](Graph &g, std::shared_ptr<trace::Function> fn, int64_t count,
-                     std::vector<int32_t> args, std::vector<bool> mapped) {
-        python::ContextGuard lock; // the graph builds ops in the shared context
-        here(g);
-        return g.map(std::move(fn), count, std::move(args), std::move(mapped));
-      }, py::arg("fn"), py::arg("count"), py::arg("args"), py::arg("mapped") = std::vector<bool>{})
-      .def("scan", [](Graph &g, std::shared_ptr<trace::Function> fn, int64_t count,
-                      std::vector<int32_t> args, std::vector<bool> mapped) {
-        python::ContextGuard lock; // the graph builds ops in the shared context
-        here(g);
-        return g.scan(std::move(fn), count, std::move(args), std::move(mapped));
-      })
-      .def("jvp", [](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args,
-                     std::vector<bool> wrt) {
-        python::ContextGuard lock; // the graph builds ops in the shared context
-        here(g);
-        return g.jvp(std::move(fn), std::move(args), std::move(wrt));
-      })
-      .def("vjp", [](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args,
-                     std::vector<bool> wrt, std::vector<bool> of) {
-        python::ContextGuard lock; // the graph builds ops in the shared context
-        here(g);
-        return g.vjp(std::move(fn), std::move(args), std::move(wrt), std::move(of));
-      })
-      .def("op", [](Graph &g, const std::string &name, std::vector<int32_t> operands,
-                    py::dict attributes) {
-        // Python values are read before the lock: reading them may run Python.
-        std::vector<std::pair<std::string, python::AttributeValue>> values;
-        for (auto [key, value] : attributes) {
-          std::string k = py::cast<std::string>(key);
-          values.emplace_back(k, python::readAttribute(name, k, value));
-        }
-        python::ContextGuard lock; // the graph builds ops in the shared context
-        here(g);
-        std::vector<mlir::NamedAttribute> attrs;
-        mlir::Builder b(&g.context());
-        for (const auto &[k, value] : values)
-          attrs.push_back(b.getNamedAttr(k, python::toAttribute(g.context(), name, k, value)));
-        return g.op(name, operands, b.getDictionaryAttr(attrs));
-      }, "Any op of the expression dialect by name, its result types inferred by the op")
+      .def("call",
+           located(+[](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args) {
+             return g.call(std::move(fn), std::move(args));
+           }))
+      .def("map",
+           located(+[](Graph &g, std::shared_ptr<trace::Function> fn, int64_t count,
+                       std::vector<int32_t> args, std::vector<bool> mapped) {
+             return g.map(std::move(fn), count, std::move(args), std::move(mapped));
+           }),
+           py::arg("fn"), py::arg("count"), py::arg("args"),
+           py::arg("mapped") = std::vector<bool>{})
+      .def("scan", located(+[](Graph &g, std::shared_ptr<trace::Function> fn, int64_t count,
+                               std::vector<int32_t> args, std::vector<bool> mapped) {
+             return g.scan(std::move(fn), count, std::move(args), std::move(mapped));
+           }))
+      .def("jvp", located(+[](Graph &g, std::shared_ptr<trace::Function> fn,
+                              std::vector<int32_t> args, std::vector<bool> wrt) {
+             return g.jvp(std::move(fn), std::move(args), std::move(wrt));
+           }))
+      .def("vjp",
+           located(+[](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args,
+                       std::vector<bool> wrt, std::vector<bool> of) {
+             return g.vjp(std::move(fn), std::move(args), std::move(wrt), std::move(of));
+           }))
+      .def(
+          "op",
+          [](Graph &g, const std::string &name, std::vector<int32_t> operands,
+             py::dict attributes) {
+            // Python values are read before the lock: reading them may run Python.
+            std::vector<std::pair<std::string, python::AttributeValue>> values;
+            for (auto [key, value] : attributes) {
+              std::string k = py::cast<std::string>(key);
+              values.emplace_back(k, python::readAttribute(name, k, value));
+            }
+            python::ContextGuard lock; // the graph builds ops in the shared context
+            here(g);
+            std::vector<mlir::NamedAttribute> attrs;
+            mlir::Builder b(&g.context());
+            for (const auto &[k, value] : values)
+              attrs.push_back(b.getNamedAttr(k, python::toAttribute(g.context(), name, k, value)));
+            return g.op(name, operands, b.getDictionaryAttr(attrs));
+          },
+          "Any op of the expression dialect by name, its result types inferred by the op")
       .def("inputs", &Graph::inputs);
 
   py::class_<trace::Function, std::shared_ptr<trace::Function>>(m, "TracedFunction")
