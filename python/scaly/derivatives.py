@@ -506,14 +506,9 @@ def _hessian(f, wrt, of, multipliers, layout):
         grad = _build(f"{f.name}_lagrangian_gradient",
                       f.inputs + [(f"lam_{out_name}", out_shape, out_dtype)],
                       [f"grad_{in_name}"], lambda *a: back(*a))
-    raw = _Pattern(*_scaly.jacobian_pattern(grad._traced, i, 0))
+    nrow, ncol, colind, row = _scaly.jacobian_pattern(grad._traced, i, 0)
     # The Hessian is symmetric: store the union of the pattern and its transpose.
-    import scipy.sparse
-    ones = scipy.sparse.csc_matrix((np.ones(raw.nnz), raw.row, raw.colind),
-                                   shape=(raw.nrow, raw.ncol))
-    sym = (ones + ones.T).tocsc()
-    sym.sort_indices()
-    pattern = _Pattern(raw.nrow, raw.ncol, sym.indptr, sym.indices)
+    pattern = _Pattern(*_scaly.symmetric_pattern(nrow, colind, row))
     compressed = index = None
     if pattern.nnz:
         colours, from_row = _scaly.star_colouring(pattern.nrow, pattern.colind, pattern.row)

@@ -144,6 +144,28 @@ def test_random_symmetric_star_colouring(seed, n, density):
     assert_column_colouring(colind, row, n, n, rws)  # symmetric: rows are columns
 
 
+@pytest.mark.parametrize("seed,n,density", [(3, 40, 0.08), (11, 25, 0.3), (5, 1, 1.0), (8, 30, 0.0)])
+def test_symmetric_pattern_is_the_union_with_the_transpose(seed, n, density):
+    # A Hessian's pattern: the analysis' pattern united with its transpose,
+    # against SciPy's A + A.T (rows ascending within each column).
+    A = scipy.sparse.random(n, n, density=density, random_state=rng(seed), format="csc")
+    A.sort_indices()
+    nrow, ncol, colind, row = _scaly.symmetric_pattern(n, A.indptr.astype(np.int64),
+                                                       A.indices.astype(np.int64))
+    want = (abs(A) + abs(A.T)).tocsc()
+    want.sort_indices()
+    assert (nrow, ncol) == (n, n)
+    np.testing.assert_array_equal(colind, want.indptr)
+    np.testing.assert_array_equal(row, want.indices)
+
+
+def test_symmetric_pattern_refuses_unsorted_rows():
+    with pytest.raises(ValueError, match="rows must ascend within each column"):
+        _scaly.symmetric_pattern(3, np.array([0, 2, 2, 2]), np.array([1, 0]))
+    with pytest.raises(ValueError, match="from 0 to nnz"):
+        _scaly.symmetric_pattern(3, np.array([0, 2, 2, 3]), np.array([0, 1]))
+
+
 def test_random_rectangular_colourings():
     r = rng(31)
     A = scipy.sparse.random(50, 70, density=0.05, random_state=r, format="csc")

@@ -34,6 +34,11 @@ struct SparsityPattern {
 mlir::FailureOr<SparsityPattern> jacobianPattern(mlir::ModuleOp module, FuncOp f, unsigned wrt,
                                                  unsigned of);
 
+/// The union of a square pattern and its transpose (a Hessian's pattern is
+/// symmetric: the analysis may find (i, j) and not (j, i)); rows ascending
+/// within each column, as in `p`, which must have them so.
+SparsityPattern symmetricUnion(const SparsityPattern &p);
+
 /// Colour of each column such that columns sharing a row differ (forward
 /// sweeps: one per colour). Greedy in natural order.
 IndexVector colourColumns(const SparsityPattern &p);

@@ -490,6 +490,25 @@ IndexVector greedyPartial(const Adjacency &mine, const Adjacency &theirs,
 
 } // namespace
 
+SparsityPattern scaly::expr::symmetricUnion(const SparsityPattern &p) {
+  if (p.nrow != p.ncol)
+    throw std::invalid_argument("the union with the transpose needs a square pattern");
+  Adjacency byRow = columnsByRow(p); // column c of the transpose: row c of p, ascending
+  SparsityPattern s;
+  s.nrow = s.ncol = p.ncol;
+  s.colind.assign(p.ncol + 1, 0);
+  s.row.resize(2 * p.row.size());
+  int64_t *out = s.row.data();
+  for (int64_t c = 0; c < p.ncol; ++c) {
+    ArrayRef<int64_t> transposed = byRow[c];
+    out = std::set_union(p.row.begin() + p.colind[c], p.row.begin() + p.colind[c + 1],
+                         transposed.begin(), transposed.end(), out);
+    s.colind[c + 1] = out - s.row.data();
+  }
+  s.row.resize(s.colind.back());
+  return s;
+}
+
 IndexVector scaly::expr::colourColumns(const SparsityPattern &p) {
   return greedyPartial(rowsByColumn(p), columnsByRow(p), p.ncol);
 }
