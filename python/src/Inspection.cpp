@@ -119,14 +119,14 @@ py::list exprGraph(const trace::Function &fn) {
 /// each way costs more than the colouring itself.
 using IndexArray = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
 
-py::array_t<int64_t> toArray(const IndexVector &v) {
+py::array_t<int64_t> toArray(const std::vector<int64_t> &v) {
   return py::array_t<int64_t>(static_cast<py::ssize_t>(v.size()), v.data());
 }
 
-IndexVector toVector(const IndexArray &a) {
+std::vector<int64_t> toVector(const IndexArray &a) {
   if (a.ndim() != 1)
     throw std::invalid_argument("pattern: index tables must be one-dimensional");
-  return IndexVector(a.data(), a.data() + a.size());
+  return std::vector<int64_t>(a.data(), a.data() + a.size());
 }
 
 /// The structural pattern of d(output `of`) / d(input `wrt`) of `fn`, in
@@ -145,8 +145,8 @@ py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of) 
   return py::make_tuple(p->nrow, p->ncol, toArray(p->colind), toArray(p->row));
 }
 
-expr::SparsityPattern patternFrom(int64_t nrow, int64_t ncol, IndexVector colind,
-                                  IndexVector row) {
+expr::SparsityPattern patternFrom(int64_t nrow, int64_t ncol, std::vector<int64_t> colind,
+                                  std::vector<int64_t> row) {
   if (nrow < 0 || ncol < 0)
     throw std::invalid_argument("pattern: nrow and ncol must not be negative");
   if (static_cast<int64_t>(colind.size()) != ncol + 1 || colind.front() != 0 ||
@@ -283,10 +283,8 @@ void python::bindInspection(py::module_ &m) {
     sparse->nrow = nrow;
     sparse->ncol = ncol;
     sparse->batch = batch;
-    for (auto &[name, values] : tables) {
-      IndexVector v = toVector(values);
-      sparse->tables.emplace_back(name, std::vector<int64_t>(v.begin(), v.end()));
-    }
+    for (auto &[name, values] : tables)
+      sparse->tables.emplace_back(name, toVector(values));
     fn.outputs[k].sparse = std::move(sparse);
   }, "Declare output k sparse: its layout, dimensions and index tables (made by scaly.derivatives)");
   m.def("colour_columns", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {

@@ -15,8 +15,6 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
-#include "scaly/Support/RetainedMemory.h"
-
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -30,8 +28,8 @@ namespace scaly::expr {
 /// n = 10^5 the per-element form spent most of its time in malloc and page
 /// faults.
 struct DepSets {
-  IndexVector start{0};
-  RetainedVector<int32_t> cols;
+  std::vector<int64_t> start{0};
+  std::vector<int32_t> cols;
 
   int64_t size() const { return static_cast<int64_t>(start.size()) - 1; }
   llvm::ArrayRef<int32_t> operator[](int64_t e) const {

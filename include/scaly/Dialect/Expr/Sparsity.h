@@ -12,7 +12,6 @@
 #define SCALY_DIALECT_EXPR_SPARSITY_H
 
 #include "scaly/Dialect/Expr/ExprDialect.h"
-#include "scaly/Support/RetainedMemory.h"
 
 #include <cstdint>
 #include <string>
@@ -23,8 +22,8 @@ namespace scaly::expr {
 /// A sparsity pattern in compressed-column form (CasADi's encoding).
 struct SparsityPattern {
   int64_t nrow = 0, ncol = 0;
-  IndexVector colind; ///< ncol + 1 column starts
-  IndexVector row;    ///< the row of each stored value, by column
+  std::vector<int64_t> colind; ///< ncol + 1 column starts
+  std::vector<int64_t> row;    ///< the row of each stored value, by column
   int64_t nnz() const { return static_cast<int64_t>(row.size()); }
 };
 
@@ -41,19 +40,19 @@ SparsityPattern symmetricUnion(const SparsityPattern &p);
 
 /// Colour of each column such that columns sharing a row differ (forward
 /// sweeps: one per colour). Greedy in natural order.
-IndexVector colourColumns(const SparsityPattern &p);
+std::vector<int64_t> colourColumns(const SparsityPattern &p);
 /// Colour of each row such that rows sharing a column differ (reverse sweeps).
-IndexVector colourRows(const SparsityPattern &p);
+std::vector<int64_t> colourRows(const SparsityPattern &p);
 /// A star colouring of a square, structurally symmetric pattern (a Hessian):
 /// adjacent columns differ and every path on four vertices uses at least
 /// three colours, so each entry can be read back from one compressed
 /// product (`symmetricSource`).
-IndexVector starColouring(const SparsityPattern &p);
+std::vector<int64_t> starColouring(const SparsityPattern &p);
 /// For each stored entry (i, j) of a symmetric pattern under a star
 /// colouring: true when H[i][j] is read from row i of the compressed product
 /// at colour[j] (j is the only column of that colour in row i); false when it
 /// is read from row j at colour[i]. Throws when neither works.
-std::vector<bool> symmetricSource(const SparsityPattern &p, const IndexVector &colour);
+std::vector<bool> symmetricSource(const SparsityPattern &p, const std::vector<int64_t> &colour);
 
 } // namespace scaly::expr
 

@@ -26,7 +26,6 @@
 
 using namespace mlir;
 using namespace scaly::expr;
-using scaly::IndexVector;
 
 namespace {
 
@@ -415,7 +414,7 @@ static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned 
   for (int64_t c = 0; c < n; ++c)
     p.colind[c + 1] += p.colind[c];
   p.row.resize(d->cols.size());
-  IndexVector next(p.colind.begin(), p.colind.end() - 1);
+  std::vector<int64_t> next(p.colind.begin(), p.colind.end() - 1);
   for (int64_t r = 0; r < p.nrow; ++r)
     for (int32_t c : (*d)[r])
       p.row[next[c]++] = r;
@@ -443,7 +442,7 @@ namespace {
 /// A graph's adjacency lists, compressed: vertex v's neighbours are
 /// to[start[v] .. start[v + 1]).
 struct Adjacency {
-  IndexVector start, to;
+  std::vector<int64_t> start, to;
   ArrayRef<int64_t> operator[](int64_t v) const {
     return ArrayRef<int64_t>(to.data() + start[v], to.data() + start[v + 1]);
   }
@@ -458,7 +457,7 @@ Adjacency columnsByRow(const SparsityPattern &p) {
   for (int64_t r = 0; r < p.nrow; ++r)
     a.start[r + 1] += a.start[r];
   a.to.resize(p.row.size());
-  IndexVector next(a.start.begin(), a.start.end() - 1);
+  std::vector<int64_t> next(a.start.begin(), a.start.end() - 1);
   for (int64_t c = 0; c < p.ncol; ++c)
     for (int64_t k = p.colind[c]; k < p.colind[c + 1]; ++k)
       a.to[next[p.row[k]]++] = c;
@@ -469,9 +468,9 @@ Adjacency columnsByRow(const SparsityPattern &p) {
 Adjacency rowsByColumn(const SparsityPattern &p) { return Adjacency{p.colind, p.row}; }
 
 /// Greedy distance-2 colouring of the "left" vertices of a bipartite graph.
-IndexVector greedyPartial(const Adjacency &mine, const Adjacency &theirs,
+std::vector<int64_t> greedyPartial(const Adjacency &mine, const Adjacency &theirs,
                                    int64_t count) {
-  IndexVector colour(count, -1), forbidden;
+  std::vector<int64_t> colour(count, -1), forbidden;
   for (int64_t v = 0; v < count; ++v) {
     for (int64_t r : mine[v])
       for (int64_t w : theirs[r])
@@ -509,15 +508,15 @@ SparsityPattern scaly::expr::symmetricUnion(const SparsityPattern &p) {
   return s;
 }
 
-IndexVector scaly::expr::colourColumns(const SparsityPattern &p) {
+std::vector<int64_t> scaly::expr::colourColumns(const SparsityPattern &p) {
   return greedyPartial(rowsByColumn(p), columnsByRow(p), p.ncol);
 }
 
-IndexVector scaly::expr::colourRows(const SparsityPattern &p) {
+std::vector<int64_t> scaly::expr::colourRows(const SparsityPattern &p) {
   return greedyPartial(columnsByRow(p), rowsByColumn(p), p.nrow);
 }
 
-IndexVector scaly::expr::starColouring(const SparsityPattern &p) {
+std::vector<int64_t> scaly::expr::starColouring(const SparsityPattern &p) {
   if (p.nrow != p.ncol)
     throw std::invalid_argument("a star colouring needs a square pattern");
   // The adjacency graph: i ~ j when (i, j) or (j, i) is stored, i != j.
@@ -544,7 +543,7 @@ IndexVector scaly::expr::starColouring(const SparsityPattern &p) {
   // neighbours' neighbours, and, for a coloured neighbour w, the colour of a
   // neighbour x of w when x has a neighbour y != w coloured like w (which
   // would make the path v-w-x-y two-coloured).
-  IndexVector colour(n, -1), forbidden;
+  std::vector<int64_t> colour(n, -1), forbidden;
   auto forbid = [&](int64_t c, int64_t v) {
     if (c < 0)
       return;
@@ -581,7 +580,7 @@ IndexVector scaly::expr::starColouring(const SparsityPattern &p) {
 }
 
 std::vector<bool> scaly::expr::symmetricSource(const SparsityPattern &p,
-                                               const IndexVector &colour) {
+                                               const std::vector<int64_t> &colour) {
   Adjacency rowCols = columnsByRow(p);
   // Whether exactly one column of `row` carries colour `c`.
   auto uniqueIn = [&](int64_t row, int64_t c) {
