@@ -135,3 +135,37 @@ TEST(Digest, RepeatedAttributesAndTypesAreBackReferencesNotMerged) {
   EXPECT_NE(d01, graphDigest(*build(0, 2)));
   EXPECT_NE(graphDigest(*build(1, 1)), graphDigest(*build(2, 2)));
 }
+
+TEST(Digest, CalleesCountByContentNotByObject) {
+  // Two Functions traced alike are one callee: f calling g twice digests as
+  // f calling g and its twin (a cache hit either way), and not as f calling
+  // g and a different function.
+  auto callee = [](double k) {
+    auto g = std::make_shared<Graph>(context());
+    int32_t x = g->input(0, {2}, DType::F64);
+    auto fn = std::make_shared<Function>();
+    fn->name = "g";
+    fn->inputs = {{"x", {2}, DType::F64}};
+    fn->outputs = {{"y", {2}, DType::F64}};
+    fn->graph = g;
+    fn->results = {g->binary(BinaryKind::Mul, x, g->constant({k}, {}, DType::F64))};
+    return fn;
+  };
+  auto caller = [](std::shared_ptr<Function> a, std::shared_ptr<Function> b) {
+    auto g = std::make_shared<Graph>(context());
+    int32_t x = g->input(0, {2}, DType::F64);
+    int32_t first = g->call(a, {x})[0], second = g->call(b, {g->math("sin", x)})[0];
+    int32_t y = g->binary(BinaryKind::Add, first, second);
+    auto fn = std::make_shared<Function>();
+    fn->name = "f";
+    fn->inputs = {{"x", {2}, DType::F64}};
+    fn->outputs = {{"y", {2}, DType::F64}};
+    fn->graph = g;
+    fn->results = {y};
+    return fn;
+  };
+  auto g = callee(2.0);
+  std::string same = graphDigest(*caller(g, g));
+  EXPECT_EQ(same, graphDigest(*caller(g, callee(2.0))));
+  EXPECT_NE(same, graphDigest(*caller(g, callee(3.0))));
+}

@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
@@ -108,11 +109,13 @@ public:
         once(out.names, a.getName().getAsOpaquePointer(),
              [&] { str(a.getName().getValue()); });
         if (a.getName() == "callee" && Graph::isApplication(&op)) {
-          const Function *callee = &g.callee(&op);
-          once(out.callees, callee, [&] {
-            std::string text = digest(*callee);
+          // By content: two Functions traced alike are one callee.
+          std::string text = digest(g.callee(&op));
+          auto [it, fresh] = out.callees.try_emplace(
+              text, static_cast<int64_t>(out.callees.size()) + 1);
+          num(fresh ? 0 : it->second);
+          if (fresh)
             str(text);
-          });
         } else {
           once(out.attributes, a.getValue().getAsOpaquePointer(),
                [&] { attribute(a.getValue()); });
@@ -133,7 +136,8 @@ private:
   /// One function's stream and its back-reference tables.
   struct Stream {
     BufferedSHA256 sha;
-    llvm::DenseMap<const void *, int64_t> names, types, attributes, callees;
+    llvm::DenseMap<const void *, int64_t> names, types, attributes;
+    llvm::StringMap<int64_t> callees; // by digest
   };
   Stream out;
   llvm::DenseMap<const Function *, std::string> memo;
