@@ -47,6 +47,9 @@ struct PortArray {
   std::vector<T> heap;
   T *data;
 };
+/// The largest workspace a kernel keeps between calls; a larger one is
+/// allocated per call, so that idle kernels do not pin more than this each.
+constexpr size_t kKeptWorkspaceLimit = size_t(64) << 20;
 /// Calls that move at least this many elements release the GIL.
 constexpr npy_intp kReleaseGilElements = 1 << 14;
 
@@ -59,11 +62,12 @@ struct KernelObject {
   std::vector<Port> *outputs;
   std::string *name;
   size_t workspaceBytes;
-  // A heap workspace kept between calls: on this kind of VM a fresh
-  // allocation of megabytes costs a page fault per 4 KiB at every call (an
-  // 8 MB workspace: ~30 ms, against ~0.3 ms of arithmetic). A call that
-  // finds it in use (another thread, the GIL released) allocates its own.
-  // Both fields are read and written with the GIL held.
+  // A heap workspace kept between calls (up to kKeptWorkspaceLimit): on
+  // this kind of VM a fresh allocation of megabytes costs a page fault per
+  // 4 KiB at every call (an 8 MB workspace: ~30 ms, against ~0.3 ms of
+  // arithmetic). A call that finds it in use (another thread, the GIL
+  // released) allocates its own. Both fields are read and written with the
+  // GIL held.
   void *keptWorkspace;
   bool keptWorkspaceInUse;
   npy_intp totalElements;
@@ -368,7 +372,7 @@ PyObject *kernelCall(PyObject *self, PyObject *const *args, size_t nargsf, PyObj
     void *heap = nullptr;
     bool kept = false;
     if (k->workspaceBytes > sizeof small) {
-      if (!k->keptWorkspaceInUse) {
+      if (!k->keptWorkspaceInUse && k->workspaceBytes <= kKeptWorkspaceLimit) {
         if (!k->keptWorkspace)
           k->keptWorkspace = std::aligned_alloc(64, (k->workspaceBytes + 63) / 64 * 64);
         kept = k->keptWorkspace != nullptr;
@@ -491,13 +495,6 @@ int kernelInit(PyObject *self, PyObject *args, PyObject *kwargs) {
   auto outputs = std::make_unique<std::vector<Port>>();
   if (!parsePorts(ins, *inputs, "inputs") || !parsePorts(outs, *outputs, "outputs"))
     return -1;
-  if (k->keptWorkspaceInUse) {
-    PyErr_SetString(PyExc_RuntimeError,
-                    "Kernel: cannot be re-initialized while a call of it is running");
-    return -1;
-  }
-  std::free(k->keptWorkspace); // sized for the previous entry
-  k->keptWorkspace = nullptr;
   k->entry = reinterpret_cast<Entry>(static_cast<uintptr_t>(address));
   Py_INCREF(owner);
   Py_XSETREF(k->owner, owner);
