@@ -508,7 +508,7 @@ def _hessian(f, wrt, of, multipliers, layout):
                       [f"grad_{in_name}"], lambda *a: back(*a))
     nrow, ncol, colind, row = _scaly.jacobian_pattern(grad._traced, i, 0)
     # The Hessian is symmetric: store the union of the pattern and its transpose.
-    pattern = _Pattern(*_scaly.symmetric_pattern(nrow, colind, row))
+    pattern = _Pattern(*_scaly.symmetric_pattern(nrow, ncol, colind, row))
     compressed = index = None
     if pattern.nnz:
         colours, from_row = _scaly.star_colouring(pattern.nrow, pattern.colind, pattern.row)

@@ -294,9 +294,9 @@ void python::bindInspection(py::module_ &m) {
   m.def("colour_rows", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
     return toArray(expr::colourRows(patternFrom(nrow, ncol, toVector(colind), toVector(row))));
   }, "Greedy colouring of rows so that rows sharing a column differ");
-  m.def("symmetric_pattern", [](int64_t n, IndexArray colind, IndexArray row) {
-    auto p = patternFrom(n, n, toVector(colind), toVector(row));
-    for (int64_t c = 0; c < n; ++c)
+  m.def("symmetric_pattern", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
+    auto p = patternFrom(nrow, ncol, toVector(colind), toVector(row));
+    for (int64_t c = 0; c < ncol; ++c)
       for (int64_t k = p.colind[c] + 1; k < p.colind[c + 1]; ++k)
         if (p.row[k] <= p.row[k - 1])
           throw std::invalid_argument("pattern: rows must ascend within each column");

@@ -150,7 +150,7 @@ def test_symmetric_pattern_is_the_union_with_the_transpose(seed, n, density):
     # against SciPy's A + A.T (rows ascending within each column).
     A = scipy.sparse.random(n, n, density=density, random_state=rng(seed), format="csc")
     A.sort_indices()
-    nrow, ncol, colind, row = _scaly.symmetric_pattern(n, A.indptr.astype(np.int64),
+    nrow, ncol, colind, row = _scaly.symmetric_pattern(n, n, A.indptr.astype(np.int64),
                                                        A.indices.astype(np.int64))
     want = (abs(A) + abs(A.T)).tocsc()
     want.sort_indices()
@@ -161,9 +161,11 @@ def test_symmetric_pattern_is_the_union_with_the_transpose(seed, n, density):
 
 def test_symmetric_pattern_refuses_unsorted_rows():
     with pytest.raises(ValueError, match="rows must ascend within each column"):
-        _scaly.symmetric_pattern(3, np.array([0, 2, 2, 2]), np.array([1, 0]))
+        _scaly.symmetric_pattern(3, 3, np.array([0, 2, 2, 2]), np.array([1, 0]))
     with pytest.raises(ValueError, match="from 0 to nnz"):
-        _scaly.symmetric_pattern(3, np.array([0, 2, 2, 3]), np.array([0, 1]))
+        _scaly.symmetric_pattern(3, 3, np.array([0, 2, 2, 3]), np.array([0, 1]))
+    with pytest.raises(ValueError, match="needs a square pattern"):
+        _scaly.symmetric_pattern(2, 3, np.array([0, 1, 1, 2]), np.array([0, 1]))
 
 
 def test_random_rectangular_colourings():

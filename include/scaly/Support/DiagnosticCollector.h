@@ -12,19 +12,24 @@
 #include "mlir/IR/MLIRContext.h"
 
 #include <string>
+#include <utility>
 
 namespace scaly {
 
 /// Gathers the diagnostics of `ctx` while alive, joined by `separator`.
 class DiagnosticCollector {
 public:
-  explicit DiagnosticCollector(mlir::MLIRContext *ctx, std::string separator = "\n")
-      : separator(std::move(separator)), handler(ctx, [this](mlir::Diagnostic &d) {
+  explicit DiagnosticCollector(mlir::MLIRContext *ctx, std::string joiner = "\n")
+      : separator(std::move(joiner)), handler(ctx, [this](mlir::Diagnostic &d) {
           add(d.str());
           for (mlir::Diagnostic &note : d.getNotes())
             add("note: " + note.str());
           return mlir::success();
         }) {}
+
+  // The handler holds `this`: the collector stays where it was made.
+  DiagnosticCollector(const DiagnosticCollector &) = delete;
+  DiagnosticCollector &operator=(const DiagnosticCollector &) = delete;
 
   /// Everything reported so far ("" when nothing was).
   const std::string &str() const { return text; }

@@ -189,6 +189,10 @@ LogicalResult ConcatOp::propagateDependencies(DependencyContext &ctx) {
   SmallVector<Deps> parts;
   for (unsigned p = 0; p < getNumOperands(); ++p)
     parts.push_back(ctx.operand(p));
+  if (llvm::none_of(parts, [](const Deps &d) { return bool(d); })) {
+    ctx.setResult(0, nullptr); // depends on nothing
+    return success();
+  }
   int64_t outer = 1;
   SmallVector<int64_t> slab; // elements of part p per position before the axis
   for (unsigned p = 0; p < parts.size(); ++p) {
