@@ -11,6 +11,7 @@ traced.
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -238,7 +239,17 @@ class _Pattern:
         self.nrow, self.ncol = int(nrow), int(ncol)
         self.colind = np.asarray(colind, dtype=np.int64)
         self.row = np.asarray(row, dtype=np.int64)
-        self.col = np.repeat(np.arange(self.ncol, dtype=np.int64), np.diff(self.colind))
+
+    # Arrays of nnz entries are made only when a caller needs them: at
+    # n = 10^5 each is megabytes, and first-touched memory dominates the build.
+    @functools.cached_property
+    def col(self):
+        """The column of each stored entry."""
+        return self.by_column(np.arange(self.ncol, dtype=np.int64))
+
+    def by_column(self, values):
+        """values[column] for each stored entry (a value per column, repeated)."""
+        return np.repeat(values, np.diff(self.colind))
 
     @property
     def nnz(self):
@@ -423,9 +434,8 @@ def _assemble(f, name, out_name, pattern, compressed, index, layout, dtype, batc
         return _build(name, f.inputs, [out_name], body)
 
     # The order values are written in (straight into the output), and the tables.
-    if layout == "csc":
-        order, tables, stored = np.arange(pattern.nnz), [("colind", pattern.colind),
-                                                          ("row", pattern.row)], shape
+    if layout == "csc":  # the pattern's own order
+        order, tables, stored = None, [("colind", pattern.colind), ("row", pattern.row)], shape
         out_shape, count = (pattern.nnz,), 0
     elif layout in ("csr", "coo"):
         order = np.lexsort((pattern.col, pattern.row))
@@ -444,7 +454,8 @@ def _assemble(f, name, out_name, pattern, compressed, index, layout, dtype, batc
     def body(*xs):
         if pattern.nnz == 0:
             return as_expr(np.zeros(out_shape, dtype=dtype), xs[0]._g)
-        return _gather(compressed(*xs).reshape(-1), index[order]).reshape(out_shape)
+        positions = index if order is None else index[order]
+        return _gather(compressed(*xs).reshape(-1), positions).reshape(out_shape)
 
     out = _build(name, f.inputs, [out_name], body)
     sparse = SparseOutputFunction(out._traced, out.__wrapped__)
@@ -485,7 +496,7 @@ def _jacobian(f, wrt, of, layout):
         # Entry (r, c) is in sweep colour[c] at row r (forward), or in sweep
         # colour[r] at column c (reverse).
         if forward:
-            index = col_colours[pattern.col] * pattern.nrow + pattern.row
+            index = pattern.by_column(col_colours * pattern.nrow) + pattern.row
         else:
             index = row_colours[pattern.row] * pattern.ncol + pattern.col
     batch = in_shape[0] if in_shape and out_shape and in_shape[0] == out_shape[0] else 0
