@@ -359,3 +359,12 @@ def test_in_process_compile_reads_the_header_without_sparse_tables(cache):
     kept = [line for line in header.splitlines() if line in stripped.splitlines()]
     assert len(header.splitlines()) - len(kept) == sum(
         1 for line in header.splitlines() if line.startswith("    ") or "{ \\" in line)
+
+
+def test_a_key_part_given_in_pieces_hashes_as_its_concatenation():
+    # The cache key hashes a module's source and header as one part without
+    # building their concatenation; the key is the one of the joined text.
+    from scaly.runtime.jit import _key
+    source, header = "int f(void);\n" * 3, "#define T { \\\n    1, 2 }\n"
+    assert _key("v", (source, header.encode()), "x") == _key("v", source + header, "x")
+    assert _key("v", (source, header), "x") != _key("v", source, header, "x")

@@ -380,11 +380,16 @@ def _abi_signature(fn):
 
 
 def _key(*parts):
+    """SHA-256 over the parts, each preceded by its length. A tuple part is its
+    pieces one after the other (hashed without building their concatenation:
+    a header with sparse tables is megabytes)."""
     h = hashlib.sha256()
     for part in parts:
-        data = part.encode() if isinstance(part, str) else part
-        h.update(len(data).to_bytes(8, "little"))
-        h.update(data)
+        pieces = [p.encode() if isinstance(p, str) else p
+                  for p in (part if isinstance(part, tuple) else (part,))]
+        h.update(sum(len(p) for p in pieces).to_bytes(8, "little"))
+        for p in pieces:
+            h.update(p)
     return h.hexdigest()
 
 
@@ -410,11 +415,11 @@ def _without_tables(header):
     return _TABLE_MACRO.sub("", header)
 
 
-def _build(cc, directory: Path, module):
-    """Compile `module` into `directory`; write source, artifact, then meta.json."""
+def _build(cc, directory: Path, module, encoded):
+    """Compile `module` into `directory`; write source, artifact, then meta.json.
+    `encoded`: its source and header as UTF-8 bytes (encoded once, for the key too)."""
     name = module.name
-    source = module.source.encode()
-    header = module.header.encode()
+    source, header = encoded
     _write_atomic(directory / f"{name}.c", source)
     _write_atomic(directory / f"{name}.h", header)
     artifact = directory / _artifact_name(cc, name)
@@ -476,7 +481,7 @@ def _load(cc, directory: Path, name, data):
     return obj.lookup(name), obj
 
 
-def _load_or_build(cc, fn, root: Path, key, module):
+def _load_or_build(cc, fn, root: Path, key, module, encoded):
     """Load the artifact under `key`, rebuilding it when missing or damaged."""
     directory = root / key
     name = module.name
@@ -484,7 +489,7 @@ def _load_or_build(cc, fn, root: Path, key, module):
     data = verified[0] if verified else None
     for attempt in range(2):
         if data is None:
-            data = _build(cc, directory, module)
+            data = _build(cc, directory, module, encoded)
         try:
             address, owner = _load(cc, directory, name, data)
             return address, owner, directory
@@ -525,13 +530,14 @@ def compile_function(fn):
                     return _make_kernel(fn, *loaded)
         module = _render(cc, fn)
         extra = f"recompile {os.getpid()} {fn._recompile_id}" if recompiled else ""
-        key = _key(CACHE_VERSION, abi, module.name, module.source + module.header,
+        encoded = (module.source.encode(), module.header.encode())
+        key = _key(CACHE_VERSION, abi, module.name, encoded,
                    cc.fingerprint, "", compile_cmd, extra)
         hit = None if recompiled else _BY_KEY.get((root, key))
         if hit is not None:
             _COUNTERS["memory_hit"] += 1
         else:
-            address, owner, directory = _load_or_build(cc, fn, root, key, module)
+            address, owner, directory = _load_or_build(cc, fn, root, key, module, encoded)
             # The workspace size comes back from rendering as data.
             hit = (address, owner, module.entries[0].workspace_bytes, module.name)
             if not recompiled:
