@@ -41,6 +41,7 @@ constexpr int64_t kLocalPatternLimit = 256;
 /// elements it depends on, numbered arg-major (symbol = base[k] + j).
 struct LocalPattern {
   std::vector<int64_t> base;
+  std::vector<int32_t> argOf; ///< per symbol, its argument k
   std::vector<Deps> results;
   std::vector<int64_t> resultSizes;
 };
@@ -91,6 +92,8 @@ FailureOr<const LocalPattern *> DependencyAnalysis::local(FuncOp f) {
     }
     next += n;
   }
+  for (size_t k = 0; k < lp.base.size(); ++k)
+    lp.argOf.resize(k + 1 < lp.base.size() ? lp.base[k + 1] : next, static_cast<int32_t>(k));
   auto results = run(f, args);
   if (failed(results))
     return failure();
@@ -112,8 +115,14 @@ void DependencyAnalysis::compose(const LocalPattern &lp, ArgFn argElement,
     }
     for (int64_t e = 0; e < local->size(); ++e) {
       list.clear();
-      for (int32_t sym : (*local)[e]) {
-        size_t k = std::upper_bound(lp.base.begin(), lp.base.end(), sym) - lp.base.begin() - 1;
+      ArrayRef<int32_t> syms = (*local)[e];
+      if (syms.size() == 1) { // one argument element: its set as it is
+        int32_t k = lp.argOf[syms[0]];
+        out[r].append(argElement(k, syms[0] - lp.base[k]));
+        continue;
+      }
+      for (int32_t sym : syms) {
+        int32_t k = lp.argOf[sym];
         ArrayRef<int32_t> src = argElement(k, sym - lp.base[k]);
         list.append(src.begin(), src.end());
       }
@@ -336,10 +345,14 @@ LogicalResult DependencyAnalysis::apply(Operation *application, DenseMap<Value, 
           stacked[r].reserve(map.getCount() * (*lp)->resultSizes[r]);
         // Per operand: its sets and, for a mapped one, the stride of an iteration.
         auto [args, strides] = iterationOperands(map, callee, in);
-        for (int64_t it = 0; it < map.getCount(); ++it)
+        for (int64_t it = 0; it < map.getCount(); ++it) {
           compose(**lp, [&](size_t k, int64_t j) -> ArrayRef<int32_t> {
             return args[k] ? (*args[k])[it * strides[k] + j] : ArrayRef<int32_t>();
           }, stacked);
+          if (it == 0) // about as many entries per iteration as the first has
+            for (DepSets &s : stacked)
+              s.cols.reserve(s.cols.size() * map.getCount() + 16);
+        }
         for (auto [r, s] : llvm::zip(map.getResults(), stacked))
           deps[r] = finish(std::move(s));
         return success();
