@@ -145,12 +145,18 @@ py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of) 
   return py::make_tuple(p->nrow, p->ncol, toArray(p->colind), toArray(p->row));
 }
 
-expr::SparsityPattern patternFrom(int64_t nrow, int64_t ncol, std::vector<int64_t> colind,
-                                  std::vector<int64_t> row) {
+/// `colind` and `row` checked as a compressed-column pattern and read in
+/// place (the arrays outlive the call that uses the view).
+expr::PatternView patternFrom(int64_t nrow, int64_t ncol, const IndexArray &colindArray,
+                              const IndexArray &rowArray) {
+  if (colindArray.ndim() != 1 || rowArray.ndim() != 1)
+    throw std::invalid_argument("pattern: index tables must be one-dimensional");
+  llvm::ArrayRef<int64_t> colind(colindArray.data(), colindArray.size());
+  llvm::ArrayRef<int64_t> row(rowArray.data(), rowArray.size());
   if (nrow < 0 || ncol < 0)
     throw std::invalid_argument("pattern: nrow and ncol must not be negative");
   if (static_cast<int64_t>(colind.size()) != ncol + 1 || colind.front() != 0 ||
-      colind.back() != (int64_t)row.size())
+      colind.back() != static_cast<int64_t>(row.size()))
     throw std::invalid_argument("pattern: colind must have ncol + 1 entries from 0 to nnz");
   for (size_t c = 1; c < colind.size(); ++c)
     if (colind[c] < colind[c - 1])
@@ -158,7 +164,7 @@ expr::SparsityPattern patternFrom(int64_t nrow, int64_t ncol, std::vector<int64_
   for (int64_t r : row)
     if (r < 0 || r >= nrow)
       throw std::invalid_argument("pattern: row index out of range");
-  return {nrow, ncol, std::move(colind), std::move(row)};
+  return {nrow, ncol, colind, row};
 }
 
 /// The names of an ODS enum, in value order.
@@ -289,13 +295,13 @@ void python::bindInspection(py::module_ &m) {
   }, "Declare output k sparse: its layout, dimensions and index tables (made by scaly.derivatives)");
   m.def("colour_columns", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
     return toArray(
-        expr::colourColumns(patternFrom(nrow, ncol, toVector(colind), toVector(row))));
+        expr::colourColumns(patternFrom(nrow, ncol, colind, row)));
   }, "Greedy colouring of columns so that columns sharing a row differ");
   m.def("colour_rows", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
-    return toArray(expr::colourRows(patternFrom(nrow, ncol, toVector(colind), toVector(row))));
+    return toArray(expr::colourRows(patternFrom(nrow, ncol, colind, row)));
   }, "Greedy colouring of rows so that rows sharing a column differ");
   m.def("symmetric_pattern", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
-    auto p = patternFrom(nrow, ncol, toVector(colind), toVector(row));
+    auto p = patternFrom(nrow, ncol, colind, row);
     for (int64_t c = 0; c < ncol; ++c)
       for (int64_t k = p.colind[c] + 1; k < p.colind[c + 1]; ++k)
         if (p.row[k] <= p.row[k - 1])
@@ -304,7 +310,7 @@ void python::bindInspection(py::module_ &m) {
     return py::make_tuple(s.nrow, s.ncol, toArray(s.colind), toArray(s.row));
   }, "The union of a square pattern (rows ascending per column) and its transpose, as (nrow, ncol, colind, row)");
   m.def("star_colouring", [](int64_t n, IndexArray colind, IndexArray row) {
-    auto p = patternFrom(n, n, toVector(colind), toVector(row));
+    auto p = patternFrom(n, n, colind, row);
     auto colour = expr::starColouring(p);
     auto fromRow = expr::symmetricSource(p, colour);
     py::array_t<bool> source(static_cast<py::ssize_t>(fromRow.size()));

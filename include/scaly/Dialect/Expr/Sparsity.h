@@ -27,6 +27,19 @@ struct SparsityPattern {
   int64_t nnz() const { return static_cast<int64_t>(row.size()); }
 };
 
+/// A compressed-column pattern read in place (a SparsityPattern's arrays, or
+/// NumPy's): the colourings take this, so that a pattern coming from Python
+/// is not copied (at n = 10^5 a copy is megabytes of first-touched memory).
+struct PatternView {
+  int64_t nrow = 0, ncol = 0;
+  llvm::ArrayRef<int64_t> colind, row;
+  PatternView() = default;
+  PatternView(int64_t nrow, int64_t ncol, llvm::ArrayRef<int64_t> colind,
+              llvm::ArrayRef<int64_t> row)
+      : nrow(nrow), ncol(ncol), colind(colind), row(row) {}
+  PatternView(const SparsityPattern &p) : PatternView(p.nrow, p.ncol, p.colind, p.row) {}
+};
+
 /// Pattern of d(result `of`) / d(input `wrt`) of `f` (outputs and inputs
 /// flattened row-major). Derivative ops in the module are eliminated first
 /// (the module changes). Fails with a diagnostic on an op without a rule.
@@ -36,23 +49,23 @@ mlir::FailureOr<SparsityPattern> jacobianPattern(mlir::ModuleOp module, FuncOp f
 /// The union of a square pattern and its transpose (a Hessian's pattern is
 /// symmetric: the analysis may find (i, j) and not (j, i)); rows ascending
 /// within each column, as in `p`, which must have them so.
-SparsityPattern symmetricUnion(const SparsityPattern &p);
+SparsityPattern symmetricUnion(const PatternView &p);
 
 /// Colour of each column such that columns sharing a row differ (forward
 /// sweeps: one per colour). Greedy in natural order.
-std::vector<int64_t> colourColumns(const SparsityPattern &p);
+std::vector<int64_t> colourColumns(const PatternView &p);
 /// Colour of each row such that rows sharing a column differ (reverse sweeps).
-std::vector<int64_t> colourRows(const SparsityPattern &p);
+std::vector<int64_t> colourRows(const PatternView &p);
 /// A star colouring of a square, structurally symmetric pattern (a Hessian):
 /// adjacent columns differ and every path on four vertices uses at least
 /// three colours, so each entry can be read back from one compressed
 /// product (`symmetricSource`).
-std::vector<int64_t> starColouring(const SparsityPattern &p);
+std::vector<int64_t> starColouring(const PatternView &p);
 /// For each stored entry (i, j) of a symmetric pattern under a star
 /// colouring: true when H[i][j] is read from row i of the compressed product
 /// at colour[j] (j is the only column of that colour in row i); false when it
 /// is read from row j at colour[i]. Throws when neither works.
-std::vector<bool> symmetricSource(const SparsityPattern &p, const std::vector<int64_t> &colour);
+std::vector<bool> symmetricSource(const PatternView &p, const std::vector<int64_t> &colour);
 
 } // namespace scaly::expr
 

@@ -453,32 +453,45 @@ FailureOr<SparsityPattern> scaly::expr::jacobianPattern(ModuleOp module, FuncOp 
 namespace {
 
 /// A graph's adjacency lists, compressed: vertex v's neighbours are
-/// to[start[v] .. start[v + 1]).
+/// to[start[v] .. start[v + 1]). The arrays are the pattern's own (read in
+/// place) or built here (`owned`); an Adjacency is never copied, so its
+/// views keep pointing at its own storage.
 struct Adjacency {
-  std::vector<int64_t> start, to;
+  ArrayRef<int64_t> start, to;
+  std::vector<int64_t> ownedStart, ownedTo;
+  Adjacency(ArrayRef<int64_t> start, ArrayRef<int64_t> to) : start(start), to(to) {}
+  Adjacency(std::vector<int64_t> s, std::vector<int64_t> t)
+      : ownedStart(std::move(s)), ownedTo(std::move(t)) {
+    start = ownedStart;
+    to = ownedTo;
+  }
+  Adjacency(const Adjacency &) = delete;
+  Adjacency &operator=(const Adjacency &) = delete;
   ArrayRef<int64_t> operator[](int64_t v) const {
     return ArrayRef<int64_t>(to.data() + start[v], to.data() + start[v + 1]);
   }
 };
 
 /// The stored entries of `p` by row: the columns of each row, ascending.
-Adjacency columnsByRow(const SparsityPattern &p) {
-  Adjacency a;
-  a.start.assign(p.nrow + 1, 0);
+Adjacency columnsByRow(const PatternView &p) {
+  std::vector<int64_t> start(p.nrow + 1, 0), to(p.row.size());
   for (int64_t r : p.row)
-    ++a.start[r + 1];
+    ++start[r + 1];
   for (int64_t r = 0; r < p.nrow; ++r)
-    a.start[r + 1] += a.start[r];
-  a.to.resize(p.row.size());
-  std::vector<int64_t> next(a.start.begin(), a.start.end() - 1);
+    start[r + 1] += start[r];
+  // start[r] serves as row r's cursor, ending at row r + 1's start; shifted
+  // back after (no separate array of cursors).
   for (int64_t c = 0; c < p.ncol; ++c)
     for (int64_t k = p.colind[c]; k < p.colind[c + 1]; ++k)
-      a.to[next[p.row[k]]++] = c;
-  return a;
+      to[start[p.row[k]]++] = c;
+  for (int64_t r = p.nrow; r > 0; --r)
+    start[r] = start[r - 1];
+  start[0] = 0;
+  return Adjacency(std::move(start), std::move(to));
 }
 
-/// The rows of each column, as stored.
-Adjacency rowsByColumn(const SparsityPattern &p) { return Adjacency{p.colind, p.row}; }
+/// The rows of each column, as stored (read in place).
+Adjacency rowsByColumn(const PatternView &p) { return Adjacency(p.colind, p.row); }
 
 /// Greedy distance-2 colouring of the "left" vertices of a bipartite graph.
 std::vector<int64_t> greedyPartial(const Adjacency &mine, const Adjacency &theirs,
@@ -502,7 +515,7 @@ std::vector<int64_t> greedyPartial(const Adjacency &mine, const Adjacency &their
 
 } // namespace
 
-SparsityPattern scaly::expr::symmetricUnion(const SparsityPattern &p) {
+SparsityPattern scaly::expr::symmetricUnion(const PatternView &p) {
   if (p.nrow != p.ncol)
     throw std::invalid_argument("the union with the transpose needs a square pattern");
   Adjacency byRow = columnsByRow(p); // column c of the transpose: row c of p, ascending
@@ -521,23 +534,23 @@ SparsityPattern scaly::expr::symmetricUnion(const SparsityPattern &p) {
   return s;
 }
 
-std::vector<int64_t> scaly::expr::colourColumns(const SparsityPattern &p) {
+std::vector<int64_t> scaly::expr::colourColumns(const PatternView &p) {
   return greedyPartial(rowsByColumn(p), columnsByRow(p), p.ncol);
 }
 
-std::vector<int64_t> scaly::expr::colourRows(const SparsityPattern &p) {
+std::vector<int64_t> scaly::expr::colourRows(const PatternView &p) {
   return greedyPartial(columnsByRow(p), rowsByColumn(p), p.nrow);
 }
 
-std::vector<int64_t> scaly::expr::starColouring(const SparsityPattern &p) {
+std::vector<int64_t> scaly::expr::starColouring(const PatternView &p) {
   if (p.nrow != p.ncol)
     throw std::invalid_argument("a star colouring needs a square pattern");
   // The adjacency graph: i ~ j when (i, j) or (j, i) is stored, i != j.
   int64_t n = p.ncol;
-  Adjacency adj;
+  std::vector<int64_t> start(n + 1, 0), to;
   {
     Adjacency byRow = columnsByRow(p);
-    adj.start.assign(n + 1, 0);
+    to.reserve(2 * p.row.size());
     std::vector<int64_t> merged;
     for (int64_t v = 0; v < n; ++v) {
       ArrayRef<int64_t> cols = byRow[v];
@@ -547,10 +560,11 @@ std::vector<int64_t> scaly::expr::starColouring(const SparsityPattern &p) {
       merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
       for (int64_t w : merged)
         if (w != v)
-          adj.to.push_back(w);
-      adj.start[v + 1] = static_cast<int64_t>(adj.to.size());
+          to.push_back(w);
+      start[v + 1] = static_cast<int64_t>(to.size());
     }
   }
+  Adjacency adj(std::move(start), std::move(to));
   // Gebremedhin, Manne and Pothen (2005), star colouring algorithm 1: a
   // vertex avoids its neighbours' colours, the colours of uncoloured
   // neighbours' neighbours, and, for a coloured neighbour w, the colour of a
@@ -592,7 +606,7 @@ std::vector<int64_t> scaly::expr::starColouring(const SparsityPattern &p) {
   return colour;
 }
 
-std::vector<bool> scaly::expr::symmetricSource(const SparsityPattern &p,
+std::vector<bool> scaly::expr::symmetricSource(const PatternView &p,
                                                const std::vector<int64_t> &colour) {
   Adjacency rowCols = columnsByRow(p);
   // Whether exactly one column of `row` carries colour `c`.
