@@ -119,8 +119,11 @@ py::list exprGraph(const trace::Function &fn) {
 /// each way costs more than the colouring itself.
 using IndexArray = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
 
-py::array_t<int64_t> toArray(const std::vector<int64_t> &v) {
-  return py::array_t<int64_t>(static_cast<py::ssize_t>(v.size()), v.data());
+/// `v` as a NumPy array that owns its buffer (handed over, not copied).
+py::array_t<int64_t> toArray(std::vector<int64_t> &&v) {
+  auto *owned = new std::vector<int64_t>(std::move(v));
+  py::capsule release(owned, [](void *p) { delete static_cast<std::vector<int64_t> *>(p); });
+  return py::array_t<int64_t>(static_cast<py::ssize_t>(owned->size()), owned->data(), release);
 }
 
 std::vector<int64_t> toVector(const IndexArray &a) {
@@ -142,7 +145,8 @@ py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of) 
   auto p = expr::jacobianPattern(*module, f, wrt, of);
   if (mlir::failed(p))
     throw std::invalid_argument("sparsity of " + fn.name + "(): " + messages.str());
-  return py::make_tuple(p->nrow, p->ncol, toArray(p->colind), toArray(p->row));
+  return py::make_tuple(p->nrow, p->ncol, toArray(std::move(p->colind)),
+                        toArray(std::move(p->row)));
 }
 
 /// `colind` and `row` checked as a compressed-column pattern and read in
@@ -307,7 +311,8 @@ void python::bindInspection(py::module_ &m) {
         if (p.row[k] <= p.row[k - 1])
           throw std::invalid_argument("pattern: rows must ascend within each column");
     auto s = expr::symmetricUnion(p);
-    return py::make_tuple(s.nrow, s.ncol, toArray(s.colind), toArray(s.row));
+    return py::make_tuple(s.nrow, s.ncol, toArray(std::move(s.colind)),
+                          toArray(std::move(s.row)));
   }, "The union of a square pattern (rows ascending per column) and its transpose, as (nrow, ncol, colind, row)");
   m.def("star_colouring", [](int64_t n, IndexArray colind, IndexArray row) {
     auto p = patternFrom(n, n, colind, row);
@@ -317,7 +322,7 @@ void python::bindInspection(py::module_ &m) {
     auto out = source.mutable_unchecked<1>();
     for (size_t k = 0; k < fromRow.size(); ++k)
       out(k) = fromRow[k];
-    return py::make_tuple(toArray(colour), source);
+    return py::make_tuple(toArray(std::move(colour)), source);
   }, "Star colouring of a symmetric pattern and, per stored entry, whether it is read from its own row");
   m.def("expr_module", &exprModuleText, "The expression-dialect module of a traced function");
   m.def("expr_enums", &exprEnums,

@@ -427,10 +427,14 @@ static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned 
   for (int64_t c = 0; c < n; ++c)
     p.colind[c + 1] += p.colind[c];
   p.row.resize(d->cols.size());
-  std::vector<int64_t> next(p.colind.begin(), p.colind.end() - 1);
+  // colind[c] serves as column c's cursor, ending at column c + 1's start;
+  // shifted back after (no separate array of cursors).
   for (int64_t r = 0; r < p.nrow; ++r)
     for (int32_t c : (*d)[r])
-      p.row[next[c]++] = r;
+      p.row[p.colind[c]++] = r;
+  for (int64_t c = n; c > 0; --c)
+    p.colind[c] = p.colind[c - 1];
+  p.colind[0] = 0;
   return p;
 }
 
@@ -522,15 +526,23 @@ SparsityPattern scaly::expr::symmetricUnion(const PatternView &p) {
   SparsityPattern s;
   s.nrow = s.ncol = p.ncol;
   s.colind.assign(p.ncol + 1, 0);
-  s.row.resize(2 * p.row.size());
-  int64_t *out = s.row.data();
+  // Counted first, so the rows are written once into an array of their size.
   for (int64_t c = 0; c < p.ncol; ++c) {
-    ArrayRef<int64_t> transposed = byRow[c];
-    out = std::set_union(p.row.begin() + p.colind[c], p.row.begin() + p.colind[c + 1],
-                         transposed.begin(), transposed.end(), out);
-    s.colind[c + 1] = out - s.row.data();
+    ArrayRef<int64_t> a = p.row.slice(p.colind[c], p.colind[c + 1] - p.colind[c]), b = byRow[c];
+    size_t i = 0, j = 0, count = 0;
+    for (; i < a.size() && j < b.size(); ++count) {
+      bool takeA = a[i] <= b[j], takeB = b[j] <= a[i];
+      i += takeA;
+      j += takeB;
+    }
+    s.colind[c + 1] = s.colind[c] + static_cast<int64_t>(count + (a.size() - i) + (b.size() - j));
   }
   s.row.resize(s.colind.back());
+  for (int64_t c = 0; c < p.ncol; ++c) {
+    ArrayRef<int64_t> transposed = byRow[c];
+    std::set_union(p.row.begin() + p.colind[c], p.row.begin() + p.colind[c + 1],
+                   transposed.begin(), transposed.end(), s.row.begin() + s.colind[c]);
+  }
   return s;
 }
 
