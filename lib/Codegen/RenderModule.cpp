@@ -215,7 +215,6 @@ std::string portList(const std::vector<Port> &ports) {
 /// Append `values` as a C initializer list, 16 to a continued macro line.
 /// Written in place: a table at n = 10^5 is megabytes of text.
 void appendInitializerList(std::string &s, ArrayRef<int64_t> values) {
-  s.reserve(s.size() + values.size() * 8 + values.size() / 16 * 8 + 16);
   s += "{";
   char digits[24];
   for (size_t i = 0; i < values.size(); ++i) {
@@ -233,6 +232,14 @@ void appendInitializerList(std::string &s, ArrayRef<int64_t> values) {
 /// array initializers; no unused-variable warnings where they are not).
 void appendSparseTables(std::string &s, StringRef entry, const std::vector<Port> &outs,
                         const std::vector<std::string> &outNames) {
+  // Room for every table at once (about 8 characters a value, and a line
+  // break every 16): grown table by table, the text was copied each time.
+  size_t values = 0;
+  for (const Port &p : outs)
+    if (p.sparse)
+      for (Attribute name : p.sparse.getAs<ArrayAttr>("tables"))
+        values += p.sparse.getAs<DenseI64ArrayAttr>(cast<StringAttr>(name).getValue()).size();
+  s.reserve(s.size() + values * 8 + values / 2 + 1024);
   for (auto [k, p] : llvm::enumerate(outs)) {
     if (!p.sparse)
       continue;
