@@ -36,7 +36,7 @@ ArrayAttr sparseResultAttrs(MLIRContext &ctx, const Function &fn) {
         b.getNamedAttr("batch", b.getI64IntegerAttr(p.sparse->batch))};
     SmallVector<Attribute> order;
     for (const auto &[name, values] : p.sparse->tables) {
-      fields.push_back(b.getNamedAttr(name, b.getDenseI64ArrayAttr(values)));
+      fields.push_back(b.getNamedAttr(name, values));
       order.push_back(b.getStringAttr(name));
     }
     fields.push_back(b.getNamedAttr("tables", b.getArrayAttr(order)));

@@ -126,12 +126,6 @@ py::array_t<int64_t> toArray(std::vector<int64_t> &&v) {
   return py::array_t<int64_t>(static_cast<py::ssize_t>(owned->size()), owned->data(), release);
 }
 
-std::vector<int64_t> toVector(const IndexArray &a) {
-  if (a.ndim() != 1)
-    throw std::invalid_argument("pattern: index tables must be one-dimensional");
-  return std::vector<int64_t>(a.data(), a.data() + a.size());
-}
-
 /// The structural pattern of d(output `of`) / d(input `wrt`) of `fn`, in
 /// compressed-column form: (nrow, ncol, colind, row).
 py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of) {
@@ -293,8 +287,15 @@ void python::bindInspection(py::module_ &m) {
     sparse->nrow = nrow;
     sparse->ncol = ncol;
     sparse->batch = batch;
-    for (auto &[name, values] : tables)
-      sparse->tables.emplace_back(name, toVector(values));
+    python::ContextGuard lock; // the tables become attributes of the shared context
+    for (auto &[name, values] : tables) {
+      if (values.ndim() != 1)
+        throw std::invalid_argument("set_output_sparsity: table '" + name +
+                                    "' must be one-dimensional");
+      sparse->tables.emplace_back(
+          name, mlir::DenseI64ArrayAttr::get(&python::context(),
+                                             llvm::ArrayRef<int64_t>(values.data(), values.size())));
+    }
     fn.outputs[k].sparse = std::move(sparse);
   }, "Declare output k sparse: its layout, dimensions and index tables (made by scaly.derivatives)");
   m.def("colour_columns", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {

@@ -507,3 +507,15 @@ def test_periodic_runs_of_position_tables(table):
 def test_no_periodic_run_in_random_positions():
     from scaly.derivatives import _longest_periodic_run
     assert _longest_periodic_run(np.random.default_rng(5).integers(0, 100, 3000)) is None
+
+
+def test_output_sparsity_tables_must_be_vectors():
+    @sc.function(sc.arg("x", 3), outputs=sc.arg("y"))
+    def f(x):
+        return x * 2.0
+
+    with pytest.raises(ValueError, match="table 'colind' must be one-dimensional"):
+        _scaly.set_output_sparsity(f._traced, 0, "csc", 3, 1, 0,
+                                   [("colind", np.zeros((2, 2), dtype=np.int64))])
+    with pytest.raises(ValueError, match="no output 1"):
+        _scaly.set_output_sparsity(f._traced, 1, "csc", 3, 1, 0, [])

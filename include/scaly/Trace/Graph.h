@@ -14,6 +14,7 @@
 #define SCALY_TRACE_GRAPH_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -189,14 +190,10 @@ private:
 struct SparseLayout {
   std::string layout = "csc";
   int64_t nrow = 0, ncol = 0, batch = 0;
-  /// (name, values) of each index table, in the order the header lists them.
-  std::vector<std::pair<std::string, std::vector<int64_t>>> tables;
-  const std::vector<int64_t> *table(const std::string &name) const {
-    for (const auto &t : tables)
-      if (t.first == name)
-        return &t.second;
-    return nullptr;
-  }
+  /// (name, values) of each index table, in the order the header lists them;
+  /// held as the attributes the module carries them in (made once: at
+  /// n = 10^5 a table is megabytes).
+  std::vector<std::pair<std::string, mlir::DenseI64ArrayAttr>> tables;
 };
 
 /// Declared input or output.
