@@ -247,9 +247,14 @@ class _Pattern:
         """The column of each stored entry."""
         return self.by_column(np.arange(self.ncol, dtype=np.int64))
 
+    @functools.cached_property
+    def counts(self):
+        """The number of stored entries of each column."""
+        return np.diff(self.colind)
+
     def by_column(self, values):
         """values[column] for each stored entry (a value per column, repeated)."""
-        return np.repeat(values, np.diff(self.colind))
+        return np.repeat(values, self.counts)
 
     @property
     def nnz(self):
@@ -485,7 +490,7 @@ def _jacobian(f, wrt, of, layout):
         # Reverse sweeps need at least as many colours as the fullest column has
         # entries: when forward already does as well, the row colouring is not
         # computed (at n = 10^5 it costs as much as the column one).
-        fullest_column = int(np.diff(pattern.colind).max())
+        fullest_column = int(pattern.counts.max())
         forward = col_colours.max() + 1 <= fullest_column
         row_colours = None
         if not forward:
@@ -496,7 +501,8 @@ def _jacobian(f, wrt, of, layout):
         # Entry (r, c) is in sweep colour[c] at row r (forward), or in sweep
         # colour[r] at column c (reverse).
         if forward:
-            index = pattern.by_column(col_colours * pattern.nrow) + pattern.row
+            index = pattern.by_column(col_colours * pattern.nrow)
+            index += pattern.row  # in place: one array of nnz, not two
         else:
             index = row_colours[pattern.row] * pattern.ncol + pattern.col
     batch = in_shape[0] if in_shape and out_shape and in_shape[0] == out_shape[0] else 0
