@@ -18,6 +18,18 @@ mlir::MLIRContext &context() {
   ctx.getOrLoadDialect<scaly::expr::ExprDialect>();
   return ctx;
 }
+/// A traced Function `name`(x: f64[inSize]) -> y: f64[outSize] whose result
+/// is value `y` of `g`.
+std::shared_ptr<Function> function(const std::string &name, std::shared_ptr<Graph> g,
+                                   int64_t inSize, int64_t outSize, int32_t y) {
+  auto fn = std::make_shared<Function>();
+  fn->name = name;
+  fn->inputs = {{"x", {inSize}, DType::F64}};
+  fn->outputs = {{"y", {outSize}, DType::F64}};
+  fn->graph = std::move(g);
+  fn->results = {y};
+  return fn;
+}
 } // namespace
 
 TEST(Graph, IdenticalSubexpressionsAreOneNode) {
@@ -96,13 +108,7 @@ TEST(Digest, SameTraceSameDigestAndNamesMatter) {
     int32_t x = g->input(0, {2}, DType::F64);
     int32_t y = g->binary(BinaryKind::Mul, x, g->constant({k}, {}, DType::F64));
     g->math("cos", x); // dead node: must not change the digest
-    auto fn = std::make_shared<Function>();
-    fn->name = name;
-    fn->inputs = {{"x", {2}, DType::F64}};
-    fn->outputs = {{"y", {2}, DType::F64}};
-    fn->graph = g;
-    fn->results = {y};
-    return fn;
+    return function(name, g, 2, 2, y);
   };
   auto a = build("f", 2.0), b = build("f", 2.0);
   EXPECT_EQ(graphDigest(*a), graphDigest(*b));
@@ -121,13 +127,7 @@ TEST(Digest, RepeatedAttributesAndTypesAreBackReferencesNotMerged) {
     int32_t a = g->slice(x, {first}, {1}, {2});
     int32_t b = g->slice(x, {second}, {1}, {2});
     int32_t y = g->binary(BinaryKind::Sub, a, b);
-    auto fn = std::make_shared<Function>();
-    fn->name = "f";
-    fn->inputs = {{"x", {4}, DType::F64}};
-    fn->outputs = {{"y", {2}, DType::F64}};
-    fn->graph = g;
-    fn->results = {y};
-    return fn;
+    return function("f", g, 4, 2, y);
   };
   std::string d01 = graphDigest(*build(0, 1));
   EXPECT_EQ(d01, graphDigest(*build(0, 1)));
@@ -143,26 +143,15 @@ TEST(Digest, CalleesCountByContentNotByObject) {
   auto callee = [](double k) {
     auto g = std::make_shared<Graph>(context());
     int32_t x = g->input(0, {2}, DType::F64);
-    auto fn = std::make_shared<Function>();
-    fn->name = "g";
-    fn->inputs = {{"x", {2}, DType::F64}};
-    fn->outputs = {{"y", {2}, DType::F64}};
-    fn->graph = g;
-    fn->results = {g->binary(BinaryKind::Mul, x, g->constant({k}, {}, DType::F64))};
-    return fn;
+    int32_t y = g->binary(BinaryKind::Mul, x, g->constant({k}, {}, DType::F64));
+    return function("g", g, 2, 2, y);
   };
   auto caller = [](std::shared_ptr<Function> a, std::shared_ptr<Function> b) {
     auto g = std::make_shared<Graph>(context());
     int32_t x = g->input(0, {2}, DType::F64);
     int32_t first = g->call(a, {x})[0], second = g->call(b, {g->math("sin", x)})[0];
     int32_t y = g->binary(BinaryKind::Add, first, second);
-    auto fn = std::make_shared<Function>();
-    fn->name = "f";
-    fn->inputs = {{"x", {2}, DType::F64}};
-    fn->outputs = {{"y", {2}, DType::F64}};
-    fn->graph = g;
-    fn->results = {y};
-    return fn;
+    return function("f", g, 2, 2, y);
   };
   auto g = callee(2.0);
   std::string same = graphDigest(*caller(g, g));
