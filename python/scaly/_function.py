@@ -125,12 +125,12 @@ class Function:
                             f"({', '.join(n for n, _, _ in self._inputs)}), got {len(args)}")
         for a in args:
             if isinstance(a, Expr):
-                return self._call_traced(args)
+                return self._call_traced(args, a._g)
         from .runtime import call_numeric
         return call_numeric(self, args)
 
-    def _call_traced(self, args):
-        graph = next(a._g for a in args if isinstance(a, Expr))
+    def _call_traced(self, args, graph):
+        """A call recorded in `graph` (that of the first Expr argument)."""
         ids = []
         for (name, shape, dtype), a in zip(self._inputs, args):
             if type(a) is Expr and a._g is graph:  # the common case: nothing to convert
@@ -141,8 +141,10 @@ class Function:
                 raise TypeError(f"{self.name}(): input '{name}' expects {dtype} values, "
                                 f"got {a!r}")
             ids.append(e._id)
-        results = [Expr(graph, r) for r in graph.call(self._traced, ids)]
-        return results[0] if len(results) == 1 else tuple(results)
+        results = graph.call(self._traced, ids)
+        if len(results) == 1:
+            return Expr(graph, results[0])
+        return tuple(Expr(graph, r) for r in results)
 
 
 def _split_declarations(pyfunc, decls, outputs):
