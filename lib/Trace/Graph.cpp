@@ -125,13 +125,17 @@ int32_t Graph::add(Operation *op, bool intern) {
     h = OperationEquivalence::computeHash(op, OperationEquivalence::directHashValue,
                                           OperationEquivalence::ignoreHashValue,
                                           OperationEquivalence::IgnoreLocations);
-    auto range = interned_.equal_range(h);
-    for (auto it = range.first; it != range.second; ++it)
-      if (OperationEquivalence::isEquivalentTo(it->second, op,
-                                               OperationEquivalence::IgnoreLocations)) {
-        op->erase();
-        return ids_.lookup(it->second->getResult(0));
-      }
+    // DenseMap reserves its two largest keys; such a hash shares a bucket
+    // (equivalence still decides).
+    if (h >= llvm::DenseMapInfo<uint64_t>::getTombstoneKey())
+      h -= 2;
+    if (auto it = interned_.find(h); it != interned_.end())
+      for (Operation *same : it->second)
+        if (OperationEquivalence::isEquivalentTo(same, op,
+                                                 OperationEquivalence::IgnoreLocations)) {
+          op->erase();
+          return ids_.lookup(same->getResult(0));
+        }
   }
   if (values_.size() + op->getNumResults() >= static_cast<size_t>(INT32_MAX)) {
     op->erase();
@@ -143,7 +147,7 @@ int32_t Graph::add(Operation *op, bool intern) {
     values_.push_back(r);
   }
   if (intern)
-    interned_.emplace(h, op);
+    interned_[h].push_back(op);
   return first;
 }
 

@@ -18,12 +18,12 @@
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/TinyPtrVector.h"
 
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace scaly::trace {
@@ -162,7 +162,7 @@ private:
   std::vector<int32_t> inputPositions_;
   std::vector<std::shared_ptr<const Function>> callees_;
   llvm::DenseMap<const Function *, unsigned> calleeIds_;
-  std::unordered_multimap<uint64_t, mlir::Operation *> interned_;
+  llvm::DenseMap<uint64_t, llvm::TinyPtrVector<mlir::Operation *>> interned_;
 
   /// Record `op`'s results, or, when an identical op exists (and `intern`),
   /// erase it and return the existing one's; the id of the first result.
