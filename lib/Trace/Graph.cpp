@@ -151,7 +151,11 @@ int32_t Graph::add(Operation *op, bool intern) {
   return first;
 }
 
-void Graph::setLocation(const std::string &file, int32_t line) {
+void Graph::setLocation(llvm::StringRef file, int32_t line) {
+  if (line == locLine_ && file == locFile_)
+    return;
+  locFile_ = file.str();
+  locLine_ = line;
   loc_ = file.empty() ? Location(UnknownLoc::get(&ctx_))
                       : Location(FileLineColLoc::get(&ctx_, file, line, 0));
 }

@@ -83,7 +83,7 @@ public:
   llvm::DenseSet<mlir::Operation *> liveOps(const std::vector<int32_t> &results) const;
 
   /// The source position given to the ops created from now on.
-  void setLocation(const std::string &file, int32_t line);
+  void setLocation(llvm::StringRef file, int32_t line);
 
   int32_t input(int32_t position, Shape shape, DType dtype);
   /// A constant; for an integer or bool dtype every value must be an exact
@@ -156,6 +156,10 @@ private:
   std::unique_ptr<mlir::Block> body_;
   mlir::OpBuilder builder_;
   mlir::Location loc_;
+  /// What loc_ was made from: a loop's ops repeat one line, and the
+  /// location is then not rebuilt (uniqued) at every op.
+  std::string locFile_;
+  int32_t locLine_ = -1;
   std::vector<mlir::Value> values_;
   /// Id of each value (the first result's id of an op is its id).
   llvm::DenseMap<mlir::Value, int32_t> ids_;
