@@ -111,11 +111,7 @@ public:
         if (a.getName() == "callee" && Graph::isApplication(&op)) {
           // By content: two Functions traced alike are one callee.
           std::string text = digest(g.callee(&op));
-          auto [it, fresh] = out.callees.try_emplace(
-              text, static_cast<int64_t>(out.callees.size()) + 1);
-          num(fresh ? 0 : it->second);
-          if (fresh)
-            str(text);
+          once(out.callees, llvm::StringRef(text), [&] { str(text); });
         } else {
           once(out.attributes, a.getValue().getAsOpaquePointer(),
                [&] { attribute(a.getValue()); });
@@ -144,8 +140,8 @@ private:
 
   /// `key`'s back-reference when it was written before; else a 0 and its
   /// definition, written by `define`.
-  template <typename Define>
-  void once(llvm::DenseMap<const void *, int64_t> &table, const void *key, Define define) {
+  template <typename Table, typename Key, typename Define>
+  void once(Table &table, Key key, Define define) {
     auto [it, fresh] = table.try_emplace(key, static_cast<int64_t>(table.size()) + 1);
     if (!fresh) {
       num(it->second);
@@ -192,14 +188,13 @@ private:
     }
     if (auto ints = llvm::dyn_cast<mlir::DenseI64ArrayAttr>(a)) {
       num(2);
-      llvm::ArrayRef<int64_t> values = ints.asArrayRef();
-      shape(std::vector<int64_t>(values.begin(), values.end()));
+      shape(ints.asArrayRef());
       return;
     }
     num(3);
     str(printed(a));
   }
-  void shape(const std::vector<int64_t> &s) {
+  void shape(llvm::ArrayRef<int64_t> s) {
     num(static_cast<int64_t>(s.size()));
     for (int64_t d : s)
       num(d);
