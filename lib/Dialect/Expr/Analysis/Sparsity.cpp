@@ -29,6 +29,26 @@ using namespace scaly::expr;
 
 namespace {
 
+/// Entries grouped by key (a counting sort): `forEach(emit)` calls
+/// emit(key, value) for every entry, the same way both times it is called;
+/// `start` gets keys + 1 offsets and `values` each key's values in the
+/// order they were emitted.
+template <typename ForEach>
+void groupByKey(int64_t keys, ForEach forEach, std::vector<int64_t> &start,
+                std::vector<int64_t> &values) {
+  start.assign(keys + 1, 0);
+  forEach([&](int64_t key, int64_t) { ++start[key + 1]; });
+  for (int64_t k = 0; k < keys; ++k)
+    start[k + 1] += start[k];
+  values.resize(start[keys]);
+  // start[k] serves as key k's cursor, ending at key k + 1's start; shifted
+  // back after (no separate array of cursors).
+  forEach([&](int64_t key, int64_t value) { values[start[key]++] = value; });
+  for (int64_t k = keys; k > 0; --k)
+    start[k] = start[k - 1];
+  start[0] = 0;
+}
+
 bool anyFloat(ValueRange values) {
   return llvm::any_of(values, [](Value v) { return Differentiator::isFloat(v); });
 }
@@ -421,20 +441,12 @@ static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned 
   Deps d = (*results)[of];
   if (!d)
     return p;
-  // Rows by column, by counting: rows come out ascending within a column.
-  for (int32_t c : d->cols)
-    ++p.colind[c + 1];
-  for (int64_t c = 0; c < n; ++c)
-    p.colind[c + 1] += p.colind[c];
-  p.row.resize(d->cols.size());
-  // colind[c] serves as column c's cursor, ending at column c + 1's start;
-  // shifted back after (no separate array of cursors).
-  for (int64_t r = 0; r < p.nrow; ++r)
-    for (int32_t c : (*d)[r])
-      p.row[p.colind[c]++] = r;
-  for (int64_t c = n; c > 0; --c)
-    p.colind[c] = p.colind[c - 1];
-  p.colind[0] = 0;
+  // Rows by column: rows come out ascending within a column.
+  groupByKey(n, [&](auto emit) {
+    for (int64_t r = 0; r < p.nrow; ++r)
+      for (int32_t c : (*d)[r])
+        emit(c, r);
+  }, p.colind, p.row);
   return p;
 }
 
@@ -478,19 +490,12 @@ struct Adjacency {
 
 /// The stored entries of `p` by row: the columns of each row, ascending.
 Adjacency columnsByRow(const PatternView &p) {
-  std::vector<int64_t> start(p.nrow + 1, 0), to(p.row.size());
-  for (int64_t r : p.row)
-    ++start[r + 1];
-  for (int64_t r = 0; r < p.nrow; ++r)
-    start[r + 1] += start[r];
-  // start[r] serves as row r's cursor, ending at row r + 1's start; shifted
-  // back after (no separate array of cursors).
-  for (int64_t c = 0; c < p.ncol; ++c)
-    for (int64_t k = p.colind[c]; k < p.colind[c + 1]; ++k)
-      to[start[p.row[k]]++] = c;
-  for (int64_t r = p.nrow; r > 0; --r)
-    start[r] = start[r - 1];
-  start[0] = 0;
+  std::vector<int64_t> start, to;
+  groupByKey(p.nrow, [&](auto emit) {
+    for (int64_t c = 0; c < p.ncol; ++c)
+      for (int64_t k = p.colind[c]; k < p.colind[c + 1]; ++k)
+        emit(p.row[k], c);
+  }, start, to);
   return Adjacency(std::move(start), std::move(to));
 }
 
@@ -526,22 +531,13 @@ SparsityPattern scaly::expr::symmetricUnion(const PatternView &p) {
   SparsityPattern s;
   s.nrow = s.ncol = p.ncol;
   s.colind.assign(p.ncol + 1, 0);
-  // Counted first, so the rows are written once into an array of their size.
-  for (int64_t c = 0; c < p.ncol; ++c) {
-    ArrayRef<int64_t> a = p.row.slice(p.colind[c], p.colind[c + 1] - p.colind[c]), b = byRow[c];
-    size_t i = 0, j = 0, count = 0;
-    for (; i < a.size() && j < b.size(); ++count) {
-      bool takeA = a[i] <= b[j], takeB = b[j] <= a[i];
-      i += takeA;
-      j += takeB;
-    }
-    s.colind[c + 1] = s.colind[c] + static_cast<int64_t>(count + (a.size() - i) + (b.size() - j));
-  }
-  s.row.resize(s.colind.back());
+  // Room for the largest union, reserved (untouched) rather than filled.
+  s.row.reserve(2 * p.row.size());
   for (int64_t c = 0; c < p.ncol; ++c) {
     ArrayRef<int64_t> transposed = byRow[c];
     std::set_union(p.row.begin() + p.colind[c], p.row.begin() + p.colind[c + 1],
-                   transposed.begin(), transposed.end(), s.row.begin() + s.colind[c]);
+                   transposed.begin(), transposed.end(), std::back_inserter(s.row));
+    s.colind[c + 1] = static_cast<int64_t>(s.row.size());
   }
   return s;
 }
