@@ -95,6 +95,25 @@ void forEachRow(ArrayRef<int64_t> shape, int64_t base, ArrayRef<int64_t> strides
 }
 } // namespace
 
+/// Result elements e .. e + count - 1 read `from`'s elements first ..
+/// first + count - 1, contiguous there: their offsets (start[e] is set),
+/// and then their sets, as one block copy. A null `from`: empty sets.
+static void blockStarts(const DepSets *from, int64_t first, int64_t count, int64_t *start,
+                        int64_t e) {
+  if (!from) {
+    std::fill(start + e + 1, start + e + count + 1, start[e]);
+    return;
+  }
+  int64_t shift = start[e] - from->start[first];
+  for (int64_t j = 1; j <= count; ++j)
+    start[e + j] = from->start[first + j] + shift;
+}
+static void blockCols(const DepSets *from, int64_t first, int64_t count, int32_t *to) {
+  if (from)
+    std::copy(from->cols.data() + from->start[first],
+              from->cols.data() + from->start[first + count], to);
+}
+
 Deps scaly::expr::moveAffine(const Deps &from, ArrayRef<int64_t> shape, int64_t base,
                              ArrayRef<int64_t> strides) {
   if (!from)
@@ -110,22 +129,16 @@ Deps scaly::expr::moveAffine(const Deps &from, ArrayRef<int64_t> shape, int64_t 
   out.start.resize(count + 1);
   int64_t *start = out.start.data();
   forEachRow(shape, base, strides, [&](int64_t src, int64_t e) {
-    if (step == 1) { // the row's sets are contiguous in `from`
-      int64_t shift = start[e] - in[src];
-      for (int64_t j = 1; j <= inner; ++j)
-        start[e + j] = in[src + j] + shift;
-      return;
-    }
+    if (step == 1) // the row's sets are contiguous in `from`
+      return blockStarts(from.get(), src, inner, start, e);
     for (int64_t j = 0; j < inner; ++j, src += step)
       start[e + j + 1] = start[e + j] + in[src + 1] - in[src];
   });
   out.cols.resize(start[count]);
   int32_t *to = out.cols.data();
   forEachRow(shape, base, strides, [&](int64_t src, int64_t e) {
-    if (step == 1) {
-      std::copy(cols + in[src], cols + in[src + inner], to + start[e]);
-      return;
-    }
+    if (step == 1)
+      return blockCols(from.get(), src, inner, to + start[e]);
     for (int64_t j = 0; j < inner; ++j, src += step)
       std::copy(cols + in[src], cols + in[src + 1], to + start[e + j]);
   });
@@ -221,19 +234,11 @@ LogicalResult ConcatOp::propagateDependencies(DependencyContext &ctx) {
       }
   };
   forEachBlock([&](const DepSets *part, int64_t first, int64_t count, int64_t e) {
-    if (!part) {
-      std::fill(start + e + 1, start + e + count + 1, start[e]);
-      return;
-    }
-    int64_t shift = start[e] - part->start[first];
-    for (int64_t j = 1; j <= count; ++j)
-      start[e + j] = part->start[first + j] + shift;
+    blockStarts(part, first, count, start, e);
   });
   out.cols.resize(start[n]);
   forEachBlock([&](const DepSets *part, int64_t first, int64_t count, int64_t e) {
-    if (part)
-      std::copy(part->cols.data() + part->start[first],
-                part->cols.data() + part->start[first + count], out.cols.data() + start[e]);
+    blockCols(part, first, count, out.cols.data() + start[e]);
   });
   ctx.setResult(0, finish(std::move(out)));
   return success();
