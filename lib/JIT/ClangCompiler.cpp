@@ -165,6 +165,8 @@ bool cc1Arguments(const std::vector<std::string> &flags, const std::string &file
     }
     const auto &made = cast<driver::Command>(*jobs.begin()).getArguments();
     lock.lock();
+    if (memo.size() >= 64) // callers varying their flags (e.g. -D) every time
+      memo.clear();
     it = memo.emplace(key, std::vector<std::string>(made.begin(), made.end())).first;
   }
   cc1 = it->second;
