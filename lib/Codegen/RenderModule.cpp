@@ -231,7 +231,7 @@ void appendInitializerList(std::string &s, ArrayRef<int64_t> values) {
 /// The index tables of an entry's sparse outputs, as macros (usable as
 /// array initializers; no unused-variable warnings where they are not).
 void appendSparseTables(std::string &s, StringRef entry, const std::vector<Port> &outs,
-                        const std::vector<std::string> &outNames) {
+                        const std::vector<std::string> &outNames, TableSpans &spans) {
   // Room for every table at once (about 8 characters a value, and a line
   // break every 16): grown table by table, the text was copied each time.
   size_t values = 0;
@@ -275,9 +275,11 @@ void appendSparseTables(std::string &s, StringRef entry, const std::vector<Port>
       auto values = p.sparse.getAs<DenseI64ArrayAttr>(table).asArrayRef();
       if (values.empty())
         continue;
+      size_t begin = s.size();
       s += "#define " + prefix + "_" + table.upper() + " ";
       appendInitializerList(s, values);
       s += "\n";
+      spans.emplace_back(begin, s.size());
     }
     s += "\n";
   }
@@ -323,7 +325,7 @@ std::vector<RenderedPort> renderedPorts(const std::vector<Port> &ports,
 /// after the entry. (Appended in place: its sparse tables can be megabytes.)
 void appendEntrySection(std::string &s, prog::ProcOp entry, const std::vector<Port> &ins,
                         const std::vector<Port> &outs, const RenderedEntry &rendered,
-                        const RenderOptions &o) {
+                        const RenderOptions &o, TableSpans &spans) {
   std::string name = entry.getSymName().str();
   Type wElem = cast<prog::PtrType>(entry.getWorkspaceArg().getType()).getElementType();
   std::string t = elementCType(wElem);
@@ -353,7 +355,7 @@ void appendEntrySection(std::string &s, prog::ProcOp entry, const std::vector<Po
     s += "struct alignas(16) Out {\n" + structFields(outs, outNames, true) + "};\n\n";
     s += "extern \"C\" " + decl + "\n\n";
     s += "} // namespace " + name + "\n\n";
-    appendSparseTables(s, name, outs, outNames);
+    appendSparseTables(s, name, outs, outNames, spans);
     return;
   }
   s += llvm::formatv("#define {0}_SZ_ARG {1}\n#define {0}_SZ_RES {2}\n#define {0}_SZ_IW 0\n"
@@ -365,7 +367,7 @@ void appendEntrySection(std::string &s, prog::ProcOp entry, const std::vector<Po
        name + "_in;\n\n";
   s += "typedef struct __attribute__((aligned(16))) {\n" + structFields(outs, outNames, false) +
        "} " + name + "_out;\n\n";
-  appendSparseTables(s, name, outs, outNames);
+  appendSparseTables(s, name, outs, outNames, spans);
   s += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n" + decl + "\n\n";
   s += "#ifdef __cplusplus\n}\n#endif\n\n";
 }
@@ -375,7 +377,7 @@ void appendEntrySection(std::string &s, prog::ProcOp entry, const std::vector<Po
 std::string renderHeader(StringRef moduleName, ArrayRef<prog::ProcOp> procs,
                          const std::vector<EntryPorts> &ports,
                          ArrayRef<RenderedEntry> rendered, StringRef recipe,
-                         const RenderOptions &o) {
+                         const RenderOptions &o, TableSpans &spans) {
   bool cxx = o.lang == "cpp";
   std::string guard = "SCALY_" + moduleName.upper() + (cxx ? "_HPP" : "_H");
   std::string s = "/* " + recipe.str() + "\n */\n";
@@ -384,7 +386,7 @@ std::string renderHeader(StringRef moduleName, ArrayRef<prog::ProcOp> procs,
   // The entry's status codes, for callers (the source defines the same).
   s += "#ifndef SCALY_SUCCESS\n" + c::statusCodeDefines() + "#endif\n\n";
   for (auto [proc, e, r] : llvm::zip(procs, ports, rendered))
-    appendEntrySection(s, proc, e.ins, e.outs, r, o);
+    appendEntrySection(s, proc, e.ins, e.outs, r, o, spans);
   s += "#endif\n";
   return s;
 }
@@ -402,6 +404,17 @@ bool renderCancelled() { return renderCancel && renderCancel->load(std::memory_o
 RenderCounters renderCounters() { return {loweredCount.load(), renderedCount.load()}; }
 UncountedRenders::UncountedRenders() { countRenders = false; }
 UncountedRenders::~UncountedRenders() { countRenders = true; }
+
+std::string RenderedModule::headerWithoutTables() const {
+  std::string kept;
+  size_t from = 0;
+  for (auto [begin, end] : tableSpans) {
+    kept.append(header, from, begin - from);
+    from = end;
+  }
+  kept.append(header, from, std::string::npos);
+  return kept;
+}
 
 bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule &out,
                    std::string &error) {
@@ -512,7 +525,9 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   out.recipe = recipeText(out.name, options,
                           options.vectorLibm == "glibc" ? newerGlibcFunctions(module)
                                                         : std::vector<std::string>{});
-  out.header = renderHeader(out.name, entries, ports, out.entries, out.recipe, options);
+  out.tableSpans.clear();
+  out.header = renderHeader(out.name, entries, ports, out.entries, out.recipe, options,
+                            out.tableSpans);
   if (options.casadi) {
     size_t guardEnd = out.header.rfind("#endif");
     out.header.insert(guardEnd, casadiDeclarations(casadiEntries));

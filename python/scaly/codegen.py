@@ -71,6 +71,10 @@ class RenderedModule:
     #: and the status codes an entry returns as (value, name, meaning).
     wasm_no_scalar: tuple = ()
     status_codes: tuple = ()
+    #: The header as the in-process compile reads it: without the sparse outputs'
+    #: index-table macros (<entry>_<out>_COLIND and the like), which the source
+    #: never uses. The renderer knows where it wrote them; nothing parses C here.
+    compile_header: str = ""
 
     @property
     def header_name(self):
@@ -154,7 +158,7 @@ def _render_recorded(functions, options, mode):
                             tuple(out["functions"]), out.get("wasm_shim", ""),
                             out.get("wasm_header", ""), tuple(out.get("wasm_exports", ())),
                             tuple(out.get("wasm_no_scalar", {}).items()),
-                            tuple(out.get("status_codes", ())))
+                            tuple(out.get("status_codes", ())), out["compile_header"])
     for f in watched:
         viz.record(f, mode, module=module)
     return replace(module, stages=()) if watched and not asked else module

@@ -417,6 +417,7 @@ py::dict render(py::object functions, const py::dict &options) {
   d["name"] = out.name;
   d["source"] = out.source;
   d["header"] = out.header;
+  d["compile_header"] = out.headerWithoutTables();
   py::list entries;
   for (const codegen::RenderedEntry &e : out.entries) {
     py::dict entry;

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import scaly as sc
-from scaly.codegen import render_native
+from scaly.codegen import render_c_module, render_native
 from scaly.runtime import jit
 from scaly.runtime import CompileError, counters
 
@@ -353,7 +353,9 @@ def test_in_process_compile_reads_the_header_without_sparse_tables(cache):
     (key,) = key_dirs(cache)
     header = next((cache / key).glob("*.h")).read_text()
     assert "_COLIND { \\" in header and "_ROW { \\" in header
-    stripped = jit._without_tables(header)
+    module = jit._render(jit._compiler(), J)  # what the JIT compiled
+    assert module.header == header
+    stripped = module.compile_header
     assert "_COLIND" not in stripped and "_ROW {" not in stripped
     assert "_NNZ" in stripped and stripped.rstrip().endswith("#endif")
     kept = [line for line in header.splitlines() if line in stripped.splitlines()]
@@ -368,3 +370,34 @@ def test_a_key_part_given_in_pieces_hashes_as_its_concatenation():
     source, header = "int f(void);\n" * 3, "#define T { \\\n    1, 2 }\n"
     assert _key("v", (source, header.encode()), "x") == _key("v", source + header, "x")
     assert _key("v", (source, header), "x") != _key("v", source, header, "x")
+
+
+def test_compile_header_drops_exactly_the_table_macros_of_every_entry():
+    """Two entries with sparse outputs in one module: the header without tables
+    is the header minus each table macro (first line `#define <entry>_<out>_<T> {`
+    through its closing `}`), nothing more."""
+    @sc.function(sc.arg("x", 30), outputs=sc.arg("y"))
+    def pairs(x):
+        return x[:-1] * x[1:]
+
+    @sc.function(sc.arg("x", 30), outputs=sc.arg("e"))
+    def energy(x):
+        return (x[:-1] * x[1:].cos()).sum()
+
+    J = sc.jacobian(pairs, layout="csr")
+    H = sc.hessian(energy, layout="csc")
+    module = render_c_module([J, H], name="both")
+    lines = module.header.splitlines(keepends=True)
+    kept, in_table, tables = [], False, 0
+    for line in lines:
+        starts = line.startswith("#define ") and line.rstrip().endswith("{ \\")
+        if starts:
+            tables += 1
+        in_table = in_table or starts
+        if not in_table:
+            kept.append(line)
+        elif line.rstrip().endswith("}"):
+            in_table = False
+    assert tables == 4  # ROWPTR and COL, COLIND and ROW
+    assert module.compile_header == "".join(kept)
+    assert "_NNZ" in module.compile_header

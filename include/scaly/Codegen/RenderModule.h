@@ -62,6 +62,9 @@ struct RenderedEntry {
   std::string pointerType;
 };
 
+/// Byte ranges [begin, end) of a header.
+using TableSpans = std::vector<std::pair<size_t, size_t>>;
+
 struct RenderedModule {
   /// The module's name: its files are <name>.c and <name>.h.
   std::string name;
@@ -70,6 +73,12 @@ struct RenderedModule {
   std::vector<c::FunctionSignature> functions;
   std::string source;
   std::string header;
+  /// Where `header` holds the sparse outputs' index-table macros (one line
+  /// each, in order). The source never uses them; at n = 10^5 they are
+  /// megabytes a compiler would lex for nothing.
+  TableSpans tableSpans;
+  /// `header` without those macros: what the in-process compile reads.
+  std::string headerWithoutTables() const;
   /// The recipe comment that opens both files.
   std::string recipe;
   /// With RenderOptions::recordStages: (stage, IR text) in pipeline order,

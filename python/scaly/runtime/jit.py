@@ -23,7 +23,6 @@ import hashlib
 import itertools
 import json
 import os
-import re
 import shutil
 import sys
 import threading
@@ -404,17 +403,6 @@ def _render(cc, fn):
     return render_native(fn, cc.fp_contract, cc.lanes, cc.vector_libm)
 
 
-_TABLE_MACRO = re.compile(r"^#define \w+ \{ \\\n(?:.*\\\n)*.*\}\n", re.M)
-
-
-def _without_tables(header):
-    """The header as the in-process compile reads it: without the sparse outputs'
-    index tables (multi-line `#define <entry>_<out>_COLIND { ... }` macros the
-    source never uses; at n = 10^5 they are megabytes Clang would lex for
-    nothing). The cache keeps the full header."""
-    return _TABLE_MACRO.sub("", header)
-
-
 def _build(cc, directory: Path, module, encoded):
     """Compile `module` into `directory`; write source, artifact, then meta.json.
     `encoded`: its source and header as UTF-8 bytes (encoded once, for the key too)."""
@@ -438,7 +426,7 @@ def _build(cc, directory: Path, module, encoded):
     else:
         try:
             data = _scaly.jit_compile([(f"{name}.c", module.source),
-                                       (f"{name}.h", _without_tables(module.header))],
+                                       (f"{name}.h", module.compile_header)],
                                       cc.compile_flags())
         except RuntimeError as e:
             raise CompileError(str(e)) from None
