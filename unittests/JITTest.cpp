@@ -91,4 +91,13 @@ TEST(JIT, RememberedCommandLinesKeepEachFilesNameAndLanguage) {
       << diagnostics;
   EXPECT_FALSE(compileToObject({{"fourth.c", "int h(int &x) { return x; }"}}, flags, object,
                                diagnostics));
+  // With debug information the object names its source (-main-file-name).
+  std::vector<std::string> debug{"-O1", "-g"};
+  ASSERT_TRUE(compileToObject({{"fifth.c", "int f(void) { return 5; }"}}, debug, object,
+                              diagnostics));
+  ASSERT_TRUE(compileToObject({{"sixth.c", "int f(void) { return 6; }"}}, debug, object,
+                              diagnostics));
+  EXPECT_NE(object.find("sixth.c"), std::string::npos);
+  EXPECT_EQ(object.find("fifth.c"), std::string::npos);
+  EXPECT_EQ(object.find("scaly-placeholder"), std::string::npos);
 }

@@ -409,6 +409,11 @@ std::string RenderedModule::headerWithoutTables() const {
   std::string kept;
   size_t from = 0;
   for (auto [begin, end] : tableSpans) {
+    // Spans that no longer fit the text (an edit before a table): the whole
+    // header, which compiles the same, only slower.
+    if (begin < from || end <= begin || end > header.size() ||
+        header.compare(begin, 8, "#define ") != 0)
+      return header;
     kept.append(header, from, begin - from);
     from = end;
   }

@@ -129,7 +129,9 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> overlay(const VirtualFiles &file
 /// disk), and its answer depends only on the flags, the file's name (its
 /// extension chooses the language) and the working directory: it is built
 /// once per flag list, extension and working directory for a placeholder
-/// file, whose path and name are then substituted.
+/// file, whose path and name are then substituted. (The driver's own
+/// warnings, such as an unused flag, are therefore printed by the first
+/// compile with a flag list only.)
 bool cc1Arguments(const std::vector<std::string> &flags, const std::string &file,
                   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs, DiagnosticsEngine &diags,
                   llvm::raw_ostream &diagOS, std::vector<std::string> &cc1) {
@@ -213,6 +215,9 @@ std::unique_ptr<CompilerInstance> makeInstance(const std::vector<std::string> &f
   // page faults for fresh memory instead of reusing it.
   instance->getFrontendOpts().DisableFree = false;
   instance->getCodeGenOpts().DisableFree = false;
+  // Clearing the AST before the backend is meant for -disable-free (nothing
+  // destroys it afterwards); with freeing on, keep it until it is destroyed.
+  instance->getCodeGenOpts().ClearASTBeforeBackend = false;
   instance->createFileManager(fs);
   ok = true;
   return instance;

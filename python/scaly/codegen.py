@@ -74,7 +74,8 @@ class RenderedModule:
     #: The header as the in-process compile reads it: without the sparse outputs'
     #: index-table macros (<entry>_<out>_COLIND and the like), which the source
     #: never uses. The renderer knows where it wrote them; nothing parses C here.
-    compile_header: str = ""
+    #: None (a module built by hand): the header itself.
+    compile_header: str = None
 
     @property
     def header_name(self):

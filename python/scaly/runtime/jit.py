@@ -424,10 +424,12 @@ def _build(cc, directory: Path, module, encoded):
             if tmp.exists():
                 tmp.unlink()
     else:
+        compile_header = module.compile_header
+        if compile_header is None:
+            compile_header = module.header
         try:
             data = _scaly.jit_compile([(f"{name}.c", module.source),
-                                       (f"{name}.h", module.compile_header)],
-                                      cc.compile_flags())
+                                       (f"{name}.h", compile_header)], cc.compile_flags())
         except RuntimeError as e:
             raise CompileError(str(e)) from None
         _write_atomic(artifact, data)
