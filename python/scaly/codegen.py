@@ -75,7 +75,7 @@ class RenderedModule:
     #: index-table macros (<entry>_<out>_COLIND and the like), which the source
     #: never uses. The renderer knows where it wrote them; nothing parses C here.
     #: None (a module built by hand): the header itself.
-    compile_header: str = None
+    compile_header: str | None = None
 
     @property
     def header_name(self):

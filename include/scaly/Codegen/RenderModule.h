@@ -73,9 +73,10 @@ struct RenderedModule {
   std::vector<c::FunctionSignature> functions;
   std::string source;
   std::string header;
-  /// Where `header` holds the sparse outputs' index-table macros (one span
-  /// per macro, which continues over many lines; in order). The source never uses them; at n = 10^5 they are
-  /// megabytes a compiler would lex for nothing.
+  /// Where `header` holds the sparse outputs' index-table macros: one span
+  /// per macro (each continues over many lines), in order. The source never
+  /// uses them; at n = 10^5 they are megabytes a compiler would lex for
+  /// nothing.
   TableSpans tableSpans;
   /// `header` without those macros: what the in-process compile reads.
   std::string headerWithoutTables() const;
