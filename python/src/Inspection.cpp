@@ -306,12 +306,7 @@ void python::bindInspection(py::module_ &m) {
     return toArray(expr::colourRows(patternFrom(nrow, ncol, colind, row)));
   }, "Greedy colouring of rows so that rows sharing a column differ");
   m.def("symmetric_pattern", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
-    auto p = patternFrom(nrow, ncol, colind, row);
-    for (int64_t c = 0; c < ncol; ++c)
-      for (int64_t k = p.colind[c] + 1; k < p.colind[c + 1]; ++k)
-        if (p.row[k] <= p.row[k - 1])
-          throw std::invalid_argument("pattern: rows must ascend within each column");
-    auto s = expr::symmetricUnion(p);
+    auto s = expr::symmetricUnion(patternFrom(nrow, ncol, colind, row));
     return py::make_tuple(s.nrow, s.ncol, toArray(std::move(s.colind)),
                           toArray(std::move(s.row)));
   }, "The union of a square pattern (rows ascending per column) and its transpose, as (nrow, ncol, colind, row)");

@@ -48,7 +48,8 @@ mlir::FailureOr<SparsityPattern> jacobianPattern(mlir::ModuleOp module, FuncOp f
 
 /// The union of a square pattern and its transpose (a Hessian's pattern is
 /// symmetric: the analysis may find (i, j) and not (j, i)); rows ascending
-/// within each column, as in `p`, which must have them so.
+/// within each column, as in `p`, which must have them so (else throws
+/// std::invalid_argument, as for a pattern that is not square).
 SparsityPattern symmetricUnion(const PatternView &p);
 
 /// Colour of each column such that columns sharing a row differ (forward

@@ -527,6 +527,10 @@ std::vector<int64_t> greedyPartial(const Adjacency &mine, const Adjacency &their
 SparsityPattern scaly::expr::symmetricUnion(const PatternView &p) {
   if (p.nrow != p.ncol)
     throw std::invalid_argument("the union with the transpose needs a square pattern");
+  for (int64_t c = 0; c < p.ncol; ++c) // set_union reads each column as a sorted set
+    for (int64_t k = p.colind[c] + 1; k < p.colind[c + 1]; ++k)
+      if (p.row[k] <= p.row[k - 1])
+        throw std::invalid_argument("pattern: rows must ascend within each column");
   Adjacency byRow = columnsByRow(p); // column c of the transpose: row c of p, ascending
   SparsityPattern s;
   s.nrow = s.ncol = p.ncol;
