@@ -374,6 +374,23 @@ PATTERN_CASES = {
                    lambda m, x, y: x * m.floor(x[::-1]) + m.ceil(y) * y[::-1]),
     "floor_only": ([(5,)], lambda m, x: m.floor(x) * 2.0 + m.ceil(x[::-1])),
     "dense_rows": ([(8,)], lambda m, x: m.stack([m.sum(m.sin(x)), m.prod(x[::2]), x[3] * x[5]])),
+    # Values made of shifted windows of the input keep their sets as bands
+    # (Dependencies.h): windows at several distances, padding by
+    # concatenation, another input's holes, a 2-D window mixed with a
+    # reversed (explicit) slice, and permutations of 40 and 80 single
+    # elements (under and over the 64-band limit).
+    "band_windows": ([(12,)], lambda m, x: x[2:10] * x[:8] + m.sin(x[4:])
+                     - x[1:9] / (1.0 + x[3:11] ** 2)),
+    "band_pads": ([(9,)], lambda m, x: m.concat([x[3:] * 2.0, m.sin(x[:3])], axis=0)
+                  + m.concat([x[:4] ** 2, m.exp(x[4:])], axis=0)),
+    "band_holes": ([(6,), (2,)], lambda m, x, y: m.concat([y, x[:4] * y[0]], axis=0)
+                   * m.concat([x[2:], y ** 2], axis=0)),
+    "band_rows_2d": ([(12,)], lambda m, x: x.reshape((4, 3))[1:3] * m.cos(x.reshape((4, 3))[2:])
+                     + x.reshape((4, 3))[:2, ::-1]),
+    "band_permuted_40": ([(40,)], lambda m, x: m.concat(
+        [x[(7 * i) % 40:(7 * i) % 40 + 1] for i in range(40)], axis=0) * x),
+    "band_permuted_80": ([(80,)], lambda m, x: m.concat(
+        [x[(7 * i) % 80:(7 * i) % 80 + 1] for i in range(80)], axis=0) * x),
     "rosenbrock_chain": ([(9,)],
                          lambda m, x: 10.0 * (x[1:-1] - x[:-2] ** 2) + (1.0 - x[2:]) * x[1:-1]),
 }

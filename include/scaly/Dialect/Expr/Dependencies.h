@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace scaly::expr {
@@ -51,6 +52,41 @@ struct DepSets {
 
 /// Per-element dependency sets of one value; null: depends on nothing.
 using Deps = std::shared_ptr<const DepSets>;
+
+/// Elements lo .. hi - 1 of a value (row-major), each depending on the
+/// input elements at fixed distances from its own position: element e
+/// depends on e + c for every c in `offsets` (sorted, distinct, not empty).
+struct Band {
+  int64_t lo = 0, hi = 0;
+  llvm::SmallVector<int64_t, 4> offsets;
+};
+
+/// The sets of a value built from shifted copies of the analysed input
+/// (slices, concatenations, elementwise ops and maps of scalar functions of
+/// it: the banded Jacobians of chains and stencils), kept as a few bands
+/// instead of one set per element: at n = 10^5 the explicit sets of every
+/// intermediate value were most of a Hessian's build time, first-touched
+/// memory. Elements outside every band depend on nothing. Bands are sorted,
+/// disjoint and within [0, size).
+struct BandedSets {
+  int64_t size = 0;
+  std::vector<Band> bands;
+};
+using Banded = std::shared_ptr<const BandedSets>;
+
+/// More bands than this and a value's sets are kept explicitly.
+constexpr size_t kMaxBands = 64;
+
+/// The sets of `b`, one per element (null when it has no band).
+Deps expandBands(const BandedSets &b);
+/// `b` as a value's Banded (null when it has no band).
+Banded finishBands(BandedSets b);
+/// Elements first .. first + count - 1 of `from`, as elements 0 .. count - 1
+/// of a new value of `count` elements (a unit-step slice).
+BandedSets windowOf(const BandedSets &from, int64_t first, int64_t count);
+/// The element-wise union of values of one size; null when the union needs
+/// more than kMaxBands bands.
+std::optional<BandedSets> unionOf(llvm::ArrayRef<const BandedSets *> parts);
 
 /// Empty sets, on arrays a finished value gave back when there are some (at
 /// n = 10^5 each is megabytes, and memory handed back to the system costs
@@ -101,10 +137,15 @@ Deps moveAffine(const Deps &from, llvm::ArrayRef<int64_t> shape, int64_t base,
 class DependencyContext {
 public:
   virtual ~DependencyContext() = default;
-  /// The sets of operand `i` (null when it depends on nothing).
+  /// The sets of operand `i` (null when it depends on nothing), one per
+  /// element (expanded from bands when the operand has them).
   virtual Deps operand(unsigned i) = 0;
+  /// Operand `i`'s bands when it is kept banded, else null (a rule that can
+  /// keep bands asks for them first).
+  virtual Banded bandedOperand(unsigned i) = 0;
   /// Record the sets of result `r`.
   virtual void setResult(unsigned r, Deps deps) = 0;
+  virtual void setResult(unsigned r, Banded deps) = 0;
   /// A call, map or scan: the analysis of its callee, applied to the
   /// operands' sets (per call, or per iteration of a map or scan).
   virtual mlir::LogicalResult applyCallee(mlir::Operation *application) = 0;

@@ -66,21 +66,56 @@ struct LocalPattern {
   std::vector<int64_t> resultSizes;
 };
 
+/// The sets of one value in the analysis: banded (Dependencies.h) while its
+/// producers keep bands, else explicit; both once a rule has asked for the
+/// explicit sets of a banded value (expanded once, then kept).
+struct ValueDeps {
+  Deps sets;
+  Banded bands;
+  ValueDeps() = default;
+  ValueDeps(Deps sets) : sets(std::move(sets)) {}
+  ValueDeps(Banded bands) : bands(std::move(bands)) {}
+  explicit operator bool() const { return sets || bands; }
+  bool operator==(const ValueDeps &o) const { return sets == o.sets && bands == o.bands; }
+};
+using DepsMap = DenseMap<Value, ValueDeps>;
+
+/// The explicit sets of `v` (null when it depends on nothing), expanded from
+/// its bands on first use.
+Deps explicitSets(DepsMap &deps, Value v) {
+  auto it = deps.find(v);
+  if (it == deps.end())
+    return nullptr;
+  ValueDeps &d = it->second;
+  if (!d.sets && d.bands)
+    d.sets = expandBands(*d.bands);
+  return d.sets;
+}
+Deps explicitSets(ValueDeps &d) {
+  if (!d.sets && d.bands)
+    d.sets = expandBands(*d.bands);
+  return d.sets;
+}
+
 class DependencyAnalysis {
 public:
   explicit DependencyAnalysis(ModuleOp module) : symbols(module) {}
 
   /// Deps of `f`'s results given the deps of its arguments.
-  FailureOr<std::vector<Deps>> run(FuncOp f, const std::vector<Deps> &args);
+  FailureOr<std::vector<ValueDeps>> run(FuncOp f, const std::vector<ValueDeps> &args);
   /// A call, map or scan: its callee's analysis applied to its operands.
-  LogicalResult apply(Operation *application, DenseMap<Value, Deps> &deps);
+  LogicalResult apply(Operation *application, DepsMap &deps);
 
 private:
   SymbolTable symbols;
   std::map<Operation *, LocalPattern> locals;
 
   FailureOr<const LocalPattern *> local(FuncOp f);
-  LogicalResult visit(Operation *op, DenseMap<Value, Deps> &deps);
+  LogicalResult visit(Operation *op, DepsMap &deps);
+  /// A map of a function of scalars over banded (or independent) operands:
+  /// each result is the union of the bands of the operands its local
+  /// pattern reads. False (nothing set) when the map is not of that form.
+  bool mapBands(MapOp map, const LocalPattern &lp, DepsMap &deps);
   /// Append one application of a callee's local pattern to `out` (one per
   /// result), with `argElement(k, j)` giving the set of argument k's element
   /// j (empty when it depends on nothing).
@@ -92,7 +127,7 @@ FailureOr<const LocalPattern *> DependencyAnalysis::local(FuncOp f) {
   if (auto it = locals.find(f); it != locals.end())
     return &it->second;
   LocalPattern lp;
-  std::vector<Deps> args;
+  std::vector<ValueDeps> args;
   int64_t next = 0;
   for (Type t : f.getArgumentTypes()) {
     int64_t n = numElements(t);
@@ -108,7 +143,7 @@ FailureOr<const LocalPattern *> DependencyAnalysis::local(FuncOp f) {
       }
       args.push_back(finish(std::move(d)));
     } else {
-      args.push_back(nullptr);
+      args.emplace_back();
     }
     next += n;
   }
@@ -117,7 +152,8 @@ FailureOr<const LocalPattern *> DependencyAnalysis::local(FuncOp f) {
   auto results = run(f, args);
   if (failed(results))
     return failure();
-  lp.results = std::move(*results);
+  for (ValueDeps &r : *results)
+    lp.results.push_back(explicitSets(r));
   for (Type t : f.getResultTypes())
     lp.resultSizes.push_back(numElements(t));
   return &(locals[f] = std::move(lp));
@@ -151,8 +187,9 @@ void DependencyAnalysis::compose(const LocalPattern &lp, ArgFn argElement,
   }
 }
 
-FailureOr<std::vector<Deps>> DependencyAnalysis::run(FuncOp f, const std::vector<Deps> &args) {
-  DenseMap<Value, Deps> deps;
+FailureOr<std::vector<ValueDeps>> DependencyAnalysis::run(FuncOp f,
+                                                          const std::vector<ValueDeps> &args) {
+  DepsMap deps;
   Block &body = f.getBody().front();
   for (auto [a, d] : llvm::zip(body.getArguments(), args))
     deps[a] = d;
@@ -162,7 +199,7 @@ FailureOr<std::vector<Deps>> DependencyAnalysis::run(FuncOp f, const std::vector
   for (Operation &op : body)
     for (Value v : op.getOperands())
       ++usesLeft[v];
-  std::vector<Deps> out;
+  std::vector<ValueDeps> out;
   for (Operation &op : body) {
     if (auto ret = dyn_cast<ReturnOp>(op)) {
       for (Value v : ret.getOperands())
@@ -242,10 +279,12 @@ std::pair<SmallVector<Deps>, SmallVector<int64_t>> iterationOperands(LoopOp loop
 /// map, and the analysis itself for callees.
 class RuleContext : public DependencyContext {
 public:
-  RuleContext(DependencyAnalysis &analysis, Operation *op, DenseMap<Value, Deps> &deps)
+  RuleContext(DependencyAnalysis &analysis, Operation *op, DepsMap &deps)
       : analysis(analysis), op(op), deps(deps) {}
-  Deps operand(unsigned i) override { return deps.lookup(op->getOperand(i)); }
+  Deps operand(unsigned i) override { return explicitSets(deps, op->getOperand(i)); }
+  Banded bandedOperand(unsigned i) override { return deps.lookup(op->getOperand(i)).bands; }
   void setResult(unsigned r, Deps d) override { deps[op->getResult(r)] = std::move(d); }
+  void setResult(unsigned r, Banded b) override { deps[op->getResult(r)] = std::move(b); }
   LogicalResult applyCallee(Operation *application) override {
     return analysis.apply(application, deps);
   }
@@ -253,11 +292,10 @@ public:
 private:
   DependencyAnalysis &analysis;
   Operation *op;
-  DenseMap<Value, Deps> &deps;
+  DepsMap &deps;
 };
 
-LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &deps) {
-  auto in = [&](unsigned i) { return deps.lookup(op->getOperand(i)); };
+LogicalResult DependencyAnalysis::visit(Operation *op, DepsMap &deps) {
   bool noInput = llvm::none_of(op->getOperands(), [&](Value v) { return bool(deps.lookup(v)); });
   if (noInput || op->hasTrait<ZeroDerivative>() || !anyFloat(op->getResults()))
     return success(); // results depend on nothing
@@ -271,17 +309,34 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
     // A product with a constant zero (element) is zero whatever the other
     // factor: d(0 * x) = 0 * dx. So is a quotient with a zero numerator.
     auto zeroAt = zeroElements(op);
-    SmallVector<Deps> varying;
+    if (!llvm::is_contained(zeroAt, true))
+      zeroAt.clear(); // a constant factor without zeros changes nothing
+    SmallVector<ValueDeps> operands;
     for (unsigned i = first; i < op->getNumOperands(); ++i)
-      if (Deps d = in(i); d && Differentiator::isFloat(op->getOperand(i)))
-        if (!llvm::is_contained(varying, d))
-          varying.push_back(d);
+      if (ValueDeps d = deps.lookup(op->getOperand(i));
+          d && Differentiator::isFloat(op->getOperand(i)))
+        if (!llvm::is_contained(operands, d))
+          operands.push_back(d);
     // Operands that depend on anything share one set array, and no zero
     // factor: the result depends on exactly what they do (shared, not copied).
-    if (varying.size() == 1 && zeroAt.empty()) {
-      deps[op->getResult(0)] = varying[0];
+    if (operands.size() == 1 && zeroAt.empty()) {
+      deps[op->getResult(0)] = operands[0];
       return success();
     }
+    if (zeroAt.empty() && llvm::all_of(operands, [](const ValueDeps &d) { return d.bands; })) {
+      SmallVector<const BandedSets *> parts;
+      for (const ValueDeps &d : operands)
+        parts.push_back(d.bands.get());
+      if (auto all = unionOf(parts)) {
+        deps[op->getResult(0)] = finishBands(std::move(*all));
+        return success();
+      }
+    }
+    SmallVector<Deps> varying;
+    for (unsigned i = first; i < op->getNumOperands(); ++i)
+      if (Differentiator::isFloat(op->getOperand(i)))
+        if (Deps d = explicitSets(deps, op->getOperand(i)); d && !llvm::is_contained(varying, d))
+          varying.push_back(d);
     DepSets out = freshSets();
     out.reserve(n);
     size_t bound = 0; // the union has at most the operands' entries
@@ -320,8 +375,38 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DenseMap<Value, Deps> &de
   return rule.propagateDependencies(ctx);
 }
 
-LogicalResult DependencyAnalysis::apply(Operation *application, DenseMap<Value, Deps> &deps) {
-  auto in = [&](unsigned i) { return deps.lookup(application->getOperand(i)); };
+bool DependencyAnalysis::mapBands(MapOp map, const LocalPattern &lp, DepsMap &deps) {
+  // Iteration `it` reads element `it` of each mapped operand and gives
+  // element `it` of each result: a union of bands stays a band.
+  FuncOp callee = symbols.lookup<FuncOp>(map.getCallee());
+  for (unsigned k = 0; k < map->getNumOperands(); ++k) {
+    ValueDeps d = deps.lookup(map->getOperand(k));
+    bool scalar = numElements(callee.getArgumentTypes()[k]) == 1;
+    if (d && (d.sets || !map.isMapped(k) || !scalar))
+      return false;
+  }
+  if (llvm::any_of(lp.resultSizes, [](int64_t size) { return size != 1; }))
+    return false;
+  std::vector<Banded> results;
+  for (const Deps &local : lp.results) {
+    SmallVector<const BandedSets *> parts;
+    if (local)
+      for (int32_t sym : (*local)[0])
+        if (Banded b = deps.lookup(map->getOperand(lp.argOf[sym])).bands)
+          parts.push_back(b.get());
+    auto all = unionOf(parts);
+    if (!all)
+      return false;
+    all->size = map.getCount();
+    results.push_back(finishBands(std::move(*all)));
+  }
+  for (auto [r, b] : llvm::zip(map.getResults(), results))
+    deps[r] = b;
+  return true;
+}
+
+LogicalResult DependencyAnalysis::apply(Operation *application, DepsMap &deps) {
+  auto in = [&](unsigned i) { return explicitSets(deps, application->getOperand(i)); };
   return llvm::TypeSwitch<Operation *, LogicalResult>(application)
       .Case<CallOp>([&](CallOp call) -> LogicalResult {
         FuncOp callee = symbols.lookup<FuncOp>(call.getCallee());
@@ -333,9 +418,9 @@ LogicalResult DependencyAnalysis::apply(Operation *application, DenseMap<Value, 
         for (Type t : callee.getArgumentTypes())
           inputs += numElements(t);
         if (inputs > kLocalPatternLimit) {
-          std::vector<Deps> args;
+          std::vector<ValueDeps> args;
           for (unsigned k = 0; k < call.getNumOperands(); ++k)
-            args.push_back(in(k));
+            args.push_back(deps.lookup(call.getOperand(k)));
           auto results = run(callee, args);
           if (failed(results))
             return failure();
@@ -360,6 +445,8 @@ LogicalResult DependencyAnalysis::apply(Operation *application, DenseMap<Value, 
         auto lp = local(callee);
         if (failed(lp))
           return failure();
+        if (mapBands(map, **lp, deps))
+          return success();
         std::vector<DepSets> stacked(map.getNumResults());
         for (size_t r = 0; r < stacked.size(); ++r)
           stacked[r].reserve(map.getCount() * (*lp)->resultSizes[r]);
@@ -419,17 +506,16 @@ LogicalResult DependencyAnalysis::apply(Operation *application, DenseMap<Value, 
 /// The pattern of d(result `of`) / d(argument `wrt`) of `f`, once its
 /// derivative ops are eliminated.
 static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned wrt, unsigned of) {
-  std::vector<Deps> args(f.getArgumentTypes().size());
+  std::vector<ValueDeps> args(f.getArgumentTypes().size());
   int64_t n = numElements(f.getArgumentTypes()[wrt]);
   if (n > INT32_MAX)
     return f.emitOpError("input is too large for a sparsity analysis");
-  DepSets seed = freshSets();
-  seed.reserve(n);
-  for (int64_t j = 0; j < n; ++j) {
-    int32_t col = static_cast<int32_t>(j);
-    seed.append(col);
-  }
-  args[wrt] = finish(std::move(seed));
+  // Input element j depends on itself: one band at distance 0.
+  BandedSets seed;
+  seed.size = n;
+  if (n)
+    seed.bands.push_back(Band{0, n, {0}});
+  args[wrt] = finishBands(std::move(seed));
   DependencyAnalysis analysis(module);
   auto results = analysis.run(f, args);
   if (failed(results))
@@ -438,15 +524,22 @@ static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned 
   p.nrow = numElements(f.getResultTypes()[of]);
   p.ncol = n;
   p.colind.assign(n + 1, 0);
-  Deps d = (*results)[of];
-  if (!d)
-    return p;
+  const ValueDeps &d = (*results)[of];
   // Rows by column: rows come out ascending within a column.
-  groupByKey(n, [&](auto emit) {
-    for (int64_t r = 0; r < p.nrow; ++r)
-      for (int32_t c : (*d)[r])
-        emit(c, r);
-  }, p.colind, p.row);
+  if (Banded b = d.bands) {
+    groupByKey(n, [&](auto emit) {
+      for (const Band &band : b->bands)
+        for (int64_t r = band.lo; r < band.hi; ++r)
+          for (int64_t c : band.offsets)
+            emit(r + c, r);
+    }, p.colind, p.row);
+  } else if (Deps sets = d.sets) {
+    groupByKey(n, [&](auto emit) {
+      for (int64_t r = 0; r < p.nrow; ++r)
+        for (int32_t c : (*sets)[r])
+          emit(c, r);
+    }, p.colind, p.row);
+  }
   return p;
 }
 

@@ -63,7 +63,109 @@ Deps scaly::expr::fromLists(std::vector<SmallVector<int32_t, 4>> &lists) {
   return finish(std::move(out));
 }
 
+// -- banded sets -------------------------------------------------------------
+
+Deps scaly::expr::expandBands(const BandedSets &b) {
+  DepSets out = freshSets();
+  out.start.assign(b.size + 1, 0);
+  size_t total = 0;
+  for (const Band &band : b.bands)
+    total += static_cast<size_t>(band.hi - band.lo) * band.offsets.size();
+  out.cols.resize(total);
+  int64_t *start = out.start.data();
+  int32_t *cols = out.cols.data();
+  int64_t e = 0, k = 0;
+  for (const Band &band : b.bands) {
+    for (; e < band.lo; ++e)
+      start[e + 1] = k;
+    for (; e < band.hi; ++e) {
+      for (int64_t c : band.offsets)
+        cols[k++] = static_cast<int32_t>(e + c);
+      start[e + 1] = k;
+    }
+  }
+  for (; e < b.size; ++e)
+    start[e + 1] = k;
+  return finish(std::move(out));
+}
+
+Banded scaly::expr::finishBands(BandedSets b) {
+  if (b.bands.empty())
+    return nullptr;
+  return std::make_shared<const BandedSets>(std::move(b));
+}
+
+BandedSets scaly::expr::windowOf(const BandedSets &from, int64_t first, int64_t count) {
+  BandedSets out;
+  out.size = count;
+  for (const Band &band : from.bands) {
+    // Element e of the window is element first + e of `from`: it depends on
+    // first + e + c, at distance c + first from its own position.
+    int64_t lo = std::max<int64_t>(band.lo - first, 0);
+    int64_t hi = std::min<int64_t>(band.hi - first, count);
+    if (lo >= hi)
+      continue;
+    Band moved{lo, hi, band.offsets};
+    for (int64_t &c : moved.offsets)
+      c += first;
+    out.bands.push_back(std::move(moved));
+  }
+  return out;
+}
+
+std::optional<BandedSets> scaly::expr::unionOf(ArrayRef<const BandedSets *> parts) {
+  BandedSets out;
+  out.size = parts.empty() ? 0 : parts.front()->size;
+  // Between two consecutive band ends of any part, the same bands cover
+  // every element: one union of offsets per such run.
+  std::vector<int64_t> cuts;
+  for (const BandedSets *p : parts)
+    for (const Band &band : p->bands) {
+      cuts.push_back(band.lo);
+      cuts.push_back(band.hi);
+    }
+  llvm::sort(cuts);
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<size_t> at(parts.size(), 0);
+  SmallVector<int64_t, 8> offsets;
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    int64_t lo = cuts[i], hi = cuts[i + 1];
+    offsets.clear();
+    for (auto [k, p] : llvm::enumerate(parts)) {
+      while (at[k] < p->bands.size() && p->bands[at[k]].hi <= lo)
+        ++at[k];
+      if (at[k] < p->bands.size() && p->bands[at[k]].lo <= lo)
+        offsets.append(p->bands[at[k]].offsets.begin(), p->bands[at[k]].offsets.end());
+    }
+    if (offsets.empty())
+      continue;
+    llvm::sort(offsets);
+    offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+    if (!out.bands.empty() && out.bands.back().hi == lo &&
+        ArrayRef<int64_t>(out.bands.back().offsets) == ArrayRef<int64_t>(offsets)) {
+      out.bands.back().hi = hi; // the same distances go on
+      continue;
+    }
+    if (out.bands.size() == kMaxBands)
+      return std::nullopt;
+    out.bands.push_back(Band{lo, hi, SmallVector<int64_t, 4>(offsets.begin(), offsets.end())});
+  }
+  return out;
+}
+
 namespace {
+/// Whether a rearrangement of `shape` reading base + sum idx[i] * strides[i]
+/// reads consecutive elements (a window: banded sets stay banded).
+bool readsWindow(ArrayRef<int64_t> shape, ArrayRef<int64_t> strides) {
+  int64_t expected = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] != 1 && strides[i] != expected)
+      return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
 /// Calls fn(rowSource, firstElement) for each row (last axis) of `shape`
 /// in row-major order, rowSource = base + sum over the leading axes of
 /// idx[i] * strides[i] (an odometer: no division per row either).
@@ -147,8 +249,26 @@ Deps scaly::expr::moveAffine(const Deps &from, ArrayRef<int64_t> shape, int64_t 
 
 // -- rearrangements: each result element reads one operand element ----------
 
+/// Result 0 of a rearrangement of operand 0 (see moveAffine): banded when
+/// the operand is and the result is a window of it.
+static void setMoved(DependencyContext &ctx, ArrayRef<int64_t> shape, int64_t base,
+                     ArrayRef<int64_t> strides) {
+  if (Banded b = ctx.bandedOperand(0); b && readsWindow(shape, strides)) {
+    int64_t count = 1;
+    for (int64_t d : shape)
+      count *= d;
+    ctx.setResult(0, finishBands(windowOf(*b, base, count)));
+    return;
+  }
+  ctx.setResult(0, moveAffine(ctx.operand(0), shape, base, strides));
+}
+
 LogicalResult ReshapeOp::propagateDependencies(DependencyContext &ctx) {
-  ctx.setResult(0, ctx.operand(0)); // row-major order is unchanged
+  // Row-major order is unchanged.
+  if (Banded b = ctx.bandedOperand(0))
+    ctx.setResult(0, b);
+  else
+    ctx.setResult(0, ctx.operand(0));
   return success();
 }
 
@@ -159,7 +279,7 @@ LogicalResult BroadcastOp::propagateDependencies(DependencyContext &ctx) {
   SmallVector<int64_t> strides(to.size(), 0); // new and size-1 axes repeat
   for (size_t i = 0; i < from.size(); ++i)
     strides[lead + i] = from[i] == 1 ? 0 : fromStrides[i];
-  ctx.setResult(0, moveAffine(ctx.operand(0), to, 0, strides));
+  setMoved(ctx, to, 0, strides);
   return success();
 }
 
@@ -170,7 +290,7 @@ LogicalResult TransposeOp::propagateDependencies(DependencyContext &ctx) {
   SmallVector<int64_t> strides;
   for (size_t i = 0; i < to.size(); ++i)
     strides.push_back(fromStrides[perm[i]]);
-  ctx.setResult(0, moveAffine(ctx.operand(0), to, 0, strides));
+  setMoved(ctx, to, 0, strides);
   return success();
 }
 
@@ -184,7 +304,7 @@ LogicalResult SliceOp::propagateDependencies(DependencyContext &ctx) {
     base += starts[i] * fromStrides[i];
     strides.push_back(steps[i] * fromStrides[i]);
   }
-  ctx.setResult(0, moveAffine(ctx.operand(0), to, base, strides));
+  setMoved(ctx, to, base, strides);
   return success();
 }
 
@@ -194,21 +314,39 @@ LogicalResult GatherOp::propagateDependencies(DependencyContext &ctx) {
   return success();
 }
 
+/// A concatenation of whole parts (nothing before the axis) of banded or
+/// independent parts: each part's bands moved to where it lands. False when
+/// a part has explicit sets or the union needs too many bands.
+static bool keepBands(DependencyContext &ctx, ConcatOp op, int64_t n) {
+  std::vector<BandedSets> placed;
+  int64_t at = 0;
+  for (unsigned p = 0; p < op->getNumOperands(); ++p) {
+    int64_t size = numElements(op->getOperand(p).getType());
+    if (Banded b = ctx.bandedOperand(p))
+      placed.push_back(windowOf(*b, -at, n));
+    else if (ctx.operand(p))
+      return false;
+    at += size;
+  }
+  SmallVector<const BandedSets *> parts;
+  for (const BandedSets &b : placed)
+    parts.push_back(&b);
+  auto all = unionOf(parts);
+  if (!all)
+    return false;
+  all->size = n;
+  ctx.setResult(0, finishBands(std::move(*all)));
+  return true;
+}
+
 LogicalResult ConcatOp::propagateDependencies(DependencyContext &ctx) {
   // The result is made of blocks, each a contiguous run of one part's
   // elements: per position before the axis, each part's slab in turn (the
   // whole parts one after the other when flattened). A part that depends on
   // nothing gives empty sets.
-  SmallVector<Deps> parts;
-  for (unsigned p = 0; p < getNumOperands(); ++p)
-    parts.push_back(ctx.operand(p));
-  if (llvm::none_of(parts, [](const Deps &d) { return bool(d); })) {
-    ctx.setResult(0, nullptr); // depends on nothing
-    return success();
-  }
   int64_t outer = 1;
   SmallVector<int64_t> slab; // elements of part p per position before the axis
-  for (unsigned p = 0; p < parts.size(); ++p) {
+  for (unsigned p = 0; p < getNumOperands(); ++p) {
     ArrayRef<int64_t> shape = shapeOf(getOperand(p));
     int64_t size = numElements(getOperand(p).getType());
     if (!getAxis()) {
@@ -222,6 +360,15 @@ LogicalResult ConcatOp::propagateDependencies(DependencyContext &ctx) {
     slab.push_back(before ? size / before : 0);
   }
   int64_t n = numElements(getType());
+  if (outer == 1 && keepBands(ctx, *this, n))
+    return success();
+  SmallVector<Deps> parts;
+  for (unsigned p = 0; p < getNumOperands(); ++p)
+    parts.push_back(ctx.operand(p));
+  if (llvm::none_of(parts, [](const Deps &d) { return bool(d); })) {
+    ctx.setResult(0, Deps()); // depends on nothing
+    return success();
+  }
   DepSets out = freshSets();
   out.start.resize(n + 1);
   int64_t *start = out.start.data();
