@@ -213,19 +213,32 @@ std::string portList(const std::vector<Port> &ports) {
 }
 
 /// Append `values` as a C initializer list, 16 to a continued macro line.
-/// Written in place: a table at n = 10^5 is megabytes of text.
+/// Written in place, sized exactly first: a table at n = 10^5 is megabytes
+/// of text, and growing it (or appending piece by piece) cost more than the
+/// digits.
 void appendInitializerList(std::string &s, ArrayRef<int64_t> values) {
-  s += "{";
-  char digits[24];
+  static constexpr std::string_view kFirst = " \\\n    ", kBreak = ", \\\n    ", kNext = ", ";
+  auto digits = [](int64_t v) {
+    uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    size_t count = v < 0 ? 2 : 1;
+    for (; u >= 10; u /= 10)
+      ++count;
+    return count;
+  };
+  size_t length = 3; // "{", " }"
+  for (size_t i = 0; i < values.size(); ++i)
+    length += digits(values[i]) +
+              (i % 16 ? kNext.size() : i ? kBreak.size() : kFirst.size());
+  size_t at = s.size();
+  s.resize(at + length);
+  char *out = s.data() + at, *end = s.data() + s.size();
+  auto put = [&](std::string_view text) { out = std::copy(text.begin(), text.end(), out); };
+  put("{");
   for (size_t i = 0; i < values.size(); ++i) {
-    if (i % 16 == 0)
-      s += i ? ", \\\n    " : " \\\n    ";
-    else
-      s += ", ";
-    char *end = std::to_chars(digits, digits + sizeof digits, values[i]).ptr;
-    s.append(digits, end);
+    put(i % 16 ? kNext : i ? kBreak : kFirst);
+    out = std::to_chars(out, end, values[i]).ptr;
   }
-  s += " }";
+  put(" }");
 }
 
 /// The index tables of an entry's sparse outputs, as macros (usable as

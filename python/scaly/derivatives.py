@@ -523,18 +523,12 @@ def _hessian(f, wrt, of, multipliers, layout):
         grad = _build(f"{f.name}_lagrangian_gradient",
                       f.inputs + [(f"lam_{out_name}", out_shape, out_dtype)],
                       [f"grad_{in_name}"], lambda *a: back(*a))
-    nrow, ncol, colind, row = _scaly.jacobian_pattern(grad._traced, i, 0)
     # The Hessian is symmetric: store the union of the pattern and its transpose.
-    pattern = _Pattern(*_scaly.symmetric_pattern(nrow, ncol, colind, row))
+    pattern = _Pattern(*_scaly.jacobian_pattern(grad._traced, i, 0, symmetric=True))
     compressed = index = None
     if pattern.nnz:
-        colours, from_row = _scaly.star_colouring(pattern.nrow, pattern.colind, pattern.row)
-        colours = np.asarray(colours, dtype=np.int64)
-        from_row = np.asarray(from_row, dtype=bool)
-        compressed, _ = _compressed(grad, i, 0, colours, True)
-        n = pattern.nrow
-        index = np.where(from_row, colours[pattern.col] * n + pattern.row,
-                         colours[pattern.row] * n + pattern.col)
+        colours, _, index = _scaly.star_colouring(pattern.nrow, pattern.colind, pattern.row)
+        compressed, _ = _compressed(grad, i, 0, np.asarray(colours, dtype=np.int64), True)
     batch = in_shape[0] if in_shape else 0
     return _assemble(grad, f"{f.name}_hessian", f"hess_{in_name}", pattern, compressed, index,
                      layout, in_dtype, batch)

@@ -127,8 +127,9 @@ py::array_t<int64_t> toArray(std::vector<int64_t> &&v) {
 }
 
 /// The structural pattern of d(output `of`) / d(input `wrt`) of `fn`, in
-/// compressed-column form: (nrow, ncol, colind, row).
-py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of) {
+/// compressed-column form: (nrow, ncol, colind, row); united with its
+/// transpose when `symmetric`.
+py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of, bool symmetric) {
   if (wrt >= fn.inputs.size() || of >= fn.outputs.size())
     throw std::invalid_argument("jacobian_pattern: no such input or output");
   python::ContextGuard lock;
@@ -136,7 +137,7 @@ py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of) 
   scaly::DiagnosticCollector messages(&ctx);
   auto module = trace::buildExprModule(ctx, fn);
   auto f = *module->getOps<expr::FuncOp>().begin();
-  auto p = expr::jacobianPattern(*module, f, wrt, of);
+  auto p = expr::jacobianPattern(*module, f, wrt, of, symmetric);
   if (mlir::failed(p))
     throw std::invalid_argument("sparsity of " + fn.name + "(): " + messages.str());
   return py::make_tuple(p->nrow, p->ncol, toArray(std::move(p->colind)),
@@ -276,7 +277,9 @@ mlir::Attribute python::toAttribute(mlir::MLIRContext &ctx, const std::string &o
 
 void python::bindInspection(py::module_ &m) {
   m.def("jacobian_pattern", &jacobianPattern,
-        "Structural Jacobian pattern (nrow, ncol, colind, row) of output `of` by input `wrt`");
+        "Structural Jacobian pattern (nrow, ncol, colind, row) of output `of` by input `wrt`; "
+        "with symmetric=True united with its transpose (a Hessian's, from its gradient)",
+        py::arg("fn"), py::arg("wrt"), py::arg("of"), py::arg("symmetric") = false);
   m.def("set_output_sparsity", [](trace::Function &fn, size_t k, std::string layout,
                                   int64_t nrow, int64_t ncol, int64_t batch,
                                   std::vector<std::pair<std::string, IndexArray>> tables) {
@@ -314,12 +317,21 @@ void python::bindInspection(py::module_ &m) {
     auto p = patternFrom(n, n, colind, row);
     auto colour = expr::starColouring(p);
     auto fromRow = expr::symmetricSource(p, colour);
+    // Per stored entry (i, j), where it is read in the compressed product
+    // (colour-major, n values per colour): here rather than in NumPy, whose
+    // temporaries were five arrays of nnz at n = 10^5.
     py::array_t<bool> source(static_cast<py::ssize_t>(fromRow.size()));
+    py::array_t<int64_t> index(static_cast<py::ssize_t>(fromRow.size()));
     auto out = source.mutable_unchecked<1>();
-    for (size_t k = 0; k < fromRow.size(); ++k)
-      out(k) = fromRow[k];
-    return py::make_tuple(toArray(std::move(colour)), source);
-  }, "Star colouring of a symmetric pattern and, per stored entry, whether it is read from its own row");
+    auto at = index.mutable_unchecked<1>();
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
+        int64_t i = p.row[k];
+        out(k) = fromRow[k];
+        at(k) = fromRow[k] ? colour[j] * n + i : colour[i] * n + j;
+      }
+    return py::make_tuple(toArray(std::move(colour)), source, index);
+  }, "Star colouring of a symmetric pattern; per stored entry, whether it is read from its own row, and its position in the compressed product");
   m.def("expr_module", &exprModuleText, "The expression-dialect module of a traced function");
   m.def("expr_enums", &exprEnums,
         "The expression dialect's enum names (ODS): math, math2, compare and reduce");

@@ -104,10 +104,12 @@ def test_tridiagonal_hessian_star_colouring():
     tri.sort_indices()
     np.testing.assert_array_equal(colind, tri.indptr)
     np.testing.assert_array_equal(row, tri.indices)
-    colours, from_row = _scaly.star_colouring(n, list(map(int, colind)), list(map(int, row)))
+    colours, from_row, index = _scaly.star_colouring(n, list(map(int, colind)),
+                                                     list(map(int, row)))
     assert max(colours) + 1 <= 3, f"{max(colours) + 1} colours for a tridiagonal Hessian"
     assert_star_colouring(n, colind, row, colours)
     assert_star_recovery(n, np.asarray(colind), np.asarray(row), colours, from_row)
+    assert_product_index(n, np.asarray(colind), np.asarray(row), colours, from_row, index)
     x = rng(7).uniform(-1, 1, n)
     a, b = x[:-1], x[1:]
     ref = np.zeros((n, n))
@@ -115,6 +117,16 @@ def test_tridiagonal_hessian_star_colouring():
     ref[np.arange(1, n), np.arange(1, n)] += 200
     ref[np.arange(n - 1), np.arange(1, n)] = ref[np.arange(1, n), np.arange(n - 1)] = -400 * a
     np.testing.assert_allclose(H(x).toarray(), ref, rtol=1e-12, atol=1e-10)
+
+
+def assert_product_index(n, colind, row, colours, from_row, index):
+    """Entry (i, j) is read at colour[j] * n + i from its own row, else at colour[i] * n + j."""
+    colours = np.asarray(colours)
+    for j in range(n):
+        for k in range(colind[j], colind[j + 1]):
+            i = row[k]
+            want = colours[j] * n + i if from_row[k] else colours[i] * n + j
+            assert index[k] == want, f"entry ({i}, {j})"
 
 
 def random_symmetric_pattern(n, density, seed):
@@ -130,10 +142,11 @@ def random_symmetric_pattern(n, density, seed):
 def test_random_symmetric_star_colouring(seed, n, density):
     M = random_symmetric_pattern(n, density, seed)
     colind, row = M.indptr, M.indices
-    colours, from_row = _scaly.star_colouring(n, colind.tolist(), row.tolist())
+    colours, from_row, index = _scaly.star_colouring(n, colind.tolist(), row.tolist())
     assert len(colours) == n
     assert_star_colouring(n, colind, row, colours)
     assert_star_recovery(n, colind, row, colours, from_row)
+    assert_product_index(n, colind, row, colours, from_row, index)
     # Far fewer colours than vertices for these sparse patterns.
     degree = max(len(s) for s in adjacency(n, colind, row))
     assert max(colours) + 1 <= degree * degree + 1
@@ -466,6 +479,46 @@ def test_jacobian_sparsity_bad_inputs():
         sc.jacobian_sparsity(f, wrt="nope")
     S = sc.jacobian_sparsity(f, wrt="x")
     assert_same_pattern(S.toarray() != 0, np.eye(3, dtype=bool), "x * k")
+
+
+def symmetric_cases():
+    """Gradients whose Jacobians are banded (kept as bands), not symmetric as found
+    (a one-sided product), or explicit (a gather and a reversed slice)."""
+    banded = build("sym_banded", [("x", 9)],
+                   lambda m, x: m.concat([x[1:] * x[:-1], x[:1] ** 2], axis=0))
+    one_sided = build("sym_one_sided", [("x", 7)], lambda m, x: x * m.sin(x[0]) + x[::-1])
+    explicit = build("sym_explicit", [("x", 6)],
+                     lambda m, x: x[[3, 0, 5, 1, 1, 2]] * x + m.concat([x[::-2], x[4::-2]], axis=0) * 0.5)
+    return [banded, one_sided, explicit]
+
+
+@pytest.mark.parametrize("case", range(3), ids=["banded", "one_sided", "explicit"])
+def test_symmetric_pattern_is_the_union_with_the_transpose(case):
+    # jacobian_pattern(symmetric=True), banded or not, is exactly the pattern united
+    # with its transpose, computed here in NumPy from the plain pattern.
+    f = symmetric_cases()[case]
+    nrow, ncol, colind, row = _scaly.jacobian_pattern(f._traced, 0, 0)
+    plain = dense_of(nrow, ncol, colind, row)
+    nrow, ncol, colind, row = _scaly.jacobian_pattern(f._traced, 0, 0, symmetric=True)
+    assert (nrow, ncol) == plain.shape
+    for j in range(ncol):  # rows ascending within each column
+        assert np.all(np.diff(row[colind[j]:colind[j + 1]]) > 0)
+    assert_same_pattern(dense_of(nrow, ncol, colind, row), plain | plain.T, f.name)
+    if case < 2:
+        assert not np.array_equal(plain, plain.T), "the case must not be symmetric as found"
+
+
+def test_symmetric_pattern_must_be_square():
+    f = build("sym_wide", [("x", 5)], lambda m, x: x[1:] * x[:-1])
+    with pytest.raises(ValueError, match="must be square"):
+        _scaly.jacobian_pattern(f._traced, 0, 0, symmetric=True)
+
+
+def dense_of(nrow, ncol, colind, row):
+    out = np.zeros((nrow, ncol), dtype=bool)
+    for j in range(ncol):
+        out[row[colind[j]:colind[j + 1]], j] = True
+    return out
 
 
 @pytest.mark.parametrize("colind,row,message", [

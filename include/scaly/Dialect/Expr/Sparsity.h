@@ -43,8 +43,10 @@ struct PatternView {
 /// Pattern of d(result `of`) / d(input `wrt`) of `f` (outputs and inputs
 /// flattened row-major). Derivative ops in the module are eliminated first
 /// (the module changes). Fails with a diagnostic on an op without a rule.
+/// `symmetric` (a square pattern: the Jacobian of a gradient) gives its
+/// union with its transpose, the pattern a Hessian stores (symmetricUnion).
 mlir::FailureOr<SparsityPattern> jacobianPattern(mlir::ModuleOp module, FuncOp f, unsigned wrt,
-                                                 unsigned of);
+                                                 unsigned of, bool symmetric = false);
 
 /// The union of a square pattern and its transpose (a Hessian's pattern is
 /// symmetric: the analysis may find (i, j) and not (j, i)); rows ascending

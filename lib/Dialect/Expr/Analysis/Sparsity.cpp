@@ -503,9 +503,24 @@ LogicalResult DependencyAnalysis::apply(Operation *application, DepsMap &deps) {
 
 } // namespace
 
+/// `b` united with its transpose: stored (r, r + c) is (r + c, r) there,
+/// row r + c at distance -c. Null when that needs too many bands.
+static std::optional<BandedSets> withTranspose(const BandedSets &b) {
+  std::vector<BandedSets> transposed;
+  for (const Band &band : b.bands)
+    for (int64_t c : band.offsets)
+      transposed.push_back(BandedSets{b.size, {Band{band.lo + c, band.hi + c, {-c}}}});
+  SmallVector<const BandedSets *> parts{&b};
+  for (const BandedSets &t : transposed)
+    parts.push_back(&t);
+  return unionOf(parts);
+}
+
 /// The pattern of d(result `of`) / d(argument `wrt`) of `f`, once its
-/// derivative ops are eliminated.
-static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned wrt, unsigned of) {
+/// derivative ops are eliminated (united with its transpose when
+/// `symmetric`).
+static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned wrt, unsigned of,
+                                            bool symmetric) {
   std::vector<ValueDeps> args(f.getArgumentTypes().size());
   int64_t n = numElements(f.getArgumentTypes()[wrt]);
   if (n > INT32_MAX)
@@ -524,7 +539,17 @@ static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned 
   p.nrow = numElements(f.getResultTypes()[of]);
   p.ncol = n;
   p.colind.assign(n + 1, 0);
-  const ValueDeps &d = (*results)[of];
+  ValueDeps &d = (*results)[of];
+  if (symmetric && p.nrow != p.ncol)
+    return f.emitOpError("result ") << of << " has " << p.nrow << " elements and input " << wrt
+                                    << " has " << n << ": a symmetric pattern must be square";
+  std::optional<BandedSets> united;
+  if (symmetric && d.bands && (united = withTranspose(*d.bands)))
+    d = ValueDeps(finishBands(std::move(*united)));
+  else if (symmetric) {
+    explicitSets(d);
+    d.bands = nullptr; // its sets, then the union with their transpose below
+  }
   // Rows by column: rows come out ascending within a column.
   if (Banded b = d.bands) {
     groupByKey(n, [&](auto emit) {
@@ -539,12 +564,14 @@ static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned 
         for (int32_t c : (*sets)[r])
           emit(c, r);
     }, p.colind, p.row);
+    if (symmetric)
+      return symmetricUnion(p);
   }
   return p;
 }
 
 FailureOr<SparsityPattern> scaly::expr::jacobianPattern(ModuleOp module, FuncOp f, unsigned wrt,
-                                                        unsigned of) {
+                                                        unsigned of, bool symmetric) {
   PassManager pm(module.getContext());
   pm.addPass(createDifferentiate());
   if (failed(pm.run(module)))
@@ -552,7 +579,7 @@ FailureOr<SparsityPattern> scaly::expr::jacobianPattern(ModuleOp module, FuncOp 
   // Every set is gone when patternOf returns (or throws): the reused arrays
   // are given back then.
   auto release = llvm::make_scope_exit([] { releaseRecycledSets(); });
-  return patternOf(module, f, wrt, of);
+  return patternOf(module, f, wrt, of, symmetric);
 }
 
 //===----------------------------------------------------------------------===//
@@ -594,6 +621,26 @@ Adjacency columnsByRow(const PatternView &p) {
 
 /// The rows of each column, as stored (read in place).
 Adjacency rowsByColumn(const PatternView &p) { return Adjacency(p.colind, p.row); }
+
+/// Whether (j, i) is stored for every stored (i, j): a Hessian's pattern
+/// after symmetricUnion. Its columns are then its rows too, read in place
+/// instead of transposed (at n = 10^5 a transposed copy is megabytes of
+/// first-touched memory). Binary searches, so rows out of order within a
+/// column can only make it answer false.
+bool isSymmetric(const PatternView &p) {
+  if (p.nrow != p.ncol)
+    return false;
+  for (int64_t j = 0; j < p.ncol; ++j)
+    for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
+      int64_t i = p.row[k];
+      if (i == j)
+        continue;
+      if (i < 0 || i >= p.ncol ||
+          !std::binary_search(p.row.begin() + p.colind[i], p.row.begin() + p.colind[i + 1], j))
+        return false;
+    }
+  return true;
+}
 
 /// Greedy distance-2 colouring of the "left" vertices of a bipartite graph.
 std::vector<int64_t> greedyPartial(const Adjacency &mine, const Adjacency &theirs,
@@ -650,10 +697,12 @@ std::vector<int64_t> scaly::expr::colourRows(const PatternView &p) {
 std::vector<int64_t> scaly::expr::starColouring(const PatternView &p) {
   if (p.nrow != p.ncol)
     throw std::invalid_argument("a star colouring needs a square pattern");
-  // The adjacency graph: i ~ j when (i, j) or (j, i) is stored, i != j.
+  // The adjacency graph: i ~ j when (i, j) or (j, i) is stored, i != j;
+  // a symmetric pattern is its own (its diagonal skipped below).
   int64_t n = p.ncol;
   std::vector<int64_t> start(n + 1, 0), to;
-  {
+  bool symmetric = isSymmetric(p);
+  if (!symmetric) {
     Adjacency byRow = columnsByRow(p);
     to.reserve(2 * p.row.size());
     std::vector<int64_t> merged;
@@ -669,7 +718,8 @@ std::vector<int64_t> scaly::expr::starColouring(const PatternView &p) {
       start[v + 1] = static_cast<int64_t>(to.size());
     }
   }
-  Adjacency adj(std::move(start), std::move(to));
+  Adjacency built(std::move(start), std::move(to)), inPlace(p.colind, p.row);
+  const Adjacency &adj = symmetric ? inPlace : built;
   // Gebremedhin, Manne and Pothen (2005), star colouring algorithm 1: a
   // vertex avoids its neighbours' colours, the colours of uncoloured
   // neighbours' neighbours, and, for a coloured neighbour w, the colour of a
@@ -687,17 +737,19 @@ std::vector<int64_t> scaly::expr::starColouring(const PatternView &p) {
     for (int64_t w : adj[v])
       forbid(colour[w], v);
     for (int64_t w : adj[v]) {
+      if (w == v)
+        continue;
       if (colour[w] < 0) {
         for (int64_t x : adj[w])
-          if (x != v)
+          if (x != v && x != w)
             forbid(colour[x], v);
         continue;
       }
       for (int64_t x : adj[w]) {
-        if (x == v || colour[x] < 0)
+        if (x == v || x == w || colour[x] < 0)
           continue;
         for (int64_t y : adj[x])
-          if (y != w && colour[y] == colour[w]) {
+          if (y != w && y != x && colour[y] == colour[w]) {
             forbid(colour[x], v);
             break;
           }
@@ -713,7 +765,8 @@ std::vector<int64_t> scaly::expr::starColouring(const PatternView &p) {
 
 std::vector<bool> scaly::expr::symmetricSource(const PatternView &p,
                                                const std::vector<int64_t> &colour) {
-  Adjacency rowCols = columnsByRow(p);
+  bool symmetric = isSymmetric(p);
+  Adjacency rowCols = symmetric ? Adjacency(p.colind, p.row) : columnsByRow(p);
   // Whether exactly one column of `row` carries colour `c`.
   auto uniqueIn = [&](int64_t row, int64_t c) {
     int count = 0;
