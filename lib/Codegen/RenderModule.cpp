@@ -244,12 +244,12 @@ void appendInitializerList(std::string &s, ArrayRef<int64_t> values) {
 /// The index tables of an entry's sparse outputs, as macros (usable as
 /// array initializers; no unused-variable warnings where they are not).
 void appendSparseTables(std::string &s, StringRef entry, const std::vector<Port> &outs,
-                        const std::vector<std::string> &outNames, TableSpans &spans) {
+                        const std::vector<std::string> &outNames, bool tables) {
   // Room for every table at once (about 8 characters a value, and a line
   // break every 16): grown table by table, the text was copied each time.
   size_t values = 0;
   for (const Port &p : outs)
-    if (p.sparse)
+    if (p.sparse && tables)
       for (Attribute name : p.sparse.getAs<ArrayAttr>("tables"))
         values += p.sparse.getAs<DenseI64ArrayAttr>(cast<StringAttr>(name).getValue()).size();
   s.reserve(s.size() + values * 8 + values / 2 + 1024);
@@ -274,9 +274,10 @@ void appendSparseTables(std::string &s, StringRef entry, const std::vector<Port>
                             " * with one pattern: column j holds values COLIND[j] .. COLIND[j+1]-1 "
                             "of a matrix;\n * value k lies in row ROW[k].";
     s += llvm::formatv("/* res[{0}] {1} is sparse: {2}{3} x {4} matri{5} with {6} stored values "
-                       "{7}in\n * {8} */\n",
+                       "{7}in\n * {8}{9} */\n",
                        k, p.name, batch ? std::to_string(batch) + " " : "a ", nrow, ncol,
-                       batch ? "ces" : "x", nnz, batch ? "each " : "", order)
+                       batch ? "ces" : "x", nnz, batch ? "each " : "", order,
+                       tables ? "" : "\n * (The index tables are left out of this header.)")
              .str();
     s += llvm::formatv("#define {0}_NROW {1}\n#define {0}_NCOL {2}\n#define {0}_NNZ {3}\n", prefix,
                        nrow, ncol, nnz)
@@ -286,13 +287,11 @@ void appendSparseTables(std::string &s, StringRef entry, const std::vector<Port>
     for (Attribute name : p.sparse.getAs<ArrayAttr>("tables")) {
       StringRef table = cast<StringAttr>(name).getValue();
       auto values = p.sparse.getAs<DenseI64ArrayAttr>(table).asArrayRef();
-      if (values.empty())
+      if (values.empty() || !tables)
         continue;
-      size_t begin = s.size();
       s += "#define " + prefix + "_" + table.upper() + " ";
       appendInitializerList(s, values);
       s += "\n";
-      spans.emplace_back(begin, s.size());
     }
     s += "\n";
   }
@@ -338,7 +337,7 @@ std::vector<RenderedPort> renderedPorts(const std::vector<Port> &ports,
 /// after the entry. (Appended in place: its sparse tables can be megabytes.)
 void appendEntrySection(std::string &s, prog::ProcOp entry, const std::vector<Port> &ins,
                         const std::vector<Port> &outs, const RenderedEntry &rendered,
-                        const RenderOptions &o, TableSpans &spans) {
+                        const RenderOptions &o) {
   std::string name = entry.getSymName().str();
   Type wElem = cast<prog::PtrType>(entry.getWorkspaceArg().getType()).getElementType();
   std::string t = elementCType(wElem);
@@ -368,7 +367,7 @@ void appendEntrySection(std::string &s, prog::ProcOp entry, const std::vector<Po
     s += "struct alignas(16) Out {\n" + structFields(outs, outNames, true) + "};\n\n";
     s += "extern \"C\" " + decl + "\n\n";
     s += "} // namespace " + name + "\n\n";
-    appendSparseTables(s, name, outs, outNames, spans);
+    appendSparseTables(s, name, outs, outNames, o.sparseTables);
     return;
   }
   s += llvm::formatv("#define {0}_SZ_ARG {1}\n#define {0}_SZ_RES {2}\n#define {0}_SZ_IW 0\n"
@@ -380,7 +379,7 @@ void appendEntrySection(std::string &s, prog::ProcOp entry, const std::vector<Po
        name + "_in;\n\n";
   s += "typedef struct __attribute__((aligned(16))) {\n" + structFields(outs, outNames, false) +
        "} " + name + "_out;\n\n";
-  appendSparseTables(s, name, outs, outNames, spans);
+  appendSparseTables(s, name, outs, outNames, o.sparseTables);
   s += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n" + decl + "\n\n";
   s += "#ifdef __cplusplus\n}\n#endif\n\n";
 }
@@ -390,7 +389,7 @@ void appendEntrySection(std::string &s, prog::ProcOp entry, const std::vector<Po
 std::string renderHeader(StringRef moduleName, ArrayRef<prog::ProcOp> procs,
                          const std::vector<EntryPorts> &ports,
                          ArrayRef<RenderedEntry> rendered, StringRef recipe,
-                         const RenderOptions &o, TableSpans &spans) {
+                         const RenderOptions &o) {
   bool cxx = o.lang == "cpp";
   std::string guard = "SCALY_" + moduleName.upper() + (cxx ? "_HPP" : "_H");
   std::string s = "/* " + recipe.str() + "\n */\n";
@@ -399,7 +398,7 @@ std::string renderHeader(StringRef moduleName, ArrayRef<prog::ProcOp> procs,
   // The entry's status codes, for callers (the source defines the same).
   s += "#ifndef SCALY_SUCCESS\n" + c::statusCodeDefines() + "#endif\n\n";
   for (auto [proc, e, r] : llvm::zip(procs, ports, rendered))
-    appendEntrySection(s, proc, e.ins, e.outs, r, o, spans);
+    appendEntrySection(s, proc, e.ins, e.outs, r, o);
   s += "#endif\n";
   return s;
 }
@@ -417,22 +416,6 @@ bool renderCancelled() { return renderCancel && renderCancel->load(std::memory_o
 RenderCounters renderCounters() { return {loweredCount.load(), renderedCount.load()}; }
 UncountedRenders::UncountedRenders() { countRenders = false; }
 UncountedRenders::~UncountedRenders() { countRenders = true; }
-
-std::string RenderedModule::headerWithoutTables() const {
-  std::string kept;
-  size_t from = 0;
-  for (auto [begin, end] : tableSpans) {
-    // Spans that no longer fit the text (an edit before a table): the whole
-    // header, which compiles the same, only slower.
-    if (begin < from || end <= begin || end > header.size() ||
-        header.compare(begin, 8, "#define ") != 0)
-      return header;
-    kept.append(header, from, begin - from);
-    from = end;
-  }
-  kept.append(header, from, std::string::npos);
-  return kept;
-}
 
 bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule &out,
                    std::string &error) {
@@ -543,9 +526,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   out.recipe = recipeText(out.name, options,
                           options.vectorLibm == "glibc" ? newerGlibcFunctions(module)
                                                         : std::vector<std::string>{});
-  out.tableSpans.clear();
-  out.header = renderHeader(out.name, entries, ports, out.entries, out.recipe, options,
-                            out.tableSpans);
+  out.header = renderHeader(out.name, entries, ports, out.entries, out.recipe, options);
   if (options.casadi) {
     size_t guardEnd = out.header.rfind("#endif");
     out.header.insert(guardEnd, casadiDeclarations(casadiEntries));

@@ -71,11 +71,6 @@ class RenderedModule:
     #: and the status codes an entry returns as (value, name, meaning).
     wasm_no_scalar: tuple = ()
     status_codes: tuple = ()
-    #: The header as the in-process compile reads it: without the sparse outputs'
-    #: index-table macros (<entry>_<out>_COLIND and the like), which the source
-    #: never uses. The renderer knows where it wrote them; nothing parses C here.
-    #: None (a module built by hand): the header itself.
-    compile_header: str | None = None
 
     @property
     def header_name(self):
@@ -159,7 +154,7 @@ def _render_recorded(functions, options, mode):
                             tuple(out["functions"]), out.get("wasm_shim", ""),
                             out.get("wasm_header", ""), tuple(out.get("wasm_exports", ())),
                             tuple(out.get("wasm_no_scalar", {}).items()),
-                            tuple(out.get("status_codes", ())), out["compile_header"])
+                            tuple(out.get("status_codes", ())))
     for f in watched:
         viz.record(f, mode, module=module)
     return replace(module, stages=()) if watched and not asked else module
@@ -291,5 +286,5 @@ def render_native(fn, fp_contract="off", lanes=1, vector_libm="none"):
     _check_recipe("native", lanes, "gnu", vector_libm)
     options = {"cpu": "native", "lanes": lanes, "dialect": "gnu", "vector_libm": vector_libm,
                "reciprocal": False, "lang": "c", "fp_contract": fp_contract,
-               "scalarize_limit": default_scalarize_limit(lanes)}
+               "scalarize_limit": default_scalarize_limit(lanes), "sparse_tables": False}
     return _render_recorded([fn], options, "jit")

@@ -362,6 +362,7 @@ py::dict render(py::object functions, const py::dict &options) {
     else if (key == "name") o.moduleName = py::cast<std::string>(v);
     else if (key == "record_stages") o.recordStages = py::cast<bool>(v);
     else if (key == "casadi") o.casadi = py::cast<bool>(v);
+    else if (key == "sparse_tables") o.sparseTables = py::cast<bool>(v);
     else if (key == "wasm_shim") wasmShim = py::cast<bool>(v);
     else throw std::invalid_argument("unknown render option '" + key + "'");
   }
@@ -417,7 +418,6 @@ py::dict render(py::object functions, const py::dict &options) {
   d["name"] = out.name;
   d["source"] = out.source;
   d["header"] = out.header;
-  d["compile_header"] = out.headerWithoutTables();
   py::list entries;
   for (const codegen::RenderedEntry &e : out.entries) {
     py::dict entry;

@@ -335,9 +335,10 @@ def make_scale():
     return scale
 
 
-def test_in_process_compile_reads_the_header_without_sparse_tables(cache, monkeypatch):
-    """The cached header keeps the sparse output's index tables; the header the
-    in-process compile reads has none of them and nothing else removed."""
+def test_in_process_compile_caches_the_header_it_reads_without_sparse_tables(cache, monkeypatch):
+    """The JIT renders the header without the sparse output's index tables (the
+    source never uses them), compiles that header, and caches exactly it; an export
+    of the same Function keeps the tables."""
     compiled = []
     real_compile = jit._scaly.jit_compile
 
@@ -360,17 +361,12 @@ def test_in_process_compile_reads_the_header_without_sparse_tables(cache, monkey
     np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
     (key,) = key_dirs(cache)
     header = next((cache / key).glob("*.h")).read_text()
-    assert "_COLIND { \\" in header and "_ROW { \\" in header
-    module = jit._render(jit._compiler(), J)  # what the JIT rendered
-    assert module.header == header
     (files,) = compiled
-    stripped = files[f"{module.name}.h"]
-    assert stripped == module.compile_header
-    assert "_COLIND" not in stripped and "_ROW {" not in stripped
-    assert "_NNZ" in stripped and stripped.rstrip().endswith("#endif")
-    kept = [line for line in header.splitlines() if line in stripped.splitlines()]
-    assert len(header.splitlines()) - len(kept) == sum(
-        1 for line in header.splitlines() if line.startswith("    ") or "{ \\" in line)
+    assert files[f"{J.name}.h"] == header
+    assert "_COLIND" not in header and "_ROW {" not in header
+    assert "_NNZ 78" in header and header.rstrip().endswith("#endif")
+    exported = render_c_module(J).header
+    assert "_COLIND { \\" in exported and "_ROW { \\" in exported
 
 
 def test_a_key_part_given_in_pieces_hashes_as_its_concatenation():
@@ -382,10 +378,13 @@ def test_a_key_part_given_in_pieces_hashes_as_its_concatenation():
     assert _key("v", (source, header), "x") != _key("v", source, header, "x")
 
 
-def test_compile_header_drops_exactly_the_table_macros_of_every_entry():
-    """Two entries with sparse outputs in one module: the header without tables
-    is the header minus each table macro (first line `#define <entry>_<out>_<T> {`
-    through its closing `}`), nothing more."""
+def test_header_without_sparse_tables_drops_exactly_the_table_macros_of_every_entry():
+    """Two entries with sparse outputs in one module, rendered with and without the
+    index tables (the JIT's render option): the two headers differ by each table
+    macro (first line `#define <entry>_<out>_<T> {` through its closing `}`) and a
+    note in each sparse output's comment, nothing more."""
+    from scaly.codegen import _render_recorded
+
     @sc.function(sc.arg("x", 30), outputs=sc.arg("y"))
     def pairs(x):
         return x[:-1] * x[1:]
@@ -397,6 +396,10 @@ def test_compile_header_drops_exactly_the_table_macros_of_every_entry():
     J = sc.jacobian(pairs, layout="csr")
     H = sc.hessian(energy, layout="csc")
     module = render_c_module([J, H], name="both")
+    options = {"cpu": "generic", "lanes": 1, "dialect": "gnu", "vector_libm": "none",
+               "reciprocal": False, "lang": "c", "name": "both", "sparse_tables": False}
+    without = _render_recorded([J, H], options, "export")
+    assert without.source == module.source
     lines = module.header.splitlines(keepends=True)
     kept, in_table, tables = [], False, 0
     for line in lines:
@@ -409,5 +412,7 @@ def test_compile_header_drops_exactly_the_table_macros_of_every_entry():
         elif line.rstrip().endswith("}"):
             in_table = False
     assert tables == 4  # ROWPTR and COL, COLIND and ROW
-    assert module.compile_header == "".join(kept)
-    assert "_NNZ" in module.compile_header
+    note = "\n * (The index tables are left out of this header.)"
+    assert without.header.count(note) == 2
+    assert without.header.replace(note, "") == "".join(kept)
+    assert "_NNZ" in without.header

@@ -38,6 +38,11 @@ struct RenderOptions {
   /// Record the IR before the first pass and after every pass
   /// (RenderedModule::stages), through MLIR's pass instrumentation.
   bool recordStages = false;
+  /// Write the sparse outputs' index tables into the header as macros
+  /// (<entry>_<out>_COLIND and the like). The JIT leaves them out: the
+  /// source never uses them, and at n = 10^5 they are megabytes to render,
+  /// hash, write and lex; its Python side holds the pattern as arrays.
+  bool sparseTables = true;
 };
 
 /// One input or output of an entry as the header declares it.
@@ -62,9 +67,6 @@ struct RenderedEntry {
   std::string pointerType;
 };
 
-/// Byte ranges [begin, end) of a header.
-using TableSpans = std::vector<std::pair<size_t, size_t>>;
-
 struct RenderedModule {
   /// The module's name: its files are <name>.c and <name>.h.
   std::string name;
@@ -73,13 +75,6 @@ struct RenderedModule {
   std::vector<c::FunctionSignature> functions;
   std::string source;
   std::string header;
-  /// Where `header` holds the sparse outputs' index-table macros: one span
-  /// per macro (each continues over many lines), in order. The source never
-  /// uses them; at n = 10^5 they are megabytes a compiler would lex for
-  /// nothing.
-  TableSpans tableSpans;
-  /// `header` without those macros: what the in-process compile reads.
-  std::string headerWithoutTables() const;
   /// The recipe comment that opens both files.
   std::string recipe;
   /// With RenderOptions::recordStages: (stage, IR text) in pipeline order,

@@ -35,7 +35,7 @@ from .. import _scaly
 from ..codegen import FP_CONTRACTS, _viz_watched, render_native
 
 # Raise whenever generated code or the cache layout changes.
-CACHE_VERSION = "scaly-cache-4"
+CACHE_VERSION = "scaly-cache-5"
 
 _IMPORT_TIME = time.time()
 _VERSIONS = f"python {sys.version} numpy {np.__version__}"
@@ -424,12 +424,9 @@ def _build(cc, directory: Path, module, encoded):
             if tmp.exists():
                 tmp.unlink()
     else:
-        compile_header = module.compile_header
-        if compile_header is None:
-            compile_header = module.header
         try:
             data = _scaly.jit_compile([(f"{name}.c", module.source),
-                                       (f"{name}.h", compile_header)], cc.compile_flags())
+                                       (f"{name}.h", module.header)], cc.compile_flags())
         except RuntimeError as e:
             raise CompileError(str(e)) from None
         _write_atomic(artifact, data)
