@@ -500,11 +500,7 @@ def _jacobian(f, wrt, of, layout):
         compressed, _ = _compressed(f, i, j, colours, forward)
         # Entry (r, c) is in sweep colour[c] at row r (forward), or in sweep
         # colour[r] at column c (reverse).
-        if forward:
-            index = pattern.by_column(col_colours * pattern.nrow)
-            index += pattern.row  # in place: one array of nnz, not two
-        else:
-            index = row_colours[pattern.row] * pattern.ncol + pattern.col
+        index = _scaly.compressed_positions(*tables, colours, forward)
     batch = in_shape[0] if in_shape and out_shape and in_shape[0] == out_shape[0] else 0
     return _assemble(f, f"{f.name}_jacobian", f"jac_{out_name}_{in_name}", pattern, compressed,
                      index, layout, out_dtype, batch)

@@ -508,6 +508,25 @@ def test_symmetric_pattern_is_the_union_with_the_transpose(case):
         assert not np.array_equal(plain, plain.T), "the case must not be symmetric as found"
 
 
+@pytest.mark.parametrize("forward", [True, False], ids=["forward", "reverse"])
+def test_compressed_positions_match_numpy(forward):
+    # Entry (i, j) is read at colour[j] * nrow + i (forward) or colour[i] * ncol + j
+    # (reverse), computed here in NumPy from the same colouring.
+    M = scipy.sparse.random(23, 31, density=0.15, random_state=5, format="csc")
+    M.sort_indices()
+    colind, row = M.indptr.astype(np.int64), M.indices.astype(np.int64)
+    col = np.repeat(np.arange(31), np.diff(colind))
+    colour = (_scaly.colour_columns if forward else _scaly.colour_rows)(23, 31, colind, row)
+    colour = np.asarray(colour, dtype=np.int64)
+    got = _scaly.compressed_positions(23, 31, colind, row, colour, forward)
+    want = colour[col] * 23 + row if forward else colour[row] * 31 + col
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="one colour per " + ("column" if forward else "row")):
+        _scaly.compressed_positions(23, 31, colind, row, colour[:-1], forward)
+    with pytest.raises(ValueError, match="must not be negative"):
+        _scaly.compressed_positions(23, 31, colind, row, -1 - colour, forward)
+
+
 def test_symmetric_pattern_must_be_square():
     f = build("sym_wide", [("x", 5)], lambda m, x: x[1:] * x[:-1])
     with pytest.raises(ValueError, match="must be square"):
