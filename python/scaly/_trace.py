@@ -205,6 +205,18 @@ class Expr:
             out = Expr(self._g, self._g.slice(self._id, starts, steps, sizes))
             return out if tuple(sizes) == out_shape else out.reshape(out_shape)
         # Fancy (irregular) indexing: one gather with the picked positions.
+        if self.ndim == 1 and isinstance(key, np.ndarray) and key.dtype.kind in "iu":
+            # A 1-D table picks positions as they are (no table of every position:
+            # a derivative's gather from a compressed product of 10^6 values).
+            picked = key.astype(np.int64, copy=False)
+            n = self.shape[0]
+            if picked.size and (picked.min() < -n or picked.max() >= n):
+                bad = picked[(picked < -n) | (picked >= n)][0]
+                raise IndexError(f"index {bad} is out of bounds for axis 0 with size {n} "
+                                 f"(indexing an Expr of shape {self.shape})")
+            picked = np.where(picked < 0, picked + n, picked)
+            return Expr(self._g, self._g.gather(self._id, picked.ravel().tolist(),
+                                                list(picked.shape)))
         positions = np.arange(self.size, dtype=np.int64).reshape(self.shape)
         try:
             picked = positions[key]

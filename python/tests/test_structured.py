@@ -158,6 +158,21 @@ def test_integer_index_is_the_same_op_as_its_tuple_form():
         assert trace(lambda x: x[k]) == trace(lambda x: x[k, ...]), k
 
 
+def test_integer_array_index_is_the_same_gather_as_a_list():
+    """x[array] on a vector (the fast path of derivative gathers) traces exactly
+    as NumPy's positions of x[list] do, negative positions included."""
+    def trace(index):
+        @sc.function(sc.arg("x", 6), outputs=sc.arg("y"))
+        def f(x):
+            return index(x)
+        return f.mlir()
+    cases = [([0, 5, 5, 2], np.uint8), ([0, 5, 5, 2], np.int32), ([-1, 0, -6, 3], np.int64),
+             ([-1, 0, -6, 3], np.int32), ([4], np.int64)]
+    for table, dtype in cases:
+        assert trace(lambda x: x[np.array(table, dtype=dtype)]) == trace(lambda x: x[table]), \
+            (table, dtype)
+
+
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("dtype", NUMBERS)
 def test_slices(dtype, size, cache):
