@@ -241,8 +241,9 @@ void appendInitializerList(std::string &s, ArrayRef<int64_t> values) {
   put(" }");
 }
 
-/// The index tables of an entry's sparse outputs, as macros (usable as
-/// array initializers; no unused-variable warnings where they are not).
+/// Each sparse output of an entry: a comment on its layout, its sizes, and
+/// with `tables` its index tables as macros (usable as array initializers;
+/// no unused-variable warnings where they are not).
 void appendSparseTables(std::string &s, StringRef entry, const std::vector<Port> &outs,
                         const std::vector<std::string> &outNames, bool tables) {
   // Room for every table at once (about 8 characters a value, and a line

@@ -205,7 +205,8 @@ class Expr:
             out = Expr(self._g, self._g.slice(self._id, starts, steps, sizes))
             return out if tuple(sizes) == out_shape else out.reshape(out_shape)
         # Fancy (irregular) indexing: one gather with the picked positions.
-        if self.ndim == 1 and isinstance(key, np.ndarray) and key.dtype.kind in "iu":
+        if self.ndim == 1 and isinstance(key, np.ndarray) and (
+                key.dtype.kind == "i" or (key.dtype.kind == "u" and key.dtype.itemsize < 8)):
             # A 1-D table picks positions as they are (no table of every position:
             # a derivative's gather from a compressed product of 10^6 values).
             picked = key.astype(np.int64, copy=False)

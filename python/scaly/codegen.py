@@ -279,7 +279,8 @@ def _aot_options(fn, *, name, cpu, lanes, dialect, vector_libm, reciprocal, lang
 
 def render_native(fn, fp_contract="off", lanes=1, vector_libm="none"):
     """The module the JIT compiles: the host recipe (cpu="native", the lanes and
-    vector math the host probe chose), otherwise defaults (fp_contract: the JIT's
+    vector math the host probe chose), the header without sparse index tables
+    (the source never reads them), otherwise defaults (fp_contract: the JIT's
     SCALY_FP_CONTRACT)."""
     _check("fp_contract", fp_contract, FP_CONTRACTS)
     _check("vector_libm", vector_libm, VECTOR_LIBMS)

@@ -322,9 +322,12 @@ void python::bindInspection(py::module_ &m) {
                                   std::to_string(vertices) + "), got " +
                                   std::to_string(colours.size()));
     const int64_t *colour = colours.data();
+    // A colouring needs at most one colour per vertex: positions stay inside
+    // nrow x ncol (no overflow either).
     for (int64_t v = 0; v < vertices; ++v)
-      if (colour[v] < 0)
-        throw std::invalid_argument("compressed_positions: colours must not be negative");
+      if (colour[v] < 0 || colour[v] >= vertices)
+        throw std::invalid_argument("compressed_positions: colour " + std::to_string(colour[v]) +
+                                    " out of range [0, " + std::to_string(vertices) + ")");
     py::array_t<int64_t> index(static_cast<py::ssize_t>(p.row.size()));
     auto at = index.mutable_unchecked<1>();
     for (int64_t j = 0; j < ncol; ++j)

@@ -381,7 +381,7 @@ def _abi_signature(fn):
 def _key(*parts):
     """SHA-256 over the parts, each preceded by its length. A tuple part is its
     pieces one after the other (hashed without building their concatenation:
-    a header with sparse tables is megabytes)."""
+    a module's source and header can be megabytes)."""
     h = hashlib.sha256()
     for part in parts:
         pieces = [p.encode() if isinstance(p, str) else p

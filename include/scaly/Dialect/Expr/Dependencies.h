@@ -82,10 +82,12 @@ Deps expandBands(const BandedSets &b);
 /// `b` as a value's Banded (null when it has no band).
 Banded finishBands(BandedSets b);
 /// Elements first .. first + count - 1 of `from`, as elements 0 .. count - 1
-/// of a new value of `count` elements (a unit-step slice).
+/// of a new value of `count` elements: a unit-step slice, or with a negative
+/// `first` a placement at -first (a concatenation); bands are clipped to
+/// [0, count).
 BandedSets windowOf(const BandedSets &from, int64_t first, int64_t count);
-/// The element-wise union of values of one size; null when the union needs
-/// more than kMaxBands bands.
+/// The element-wise union of values of one size (the result takes the first
+/// part's; 0 without parts); null when it needs more than kMaxBands bands.
 std::optional<BandedSets> unionOf(llvm::ArrayRef<const BandedSets *> parts);
 
 /// Empty sets, on arrays a finished value gave back when there are some (at

@@ -76,25 +76,23 @@ struct ValueDeps {
   ValueDeps(Deps sets) : sets(std::move(sets)) {}
   ValueDeps(Banded bands) : bands(std::move(bands)) {}
   explicit operator bool() const { return sets || bands; }
-  bool operator==(const ValueDeps &o) const { return sets == o.sets && bands == o.bands; }
+  /// The same sets (one banded value, expanded or not, is the same value).
+  bool operator==(const ValueDeps &o) const {
+    return bands || o.bands ? bands == o.bands : sets == o.sets;
+  }
 };
 using DepsMap = DenseMap<Value, ValueDeps>;
 
-/// The explicit sets of `v` (null when it depends on nothing), expanded from
-/// its bands on first use.
-Deps explicitSets(DepsMap &deps, Value v) {
-  auto it = deps.find(v);
-  if (it == deps.end())
-    return nullptr;
-  ValueDeps &d = it->second;
-  if (!d.sets && d.bands)
-    d.sets = expandBands(*d.bands);
-  return d.sets;
-}
+/// The explicit sets of `d` (null when it depends on nothing), expanded from
+/// its bands on first use and kept.
 Deps explicitSets(ValueDeps &d) {
   if (!d.sets && d.bands)
     d.sets = expandBands(*d.bands);
   return d.sets;
+}
+Deps explicitSets(DepsMap &deps, Value v) {
+  auto it = deps.find(v);
+  return it == deps.end() ? nullptr : explicitSets(it->second);
 }
 
 class DependencyAnalysis {
@@ -382,8 +380,8 @@ bool DependencyAnalysis::mapBands(MapOp map, const LocalPattern &lp, DepsMap &de
   for (unsigned k = 0; k < map->getNumOperands(); ++k) {
     ValueDeps d = deps.lookup(map->getOperand(k));
     bool scalar = numElements(callee.getArgumentTypes()[k]) == 1;
-    if (d && (d.sets || !map.isMapped(k) || !scalar))
-      return false;
+    if (d && (!d.bands || !map.isMapped(k) || !scalar))
+      return false; // explicit sets (only), or an operand not read element by element
   }
   if (llvm::any_of(lp.resultSizes, [](int64_t size) { return size != 1; }))
     return false;
@@ -525,6 +523,10 @@ static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned 
   int64_t n = numElements(f.getArgumentTypes()[wrt]);
   if (n > INT32_MAX)
     return f.emitOpError("input is too large for a sparsity analysis");
+  int64_t nrow = numElements(f.getResultTypes()[of]);
+  if (symmetric && nrow != n)
+    return f.emitOpError("result ") << of << " has " << nrow << " elements and input " << wrt
+                                    << " has " << n << ": a symmetric pattern must be square";
   // Input element j depends on itself: one band at distance 0.
   BandedSets seed;
   seed.size = n;
@@ -536,13 +538,10 @@ static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned 
   if (failed(results))
     return failure();
   SparsityPattern p;
-  p.nrow = numElements(f.getResultTypes()[of]);
+  p.nrow = nrow;
   p.ncol = n;
   p.colind.assign(n + 1, 0);
   ValueDeps &d = (*results)[of];
-  if (symmetric && p.nrow != p.ncol)
-    return f.emitOpError("result ") << of << " has " << p.nrow << " elements and input " << wrt
-                                    << " has " << n << ": a symmetric pattern must be square";
   std::optional<BandedSets> united;
   if (symmetric && d.bands && (united = withTranspose(*d.bands)))
     d = ValueDeps(finishBands(std::move(*united)));
