@@ -84,6 +84,20 @@ TEST(Graph, ConstantsPromoteAsInNumPy) {
   EXPECT_EQ(g.dtype(g.binary(BinaryKind::Add, x, i)), DType::I64);
 }
 
+TEST(Graph, IndexIsTheSliceOfARowAndItsReshape) {
+  Graph g(context());
+  int32_t m = g.input(0, {4, 3}, DType::F64);
+  int32_t row = g.index(m, -1); // the last row, as m[3, ...]
+  EXPECT_EQ(row, g.reshape(g.slice(m, {3, 0}, {1, 1}, {1, 3}), {3}));
+  EXPECT_EQ(g.shape(row), (Shape{3}));
+  EXPECT_EQ(g.index(m, 1), g.index(m, -3));
+  size_t before = g.size();
+  EXPECT_EQ(g.index(m, 4), -1); // out of range: nothing made, the caller reports it
+  EXPECT_EQ(g.index(m, -5), -1);
+  EXPECT_EQ(g.index(g.index(row, 0), 0), -1); // a scalar has no rows
+  EXPECT_EQ(g.size(), before + 2);            // only row 0 of `row` and its reshape
+}
+
 TEST(Graph, ShapeErrorsNameBothShapes) {
   Graph g(context());
   int32_t a = g.input(0, {3}, DType::F64);

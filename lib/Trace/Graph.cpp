@@ -601,6 +601,18 @@ int32_t Graph::slice(int32_t a, std::vector<int64_t> starts, std::vector<int64_t
                                             builder_.getDenseI64ArrayAttr(steps)));
 }
 
+int32_t Graph::index(int32_t a, int64_t k) {
+  Shape in = shape(a);
+  if (in.empty() || k < -in[0] || k >= in[0])
+    return -1;
+  Shape rest(in.begin() + 1, in.end());
+  std::vector<int64_t> starts(in.size(), 0), steps(in.size(), 1);
+  starts[0] = k < 0 ? k + in[0] : k;
+  Shape sizes = in;
+  sizes[0] = 1;
+  return reshape(slice(a, std::move(starts), std::move(steps), std::move(sizes)), rest);
+}
+
 int32_t Graph::transpose(int32_t a, std::vector<int64_t> perm) {
   std::string error;
   Shape out = rules::transpose(shape(a), perm, error);

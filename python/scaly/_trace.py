@@ -189,14 +189,10 @@ class Expr:
 
     # -- structure ---------------------------------------------------------
     def __getitem__(self, key):
-        if type(key) is int:  # x[k], the index of unrolled loops: no key parsing
-            shape = self._g.shape(self._id)
-            if shape and -shape[0] <= key < shape[0]:
-                rest = list(shape[1:])
-                g = self._g
-                row = g.slice(self._id, [key % shape[0]] + [0] * len(rest), [1] * len(shape),
-                              [1] + rest)
-                return Expr(g, g.reshape(row, rest))
+        if type(key) is int:  # x[k], the index of unrolled loops: one call, no key parsing
+            row = self._g.index(self._id, key)
+            if row >= 0:
+                return Expr(self._g, row)
         if isinstance(key, Expr) or (isinstance(key, tuple) and any(isinstance(k, Expr) for k in key)):
             raise TypeError("indexing with an Expr is not supported: indices must be static")
         basic = _basic_index(key, self.shape)

@@ -593,6 +593,7 @@ PYBIND11_MODULE(_scaly, m) {
       .def("concat_axis", located(&Graph::concatAxis))
       .def("reduce", located(&Graph::reduce))
       .def("slice", located(&Graph::slice))
+      .def("index", located(&Graph::index))
       .def("transpose", located(&Graph::transpose))
       .def("matmul", located(&Graph::matmul))
       .def("call",

@@ -118,6 +118,10 @@ public:
   int32_t reduce(const std::string &kind, int32_t a, std::vector<int64_t> axes);
   int32_t slice(int32_t a, std::vector<int64_t> starts, std::vector<int64_t> steps,
                 Shape sizes);
+  /// a[k] for an int k (negative from the end): the slice of row k along the
+  /// leading axis and its reshape, as x[k, ...] traces; -1 (nothing made)
+  /// when `a` is a scalar or k is out of range. One call for unrolled loops.
+  int32_t index(int32_t a, int64_t k);
   int32_t transpose(int32_t a, std::vector<int64_t> perm);
   /// Batched matrix product of operands of rank >= 2 (batch axes broadcast).
   int32_t matmul(int32_t a, int32_t b);
