@@ -549,6 +549,15 @@ static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned 
     explicitSets(d);
     d.bands = nullptr; // its sets, then the union with their transpose below
   }
+  // Every band's columns lie within the input (a broken rule would write
+  // outside the tables below): checked per band, not per entry.
+  if (Banded b = d.bands)
+    for (const Band &band : b->bands)
+      if (band.lo < 0 || band.hi > nrow || band.lo + band.offsets.front() < 0 ||
+          band.hi - 1 + band.offsets.back() >= n)
+        return f.emitOpError("sparsity analysis: rows [")
+               << band.lo << ", " << band.hi << ") at distances " << band.offsets.front() << " .. "
+               << band.offsets.back() << " leave the " << nrow << " x " << n << " pattern";
   // Rows by column: rows come out ascending within a column.
   if (Banded b = d.bands) {
     groupByKey(n, [&](auto emit) {
@@ -558,6 +567,13 @@ static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned 
             emit(r + c, r);
     }, p.colind, p.row);
   } else if (Deps sets = d.sets) {
+    for (int32_t c : sets->cols)
+      if (c < 0 || c >= n)
+        return f.emitOpError("sparsity analysis: column ") << c << " outside the " << nrow
+                                                          << " x " << n << " pattern";
+    if (sets->size() != nrow)
+      return f.emitOpError("sparsity analysis: ")
+             << sets->size() << " sets for the " << nrow << " rows of the pattern";
     groupByKey(n, [&](auto emit) {
       for (int64_t r = 0; r < p.nrow; ++r)
         for (int32_t c : (*sets)[r])
