@@ -1,0 +1,221 @@
+//===- Colouring.cpp - colourings that compress derivative sweeps --------===//
+//
+// Greedy partial distance-2 colourings of a Jacobian's columns or rows, and
+// a star colouring of a Hessian's (Gebremedhin, Manne and Pothen), on
+// compressed-column patterns read in place where they can be.
+//
+//===----------------------------------------------------------------------===//
+
+#include "scaly/Dialect/Expr/Sparsity.h"
+
+#include "GroupByKey.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+using namespace mlir;
+using namespace scaly::expr;
+
+namespace {
+
+/// A graph's adjacency lists, compressed: vertex v's neighbours are
+/// to[start[v] .. start[v + 1]). The arrays are the pattern's own (read in
+/// place) or built here (`owned`); an Adjacency is never copied, so its
+/// views keep pointing at its own storage.
+struct Adjacency {
+  ArrayRef<int64_t> start, to;
+  std::vector<int64_t> ownedStart, ownedTo;
+  Adjacency(ArrayRef<int64_t> start, ArrayRef<int64_t> to) : start(start), to(to) {}
+  Adjacency(std::vector<int64_t> s, std::vector<int64_t> t)
+      : ownedStart(std::move(s)), ownedTo(std::move(t)) {
+    start = ownedStart;
+    to = ownedTo;
+  }
+  Adjacency(const Adjacency &) = delete;
+  Adjacency &operator=(const Adjacency &) = delete;
+  ArrayRef<int64_t> operator[](int64_t v) const {
+    return ArrayRef<int64_t>(to.data() + start[v], to.data() + start[v + 1]);
+  }
+};
+
+/// The stored entries of `p` by row: the columns of each row, ascending.
+Adjacency columnsByRow(const PatternView &p) {
+  std::vector<int64_t> start, to;
+  groupByKey(p.nrow, [&](auto emit) {
+    for (int64_t c = 0; c < p.ncol; ++c)
+      for (int64_t k = p.colind[c]; k < p.colind[c + 1]; ++k)
+        emit(p.row[k], c);
+  }, start, to);
+  return Adjacency(std::move(start), std::move(to));
+}
+
+/// The rows of each column, as stored (read in place).
+Adjacency rowsByColumn(const PatternView &p) { return Adjacency(p.colind, p.row); }
+
+/// Whether (j, i) is stored for every stored (i, j): a Hessian's pattern
+/// after symmetricUnion. Its columns are then its rows too, read in place
+/// instead of transposed (at n = 10^5 a transposed copy is megabytes of
+/// first-touched memory). Binary searches, so rows out of order within a
+/// column can only make it answer false.
+bool isSymmetric(const PatternView &p) {
+  if (p.nrow != p.ncol)
+    return false;
+  for (int64_t j = 0; j < p.ncol; ++j)
+    for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
+      int64_t i = p.row[k];
+      if (i == j)
+        continue;
+      if (i < 0 || i >= p.ncol ||
+          !std::binary_search(p.row.begin() + p.colind[i], p.row.begin() + p.colind[i + 1], j))
+        return false;
+    }
+  return true;
+}
+
+/// Greedy distance-2 colouring of the "left" vertices of a bipartite graph.
+std::vector<int64_t> greedyPartial(const Adjacency &mine, const Adjacency &theirs,
+                                   int64_t count) {
+  std::vector<int64_t> colour(count, -1), forbidden;
+  for (int64_t v = 0; v < count; ++v) {
+    for (int64_t r : mine[v])
+      for (int64_t w : theirs[r])
+        if (colour[w] >= 0) {
+          if (forbidden.size() <= static_cast<size_t>(colour[w]))
+            forbidden.resize(colour[w] + 1, -1);
+          forbidden[colour[w]] = v;
+        }
+    int64_t c = 0;
+    while (c < static_cast<int64_t>(forbidden.size()) && forbidden[c] == v)
+      ++c;
+    colour[v] = c;
+  }
+  return colour;
+}
+
+} // namespace
+
+SparsityPattern scaly::expr::symmetricUnion(const PatternView &p) {
+  if (p.nrow != p.ncol)
+    throw std::invalid_argument("the union with the transpose needs a square pattern");
+  for (int64_t c = 0; c < p.ncol; ++c) // set_union reads each column as a sorted set
+    for (int64_t k = p.colind[c] + 1; k < p.colind[c + 1]; ++k)
+      if (p.row[k] <= p.row[k - 1])
+        throw std::invalid_argument("pattern: rows must ascend within each column");
+  Adjacency byRow = columnsByRow(p); // column c of the transpose: row c of p, ascending
+  SparsityPattern s;
+  s.nrow = s.ncol = p.ncol;
+  s.colind.assign(p.ncol + 1, 0);
+  // Room for the largest union, reserved (untouched) rather than filled.
+  s.row.reserve(2 * p.row.size());
+  for (int64_t c = 0; c < p.ncol; ++c) {
+    ArrayRef<int64_t> transposed = byRow[c];
+    std::set_union(p.row.begin() + p.colind[c], p.row.begin() + p.colind[c + 1],
+                   transposed.begin(), transposed.end(), std::back_inserter(s.row));
+    s.colind[c + 1] = static_cast<int64_t>(s.row.size());
+  }
+  return s;
+}
+
+std::vector<int64_t> scaly::expr::colourColumns(const PatternView &p) {
+  return greedyPartial(rowsByColumn(p), columnsByRow(p), p.ncol);
+}
+
+std::vector<int64_t> scaly::expr::colourRows(const PatternView &p) {
+  return greedyPartial(columnsByRow(p), rowsByColumn(p), p.nrow);
+}
+
+std::vector<int64_t> scaly::expr::starColouring(const PatternView &p) {
+  if (p.nrow != p.ncol)
+    throw std::invalid_argument("a star colouring needs a square pattern");
+  // The adjacency graph: i ~ j when (i, j) or (j, i) is stored, i != j;
+  // a symmetric pattern is its own (its diagonal skipped below).
+  int64_t n = p.ncol;
+  std::vector<int64_t> start(n + 1, 0), to;
+  bool symmetric = isSymmetric(p);
+  if (!symmetric) {
+    Adjacency byRow = columnsByRow(p);
+    to.reserve(2 * p.row.size());
+    std::vector<int64_t> merged;
+    for (int64_t v = 0; v < n; ++v) {
+      ArrayRef<int64_t> cols = byRow[v];
+      merged.assign(p.row.begin() + p.colind[v], p.row.begin() + p.colind[v + 1]);
+      merged.insert(merged.end(), cols.begin(), cols.end());
+      std::sort(merged.begin(), merged.end());
+      merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+      for (int64_t w : merged)
+        if (w != v)
+          to.push_back(w);
+      start[v + 1] = static_cast<int64_t>(to.size());
+    }
+  }
+  Adjacency built(std::move(start), std::move(to)), inPlace(p.colind, p.row);
+  const Adjacency &adj = symmetric ? inPlace : built;
+  // Gebremedhin, Manne and Pothen (2005), star colouring algorithm 1: a
+  // vertex avoids its neighbours' colours, the colours of uncoloured
+  // neighbours' neighbours, and, for a coloured neighbour w, the colour of a
+  // neighbour x of w when x has a neighbour y != w coloured like w (which
+  // would make the path v-w-x-y two-coloured).
+  std::vector<int64_t> colour(n, -1), forbidden;
+  auto forbid = [&](int64_t c, int64_t v) {
+    if (c < 0)
+      return;
+    if (forbidden.size() <= static_cast<size_t>(c))
+      forbidden.resize(c + 1, -1);
+    forbidden[c] = v;
+  };
+  for (int64_t v = 0; v < n; ++v) {
+    for (int64_t w : adj[v])
+      forbid(colour[w], v);
+    for (int64_t w : adj[v]) {
+      if (w == v)
+        continue;
+      if (colour[w] < 0) {
+        for (int64_t x : adj[w])
+          if (x != v && x != w)
+            forbid(colour[x], v);
+        continue;
+      }
+      for (int64_t x : adj[w]) {
+        if (x == v || x == w || colour[x] < 0)
+          continue;
+        for (int64_t y : adj[x])
+          if (y != w && y != x && colour[y] == colour[w]) {
+            forbid(colour[x], v);
+            break;
+          }
+      }
+    }
+    int64_t c = 0;
+    while (c < static_cast<int64_t>(forbidden.size()) && forbidden[c] == v)
+      ++c;
+    colour[v] = c;
+  }
+  return colour;
+}
+
+std::vector<bool> scaly::expr::symmetricSource(const PatternView &p,
+                                               const std::vector<int64_t> &colour) {
+  bool symmetric = isSymmetric(p);
+  Adjacency rowCols = symmetric ? Adjacency(p.colind, p.row) : columnsByRow(p);
+  // Whether exactly one column of `row` carries colour `c`.
+  auto uniqueIn = [&](int64_t row, int64_t c) {
+    int count = 0;
+    for (int64_t j : rowCols[row])
+      count += colour[j] == c;
+    return count == 1;
+  };
+  std::vector<bool> fromRow;
+  for (int64_t j = 0; j < p.ncol; ++j)
+    for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
+      int64_t i = p.row[k];
+      if (uniqueIn(i, colour[j]))
+        fromRow.push_back(true);
+      else if (uniqueIn(j, colour[i]))
+        fromRow.push_back(false);
+      else
+        throw std::logic_error("star colouring does not determine entry (" + std::to_string(i) +
+                               ", " + std::to_string(j) + ")");
+    }
+  return fromRow;
+}
