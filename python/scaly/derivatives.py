@@ -306,6 +306,9 @@ def _periodic_constant(values, graph):
     return as_expr(values, graph)
 
 
+_RUN_BLOCK = 8192
+
+
 def _longest_periodic_run(table):
     """(start, period, stride, periods) of the longest stretch where
     table[k + period] == table[k] + stride, or None.
@@ -329,9 +332,15 @@ def _longest_periodic_run(table):
         run_end = m + after[0] if len(after) else len(same)
         if near[m] <= 0 or run_end - run_start < 7 * period:
             continue
-        step = table[period:] - table[:-period]
-        stride = step[len(step) // 2]
-        ok = np.concatenate([[False], step == stride, [False]])
+        # Where the step equals the middle's, a block at a time: the steps of
+        # the whole table at once were megabytes of fresh memory at n = 10^5,
+        # which cost more than comparing them.
+        steps = count - period
+        stride = table[steps // 2 + period] - table[steps // 2]
+        ok = np.zeros(steps + 2, dtype=bool)  # False at both ends: runs start and stop inside
+        for a in range(0, steps, _RUN_BLOCK):
+            b = min(a + _RUN_BLOCK, steps)
+            np.equal(table[a + period:b + period] - table[a:b], stride, out=ok[a + 1:b + 1])
         edges = np.flatnonzero(ok[1:] != ok[:-1])
         starts, ends = edges[::2], edges[1::2]
         longest = int(np.argmax(ends - starts))
