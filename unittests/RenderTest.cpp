@@ -75,3 +75,42 @@ TEST_F(Render, CallingAnUnknownFunctionIsADiagnosticNotACrash) {
   EXPECT_FALSE(codegen::renderCModule(*parsed, {}, out, error));
   EXPECT_NE(error.find("missing"), std::string::npos) << error;
 }
+
+TEST_F(Render, IndexTablesTravelAsLengthsUnlessTheyAreWritten) {
+  // A csc output whose pattern is the identity of 4 x 4.
+  auto fn = scaledSine(*ctx, false);
+  auto sparse = std::make_shared<trace::SparseLayout>();
+  sparse->nrow = sparse->ncol = 4;
+  sparse->tables = {{"colind", {0, 1, 2, 3, 4}}, {"row", {0, 1, 2, 3}}};
+  fn->outputs[0].sparse = sparse;
+
+  // Built for the JIT: the module carries the tables' lengths, enough for a
+  // header without them and for the ports' data, and nothing else.
+  auto lengths = trace::buildExprModule(*ctx, *fn, /*tableValues=*/false);
+  codegen::RenderOptions jit;
+  jit.sparseTables = false;
+  codegen::RenderedModule out;
+  std::string error;
+  ASSERT_TRUE(codegen::renderCModule(*lengths, jit, out, error)) << error;
+  EXPECT_NE(out.header.find("#define scaled_sine_y_NNZ 4"), std::string::npos) << out.header;
+  EXPECT_EQ(out.header.find("_COLIND"), std::string::npos);
+  ASSERT_EQ(out.entries[0].outputs[0].tables.size(), 2u);
+  EXPECT_EQ(out.entries[0].outputs[0].tables[0], std::make_pair(std::string("COLIND"), int64_t(5)));
+  EXPECT_EQ(out.entries[0].outputs[0].tables[1], std::make_pair(std::string("ROW"), int64_t(4)));
+
+  // Writing the tables from such a module is a clear error, not empty macros.
+  auto again = trace::buildExprModule(*ctx, *fn, /*tableValues=*/false);
+  codegen::RenderedModule refused;
+  EXPECT_FALSE(codegen::renderCModule(*again, {}, refused, error));
+  EXPECT_NE(error.find("index table 'colind', not its values"), std::string::npos) << error;
+
+  // Built for an export: the values, written as macros.
+  auto values = trace::buildExprModule(*ctx, *fn);
+  codegen::RenderedModule exported;
+  ASSERT_TRUE(codegen::renderCModule(*values, {}, exported, error)) << error;
+  EXPECT_NE(exported.header.find("#define scaled_sine_y_COLIND { \\\n    0, 1, 2, 3, 4 }"),
+            std::string::npos)
+      << exported.header;
+  EXPECT_NE(exported.header.find("#define scaled_sine_y_ROW { \\\n    0, 1, 2, 3 }"),
+            std::string::npos);
+}

@@ -212,6 +212,28 @@ std::string portList(const std::vector<Port> &ports) {
   return list;
 }
 
+/// A sparse output's index table as its module carries it: the values (a
+/// module built for an export), or only their count (one built for the JIT).
+struct IndexTable {
+  std::optional<ArrayRef<int64_t>> values;
+  int64_t length = 0;
+};
+IndexTable indexTable(DictionaryAttr sparse, StringRef name) {
+  Attribute a = sparse.get(name);
+  if (auto values = dyn_cast_or_null<DenseI64ArrayAttr>(a))
+    return {values.asArrayRef(), values.size()};
+  if (auto length = dyn_cast_or_null<IntegerAttr>(a))
+    return {std::nullopt, length.getInt()};
+  return {};
+}
+/// The names of a sparse output's index tables, in order.
+SmallVector<StringRef> indexTableNames(DictionaryAttr sparse) {
+  SmallVector<StringRef> names;
+  for (Attribute name : sparse.getAs<ArrayAttr>("tables"))
+    names.push_back(cast<StringAttr>(name).getValue());
+  return names;
+}
+
 /// Append `values` as a C initializer list, 16 to a continued macro line.
 /// Written in place, sized exactly first: a table at n = 10^5 is megabytes
 /// of text, and growing it (or appending piece by piece) cost more than the
@@ -251,8 +273,8 @@ void appendSparseTables(std::string &s, StringRef entry, const std::vector<Port>
   size_t values = 0;
   for (const Port &p : outs)
     if (p.sparse && tables)
-      for (Attribute name : p.sparse.getAs<ArrayAttr>("tables"))
-        values += p.sparse.getAs<DenseI64ArrayAttr>(cast<StringAttr>(name).getValue()).size();
+      for (StringRef name : indexTableNames(p.sparse))
+        values += indexTable(p.sparse, name).length;
   s.reserve(s.size() + values * 8 + values / 2 + 1024);
   for (auto [k, p] : llvm::enumerate(outs)) {
     if (!p.sparse)
@@ -285,13 +307,14 @@ void appendSparseTables(std::string &s, StringRef entry, const std::vector<Port>
              .str();
     if (batch)
       s += llvm::formatv("#define {0}_BATCH {1}\n", prefix, batch).str();
-    for (Attribute name : p.sparse.getAs<ArrayAttr>("tables")) {
-      StringRef table = cast<StringAttr>(name).getValue();
-      auto values = p.sparse.getAs<DenseI64ArrayAttr>(table).asArrayRef();
-      if (values.empty() || !tables)
+    for (StringRef table : indexTableNames(p.sparse)) {
+      // renderCModule checked that the module carries the values when tables
+      // are written.
+      IndexTable t = indexTable(p.sparse, table);
+      if (!tables || !t.values || t.values->empty())
         continue;
       s += "#define " + prefix + "_" + table.upper() + " ";
-      appendInitializerList(s, values);
+      appendInitializerList(s, *t.values);
       s += "\n";
     }
     s += "\n";
@@ -322,12 +345,9 @@ std::vector<RenderedPort> renderedPorts(const std::vector<Port> &ports,
     RenderedPort r{p.name, field, elementCType(p.element),
                    std::vector<int64_t>(p.shape.begin(), p.shape.end()), {}};
     if (p.sparse)
-      for (Attribute name : p.sparse.getAs<ArrayAttr>("tables")) {
-        StringRef table = cast<StringAttr>(name).getValue();
-        auto values = p.sparse.getAs<DenseI64ArrayAttr>(table).asArrayRef();
-        if (!values.empty())
-          r.tables.emplace_back(table.upper(), static_cast<int64_t>(values.size()));
-      }
+      for (StringRef table : indexTableNames(p.sparse))
+        if (int64_t length = indexTable(p.sparse, table).length)
+          r.tables.emplace_back(table.upper(), length);
     out.push_back(std::move(r));
   }
   return out;
@@ -435,6 +455,18 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   if (renderCancelled())
     return cancelled();
   std::vector<EntryPorts> ports = entryPorts(module);
+  // Tables written out (the header's macros, CasADi's sparsities) need their
+  // values in the module, not only their lengths.
+  if (options.sparseTables || options.casadi)
+    for (const EntryPorts &e : ports)
+      for (const Port &p : e.outs)
+        if (p.sparse)
+          for (StringRef table : indexTableNames(p.sparse))
+            if (!indexTable(p.sparse, table).values)
+              return fail(("output '" + p.name + "' of " + e.name + ": the module carries the " +
+                           "length of its index table '" + table + "', not its values; render " +
+                           "it without sparse tables, or build it with them")
+                              .str());
   out.stages.clear();
   auto record = [&](StringRef stage, std::string text) {
     out.stages.emplace_back(stage.str(), std::move(text));
@@ -494,10 +526,11 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
             return std::nullopt;
           q.nrow = p.sparse.getAs<IntegerAttr>("nrow").getInt();
           q.ncol = p.sparse.getAs<IntegerAttr>("ncol").getInt();
-          auto colind = p.sparse.getAs<DenseI64ArrayAttr>("colind").asArrayRef();
-          auto row = p.sparse.getAs<DenseI64ArrayAttr>("row").asArrayRef();
-          q.colind.assign(colind.begin(), colind.end());
-          q.row.assign(row.begin(), row.end());
+          IndexTable colind = indexTable(p.sparse, "colind"), row = indexTable(p.sparse, "row");
+          if (!colind.values || !row.values)
+            return std::nullopt;
+          q.colind.assign(colind.values->begin(), colind.values->end());
+          q.row.assign(row.values->begin(), row.values->end());
         }
         return q;
       };

@@ -18,7 +18,7 @@ namespace {
 /// Per result, `{expr.sparse = {layout, nrow, ncol, batch, tables, <table>...}}`
 /// for a sparse output
 /// (an empty dictionary for a dense one); null when every output is dense.
-ArrayAttr sparseResultAttrs(MLIRContext &ctx, const Function &fn) {
+ArrayAttr sparseResultAttrs(MLIRContext &ctx, const Function &fn, bool tableValues) {
   if (std::none_of(fn.outputs.begin(), fn.outputs.end(),
                    [](const Port &p) { return bool(p.sparse); }))
     return nullptr;
@@ -36,7 +36,10 @@ ArrayAttr sparseResultAttrs(MLIRContext &ctx, const Function &fn) {
         b.getNamedAttr("batch", b.getI64IntegerAttr(p.sparse->batch))};
     SmallVector<Attribute> order;
     for (const auto &[name, values] : p.sparse->tables) {
-      fields.push_back(b.getNamedAttr(name, values));
+      // The values, or only their count (what the JIT's render needs).
+      fields.push_back(tableValues ? b.getNamedAttr(name, b.getDenseI64ArrayAttr(values))
+                                   : b.getNamedAttr(name, b.getI64IntegerAttr(
+                                                              static_cast<int64_t>(values.size()))));
       order.push_back(b.getStringAttr(name));
     }
     fields.push_back(b.getNamedAttr("tables", b.getArrayAttr(order)));
@@ -48,7 +51,8 @@ ArrayAttr sparseResultAttrs(MLIRContext &ctx, const Function &fn) {
 
 class ModuleBuilder {
 public:
-  ModuleBuilder(MLIRContext &ctx, ModuleOp module) : ctx(ctx), module(module) {}
+  ModuleBuilder(MLIRContext &ctx, ModuleOp module, bool tableValues)
+      : ctx(ctx), module(module), tableValues(tableValues) {}
 
   /// Claim the entries' names first, so that no callee takes one of them
   /// (or makes `<entry>` by appending `_raw`).
@@ -84,6 +88,7 @@ public:
 private:
   MLIRContext &ctx;
   ModuleOp module;
+  bool tableValues;
   llvm::DenseMap<const Function *, std::string> symbols;
   llvm::StringSet<> taken;
   llvm::StringSet<> entryNames;
@@ -104,7 +109,8 @@ private:
     }
     auto func = b.create<expr::FuncOp>(loc, name, b.getFunctionType(ins, outs),
                                        b.getArrayAttr(inNames), b.getArrayAttr(outNames),
-                                       fn.block, nullptr, sparseResultAttrs(ctx, fn), isEntry);
+                                       fn.block, nullptr, sparseResultAttrs(ctx, fn, tableValues),
+                                       isEntry);
     Block *entry = new Block();
     func.getBody().push_back(entry);
     for (Type t : ins)
@@ -142,15 +148,16 @@ private:
 
 } // namespace
 
-OwningOpRef<ModuleOp> buildExprModule(MLIRContext &ctx, const Function &root) {
-  return buildExprModule(ctx, std::vector<const Function *>{&root});
+OwningOpRef<ModuleOp> buildExprModule(MLIRContext &ctx, const Function &root, bool tableValues) {
+  return buildExprModule(ctx, std::vector<const Function *>{&root}, tableValues);
 }
 
 OwningOpRef<ModuleOp> buildExprModule(MLIRContext &ctx,
-                                      const std::vector<const Function *> &roots) {
+                                      const std::vector<const Function *> &roots,
+                                      bool tableValues) {
   ctx.getOrLoadDialect<expr::ExprDialect>();
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&ctx));
-  ModuleBuilder builder(ctx, *module);
+  ModuleBuilder builder(ctx, *module, tableValues);
   builder.reserveEntries(roots);
   for (const Function *fn : roots)
     builder.buildEntry(*fn);

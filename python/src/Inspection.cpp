@@ -32,7 +32,7 @@ std::string exprModuleText(const trace::Function &fn) {
 /// with nodes (id, op, shape, dtype, file, line, callee) and edges (from, to).
 py::list exprGraph(const trace::Function &fn) {
   python::ContextGuard lock;
-  auto module = trace::buildExprModule(python::context(), fn);
+  auto module = trace::buildExprModule(python::context(), fn, /*tableValues=*/false);
   py::list functions;
   for (expr::FuncOp f : module->getOps<expr::FuncOp>()) {
     llvm::DenseMap<mlir::Value, int64_t> ids;
@@ -135,7 +135,7 @@ py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of, 
   python::ContextGuard lock;
   mlir::MLIRContext &ctx = python::context();
   scaly::DiagnosticCollector messages(&ctx);
-  auto module = trace::buildExprModule(ctx, fn);
+  auto module = trace::buildExprModule(ctx, fn, /*tableValues=*/false);
   auto f = *module->getOps<expr::FuncOp>().begin();
   auto p = expr::jacobianPattern(*module, f, wrt, of, symmetric);
   if (mlir::failed(p))
@@ -290,14 +290,12 @@ void python::bindInspection(py::module_ &m) {
     sparse->nrow = nrow;
     sparse->ncol = ncol;
     sparse->batch = batch;
-    python::ContextGuard lock; // the tables become attributes of the shared context
     for (auto &[name, values] : tables) {
       if (values.ndim() != 1)
         throw std::invalid_argument("set_output_sparsity: table '" + name +
                                     "' must be one-dimensional");
-      sparse->tables.emplace_back(
-          name, mlir::DenseI64ArrayAttr::get(&python::context(),
-                                             llvm::ArrayRef<int64_t>(values.data(), values.size())));
+      sparse->tables.emplace_back(name,
+                                  std::vector<int64_t>(values.data(), values.data() + values.size()));
     }
     fn.outputs[k].sparse = std::move(sparse);
   }, "Declare output k sparse: its layout, dimensions and index tables (made by scaly.derivatives)");

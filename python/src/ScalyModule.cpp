@@ -386,7 +386,9 @@ py::dict render(py::object functions, const py::dict &options) {
   bool started = false;
   try {
     // The graph is read with the GIL held: Python may still add nodes to it.
-    state->module = trace::buildExprModule(sharedContext(), roots);
+    // The index tables' values only where they are written (the header's
+    // macros, CasADi's sparsity functions): the JIT's module has their lengths.
+    state->module = trace::buildExprModule(sharedContext(), roots, o.sparseTables || o.casadi);
     runInterruptibly([state](const std::atomic<bool> &cancel) {
       // The worker owns the context lock from here and releases it.
       try {

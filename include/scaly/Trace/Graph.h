@@ -198,10 +198,11 @@ private:
 struct SparseLayout {
   std::string layout = "csc";
   int64_t nrow = 0, ncol = 0, batch = 0;
-  /// (name, values) of each index table, in the order the header lists them;
-  /// held as the attributes the module carries them in (made once: at
-  /// n = 10^5 a table is megabytes).
-  std::vector<std::pair<std::string, mlir::DenseI64ArrayAttr>> tables;
+  /// (name, values) of each index table, in the order the header lists them.
+  /// Held here, not as attributes of the shared context, which would keep
+  /// them until the process ends (megabytes per Function at n = 10^5); a
+  /// module carries them only when it is rendered with them (an export).
+  std::vector<std::pair<std::string, std::vector<int64_t>>> tables;
 };
 
 /// Declared input or output.
