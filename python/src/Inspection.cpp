@@ -341,8 +341,8 @@ void python::bindInspection(py::module_ &m) {
   }, "The union of a square pattern (rows ascending per column) and its transpose, as (nrow, ncol, colind, row)");
   m.def("star_colouring", [](int64_t n, IndexArray colind, IndexArray row) {
     auto p = patternFrom(n, n, colind, row);
-    auto colour = expr::starColouring(p);
-    auto fromRow = expr::symmetricSource(p, colour);
+    std::vector<bool> fromRow;
+    auto colour = expr::starColouring(p, &fromRow);
     // Per stored entry (i, j), where it is read in the compressed product
     // (colour-major, n values per colour): here rather than in NumPy, whose
     // temporaries were five arrays of nnz at n = 10^5.

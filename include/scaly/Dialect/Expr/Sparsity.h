@@ -62,13 +62,11 @@ std::vector<int64_t> colourRows(const PatternView &p);
 /// A star colouring of a square, structurally symmetric pattern (a Hessian):
 /// adjacent columns differ and every path on four vertices uses at least
 /// three colours, so each entry can be read back from one compressed
-/// product (`symmetricSource`).
-std::vector<int64_t> starColouring(const PatternView &p);
-/// For each stored entry (i, j) of a symmetric pattern under a star
-/// colouring: true when H[i][j] is read from row i of the compressed product
-/// at colour[j] (j is the only column of that colour in row i); false when it
-/// is read from row j at colour[i]. Throws when neither works.
-std::vector<bool> symmetricSource(const PatternView &p, const std::vector<int64_t> &colour);
+/// product. With `fromRow`, also where, per stored entry (i, j): true when
+/// H[i][j] is read from row i of the product at colour[j] (j is the only
+/// column of that colour in row i); false when it is read from row j at
+/// colour[i] (std::logic_error when neither works).
+std::vector<int64_t> starColouring(const PatternView &p, std::vector<bool> *fromRow = nullptr);
 
 } // namespace scaly::expr
 

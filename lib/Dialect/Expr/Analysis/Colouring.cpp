@@ -93,6 +93,33 @@ std::vector<int64_t> greedyPartial(const Adjacency &mine, const Adjacency &their
   return colour;
 }
 
+/// Per stored entry (i, j) of `p` under a star colouring, whether it is read
+/// from row i of the compressed product (starColouring's `fromRow`), with
+/// `rowCols` the columns of each row.
+std::vector<bool> readFromRow(const PatternView &p, const Adjacency &rowCols,
+                              const std::vector<int64_t> &colour) {
+  // Whether exactly one column of `row` carries colour `c`.
+  auto uniqueIn = [&](int64_t row, int64_t c) {
+    int count = 0;
+    for (int64_t j : rowCols[row])
+      count += colour[j] == c;
+    return count == 1;
+  };
+  std::vector<bool> fromRow;
+  for (int64_t j = 0; j < p.ncol; ++j)
+    for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
+      int64_t i = p.row[k];
+      if (uniqueIn(i, colour[j]))
+        fromRow.push_back(true);
+      else if (uniqueIn(j, colour[i]))
+        fromRow.push_back(false);
+      else
+        throw std::logic_error("star colouring does not determine entry (" + std::to_string(i) +
+                               ", " + std::to_string(j) + ")");
+    }
+  return fromRow;
+}
+
 } // namespace
 
 SparsityPattern scaly::expr::symmetricUnion(const PatternView &p) {
@@ -125,7 +152,7 @@ std::vector<int64_t> scaly::expr::colourRows(const PatternView &p) {
   return greedyPartial(columnsByRow(p), rowsByColumn(p), p.nrow);
 }
 
-std::vector<int64_t> scaly::expr::starColouring(const PatternView &p) {
+std::vector<int64_t> scaly::expr::starColouring(const PatternView &p, std::vector<bool> *fromRow) {
   if (p.nrow != p.ncol)
     throw std::invalid_argument("a star colouring needs a square pattern");
   // The adjacency graph: i ~ j when (i, j) or (j, i) is stored, i != j;
@@ -149,7 +176,7 @@ std::vector<int64_t> scaly::expr::starColouring(const PatternView &p) {
       start[v + 1] = static_cast<int64_t>(to.size());
     }
   }
-  Adjacency built(std::move(start), std::move(to)), inPlace(p.colind, p.row);
+  Adjacency built(std::move(start), std::move(to)), inPlace = rowsByColumn(p);
   const Adjacency &adj = symmetric ? inPlace : built;
   // Gebremedhin, Manne and Pothen (2005), star colouring algorithm 1: a
   // vertex avoids its neighbours' colours, the colours of uncoloured
@@ -191,31 +218,8 @@ std::vector<int64_t> scaly::expr::starColouring(const PatternView &p) {
       ++c;
     colour[v] = c;
   }
+  // Each row's columns: a symmetric pattern's are its own, read in place.
+  if (fromRow)
+    *fromRow = symmetric ? readFromRow(p, inPlace, colour) : readFromRow(p, columnsByRow(p), colour);
   return colour;
-}
-
-std::vector<bool> scaly::expr::symmetricSource(const PatternView &p,
-                                               const std::vector<int64_t> &colour) {
-  bool symmetric = isSymmetric(p);
-  Adjacency rowCols = symmetric ? Adjacency(p.colind, p.row) : columnsByRow(p);
-  // Whether exactly one column of `row` carries colour `c`.
-  auto uniqueIn = [&](int64_t row, int64_t c) {
-    int count = 0;
-    for (int64_t j : rowCols[row])
-      count += colour[j] == c;
-    return count == 1;
-  };
-  std::vector<bool> fromRow;
-  for (int64_t j = 0; j < p.ncol; ++j)
-    for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
-      int64_t i = p.row[k];
-      if (uniqueIn(i, colour[j]))
-        fromRow.push_back(true);
-      else if (uniqueIn(j, colour[i]))
-        fromRow.push_back(false);
-      else
-        throw std::logic_error("star colouring does not determine entry (" + std::to_string(i) +
-                               ", " + std::to_string(j) + ")");
-    }
-  return fromRow;
 }
