@@ -119,11 +119,53 @@ py::list exprGraph(const trace::Function &fn) {
 /// each way costs more than the colouring itself.
 using IndexArray = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
 
-/// `v` as a NumPy array that owns its buffer (handed over, not copied).
-py::array_t<int64_t> toArray(std::vector<int64_t> &&v) {
-  auto *owned = new std::vector<int64_t>(std::move(v));
-  py::capsule release(owned, [](void *p) { delete static_cast<std::vector<int64_t> *>(p); });
-  return py::array_t<int64_t>(static_cast<py::ssize_t>(owned->size()), owned->data(), release);
+/// The name of the capsules that hold the vectors of NumPy arrays made here:
+/// set_output_sparsity recognizes such an array and shares its vector.
+template <typename T>
+constexpr const char *kVectorCapsule = nullptr;
+template <>
+constexpr const char *kVectorCapsule<int64_t> = "scaly.LargeVector<int64_t>";
+template <>
+constexpr const char *kVectorCapsule<uint8_t> = "scaly.LargeVector<uint8_t>";
+
+/// `v` as a NumPy array of `Element` that owns its buffer (handed over, not
+/// copied), read-only. A bool array is stored as bytes (LargeVector<bool>
+/// would be bits).
+template <typename Element = int64_t, typename T>
+py::array_t<Element> toArray(LargeVector<T> &&v) {
+  static_assert(sizeof(Element) == sizeof(T), "an array reads the vector's bytes as they are");
+  using Shared = std::shared_ptr<const LargeVector<T>>;
+  auto *owned = new Shared(std::make_shared<const LargeVector<T>>(std::move(v)));
+  py::capsule release(owned, kVectorCapsule<T>, [](PyObject *capsule) {
+    delete static_cast<Shared *>(PyCapsule_GetPointer(capsule, kVectorCapsule<T>));
+  });
+  py::array_t<Element> array(static_cast<py::ssize_t>((*owned)->size()),
+                             reinterpret_cast<const Element *>((*owned)->data()), release);
+  // Read-only: the vector may become a Function's index table, shared.
+  array.attr("setflags")(py::arg("write") = false);
+  return array;
+}
+
+/// `values` as an index table: the vector under a whole array that toArray
+/// made (shared, not copied), else a copy of its values.
+trace::IndexTable indexTable(const std::string &name, py::handle values) {
+  if (py::isinstance<py::array_t<int64_t>>(values)) {
+    auto array = py::reinterpret_borrow<py::array_t<int64_t>>(values);
+    py::object base = array.base();
+    if (base && PyCapsule_IsValid(base.ptr(), kVectorCapsule<int64_t>)) {
+      auto *shared = static_cast<trace::IndexTable *>(
+          PyCapsule_GetPointer(base.ptr(), kVectorCapsule<int64_t>));
+      if (array.ndim() == 1 && array.data() == (*shared)->data() &&
+          static_cast<size_t>(array.size()) == (*shared)->size() &&
+          (array.size() < 2 || array.strides(0) == sizeof(int64_t)))
+        return *shared;
+    }
+  }
+  auto array = py::cast<IndexArray>(values);
+  if (array.ndim() != 1)
+    throw std::invalid_argument("set_output_sparsity: table '" + name +
+                                "' must be one-dimensional");
+  return std::make_shared<const LargeVector<int64_t>>(array.data(), array.data() + array.size());
 }
 
 /// The structural pattern of d(output `of`) / d(input `wrt`) of `fn`, in
@@ -282,7 +324,7 @@ void python::bindInspection(py::module_ &m) {
         py::arg("fn"), py::arg("wrt"), py::arg("of"), py::arg("symmetric") = false);
   m.def("set_output_sparsity", [](trace::Function &fn, size_t k, std::string layout,
                                   int64_t nrow, int64_t ncol, int64_t batch,
-                                  std::vector<std::pair<std::string, IndexArray>> tables) {
+                                  std::vector<std::pair<std::string, py::object>> tables) {
     if (k >= fn.outputs.size())
       throw std::invalid_argument("set_output_sparsity: no output " + std::to_string(k));
     auto sparse = std::make_shared<trace::SparseLayout>();
@@ -290,13 +332,8 @@ void python::bindInspection(py::module_ &m) {
     sparse->nrow = nrow;
     sparse->ncol = ncol;
     sparse->batch = batch;
-    for (auto &[name, values] : tables) {
-      if (values.ndim() != 1)
-        throw std::invalid_argument("set_output_sparsity: table '" + name +
-                                    "' must be one-dimensional");
-      sparse->tables.emplace_back(name,
-                                  std::vector<int64_t>(values.data(), values.data() + values.size()));
-    }
+    for (auto &[name, values] : tables)
+      sparse->tables.emplace_back(name, indexTable(name, values));
     fn.outputs[k].sparse = std::move(sparse);
   }, "Declare output k sparse: its layout, dimensions and index tables (made by scaly.derivatives)");
   m.def("colour_columns", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
@@ -326,12 +363,11 @@ void python::bindInspection(py::module_ &m) {
       if (colour[v] < 0 || colour[v] >= vertices)
         throw std::invalid_argument("compressed_positions: colour " + std::to_string(colour[v]) +
                                     " out of range [0, " + std::to_string(vertices) + ")");
-    py::array_t<int64_t> index(static_cast<py::ssize_t>(p.row.size()));
-    auto at = index.mutable_unchecked<1>();
+    LargeVector<int64_t> index(p.row.size());
     for (int64_t j = 0; j < ncol; ++j)
       for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k)
-        at(k) = forward ? colour[j] * nrow + p.row[k] : colour[p.row[k]] * ncol + j;
-    return index;
+        index[k] = forward ? colour[j] * nrow + p.row[k] : colour[p.row[k]] * ncol + j;
+    return toArray(std::move(index));
   }, "Per stored entry, its position in the compressed product of a forward (colour per "
      "column) or reverse (colour per row) colouring");
   m.def("symmetric_pattern", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
@@ -346,17 +382,16 @@ void python::bindInspection(py::module_ &m) {
     // Per stored entry (i, j), where it is read in the compressed product
     // (colour-major, n values per colour): here rather than in NumPy, whose
     // temporaries were five arrays of nnz at n = 10^5.
-    py::array_t<bool> source(static_cast<py::ssize_t>(fromRow.size()));
-    py::array_t<int64_t> index(static_cast<py::ssize_t>(fromRow.size()));
-    auto out = source.mutable_unchecked<1>();
-    auto at = index.mutable_unchecked<1>();
+    LargeVector<uint8_t> source(fromRow.size());
+    LargeVector<int64_t> index(fromRow.size());
     for (int64_t j = 0; j < n; ++j)
       for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
         int64_t i = p.row[k];
-        out(k) = fromRow[k];
-        at(k) = fromRow[k] ? colour[j] * n + i : colour[i] * n + j;
+        source[k] = fromRow[k];
+        index[k] = fromRow[k] ? colour[j] * n + i : colour[i] * n + j;
       }
-    return py::make_tuple(toArray(std::move(colour)), source, index);
+    return py::make_tuple(toArray(std::move(colour)), toArray<bool>(std::move(source)),
+                          toArray(std::move(index)));
   }, "Star colouring of a symmetric pattern; per stored entry, whether it is read from its own row, and its position in the compressed product");
   m.def("expr_module", &exprModuleText, "The expression-dialect module of a traced function");
   m.def("expr_enums", &exprEnums,

@@ -592,3 +592,40 @@ def test_output_sparsity_tables_must_be_vectors():
                                    [("colind", np.zeros((2, 2), dtype=np.int64))])
     with pytest.raises(ValueError, match="no output 1"):
         _scaly.set_output_sparsity(f._traced, 1, "csc", 3, 1, 0, [])
+
+
+def test_output_tables_are_shared_or_copied_as_their_arrays_allow():
+    # A pattern's arrays are read-only views of vectors Scaly made: a Function
+    # keeps those vectors as its tables (no copy of megabytes at n = 10^5). A
+    # view of part of such an array, or a user's array, is copied: the tables
+    # are then exactly the values passed, whatever happens to the array after.
+    @sc.function(sc.arg("x", 4), outputs=sc.arg("y"))
+    def f(x):
+        return x[1:] * x[:-1]
+
+    nrow, ncol, colind, row = _scaly.jacobian_pattern(f._traced, 0, 0)
+    assert not colind.flags.writeable and not row.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        row[0] = 5
+    expected = scipy.sparse.csc_matrix(np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1]]))
+    np.testing.assert_array_equal(colind, expected.indptr)
+    np.testing.assert_array_equal(row, expected.indices)
+
+    def tables_in_header(tables):
+        @sc.function(sc.arg("x", 4), outputs=sc.arg("y"))
+        def g(x):
+            return x[:2] + 1.0
+
+        _scaly.set_output_sparsity(g._traced, 0, "csc", 2, 2, 0, tables)
+        header = render_c_module(g).header
+        return {name: [int(v) for v in re.findall(r"-?\d+", re.search(
+            rf"#define g_y_{name.upper()} \{{([^}}]*)\}}", header).group(1))] for name, _ in tables}
+
+    user = np.array([0, 1, 2], dtype=np.int64)
+    # The first 3 entries of one array, every other entry of the other: views
+    # that start where the vector does.
+    views = tables_in_header([("colind", colind[:3]), ("row", row[::2]), ("extra", user)])
+    user[:] = 7  # changed after the call: the Function kept a copy
+    assert views == {"colind": [0, 1, 3], "row": [0, 1, 2], "extra": [0, 1, 2]}
+    whole = tables_in_header([("colind", colind), ("row", row)])
+    assert whole == {"colind": colind.tolist(), "row": row.tolist()}

@@ -13,6 +13,8 @@
 #ifndef SCALY_TRACE_GRAPH_H
 #define SCALY_TRACE_GRAPH_H
 
+#include "scaly/Support/LargeArray.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Value.h"
@@ -191,6 +193,10 @@ private:
   int32_t promoteTo(int32_t a, DType to);
 };
 
+/// An index table of a sparse output. Shared, not copied, with the NumPy
+/// array it came from when that array is one Scaly made (megabytes at n = 10^5).
+using IndexTable = std::shared_ptr<const LargeVector<int64_t>>;
+
 /// The pattern of a sparse output and the order its stored values are in:
 /// layout "csc" (tables colind, row: CasADi's encoding), "csr" (rowptr,
 /// col), "coo" (row, col; row-major order) or "batched" (a leading axis of
@@ -202,7 +208,7 @@ struct SparseLayout {
   /// Held here, not as attributes of the shared context, which would keep
   /// them until the process ends (megabytes per Function at n = 10^5); a
   /// module carries them only when it is rendered with them (an export).
-  std::vector<std::pair<std::string, std::vector<int64_t>>> tables;
+  std::vector<std::pair<std::string, IndexTable>> tables;
 };
 
 /// Declared input or output.
