@@ -88,14 +88,94 @@ TEST(Graph, IndexIsTheSliceOfARowAndItsReshape) {
   Graph g(context());
   int32_t m = g.input(0, {4, 3}, DType::F64);
   int32_t row = g.index(m, -1); // the last row, as m[3, ...]
-  EXPECT_EQ(row, g.reshape(g.slice(m, {3, 0}, {1, 1}, {1, 3}), {3}));
-  EXPECT_EQ(g.shape(row), (Shape{3}));
-  EXPECT_EQ(g.index(m, 1), g.index(m, -3));
+  EXPECT_EQ(g.shape(row), (Shape{3})); // known before it is built
+  EXPECT_EQ(g.value(row), g.value(g.reshape(g.slice(m, {3, 0}, {1, 1}, {1, 3}), {3})));
+  EXPECT_EQ(g.value(g.index(m, 1)), g.value(g.index(m, -3)));
   size_t before = g.size();
   EXPECT_EQ(g.index(m, 4), -1); // out of range: nothing made, the caller reports it
   EXPECT_EQ(g.index(m, -5), -1);
   EXPECT_EQ(g.index(g.index(row, 0), 0), -1); // a scalar has no rows
-  EXPECT_EQ(g.size(), before + 2);            // only row 0 of `row` and its reshape
+  EXPECT_EQ(g.size(), before + 1);            // only row 0 of `row`
+}
+
+namespace {
+/// step(z: f64[2], u: f64) -> z + u: the step of an unrolled loop.
+std::shared_ptr<Function> stepFunction() {
+  auto g = std::make_shared<Graph>(context());
+  int32_t z = g->input(0, {2}, DType::F64), u = g->input(1, {}, DType::F64);
+  auto fn = function("step", g, 2, 2, g->binary(BinaryKind::Add, z, u));
+  fn->inputs.push_back({"u", {}, DType::F64});
+  return fn;
+}
+
+/// The names of the ops `results` need, in the graph's order.
+std::vector<std::string> liveOpNames(const Graph &g, const std::vector<int32_t> &results) {
+  auto live = g.liveOps(results);
+  std::vector<std::string> names;
+  for (mlir::Operation &op : g.body())
+    if (live.contains(&op))
+      names.push_back(op.getName().getStringRef().str());
+  return names;
+}
+
+/// z after `n` steps z = step(z, us[k]) (states[k]: after step k).
+int32_t unrolled(Graph &g, std::shared_ptr<Function> step, int64_t n,
+                 std::vector<int32_t> *states = nullptr) {
+  int32_t z = g.input(0, {2}, DType::F64), us = g.input(1, {n}, DType::F64);
+  for (int64_t k = 0; k < n; ++k) {
+    z = g.call(step, {z, g.index(us, k)})[0];
+    if (states)
+      states->push_back(z);
+  }
+  return z;
+}
+} // namespace
+
+TEST(LazyValues, AnUnrolledChainIsOneScan) {
+  // 40 steps asked for by their final state: one scan over `us`, whole (its
+  // rows 0..39 in order), and no call, slice or reshape of a step.
+  Graph g(context());
+  int32_t z = unrolled(g, stepFunction(), 40);
+  EXPECT_EQ(liveOpNames(g, {z}), (std::vector<std::string>{"expr.scan"}));
+  auto scan = llvm::cast<scaly::expr::ScanOp>(g.value(z).getDefiningOp());
+  EXPECT_EQ(scan.getCount(), 40);
+}
+
+TEST(LazyValues, AShortChainKeepsItsCalls) {
+  Graph g(context());
+  int32_t z = unrolled(g, stepFunction(), scaly::expr::kMinRolledChain - 1);
+  auto names = liveOpNames(g, {z});
+  EXPECT_EQ(std::count(names.begin(), names.end(), "expr.call"),
+            static_cast<long>(scaly::expr::kMinRolledChain - 1));
+  EXPECT_EQ(names.front(), "expr.slice"); // each step's row, then its call, as traced
+  EXPECT_EQ(names[2], "expr.call");
+}
+
+TEST(LazyValues, AnIntermediateStateAskedForAfterTheRollUndoesIt) {
+  // The final state first (rolled), then the state after step 5: the calls
+  // are built and replace the scan, which nothing uses any more.
+  Graph g(context());
+  std::vector<int32_t> states;
+  int32_t z = unrolled(g, stepFunction(), 20, &states);
+  int32_t sum = g.binary(BinaryKind::Add, z, states[5]);
+  auto names = liveOpNames(g, {sum});
+  EXPECT_EQ(std::count(names.begin(), names.end(), "expr.call"), 20);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "expr.scan"), 0);
+  EXPECT_EQ(g.value(z).getDefiningOp()->getName().getStringRef(), "expr.call");
+}
+
+TEST(LazyValues, PendingRecordsAreBuiltInTracedOrder) {
+  // m[0] + 2 * m[1]: the rows are built before the ops that follow them, in
+  // the order they were asked for, as if built at once.
+  Graph g(context());
+  int32_t m = g.input(0, {2, 3}, DType::F64);
+  int32_t a = g.index(m, 0), b = g.index(m, 1);
+  int32_t two = g.constant({2.0}, {}, DType::F64);
+  int32_t y = g.binary(BinaryKind::Add, a, g.binary(BinaryKind::Mul, two, b));
+  EXPECT_EQ(liveOpNames(g, {y}),
+            (std::vector<std::string>{"expr.slice", "expr.reshape", "expr.slice", "expr.reshape",
+                                      "expr.constant", "expr.broadcast", "expr.mul",
+                                      "expr.add"}));
 }
 
 TEST(Graph, ShapeErrorsNameBothShapes) {

@@ -66,10 +66,49 @@ std::vector<int32_t> Graph::applied(Operation *op) {
   return resultIds(op);
 }
 
+const std::vector<Type> &Function::portTypes(MLIRContext &ctx, bool outputs) const {
+  std::vector<Type> &types = outputs ? outputTypes_ : inputTypes_;
+  const std::vector<Port> &ports = outputs ? this->outputs : inputs;
+  if (types.size() != ports.size()) {
+    types.clear();
+    for (const Port &p : ports)
+      types.push_back(tensorType(ctx, p.shape, p.dtype));
+  }
+  return types;
+}
+
 std::vector<int32_t> Graph::call(std::shared_ptr<const Function> fn, std::vector<int32_t> args) {
-  SmallVector<Value> operands = valuesOf(*this, args); // each id is checked here
-  checkArgs(*fn, args, *this, -1);
-  auto types = outputTypes(ctx_, *fn, -1, false);
+  // Operands of the inputs' types (no value is asked for); checked again
+  // for the message when they are not.
+  const std::vector<Type> &want = fn->portTypes(ctx_, false);
+  bool typed = args.size() == want.size();
+  for (size_t i = 0; typed && i < args.size(); ++i)
+    typed = typeOf(args[i]) == want[i];
+  if (!typed)
+    checkArgs(*fn, args, *this, -1);
+  const std::vector<Type> &types = fn->portTypes(ctx_, true);
+  // Recorded lazily when it may continue the pending records: its operands
+  // are built values or pending records (a rolled chain's record is built
+  // first, by value() below).
+  bool lazy = !types.empty() && std::all_of(args.begin(), args.end(), [&](int32_t a) {
+    return values_[a] || isPending(a);
+  });
+  if (lazy && args.size() <= UINT16_MAX && lazyArgs_.size() + args.size() < UINT32_MAX) {
+    LazyRecord r(loc_);
+    r.isCall = true;
+    r.fn = fn.get();
+    if (!lazyCallees_.count(r.fn))
+      lazyCallees_[r.fn] = std::move(fn);
+    r.argsBegin = static_cast<uint32_t>(lazyArgs_.size());
+    r.argsCount = static_cast<uint16_t>(args.size());
+    lazyArgs_.insert(lazyArgs_.end(), args.begin(), args.end());
+    int32_t first = recordLazily(std::move(r));
+    std::vector<int32_t> ids(types.size());
+    for (size_t k = 0; k < ids.size(); ++k)
+      ids[k] = first + static_cast<int32_t>(k);
+    return ids;
+  }
+  SmallVector<Value> operands = valuesOf(*this, args);
   bool block = fn->block;
   StringRef callee = calleeSymbol(fn).getValue();
   auto op = builder_.create<expr::CallOp>(loc_, types, callee,

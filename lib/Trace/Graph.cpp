@@ -94,17 +94,21 @@ Graph::~Graph() {
 }
 
 Shape Graph::shape(int32_t id) const {
-  auto t = llvm::cast<RankedTensorType>(value(id).getType());
+  auto t = llvm::cast<RankedTensorType>(typeOf(id));
   return Shape(t.getShape().begin(), t.getShape().end());
 }
 
 DType Graph::dtype(int32_t id) const {
-  return dtypeOf(llvm::cast<RankedTensorType>(value(id).getType()).getElementType());
+  return dtypeOf(llvm::cast<RankedTensorType>(typeOf(id)).getElementType());
 }
 
 Value Graph::value(int32_t id) const {
   if (id < 0 || static_cast<size_t>(id) >= values_.size())
     throw std::out_of_range("expression node " + std::to_string(id) + " is not in this graph");
+  // A lazily recorded value is built when first asked for: what is built
+  // changes, what it means does not (the graph is used under the context lock).
+  if (!values_[id])
+    const_cast<Graph *>(this)->materialize(id);
   return values_[id];
 }
 
@@ -120,6 +124,13 @@ std::vector<int32_t> Graph::resultIds(Operation *op) {
 }
 
 int32_t Graph::add(Operation *op, bool intern) {
+  // Records pending before `op` are built before it, as if built at once.
+  if (pendingBegin_ < records_.size()) {
+    OpBuilder::InsertionGuard keep(builder_);
+    builder_.setInsertionPoint(op);
+    flushPending(-1);
+  }
+  replaceUnrolled(op);
   uint64_t h = 0;
   if (intern) {
     h = OperationEquivalence::computeHash(op, OperationEquivalence::directHashValue,
@@ -602,12 +613,26 @@ int32_t Graph::slice(int32_t a, std::vector<int64_t> starts, std::vector<int64_t
 }
 
 int32_t Graph::index(int32_t a, int64_t k) {
-  Shape in = shape(a);
-  if (in.empty() || k < -in[0] || k >= in[0])
+  auto t = llvm::cast<RankedTensorType>(typeOf(a));
+  if (t.getRank() == 0 || k < -t.getDimSize(0) || k >= t.getDimSize(0))
     return -1;
+  LazyRecord r(loc_);
+  r.base = a;
+  r.row = k < 0 ? k + t.getDimSize(0) : k;
+  // A loop indexes one array again and again: its row type is made once.
+  if (t != lastIndexed_) {
+    lastIndexed_ = t;
+    lastRow_ = RankedTensorType::get(t.getShape().drop_front(), t.getElementType());
+  }
+  r.type = lastRow_;
+  return recordLazily(std::move(r));
+}
+
+int32_t Graph::indexNow(int32_t a, int64_t k) {
+  Shape in = shape(a);
   Shape rest(in.begin() + 1, in.end());
   std::vector<int64_t> starts(in.size(), 0), steps(in.size(), 1);
-  starts[0] = k < 0 ? k + in[0] : k;
+  starts[0] = k;
   Shape sizes = in;
   sizes[0] = 1;
   return reshape(slice(a, std::move(starts), std::move(steps), std::move(sizes)), rest);

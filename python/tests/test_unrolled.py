@@ -298,3 +298,101 @@ def test_gradient_of_a_rolled_chain_matches_differences(cache):
     fd = np.array([(cost(z0, us + eps * e) - cost(z0, us - eps * e)) / (2 * eps)
                    for e in np.eye(n)])
     np.testing.assert_allclose(np.ravel(grad(z0, us)), np.ravel(fd), rtol=1e-6, atol=1e-8)
+
+
+# -- Tracing records the chain and builds the scan (Graph's lazy values) -----
+
+def _ops(fn, name):
+    return fn.mlir().count(f"expr.{name} ")
+
+
+def euler_step():
+    @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
+    def euler(z, u):
+        return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()])
+    return euler
+
+
+def test_unrolled_chain_is_traced_as_one_scan():
+    """The traced module itself holds one scan: no call of a step is ever built."""
+    fn = make_roll(500)
+    assert _ops(fn, "scan") == 1 and _ops(fn, "call") == 0
+    assert "count 500" in fn.mlir()
+
+
+@pytest.mark.parametrize("kept", ["forward", "reversed", "one"])
+def test_states_kept_from_the_loop(cache, kept):
+    """States kept from inside the loop and used after it: the chain is built as
+    calls (the state after step 5 first, or the final state first and a kept
+    one after), and computes what NumPy's loop computes."""
+    euler, n = euler_step(), 40
+
+    def kept_states(z0, us):
+        z, states = z0, []
+        for k in range(n):
+            z = euler(z, us[k])
+            states.append(z)
+        if kept == "forward":
+            return sc.stack(states)
+        if kept == "reversed":
+            return sc.stack(states[::-1])
+        return z + states[5]
+    kept_states.__name__ = f"kept_{kept}"
+    fn = sc.function(sc.arg("z0", 2), sc.arg("us", n), outputs=sc.arg("out"))(kept_states)
+    assert _ops(fn, "scan") == 0 and _ops(fn, "call") == n
+    rng = np.random.default_rng(7)
+    z0, us = rng.normal(size=2), rng.normal(size=n)
+    states = [np.asarray(z0, float)]
+    for u in us:
+        z = states[-1]
+        states.append(np.array([z[0] + 0.1 * z[1], z[1] + 0.1 * np.sin(u)]))
+    want = {"forward": np.stack(states[1:]), "reversed": np.stack(states[1:][::-1]),
+            "one": states[-1] + states[6]}[kept]
+    np.testing.assert_allclose(fn(z0, us), want, rtol=1e-13, atol=1e-13)
+
+
+def test_chain_with_a_row_indexed_again_each_step(cache):
+    """p[0] indexed anew in every step is one value passed whole to the scan;
+    the cost of the final state follows the chain."""
+    n = 30
+
+    @sc.function(sc.arg("z", 2), sc.arg("u", ()), sc.arg("g", ()), outputs=sc.arg("znext"))
+    def step(z, u, g):
+        return sc.stack([z[0] + 0.1 * z[1], z[1] + g * u.sin()])
+
+    @sc.function(sc.arg("z0", 2), sc.arg("us", n), sc.arg("p", 3), outputs=sc.arg("J"))
+    def cost(z0, us, p):
+        z = z0
+        for k in range(n):
+            z = step(z, us[k], p[0])
+        return sc.sumsqr(z)
+
+    assert _ops(cost, "scan") == 1 and _ops(cost, "call") == 0
+    rng = np.random.default_rng(8)
+    z0, us, p = rng.normal(size=2), rng.normal(size=n), rng.normal(size=3)
+    z = z0.copy()
+    for u in us:
+        z = np.array([z[0] + 0.1 * z[1], z[1] + p[0] * np.sin(u)])
+    np.testing.assert_allclose(cost(z0, us, p), np.dot(z, z), rtol=1e-13)
+
+
+def test_other_work_in_the_loop_builds_each_step(cache):
+    """An op traced between the steps builds the steps as they come (the graph of
+    eager tracing); the pipeline's pass still rolls the chain into one loop."""
+    euler, n = euler_step(), 24
+
+    @sc.function(sc.arg("z0", 2), sc.arg("us", n), outputs=(sc.arg("zN"), sc.arg("c")))
+    def with_cost(z0, us):
+        z, c = z0, 0.0
+        for k in range(n):
+            z = euler(z, us[k])
+            c = c + 0.5 * z0
+        return z, c
+
+    assert _ops(with_cost, "call") == n
+    assert "for (long long it" in render_c_module(with_cost).source
+    rng = np.random.default_rng(9)
+    z0, us = rng.normal(size=2), rng.normal(size=n)
+    zN, c = with_cost(z0, us)
+    np.testing.assert_allclose(zN, reference(z0, us), rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(c, 0.5 * n * z0, rtol=1e-13)

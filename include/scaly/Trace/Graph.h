@@ -23,6 +23,7 @@
 #include "llvm/ADT/TinyPtrVector.h"
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -122,7 +123,8 @@ public:
                 Shape sizes);
   /// a[k] for an int k (negative from the end): the slice of row k along the
   /// leading axis and its reshape, as x[k, ...] traces; -1 (nothing made)
-  /// when `a` is a scalar or k is out of range. One call for unrolled loops.
+  /// when `a` is a scalar or k is out of range. One call for unrolled loops,
+  /// and recorded lazily (see "Lazy values" below).
   int32_t index(int32_t a, int64_t k);
   int32_t transpose(int32_t a, std::vector<int64_t> perm);
   /// Batched matrix product of operands of rank >= 2 (batch axes broadcast).
@@ -133,7 +135,8 @@ public:
   /// semantics: operands must already have the shapes and dtypes it needs.
   std::vector<int32_t> op(const std::string &name, const std::vector<int32_t> &operands,
                           mlir::DictionaryAttr attributes);
-  /// Applies `fn` and returns one value per output.
+  /// Applies `fn` and returns one value per output (recorded lazily, see
+  /// "Lazy values" below).
   std::vector<int32_t> call(std::shared_ptr<const Function> fn, std::vector<int32_t> args);
   /// `fn` over the leading axis of the operands whose `mapped` flag is set
   /// (empty: all); the others are passed whole to every iteration.
@@ -156,6 +159,84 @@ public:
   std::vector<int32_t> inputs() const;
 
 private:
+  // Lazy values (LazyValues.cpp). An int index (x[k]) and a call are recorded
+  // instead of built while nothing else is traced, and their ids have no
+  // value yet. Anything else (another op, or a value asked of an id) first
+  // builds the pending records in order, exactly as they would have been
+  // built at once; except that when the final state of a chain of at least
+  // kMinRolledChain calls is asked for, and the records are the chain
+  // `for k in range(n): x = step(x, u[k])` (each call taking the previous
+  // one's state and otherwise the same values or evenly spaced rows of one
+  // array), the chain becomes one expr.scan, as scaly-roll-call-chains would
+  // make it, without its n calls ever being built. A record of such a chain
+  // asked for later is built then: a call's other results as rows of the
+  // scan's stacked outputs; an intermediate state by building the chain's
+  // calls, which then replace the scan (as eager tracing, which would not
+  // have rolled it).
+  //
+  // A record is small (64 bytes): on a virtual machine every new page of
+  // memory costs a 10-15 us fault, and an unrolled loop records two per step.
+  struct LazyRecord {
+    explicit LazyRecord(mlir::Location loc) : loc(loc) {}
+    mlir::Location loc;
+    mlir::Type type;                ///< an index's result type (a call's: fn's outputs)
+    const Function *fn = nullptr;   ///< a call: fn(args) (kept alive by lazyCallees_)
+    int64_t row = 0;                ///< an index: row `row` of `base`; a rolled
+    int32_t base = -1;              ///< chain's call: its step (row) in scan `base`
+    int32_t id = -1;                ///< its first result's id
+    uint32_t argsBegin = 0;         ///< a call's args: lazyArgs_[argsBegin ..
+    uint32_t chainLast = 0;         ///< a rolled chain's call: its last call's record
+    uint16_t argsCount = 0;         ///< argsBegin + argsCount)
+    bool isCall = false;
+    bool built = false;
+    bool rolled = false;            ///< a call of a chain that became a scan
+    unsigned results() const;
+  };
+  /// Only index() and call() add records: building them adds none.
+  std::deque<LazyRecord> records_;
+  std::vector<int32_t> lazyArgs_;
+  llvm::DenseMap<const Function *, std::shared_ptr<const Function>> lazyCallees_;
+  llvm::ArrayRef<int32_t> argsOf(const LazyRecord &r) const {
+    return llvm::ArrayRef<int32_t>(lazyArgs_).slice(r.argsBegin, r.argsCount);
+  }
+  mlir::Type resultType(const LazyRecord &r, unsigned result) const;
+  /// Values of rolled chains that their built calls replaced, and by what:
+  /// an op made with one (asked for before the chain was unrolled) takes
+  /// the replacement instead.
+  llvm::DenseMap<mlir::Value, mlir::Value> unrolled_;
+  void replaceUnrolled(mlir::Operation *op);
+  /// records_[pendingBegin_ ..] are pending: recorded since the last op built.
+  size_t pendingBegin_ = 0;
+  /// The record of each id recorded lazily (kNotLazy for the others, and
+  /// ids past its end).
+  std::vector<uint32_t> lazy_;
+  static constexpr uint32_t kNotLazy = UINT32_MAX;
+  /// The record of `id`, or kNotLazy.
+  uint32_t recordOf(int32_t id) const {
+    return static_cast<size_t>(id) < lazy_.size() ? lazy_[id] : kNotLazy;
+  }
+
+  /// New ids, without values, for `record`'s results.
+  int32_t recordLazily(LazyRecord record);
+  /// Whether `id` is a pending record's result.
+  bool isPending(int32_t id) const;
+  /// Gives lazily recorded `id` its value.
+  void materialize(int32_t id);
+  /// Builds the pending records, or rolls them when `asked` is the final
+  /// state of a chain they form (or a record after it).
+  void flushPending(int32_t asked);
+  bool rollPending(size_t begin, size_t end, int32_t asked);
+  /// Builds record `k` as the eager methods would have.
+  void build(size_t k);
+  /// Builds call record `k` and the calls of its chain it needs, in order.
+  void buildChainUpTo(size_t k);
+  /// The type index() last took a row of, and the row's type.
+  mlir::Type lastIndexed_, lastRow_;
+  /// a[k] built at once (k in range, not negative).
+  int32_t indexNow(int32_t a, int64_t k);
+  /// The type of `id`, built or not.
+  mlir::Type typeOf(int32_t id) const;
+
   mlir::MLIRContext &ctx_;
   /// Owns the traced ops (a block outside any region: never verified as a
   /// whole, only cloned from).
@@ -228,6 +309,14 @@ struct Function {
   std::vector<int32_t> results;
   /// The returned value carried the .block() hint: calls keep a procedure.
   bool block = false;
+
+  /// The tensor types of the inputs (or outputs), made on first use: a
+  /// Function called in every step of an unrolled loop checks its operands
+  /// by comparing types. Its ports' shapes and dtypes do not change.
+  const std::vector<mlir::Type> &portTypes(mlir::MLIRContext &ctx, bool outputs) const;
+
+private:
+  mutable std::vector<mlir::Type> inputTypes_, outputTypes_;
 };
 
 } // namespace scaly::trace

@@ -37,6 +37,10 @@ std::string cMathName(llvm::StringRef fn, mlir::Type elementType);
 mlir::RankedTensorType withLeadingAxis(mlir::Type type, int64_t count);
 /// The functions a module exports: those marked `entry`, else its first.
 llvm::SmallVector<FuncOp> entryFunctions(mlir::ModuleOp module);
+/// The shortest chain of calls that becomes one expr.scan (shorter chains
+/// keep their calls): the rule of scaly-roll-call-chains, and of the tracer,
+/// which rolls a chain as it is traced.
+inline constexpr size_t kMinRolledChain = 16;
 } // namespace scaly::expr
 
 #endif

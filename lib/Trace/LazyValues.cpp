@@ -1,0 +1,323 @@
+//===- LazyValues.cpp - int indexes and calls recorded, built when needed ===//
+//
+// A model unrolled in Python, `for k in range(n): x = step(x, u[k])`, traces
+// one index and one call per step. Built at once, that is 3n ops (slice,
+// reshape, call), which scaly-roll-call-chains then folds back into one
+// expr.scan: at n = 10^4 some 60 ms of op building, hashing and rolling. So
+// Graph::index and Graph::call record what they were asked for; while only
+// such records are traced, nothing is built. Then:
+//
+//  * any other op, or a value asked of a record's id, builds the pending
+//    records in order, before that op: the graph is the one eager tracing
+//    makes;
+//  * but when the value asked for is the final state of a chain the pending
+//    records form (the pass's rule: at least kMinRolledChain calls of one
+//    function, each taking the previous call's first result first, and
+//    otherwise the same values or rows k0, k0 + d, k0 + 2d, ... of one array,
+//    with a floating-point state) or a record after the chain, the chain
+//    becomes one strided slice per walked array and one expr.scan, built
+//    where the chain's first call would have been.
+//
+// A record of a rolled chain is built if it is asked for later (a Python
+// variable kept from inside the loop): a call's other results are rows of
+// the scan's stacked outputs; an intermediate state builds the chain's calls,
+// whose last state then replaces the scan's: the graph eager tracing makes
+// (scaly-roll-call-chains leaves a chain whose states are used alone).
+//
+//===----------------------------------------------------------------------===//
+
+#include "scaly/Dialect/Expr/ExprDialect.h"
+#include "scaly/Trace/Graph.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <climits>
+#include <optional>
+
+using namespace mlir;
+
+namespace scaly::trace {
+
+unsigned Graph::LazyRecord::results() const {
+  return isCall ? static_cast<unsigned>(fn->outputs.size()) : 1;
+}
+
+Type Graph::resultType(const LazyRecord &r, unsigned result) const {
+  return r.isCall ? r.fn->portTypes(ctx_, true)[result] : r.type;
+}
+
+int32_t Graph::recordLazily(LazyRecord record) {
+  static_assert(sizeof(LazyRecord) <= 64, "two records per step of an unrolled loop");
+  size_t count = record.results();
+  if (values_.size() + count >= static_cast<size_t>(INT32_MAX) ||
+      records_.size() >= kNotLazy - 1)
+    throw std::length_error("expression graph exceeds 2^31 values");
+  auto first = static_cast<int32_t>(values_.size());
+  auto index = static_cast<uint32_t>(records_.size());
+  record.id = first;
+  values_.resize(values_.size() + count);
+  lazy_.resize(values_.size(), kNotLazy);
+  for (size_t k = 0; k < count; ++k)
+    lazy_[first + k] = index;
+  records_.push_back(record);
+  return first;
+}
+
+bool Graph::isPending(int32_t id) const {
+  uint32_t k = recordOf(id);
+  return k != kNotLazy && k >= pendingBegin_;
+}
+
+Type Graph::typeOf(int32_t id) const {
+  if (id < 0 || static_cast<size_t>(id) >= values_.size())
+    throw std::out_of_range("expression node " + std::to_string(id) + " is not in this graph");
+  if (values_[id])
+    return values_[id].getType();
+  const LazyRecord &r = records_[recordOf(id)];
+  return resultType(r, static_cast<unsigned>(id - r.id));
+}
+
+void Graph::materialize(int32_t id) {
+  uint32_t k = recordOf(id);
+  if (k == kNotLazy)
+    throw std::logic_error("expression node " + std::to_string(id) + " has no value");
+  auto result = static_cast<unsigned>(id - records_[k].id);
+  if (k >= pendingBegin_)
+    flushPending(id);
+  if (values_[id])
+    return;
+  // A record of a rolled chain, asked for after the roll.
+  const LazyRecord &r = records_[k];
+  if (r.rolled && result > 0) {
+    // Call `step`'s other result: row `step` of the scan's stacked output.
+    Location saved = loc_;
+    loc_ = r.loc;
+    int32_t row = indexNow(r.base + static_cast<int32_t>(result), r.row);
+    loc_ = saved;
+    values_[id] = values_[row];
+    return;
+  }
+  if (r.isCall)
+    buildChainUpTo(r.rolled ? r.chainLast : k);
+  else
+    build(k);
+}
+
+void Graph::flushPending(int32_t asked) {
+  size_t begin = pendingBegin_, end = records_.size();
+  // Taken: what is built from here on (by the records themselves) is not
+  // held back again.
+  pendingBegin_ = end;
+  if (asked >= 0 && rollPending(begin, end, asked))
+    return;
+  for (size_t k = begin; k < end; ++k)
+    build(k);
+}
+
+void Graph::build(size_t k) {
+  if (records_[k].built)
+    return;
+  // Built where pending records would be built first (a rolled chain's
+  // record asked for while others are pending).
+  if (pendingBegin_ < records_.size())
+    flushPending(-1);
+  const LazyRecord &r = records_[k];
+  Location saved = loc_;
+  loc_ = r.loc;
+  if (!r.isCall) {
+    int32_t v = indexNow(r.base, r.row);
+    values_[r.id] = values_[v];
+  } else {
+    SmallVector<Value> operands;
+    for (int32_t a : argsOf(r))
+      operands.push_back(value(a));
+    StringRef callee = calleeSymbol(lazyCallees_.lookup(r.fn)).getValue();
+    auto op = builder_.create<expr::CallOp>(loc_, r.fn->portTypes(ctx_, true), callee, operands,
+                                            r.fn->block, nullptr, nullptr);
+    for (auto [i, result] : llvm::enumerate(op->getResults())) {
+      int32_t id = r.id + static_cast<int32_t>(i);
+      ids_[result] = id;
+      // A rolled chain's value so far (the scan's state, a row of its
+      // stacked output): the call's own replaces it.
+      if (values_[id]) {
+        values_[id].replaceAllUsesWith(result);
+        unrolled_[values_[id]] = result;
+      }
+      values_[id] = result;
+    }
+    replaceUnrolled(op);
+  }
+  loc_ = saved;
+  records_[k].built = true;
+}
+
+void Graph::replaceUnrolled(Operation *op) {
+  if (unrolled_.empty())
+    return;
+  for (OpOperand &operand : op->getOpOperands())
+    if (auto it = unrolled_.find(operand.get()); it != unrolled_.end())
+      operand.set(it->second);
+}
+
+void Graph::buildChainUpTo(size_t k) {
+  // The unbuilt calls feeding record k's state, back to a built value: built
+  // first to last (no recursion as deep as the chain).
+  SmallVector<size_t> chain{k};
+  for (;;) {
+    int32_t state = argsOf(records_[chain.back()]).front();
+    if (values_[state])
+      break;
+    uint32_t c = recordOf(state);
+    if (c == kNotLazy || !records_[c].isCall)
+      break;
+    chain.push_back(c);
+  }
+  for (size_t c : llvm::reverse(chain))
+    build(c);
+}
+
+namespace {
+
+/// How an operand after the state changes along a chain.
+struct Walk {
+  bool rows = false; ///< rows of `base` moving by `delta` (0: one row
+  int32_t base = -1; ///< indexed again in each step); else the same value
+  int64_t first = 0, delta = 0;
+};
+
+} // namespace
+
+bool Graph::rollPending(size_t begin, size_t end, int32_t asked) {
+  SmallVector<size_t> calls;
+  for (size_t k = begin; k < end; ++k)
+    if (records_[k].isCall)
+      calls.push_back(k);
+  if (calls.size() < expr::kMinRolledChain)
+    return false;
+  const LazyRecord &first = records_[calls.front()];
+  const LazyRecord &last = records_[calls.back()];
+  ArrayRef<int32_t> firstArgs = argsOf(first);
+  // A float state, threaded through calls of one function.
+  Type state = resultType(first, 0);
+  if (firstArgs.empty() ||
+      !llvm::isa<FloatType>(llvm::cast<RankedTensorType>(state).getElementType()) ||
+      typeOf(firstArgs.front()) != state)
+    return false;
+  // The record of `id` when it is one of the pending ones.
+  auto pendingRecord = [&](int32_t id) -> std::optional<size_t> {
+    uint32_t k = recordOf(id);
+    if (k == kNotLazy || k < begin)
+      return std::nullopt;
+    return k;
+  };
+  auto indexRecord = [&](int32_t id) -> const LazyRecord * {
+    auto k = pendingRecord(id);
+    return k && !records_[*k].isCall ? &records_[*k] : nullptr;
+  };
+  // How each operand moves, from the first two calls.
+  ArrayRef<int32_t> secondArgs = argsOf(records_[calls[1]]);
+  SmallVector<Walk> walks(firstArgs.size());
+  for (size_t j = 1; j < firstArgs.size(); ++j) {
+    int32_t a = firstArgs[j], b = secondArgs[j];
+    if (a == b)
+      continue;
+    const LazyRecord *ra = indexRecord(a), *rb = indexRecord(b);
+    if (!ra || !rb || ra->base != rb->base)
+      return false;
+    walks[j] = {true, ra->base, ra->row, rb->row - ra->row};
+  }
+  // Every call follows; each walked row is used by its call alone and lies
+  // between it and the call before; nothing else lies between the calls.
+  // Uses of each pending index record by the chain's calls (the rows they walk).
+  std::vector<uint8_t> uses(end - begin, 0);
+  auto used = [&](size_t k) { return k >= begin && uses[k - begin] > 0; };
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const LazyRecord &c = records_[calls[i]];
+    ArrayRef<int32_t> args = argsOf(c);
+    if (c.fn != first.fn || (i && args.front() != records_[calls[i - 1]].id))
+      return false;
+    size_t after = i ? calls[i - 1] : begin;
+    for (size_t j = 1; j < args.size(); ++j) {
+      const Walk &w = walks[j];
+      if (!w.rows) {
+        if (args[j] != firstArgs[j])
+          return false;
+        continue;
+      }
+      auto k = pendingRecord(args[j]);
+      if (!k || records_[*k].isCall || *k < after || *k > calls[i] ||
+          records_[*k].base != w.base || records_[*k].row != w.first + int64_t(i) * w.delta)
+        return false;
+      if (uses[*k - begin]++) // a row used twice is no walk
+        return false;
+    }
+  }
+  for (size_t k = calls.front(); k < calls.back(); ++k)
+    if (!records_[k].isCall && !used(k))
+      return false;
+  // Every call of the run is the chain's; of its values, only the final
+  // state may be used outside it.
+  auto chainOwned = [&](int32_t id) {
+    auto k = pendingRecord(id);
+    return k && id != last.id && (records_[*k].isCall || used(*k));
+  };
+  auto usesChain = [&](const LazyRecord &r) {
+    return r.isCall ? llvm::any_of(argsOf(r), chainOwned) : chainOwned(r.base);
+  };
+  for (size_t k = begin; k < calls.front(); ++k)
+    if (!used(k) && usesChain(records_[k]))
+      return false;
+  for (size_t k = calls.back() + 1; k < end; ++k)
+    if (usesChain(records_[k]))
+      return false;
+  // Asked for: the final state, or a record after the chain.
+  auto askedRecord = pendingRecord(asked);
+  if (!askedRecord || (asked != last.id && *askedRecord <= calls.back()))
+    return false;
+
+  // Roll: the records before the chain (but its rows), the walked rows as
+  // strided slices, the scan, then the records after the chain.
+  for (size_t k = begin; k < calls.front(); ++k)
+    if (!used(k))
+      build(k);
+  int64_t n = static_cast<int64_t>(calls.size());
+  Location saved = loc_;
+  loc_ = FusedLoc::get(&ctx_, {first.loc, last.loc});
+  std::vector<int32_t> args{firstArgs.front()};
+  std::vector<bool> mapped{false};
+  for (size_t j = 1; j < firstArgs.size(); ++j) {
+    const Walk &w = walks[j];
+    mapped.push_back(w.rows && w.delta != 0);
+    if (!w.rows) {
+      args.push_back(firstArgs[j]);
+      continue;
+    }
+    if (w.delta == 0) { // the same row in every step: passed whole
+      args.push_back(indexNow(w.base, w.first));
+      continue;
+    }
+    Shape in = shape(w.base);
+    std::vector<int64_t> starts(in.size(), 0), steps(in.size(), 1);
+    starts[0] = w.first;
+    steps[0] = w.delta;
+    Shape sizes = in;
+    sizes[0] = n;
+    args.push_back(slice(w.base, std::move(starts), std::move(steps), std::move(sizes)));
+  }
+  std::vector<int32_t> scanned =
+      scan(lazyCallees_.lookup(first.fn), n, std::move(args), std::move(mapped));
+  loc_ = saved;
+  values_[last.id] = values_[scanned.front()];
+  for (size_t i = 0; i < calls.size(); ++i) {
+    LazyRecord &c = records_[calls[i]];
+    c.rolled = true;
+    c.base = scanned.front();
+    c.row = static_cast<int64_t>(i);
+    c.chainLast = static_cast<uint32_t>(calls.back());
+  }
+  for (size_t k = calls.back() + 1; k < end; ++k)
+    build(k);
+  return true;
+}
+
+} // namespace scaly::trace
