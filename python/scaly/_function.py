@@ -114,7 +114,13 @@ class Function:
 
     def __call__(self, *args):
         kernel = self._kernel
-        if kernel is not None:
+        if kernel is None:
+            # Inside a trace, every argument an Expr of one graph (the step of
+            # an unrolled loop): recorded in one call.
+            recorded = _scaly.trace_call(self._traced, *args)
+            if recorded is not NotImplemented:
+                return recorded
+        else:
             try:
                 return kernel(*args)
             except TypeError:

@@ -22,6 +22,7 @@
 
 #include "Inspection.h"
 #include "Kernel.h"
+#include "Tracing.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -242,14 +243,6 @@ mlir::MLIRContext &sharedContext() {
   return *ctx;
 }
 
-trace::BinaryKind binaryKind(const std::string &op) {
-  if (op == "add") return trace::BinaryKind::Add;
-  if (op == "sub") return trace::BinaryKind::Sub;
-  if (op == "mul") return trace::BinaryKind::Mul;
-  if (op == "div") return trace::BinaryKind::Div;
-  throw std::invalid_argument("unknown binary operator '" + op + "'");
-}
-
 std::vector<trace::Port> ports(const std::vector<std::tuple<std::string, trace::Shape, std::string>> &in) {
   std::vector<trace::Port> out;
   for (auto &[name, shape, dtype] : in)
@@ -259,61 +252,6 @@ std::vector<trace::Port> ports(const std::vector<std::tuple<std::string, trace::
 
 py::tuple portTuple(const trace::Port &p) {
   return py::make_tuple(p.name, py::tuple(py::cast(p.shape)), trace::dtypeName(p.dtype));
-}
-
-/// The innermost Python frame outside the scaly package: where the user
-/// wrote the operation being traced (file:line locations in the IR).
-std::string scalyPackageDir;
-
-void here(Graph &g) {
-  if (scalyPackageDir.empty()) {
-    // Tracing runs inside the imported package: its folder is known by now.
-    py::object file = py::module_::import("scaly").attr("__file__");
-    std::string path = py::cast<std::string>(file);
-    scalyPackageDir = path.substr(0, path.rfind('/') + 1);
-  }
-  PyFrameObject *frame = PyEval_GetFrame(); // borrowed
-  Py_XINCREF(frame);
-  while (frame) {
-    PyCodeObject *code = PyFrame_GetCode(frame);
-    const char *file = PyUnicode_AsUTF8(code->co_filename);
-    Py_DECREF(code);
-    if (!file)
-      PyErr_Clear();
-    else if (scalyPackageDir.empty() ||
-             std::string_view(file).substr(0, scalyPackageDir.size()) != scalyPackageDir) {
-      int line = PyFrame_GetLineNumber(frame);
-      Py_DECREF(frame);
-      g.setLocation(file, line);
-      return;
-    }
-    PyFrameObject *back = PyFrame_GetBack(frame);
-    Py_DECREF(frame);
-    frame = back;
-  }
-  g.setLocation("", 0);
-}
-
-/// A Graph method as a binding that takes the shared context (the graph
-/// builds ops in it) and records the caller's location first.
-template <typename R, typename... A>
-auto located(R (Graph::*method)(A...)) {
-  return [method](Graph &g, A... args) -> R {
-    python::ContextGuard lock;
-    here(g);
-    return (g.*method)(std::forward<A>(args)...);
-  };
-}
-
-/// The same for a binding body that converts its arguments first (dtype
-/// and op names, callee Functions).
-template <typename R, typename... A>
-auto located(R (*body)(Graph &, A...)) {
-  return [body](Graph &g, A... args) -> R {
-    python::ContextGuard lock;
-    here(g);
-    return body(g, std::forward<A>(args)...);
-  };
 }
 
 /// An entry's ports as the header declares them.
@@ -556,92 +494,7 @@ PYBIND11_MODULE(_scaly, m) {
     }
   });
 
-  py::class_<Graph, std::shared_ptr<Graph>>(m, "Graph", "A traced expression graph")
-      .def(py::init([] {
-        python::ContextGuard lock;
-        return std::make_shared<Graph>(sharedContext());
-      }))
-      .def("__len__", &Graph::size)
-      .def("shape", [](const Graph &g, int32_t id) { return py::tuple(py::cast(g.shape(id))); })
-      .def("dtype", [](const Graph &g, int32_t id) { return trace::dtypeName(g.dtype(id)); })
-      .def("input",
-           located(+[](Graph &g, int32_t pos, trace::Shape shape, const std::string &dtype) {
-             return g.input(pos, std::move(shape), trace::parseDType(dtype));
-           }))
-      .def("constant", located(+[](Graph &g, std::vector<double> values, trace::Shape shape,
-                                   const std::string &dtype) {
-             return g.constant(std::move(values), std::move(shape), trace::parseDType(dtype));
-           }))
-      .def("constant_ints", located(+[](Graph &g, std::vector<int64_t> values, trace::Shape shape,
-                                        const std::string &dtype) {
-             return g.constantInts(std::move(values), std::move(shape), trace::parseDType(dtype));
-           }))
-      .def("binary", located(+[](Graph &g, const std::string &op, int32_t a, int32_t b) {
-             return g.binary(binaryKind(op), a, b);
-           }))
-      .def("neg", located(&Graph::neg))
-      .def("math", located(&Graph::math))
-      .def("math2", located(&Graph::math2))
-      .def("compare", located(&Graph::compare))
-      .def("select", located(&Graph::select))
-      .def("cast", located(+[](Graph &g, int32_t a, const std::string &dtype) {
-             return g.cast(a, trace::parseDType(dtype));
-           }))
-      .def("broadcast", located(&Graph::broadcast))
-      .def("reshape", located(&Graph::reshape))
-      .def("gather", located(&Graph::gather))
-      .def("concat", located(&Graph::concat))
-      .def("sum", located(&Graph::sum))
-      .def("concat_axis", located(&Graph::concatAxis))
-      .def("reduce", located(&Graph::reduce))
-      .def("slice", located(&Graph::slice))
-      .def("index", located(&Graph::index))
-      .def("transpose", located(&Graph::transpose))
-      .def("matmul", located(&Graph::matmul))
-      .def("call",
-           located(+[](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args) {
-             return g.call(std::move(fn), std::move(args));
-           }))
-      .def("map",
-           located(+[](Graph &g, std::shared_ptr<trace::Function> fn, int64_t count,
-                       std::vector<int32_t> args, std::vector<bool> mapped) {
-             return g.map(std::move(fn), count, std::move(args), std::move(mapped));
-           }),
-           py::arg("fn"), py::arg("count"), py::arg("args"),
-           py::arg("mapped") = std::vector<bool>{})
-      .def("scan", located(+[](Graph &g, std::shared_ptr<trace::Function> fn, int64_t count,
-                               std::vector<int32_t> args, std::vector<bool> mapped) {
-             return g.scan(std::move(fn), count, std::move(args), std::move(mapped));
-           }))
-      .def("jvp", located(+[](Graph &g, std::shared_ptr<trace::Function> fn,
-                              std::vector<int32_t> args, std::vector<bool> wrt) {
-             return g.jvp(std::move(fn), std::move(args), std::move(wrt));
-           }))
-      .def("vjp",
-           located(+[](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args,
-                       std::vector<bool> wrt, std::vector<bool> of) {
-             return g.vjp(std::move(fn), std::move(args), std::move(wrt), std::move(of));
-           }))
-      .def(
-          "op",
-          [](Graph &g, const std::string &name, std::vector<int32_t> operands,
-             py::dict attributes) {
-            // Python values are read before the lock: reading them may run Python.
-            std::vector<std::pair<std::string, python::AttributeValue>> values;
-            for (auto [key, value] : attributes) {
-              std::string k = py::cast<std::string>(key);
-              values.emplace_back(k, python::readAttribute(name, k, value));
-            }
-            python::ContextGuard lock; // the graph builds ops in the shared context
-            here(g);
-            std::vector<mlir::NamedAttribute> attrs;
-            mlir::Builder b(&g.context());
-            for (const auto &[k, value] : values)
-              attrs.push_back(b.getNamedAttr(k, python::toAttribute(g.context(), name, k, value)));
-            return g.op(name, operands, b.getDictionaryAttr(attrs));
-          },
-          "Any op of the expression dialect by name, its result types inferred by the op")
-      .def("inputs", &Graph::inputs);
+  python::bindGraph(m);
 
   py::class_<trace::Function, std::shared_ptr<trace::Function>>(m, "TracedFunction")
       .def(py::init([](std::string name,

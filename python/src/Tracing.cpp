@@ -1,0 +1,249 @@
+//===- Tracing.cpp - the tracing graph's bindings -------------------------===//
+
+#include "Tracing.h"
+#include "Inspection.h"
+
+#include "scaly/Trace/Graph.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <pybind11/stl.h>
+
+#include <string>
+#include <string_view>
+
+namespace py = pybind11;
+using namespace scaly;
+using trace::Graph;
+
+namespace {
+
+trace::BinaryKind binaryKind(const std::string &op) {
+  if (op == "add") return trace::BinaryKind::Add;
+  if (op == "sub") return trace::BinaryKind::Sub;
+  if (op == "mul") return trace::BinaryKind::Mul;
+  if (op == "div") return trace::BinaryKind::Div;
+  throw std::invalid_argument("unknown binary operator '" + op + "'");
+}
+
+
+/// The innermost Python frame outside the scaly package: where the user
+/// wrote the operation being traced (file:line locations in the IR).
+std::string scalyPackageDir;
+
+/// The line `frame` (running `code`) is at. Cached for the last few places
+/// asked about (a reference to each code object is kept, so an entry cannot
+/// outlive its code): the lookup scans the code's line table, and a step of
+/// an unrolled loop asks from the same few places (its index, its call).
+int lineOf(PyFrameObject *frame, PyCodeObject *code) {
+  struct Place {
+    PyCodeObject *code = nullptr;
+    int instruction = -1, line = 0;
+  };
+  static Place places[4];
+  static unsigned next = 0;
+  int instruction = PyFrame_GetLasti(frame);
+  for (const Place &p : places)
+    if (p.code == code && p.instruction == instruction)
+      return p.line;
+  Place &p = places[next++ % 4];
+  Py_INCREF(code);
+  Py_XDECREF(p.code);
+  p = {code, instruction, PyFrame_GetLineNumber(frame)};
+  return p.line;
+}
+
+void here(Graph &g) {
+  if (scalyPackageDir.empty()) {
+    // Tracing runs inside the imported package: its folder is known by now.
+    py::object file = py::module_::import("scaly").attr("__file__");
+    std::string path = py::cast<std::string>(file);
+    scalyPackageDir = path.substr(0, path.rfind('/') + 1);
+  }
+  PyFrameObject *frame = PyEval_GetFrame(); // borrowed
+  Py_XINCREF(frame);
+  while (frame) {
+    PyCodeObject *code = PyFrame_GetCode(frame);
+    const char *file = PyUnicode_AsUTF8(code->co_filename);
+    if (!file) {
+      PyErr_Clear();
+    } else if (scalyPackageDir.empty() ||
+               std::string_view(file).substr(0, scalyPackageDir.size()) != scalyPackageDir) {
+      int line = lineOf(frame, code);
+      Py_DECREF(code);
+      Py_DECREF(frame);
+      g.setLocation(file, line);
+      return;
+    }
+    Py_DECREF(code);
+    PyFrameObject *back = PyFrame_GetBack(frame);
+    Py_DECREF(frame);
+    frame = back;
+  }
+  g.setLocation("", 0);
+}
+
+/// A Graph method as a binding that takes the shared context (the graph
+/// builds ops in it) and records the caller's location first.
+template <typename R, typename... A>
+auto located(R (Graph::*method)(A...)) {
+  return [method](Graph &g, A... args) -> R {
+    python::ContextGuard lock;
+    here(g);
+    return (g.*method)(std::forward<A>(args)...);
+  };
+}
+
+/// The same for a binding body that converts its arguments first (dtype
+/// and op names, callee Functions).
+template <typename R, typename... A>
+auto located(R (*body)(Graph &, A...)) {
+  return [body](Graph &g, A... args) -> R {
+    python::ContextGuard lock;
+    here(g);
+    return body(g, std::forward<A>(args)...);
+  };
+}
+
+/// The class of Python's Exprs (scaly._trace.Expr), registered when that
+/// module is imported: trace_call makes its results.
+py::object *exprClass = nullptr;
+
+/// `fn(*args)` recorded in the graph of `args`, all Exprs of one graph, as
+/// Function._call_traced records it, in one call: the step of an unrolled
+/// loop spends its time here. NotImplemented for anything else (Python then
+/// converts the arguments, or reports what is wrong).
+py::object traceCall(const std::shared_ptr<trace::Function> &fn, const py::args &args) {
+  py::object notImplemented = py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  size_t n = args.size();
+  if (!exprClass || n == 0 || n != fn->inputs.size())
+    return notImplemented;
+  // Interned once and kept (never destroyed after the interpreter).
+  static py::handle graphName = PyUnicode_InternFromString("_g");
+  static py::handle idName = PyUnicode_InternFromString("_id");
+  py::object graphObject;
+  llvm::SmallVector<int32_t, 8> ids;
+  for (py::handle a : args) {
+    if (Py_TYPE(a.ptr()) != reinterpret_cast<PyTypeObject *>(exprClass->ptr()))
+      return notImplemented;
+    py::object g = a.attr(graphName);
+    if (!graphObject)
+      graphObject = g;
+    else if (!g.is(graphObject))
+      return notImplemented;
+    ids.push_back(py::cast<int32_t>(a.attr(idName)));
+  }
+  Graph &graph = py::cast<Graph &>(graphObject);
+  std::vector<int32_t> results;
+  {
+    python::ContextGuard lock;
+    here(graph);
+    results = graph.call(fn, std::vector<int32_t>(ids.begin(), ids.end()));
+  }
+  if (results.size() == 1)
+    return (*exprClass)(graphObject, results[0]);
+  py::tuple out(results.size());
+  for (size_t k = 0; k < results.size(); ++k)
+    out[k] = (*exprClass)(graphObject, results[k]);
+  return out;
+}
+
+} // namespace
+
+void python::bindGraph(py::module_ &m) {
+  py::class_<Graph, std::shared_ptr<Graph>>(m, "Graph", "A traced expression graph")
+      .def(py::init([] {
+        python::ContextGuard lock;
+        return std::make_shared<Graph>(python::context());
+      }))
+      .def("__len__", &Graph::size)
+      .def("shape", [](const Graph &g, int32_t id) { return py::tuple(py::cast(g.shape(id))); })
+      .def("dtype", [](const Graph &g, int32_t id) { return trace::dtypeName(g.dtype(id)); })
+      .def("input",
+           located(+[](Graph &g, int32_t pos, trace::Shape shape, const std::string &dtype) {
+             return g.input(pos, std::move(shape), trace::parseDType(dtype));
+           }))
+      .def("constant", located(+[](Graph &g, std::vector<double> values, trace::Shape shape,
+                                   const std::string &dtype) {
+             return g.constant(std::move(values), std::move(shape), trace::parseDType(dtype));
+           }))
+      .def("constant_ints", located(+[](Graph &g, std::vector<int64_t> values, trace::Shape shape,
+                                        const std::string &dtype) {
+             return g.constantInts(std::move(values), std::move(shape), trace::parseDType(dtype));
+           }))
+      .def("binary", located(+[](Graph &g, const std::string &op, int32_t a, int32_t b) {
+             return g.binary(binaryKind(op), a, b);
+           }))
+      .def("neg", located(&Graph::neg))
+      .def("math", located(&Graph::math))
+      .def("math2", located(&Graph::math2))
+      .def("compare", located(&Graph::compare))
+      .def("select", located(&Graph::select))
+      .def("cast", located(+[](Graph &g, int32_t a, const std::string &dtype) {
+             return g.cast(a, trace::parseDType(dtype));
+           }))
+      .def("broadcast", located(&Graph::broadcast))
+      .def("reshape", located(&Graph::reshape))
+      .def("gather", located(&Graph::gather))
+      .def("concat", located(&Graph::concat))
+      .def("sum", located(&Graph::sum))
+      .def("concat_axis", located(&Graph::concatAxis))
+      .def("reduce", located(&Graph::reduce))
+      .def("slice", located(&Graph::slice))
+      .def("index", located(&Graph::index))
+      .def("transpose", located(&Graph::transpose))
+      .def("matmul", located(&Graph::matmul))
+      .def("call",
+           located(+[](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args) {
+             return g.call(std::move(fn), std::move(args));
+           }))
+      .def("map",
+           located(+[](Graph &g, std::shared_ptr<trace::Function> fn, int64_t count,
+                       std::vector<int32_t> args, std::vector<bool> mapped) {
+             return g.map(std::move(fn), count, std::move(args), std::move(mapped));
+           }),
+           py::arg("fn"), py::arg("count"), py::arg("args"),
+           py::arg("mapped") = std::vector<bool>{})
+      .def("scan", located(+[](Graph &g, std::shared_ptr<trace::Function> fn, int64_t count,
+                               std::vector<int32_t> args, std::vector<bool> mapped) {
+             return g.scan(std::move(fn), count, std::move(args), std::move(mapped));
+           }))
+      .def("jvp", located(+[](Graph &g, std::shared_ptr<trace::Function> fn,
+                              std::vector<int32_t> args, std::vector<bool> wrt) {
+             return g.jvp(std::move(fn), std::move(args), std::move(wrt));
+           }))
+      .def("vjp",
+           located(+[](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args,
+                       std::vector<bool> wrt, std::vector<bool> of) {
+             return g.vjp(std::move(fn), std::move(args), std::move(wrt), std::move(of));
+           }))
+      .def(
+          "op",
+          [](Graph &g, const std::string &name, std::vector<int32_t> operands,
+             py::dict attributes) {
+            // Python values are read before the lock: reading them may run Python.
+            std::vector<std::pair<std::string, python::AttributeValue>> values;
+            for (auto [key, value] : attributes) {
+              std::string k = py::cast<std::string>(key);
+              values.emplace_back(k, python::readAttribute(name, k, value));
+            }
+            python::ContextGuard lock; // the graph builds ops in the shared context
+            here(g);
+            std::vector<mlir::NamedAttribute> attrs;
+            mlir::Builder b(&g.context());
+            for (const auto &[k, value] : values)
+              attrs.push_back(b.getNamedAttr(k, python::toAttribute(g.context(), name, k, value)));
+            return g.op(name, operands, b.getDictionaryAttr(attrs));
+          },
+          "Any op of the expression dialect by name, its result types inferred by the op")
+      .def("inputs", &Graph::inputs);
+
+  m.def("register_expr_class", [](py::object cls) {
+    if (!exprClass)
+      exprClass = new py::object(); // kept until exit, as the class itself
+    *exprClass = std::move(cls);
+  }, "Registers the Python class of Exprs (scaly._trace.Expr) for trace_call");
+  m.def("trace_call", &traceCall,
+        "fn(*args) recorded in the graph of args when all are Exprs of one graph (one "
+        "Expr, or a tuple of them); NotImplemented otherwise");
+}
