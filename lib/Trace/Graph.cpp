@@ -132,7 +132,7 @@ int32_t Graph::add(Operation *op, bool intern) {
   }
   replaceUnrolled(op);
   uint64_t h = 0;
-  if (intern) {
+  if (intern && !unrolling_) {
     h = OperationEquivalence::computeHash(op, OperationEquivalence::directHashValue,
                                           OperationEquivalence::ignoreHashValue,
                                           OperationEquivalence::IgnoreLocations);
@@ -197,6 +197,10 @@ llvm::DenseSet<Operation *> Graph::liveOps(const std::vector<int32_t> &results) 
       if (live.insert(def).second)
         work.push_back(def);
   };
+  // Every result first: asking for one may unroll a chain another's value
+  // came from (which is then replaced).
+  for (int32_t r : results)
+    value(r);
   for (int32_t r : results)
     need(value(r));
   while (!work.empty())

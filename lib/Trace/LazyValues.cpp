@@ -30,6 +30,7 @@
 #include "scaly/Trace/Graph.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include <climits>
 #include <optional>
@@ -37,6 +38,19 @@
 using namespace mlir;
 
 namespace scaly::trace {
+
+namespace {
+/// Sets a location for a scope and restores the one before, also when the
+/// scope is left by an exception.
+struct LocationScope {
+  mlir::Location &loc;
+  mlir::Location saved;
+  LocationScope(mlir::Location &loc, mlir::Location at) : loc(loc), saved(loc) { loc = at; }
+  ~LocationScope() { loc = saved; }
+  LocationScope(const LocationScope &) = delete;
+  LocationScope &operator=(const LocationScope &) = delete;
+};
+} // namespace
 
 unsigned Graph::LazyRecord::results() const {
   return isCall ? static_cast<unsigned>(fn->outputs.size()) : 1;
@@ -90,17 +104,32 @@ void Graph::materialize(int32_t id) {
   const LazyRecord &r = records_[k];
   if (r.rolled && result > 0) {
     // Call `step`'s other result: row `step` of the scan's stacked output.
-    Location saved = loc_;
-    loc_ = r.loc;
+    LocationScope at(loc_, r.loc);
     int32_t row = indexNow(r.base + static_cast<int32_t>(result), r.row);
-    loc_ = saved;
     values_[id] = values_[row];
     return;
   }
-  if (r.isCall)
-    buildChainUpTo(r.rolled ? r.chainLast : k);
+  if (r.rolled)
+    unrollChain(k);
+  else if (r.isCall)
+    buildChainUpTo(k);
   else
     build(k);
+}
+
+void Graph::unrollChain(size_t k) {
+  // Records pending now are built where they are, at the end.
+  if (pendingBegin_ < records_.size())
+    flushPending(-1);
+  // The calls go where the scan is: before every op using its values, which
+  // then use theirs.
+  Operation *scan = values_[records_[k].base].getDefiningOp();
+  OpBuilder::InsertionGuard keep(builder_);
+  builder_.setInsertionPoint(scan);
+  bool wasUnrolling = unrolling_;
+  unrolling_ = true;
+  auto restore = llvm::make_scope_exit([&] { unrolling_ = wasUnrolling; });
+  buildChainUpTo(records_[k].chainLast);
 }
 
 void Graph::flushPending(int32_t asked) {
@@ -122,8 +151,7 @@ void Graph::build(size_t k) {
   if (pendingBegin_ < records_.size())
     flushPending(-1);
   const LazyRecord &r = records_[k];
-  Location saved = loc_;
-  loc_ = r.loc;
+  LocationScope at(loc_, r.loc);
   if (!r.isCall) {
     int32_t v = indexNow(r.base, r.row);
     values_[r.id] = values_[v];
@@ -147,7 +175,6 @@ void Graph::build(size_t k) {
     }
     replaceUnrolled(op);
   }
-  loc_ = saved;
   records_[k].built = true;
 }
 
@@ -281,8 +308,7 @@ bool Graph::rollPending(size_t begin, size_t end, int32_t asked) {
     if (!used(k))
       build(k);
   int64_t n = static_cast<int64_t>(calls.size());
-  Location saved = loc_;
-  loc_ = FusedLoc::get(&ctx_, {first.loc, last.loc});
+  std::optional<LocationScope> at(std::in_place, loc_, FusedLoc::get(&ctx_, {first.loc, last.loc}));
   std::vector<int32_t> args{firstArgs.front()};
   std::vector<bool> mapped{false};
   for (size_t j = 1; j < firstArgs.size(); ++j) {
@@ -306,7 +332,7 @@ bool Graph::rollPending(size_t begin, size_t end, int32_t asked) {
   }
   std::vector<int32_t> scanned =
       scan(lazyCallees_.lookup(first.fn), n, std::move(args), std::move(mapped));
-  loc_ = saved;
+  at.reset();
   values_[last.id] = values_[scanned.front()];
   for (size_t i = 0; i < calls.size(); ++i) {
     LazyRecord &c = records_[calls[i]];

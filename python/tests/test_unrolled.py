@@ -320,7 +320,7 @@ def test_unrolled_chain_is_traced_as_one_scan():
     assert "count 500" in fn.mlir()
 
 
-@pytest.mark.parametrize("kept", ["forward", "reversed", "one"])
+@pytest.mark.parametrize("kept", ["forward", "reversed", "one", "sumsqr", "negated"])
 def test_states_kept_from_the_loop(cache, kept):
     """States kept from inside the loop and used after it: the chain is built as
     calls (the state after step 5 first, or the final state first and a kept
@@ -336,6 +336,10 @@ def test_states_kept_from_the_loop(cache, kept):
             return sc.stack(states)
         if kept == "reversed":
             return sc.stack(states[::-1])
+        if kept == "sumsqr":  # the final state used (rolled) before the kept one
+            return sc.sumsqr(z) + sc.sumsqr(states[5])
+        if kept == "negated":
+            return -z + states[5]
         return z + states[5]
     kept_states.__name__ = f"kept_{kept}"
     fn = sc.function(sc.arg("z0", 2), sc.arg("us", n), outputs=sc.arg("out"))(kept_states)
@@ -347,7 +351,8 @@ def test_states_kept_from_the_loop(cache, kept):
         z = states[-1]
         states.append(np.array([z[0] + 0.1 * z[1], z[1] + 0.1 * np.sin(u)]))
     want = {"forward": np.stack(states[1:]), "reversed": np.stack(states[1:][::-1]),
-            "one": states[-1] + states[6]}[kept]
+            "one": states[-1] + states[6], "negated": -states[-1] + states[6],
+            "sumsqr": np.dot(states[-1], states[-1]) + np.dot(states[6], states[6])}[kept]
     np.testing.assert_allclose(fn(z0, us), want, rtol=1e-13, atol=1e-13)
 
 
@@ -396,3 +401,23 @@ def test_other_work_in_the_loop_builds_each_step(cache):
     zN, c = with_cost(z0, us)
     np.testing.assert_allclose(zN, reference(z0, us), rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(c, 0.5 * n * z0, rtol=1e-13)
+
+
+def test_final_and_kept_states_returned_together(cache):
+    """Two outputs, the final state and one kept from the loop: one graph of calls."""
+    euler, n = euler_step(), 20
+
+    @sc.function(sc.arg("z0", 2), sc.arg("us", n), outputs=(sc.arg("zN"), sc.arg("z6")))
+    def both(z0, us):
+        z, states = z0, []
+        for k in range(n):
+            z = euler(z, us[k])
+            states.append(z)
+        return z, states[5]
+
+    assert _ops(both, "scan") == 0 and _ops(both, "call") == n
+    rng = np.random.default_rng(10)
+    z0, us = rng.normal(size=2), rng.normal(size=n)
+    zN, z6 = both(z0, us)
+    np.testing.assert_allclose(zN, reference(z0, us), rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(z6, reference(z0, us[:6]), rtol=1e-13, atol=1e-13)

@@ -205,6 +205,12 @@ private:
   /// the replacement instead.
   llvm::DenseMap<mlir::Value, mlir::Value> unrolled_;
   void replaceUnrolled(mlir::Operation *op);
+  /// Builds the calls of rolled chain record `k` before its scan, and lets
+  /// them replace the scan's values.
+  void unrollChain(size_t k);
+  /// While a chain's calls are built before its scan, ops are not merged with
+  /// identical ones (which may come after the scan, too late for the calls).
+  bool unrolling_ = false;
   /// records_[pendingBegin_ ..] are pending: recorded since the last op built.
   size_t pendingBegin_ = 0;
   /// The record of each id recorded lazily (kNotLazy for the others, and
