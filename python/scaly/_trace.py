@@ -190,9 +190,9 @@ class Expr:
     # -- structure ---------------------------------------------------------
     def __getitem__(self, key):
         if type(key) is int:  # x[k], the index of unrolled loops: one call, no key parsing
-            row = self._g.index(self._id, key)
-            if row >= 0:
-                return Expr(self._g, row)
+            row = _scaly.trace_index(self, key)
+            if row is not None:
+                return row
         if isinstance(key, Expr) or (isinstance(key, tuple) and any(isinstance(k, Expr) for k in key)):
             raise TypeError("indexing with an Expr is not supported: indices must be static")
         basic = _basic_index(key, self.shape)

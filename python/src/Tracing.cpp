@@ -53,6 +53,34 @@ int lineOf(PyFrameObject *frame, PyCodeObject *code) {
   return p.line;
 }
 
+/// A code object's file and whether it is the scaly package's. Cached for
+/// the last few code objects (each kept alive by a reference): the same few
+/// functions of the package sit between the user's code and a binding.
+struct CodeInfo {
+  PyCodeObject *code = nullptr;
+  const char *file = nullptr; // its co_filename's text, alive with `code`
+  bool scaly = false;
+};
+const CodeInfo *codeInfo(PyCodeObject *code) {
+  static CodeInfo cache[8];
+  static unsigned next = 0;
+  for (const CodeInfo &c : cache)
+    if (c.code == code)
+      return &c;
+  const char *file = PyUnicode_AsUTF8(code->co_filename);
+  if (!file) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  CodeInfo &c = cache[next++ % 8];
+  Py_INCREF(code);
+  Py_XDECREF(c.code);
+  c = {code, file,
+       !scalyPackageDir.empty() &&
+           std::string_view(file).substr(0, scalyPackageDir.size()) == scalyPackageDir};
+  return &c;
+}
+
 void here(Graph &g) {
   if (scalyPackageDir.empty()) {
     // Tracing runs inside the imported package: its folder is known by now.
@@ -64,15 +92,11 @@ void here(Graph &g) {
   Py_XINCREF(frame);
   while (frame) {
     PyCodeObject *code = PyFrame_GetCode(frame);
-    const char *file = PyUnicode_AsUTF8(code->co_filename);
-    if (!file) {
-      PyErr_Clear();
-    } else if (scalyPackageDir.empty() ||
-               std::string_view(file).substr(0, scalyPackageDir.size()) != scalyPackageDir) {
+    if (const CodeInfo *info = codeInfo(code); info && !info->scaly) {
       int line = lineOf(frame, code);
       Py_DECREF(code);
       Py_DECREF(frame);
-      g.setLocation(file, line);
+      g.setLocation(info->file, line);
       return;
     }
     Py_DECREF(code);
@@ -146,6 +170,24 @@ py::object traceCall(const std::shared_ptr<trace::Function> &fn, const py::args 
   for (size_t k = 0; k < results.size(); ++k)
     out[k] = (*exprClass)(graphObject, results[k]);
   return out;
+}
+
+/// x[k] for an Expr `x` and an int k: the index of unrolled loops, in one
+/// call. None when x is a scalar or k out of range (Python reports it).
+py::object traceIndex(py::handle x, int64_t k) {
+  static py::handle graphName = PyUnicode_InternFromString("_g");
+  static py::handle idName = PyUnicode_InternFromString("_id");
+  py::object graphObject = x.attr(graphName);
+  Graph &graph = py::cast<Graph &>(graphObject);
+  int32_t id = py::cast<int32_t>(x.attr(idName)), row;
+  {
+    python::ContextGuard lock;
+    here(graph);
+    row = graph.index(id, k);
+  }
+  if (row < 0)
+    return py::none();
+  return (*exprClass)(graphObject, row);
 }
 
 } // namespace
@@ -243,6 +285,9 @@ void python::bindGraph(py::module_ &m) {
       exprClass = new py::object(); // kept until exit, as the class itself
     *exprClass = std::move(cls);
   }, "Registers the Python class of Exprs (scaly._trace.Expr) for trace_call");
+  m.def("trace_index", &traceIndex,
+        "x[k] for an Expr x and an int k (an Expr), or None when x is a scalar or k is out "
+        "of range");
   m.def("trace_call", &traceCall,
         "fn(*args) recorded in the graph of args when all are Exprs of one graph (one "
         "Expr, or a tuple of them); NotImplemented otherwise");
