@@ -124,18 +124,18 @@ using IndexArray = py::array_t<int64_t, py::array::c_style | py::array::forcecas
 template <typename T>
 constexpr const char *kVectorCapsule = nullptr;
 template <>
-constexpr const char *kVectorCapsule<int64_t> = "scaly.LargeVector<int64_t>";
+constexpr const char *kVectorCapsule<int64_t> = "scaly.vector<int64_t>";
 template <>
-constexpr const char *kVectorCapsule<uint8_t> = "scaly.LargeVector<uint8_t>";
+constexpr const char *kVectorCapsule<uint8_t> = "scaly.vector<uint8_t>";
 
 /// `v` as a NumPy array of `Element` that owns its buffer (handed over, not
-/// copied), read-only. A bool array is stored as bytes (LargeVector<bool>
+/// copied), read-only. A bool array is stored as bytes (std::vector<bool>
 /// would be bits).
 template <typename Element = int64_t, typename T>
-py::array_t<Element> toArray(LargeVector<T> &&v) {
+py::array_t<Element> toArray(std::vector<T> &&v) {
   static_assert(sizeof(Element) == sizeof(T), "an array reads the vector's bytes as they are");
-  using Shared = std::shared_ptr<const LargeVector<T>>;
-  auto *owned = new Shared(std::make_shared<const LargeVector<T>>(std::move(v)));
+  using Shared = std::shared_ptr<const std::vector<T>>;
+  auto *owned = new Shared(std::make_shared<const std::vector<T>>(std::move(v)));
   py::capsule release(owned, kVectorCapsule<T>, [](PyObject *capsule) {
     delete static_cast<Shared *>(PyCapsule_GetPointer(capsule, kVectorCapsule<T>));
   });
@@ -165,7 +165,7 @@ trace::IndexTable indexTable(const std::string &name, py::handle values) {
   if (array.ndim() != 1)
     throw std::invalid_argument("set_output_sparsity: table '" + name +
                                 "' must be one-dimensional");
-  return std::make_shared<const LargeVector<int64_t>>(array.data(), array.data() + array.size());
+  return std::make_shared<const std::vector<int64_t>>(array.data(), array.data() + array.size());
 }
 
 /// The structural pattern of d(output `of`) / d(input `wrt`) of `fn`, in
@@ -363,7 +363,7 @@ void python::bindInspection(py::module_ &m) {
       if (colour[v] < 0 || colour[v] >= vertices)
         throw std::invalid_argument("compressed_positions: colour " + std::to_string(colour[v]) +
                                     " out of range [0, " + std::to_string(vertices) + ")");
-    LargeVector<int64_t> index(p.row.size());
+    std::vector<int64_t> index(p.row.size());
     for (int64_t j = 0; j < ncol; ++j)
       for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k)
         index[k] = forward ? colour[j] * nrow + p.row[k] : colour[p.row[k]] * ncol + j;
@@ -382,8 +382,8 @@ void python::bindInspection(py::module_ &m) {
     // Per stored entry (i, j), where it is read in the compressed product
     // (colour-major, n values per colour): here rather than in NumPy, whose
     // temporaries were five arrays of nnz at n = 10^5.
-    LargeVector<uint8_t> source(fromRow.size());
-    LargeVector<int64_t> index(fromRow.size());
+    std::vector<uint8_t> source(fromRow.size());
+    std::vector<int64_t> index(fromRow.size());
     for (int64_t j = 0; j < n; ++j)
       for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
         int64_t i = p.row[k];

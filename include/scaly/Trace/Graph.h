@@ -13,8 +13,6 @@
 #ifndef SCALY_TRACE_GRAPH_H
 #define SCALY_TRACE_GRAPH_H
 
-#include "scaly/Support/LargeArray.h"
-
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Value.h"
@@ -282,7 +280,7 @@ private:
 
 /// An index table of a sparse output. Shared, not copied, with the NumPy
 /// array it came from when that array is one Scaly made (megabytes at n = 10^5).
-using IndexTable = std::shared_ptr<const LargeVector<int64_t>>;
+using IndexTable = std::shared_ptr<const std::vector<int64_t>>;
 
 /// The pattern of a sparse output and the order its stored values are in:
 /// layout "csc" (tables colind, row: CasADi's encoding), "csr" (rowptr,

@@ -12,7 +12,6 @@
 #define SCALY_DIALECT_EXPR_SPARSITY_H
 
 #include "scaly/Dialect/Expr/ExprDialect.h"
-#include "scaly/Support/LargeArray.h"
 
 #include <cstdint>
 #include <string>
@@ -23,8 +22,8 @@ namespace scaly::expr {
 /// A sparsity pattern in compressed-column form (CasADi's encoding).
 struct SparsityPattern {
   int64_t nrow = 0, ncol = 0;
-  LargeVector<int64_t> colind; ///< ncol + 1 column starts
-  LargeVector<int64_t> row;    ///< the row of each stored value, by column
+  std::vector<int64_t> colind; ///< ncol + 1 column starts
+  std::vector<int64_t> row;    ///< the row of each stored value, by column
   int64_t nnz() const { return static_cast<int64_t>(row.size()); }
 };
 
@@ -57,9 +56,9 @@ SparsityPattern symmetricUnion(const PatternView &p);
 
 /// Colour of each column such that columns sharing a row differ (forward
 /// sweeps: one per colour). Greedy in natural order.
-LargeVector<int64_t> colourColumns(const PatternView &p);
+std::vector<int64_t> colourColumns(const PatternView &p);
 /// Colour of each row such that rows sharing a column differ (reverse sweeps).
-LargeVector<int64_t> colourRows(const PatternView &p);
+std::vector<int64_t> colourRows(const PatternView &p);
 /// A star colouring of a square, structurally symmetric pattern (a Hessian):
 /// adjacent columns differ and every path on four vertices uses at least
 /// three colours, so each entry can be read back from one compressed
@@ -67,7 +66,7 @@ LargeVector<int64_t> colourRows(const PatternView &p);
 /// H[i][j] is read from row i of the product at colour[j] (j is the only
 /// column of that colour in row i); false when it is read from row j at
 /// colour[i] (std::logic_error when neither works).
-LargeVector<int64_t> starColouring(const PatternView &p, std::vector<bool> *fromRow = nullptr);
+std::vector<int64_t> starColouring(const PatternView &p, std::vector<bool> *fromRow = nullptr);
 
 } // namespace scaly::expr
 

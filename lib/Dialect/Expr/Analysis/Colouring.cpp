@@ -16,7 +16,6 @@
 
 using namespace mlir;
 using namespace scaly::expr;
-using scaly::LargeVector;
 
 namespace {
 
@@ -26,9 +25,9 @@ namespace {
 /// views keep pointing at its own storage.
 struct Adjacency {
   ArrayRef<int64_t> start, to;
-  LargeVector<int64_t> ownedStart, ownedTo;
+  std::vector<int64_t> ownedStart, ownedTo;
   Adjacency(ArrayRef<int64_t> start, ArrayRef<int64_t> to) : start(start), to(to) {}
-  Adjacency(LargeVector<int64_t> s, LargeVector<int64_t> t)
+  Adjacency(std::vector<int64_t> s, std::vector<int64_t> t)
       : ownedStart(std::move(s)), ownedTo(std::move(t)) {
     start = ownedStart;
     to = ownedTo;
@@ -42,7 +41,7 @@ struct Adjacency {
 
 /// The stored entries of `p` by row: the columns of each row, ascending.
 Adjacency columnsByRow(const PatternView &p) {
-  LargeVector<int64_t> start, to;
+  std::vector<int64_t> start, to;
   groupByKey(p.nrow, [&](auto emit) {
     for (int64_t c = 0; c < p.ncol; ++c)
       for (int64_t k = p.colind[c]; k < p.colind[c + 1]; ++k)
@@ -75,10 +74,9 @@ bool isSymmetric(const PatternView &p) {
 }
 
 /// Greedy distance-2 colouring of the "left" vertices of a bipartite graph.
-LargeVector<int64_t> greedyPartial(const Adjacency &mine, const Adjacency &theirs,
+std::vector<int64_t> greedyPartial(const Adjacency &mine, const Adjacency &theirs,
                                    int64_t count) {
-  LargeVector<int64_t> colour(count, -1);
-  std::vector<int64_t> forbidden;
+  std::vector<int64_t> colour(count, -1), forbidden;
   for (int64_t v = 0; v < count; ++v) {
     for (int64_t r : mine[v])
       for (int64_t w : theirs[r])
@@ -99,7 +97,7 @@ LargeVector<int64_t> greedyPartial(const Adjacency &mine, const Adjacency &their
 /// from row i of the compressed product (starColouring's `fromRow`), with
 /// `rowCols` the columns of each row.
 std::vector<bool> readFromRow(const PatternView &p, const Adjacency &rowCols,
-                              const LargeVector<int64_t> &colour) {
+                              const std::vector<int64_t> &colour) {
   // Whether exactly one column of `row` carries colour `c`.
   auto uniqueIn = [&](int64_t row, int64_t c) {
     int count = 0;
@@ -146,21 +144,21 @@ SparsityPattern scaly::expr::symmetricUnion(const PatternView &p) {
   return s;
 }
 
-LargeVector<int64_t> scaly::expr::colourColumns(const PatternView &p) {
+std::vector<int64_t> scaly::expr::colourColumns(const PatternView &p) {
   return greedyPartial(rowsByColumn(p), columnsByRow(p), p.ncol);
 }
 
-LargeVector<int64_t> scaly::expr::colourRows(const PatternView &p) {
+std::vector<int64_t> scaly::expr::colourRows(const PatternView &p) {
   return greedyPartial(columnsByRow(p), rowsByColumn(p), p.nrow);
 }
 
-LargeVector<int64_t> scaly::expr::starColouring(const PatternView &p, std::vector<bool> *fromRow) {
+std::vector<int64_t> scaly::expr::starColouring(const PatternView &p, std::vector<bool> *fromRow) {
   if (p.nrow != p.ncol)
     throw std::invalid_argument("a star colouring needs a square pattern");
   // The adjacency graph: i ~ j when (i, j) or (j, i) is stored, i != j;
   // a symmetric pattern is its own (its diagonal skipped below).
   int64_t n = p.ncol;
-  LargeVector<int64_t> start(n + 1, 0), to;
+  std::vector<int64_t> start(n + 1, 0), to;
   bool symmetric = isSymmetric(p);
   if (!symmetric) {
     Adjacency byRow = columnsByRow(p);
@@ -185,8 +183,7 @@ LargeVector<int64_t> scaly::expr::starColouring(const PatternView &p, std::vecto
   // neighbours' neighbours, and, for a coloured neighbour w, the colour of a
   // neighbour x of w when x has a neighbour y != w coloured like w (which
   // would make the path v-w-x-y two-coloured).
-  LargeVector<int64_t> colour(n, -1);
-  std::vector<int64_t> forbidden;
+  std::vector<int64_t> colour(n, -1), forbidden;
   auto forbid = [&](int64_t c, int64_t v) {
     if (c < 0)
       return;

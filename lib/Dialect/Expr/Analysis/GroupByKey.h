@@ -16,8 +16,9 @@ namespace scaly::expr {
 /// emit(key, value) for every entry, the same way both times it is called;
 /// `start` gets keys + 1 offsets and `values` each key's values in the
 /// order they were emitted.
-template <typename ForEach, typename Vector>
-void groupByKey(int64_t keys, ForEach forEach, Vector &start, Vector &values) {
+template <typename ForEach>
+void groupByKey(int64_t keys, ForEach forEach, std::vector<int64_t> &start,
+                std::vector<int64_t> &values) {
   start.assign(keys + 1, 0);
   forEach([&](int64_t key, int64_t) { ++start[key + 1]; });
   for (int64_t k = 0; k < keys; ++k)
