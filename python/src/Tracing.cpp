@@ -8,6 +8,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <pybind11/stl.h>
+#include <structmember.h>
 
 #include <string>
 #include <string_view>
@@ -130,8 +131,44 @@ auto located(R (*body)(Graph &, A...)) {
 }
 
 /// The class of Python's Exprs (scaly._trace.Expr), registered when that
-/// module is imported: trace_call makes its results.
+/// module is imported: trace_call and trace_index make their results.
 py::object *exprClass = nullptr;
+/// Where an Expr keeps its three slots (_g, _id, _blocked): an unrolled
+/// step makes two Exprs, filled here as Expr.__init__ fills them, without
+/// running it (0.1 us each).
+Py_ssize_t graphSlot = -1, idSlot = -1, blockedSlot = -1;
+
+/// The offset of slot `name` of `cls` (a __slots__ member), or -1.
+Py_ssize_t slotOffset(py::handle cls, const char *name) {
+  py::object member = py::getattr(cls, name, py::none());
+  if (!Py_IS_TYPE(member.ptr(), &PyMemberDescr_Type))
+    return -1;
+  PyMemberDef *def = reinterpret_cast<PyMemberDescrObject *>(member.ptr())->d_member;
+  return def->type == T_OBJECT_EX ? def->offset : -1;
+}
+
+/// Expr(graph, id): the slots set directly when they were found, else by
+/// calling the class.
+py::object makeExpr(const py::object &graph, int32_t id) {
+  if (graphSlot < 0 || idSlot < 0 || blockedSlot < 0)
+    return (*exprClass)(graph, id);
+  auto *type = reinterpret_cast<PyTypeObject *>(exprClass->ptr());
+  PyObject *value = PyLong_FromLong(id);
+  if (!value)
+    throw py::error_already_set();
+  PyObject *expr = type->tp_alloc(type, 0);
+  if (!expr) {
+    Py_DECREF(value);
+    throw py::error_already_set();
+  }
+  auto slot = [&](Py_ssize_t offset) -> PyObject *& {
+    return *reinterpret_cast<PyObject **>(reinterpret_cast<char *>(expr) + offset);
+  };
+  slot(graphSlot) = Py_NewRef(graph.ptr());
+  slot(idSlot) = value;
+  slot(blockedSlot) = Py_NewRef(Py_False);
+  return py::reinterpret_steal<py::object>(expr);
+}
 
 /// `fn(*args)` recorded in the graph of `args`, all Exprs of one graph, as
 /// Function._call_traced records it, in one call: the step of an unrolled
@@ -165,10 +202,10 @@ py::object traceCall(const std::shared_ptr<trace::Function> &fn, const py::args 
     results = graph.call(fn, std::vector<int32_t>(ids.begin(), ids.end()));
   }
   if (results.size() == 1)
-    return (*exprClass)(graphObject, results[0]);
+    return makeExpr(graphObject, results[0]);
   py::tuple out(results.size());
   for (size_t k = 0; k < results.size(); ++k)
-    out[k] = (*exprClass)(graphObject, results[k]);
+    out[k] = makeExpr(graphObject, results[k]);
   return out;
 }
 
@@ -187,7 +224,7 @@ py::object traceIndex(py::handle x, int64_t k) {
   }
   if (row < 0)
     return py::none();
-  return (*exprClass)(graphObject, row);
+  return makeExpr(graphObject, row);
 }
 
 } // namespace
@@ -283,6 +320,12 @@ void python::bindGraph(py::module_ &m) {
   m.def("register_expr_class", [](py::object cls) {
     if (!exprClass)
       exprClass = new py::object(); // kept until exit, as the class itself
+    // Slots filled directly only while these are all an Expr has.
+    bool three = py::str(py::getattr(cls, "__slots__", py::none())).cast<std::string>() ==
+                 "('_g', '_id', '_blocked')";
+    graphSlot = three ? slotOffset(cls, "_g") : -1;
+    idSlot = three ? slotOffset(cls, "_id") : -1;
+    blockedSlot = three ? slotOffset(cls, "_blocked") : -1;
     *exprClass = std::move(cls);
   }, "Registers the Python class of Exprs (scaly._trace.Expr) for trace_call");
   m.def("trace_index", &traceIndex,

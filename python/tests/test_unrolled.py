@@ -421,3 +421,23 @@ def test_final_and_kept_states_returned_together(cache):
     zN, z6 = both(z0, us)
     np.testing.assert_allclose(zN, reference(z0, us), rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(z6, reference(z0, us[:6]), rtol=1e-13, atol=1e-13)
+
+
+def test_exprs_of_one_call_steps_are_plain_exprs():
+    """x[k] and a Function applied to Exprs are each one call into the graph, which
+    makes the Exprs itself: they are Exprs as Python makes them (graph, int id,
+    not blocked) and trace on as any other."""
+    from scaly._trace import Expr
+    euler, seen = euler_step(), {}
+
+    @sc.function(sc.arg("z0", 2), sc.arg("us", 3), outputs=sc.arg("zN"))
+    def one_step(z0, us):
+        u = us[1]
+        z = euler(z0, u)
+        for name, e in (("u", u), ("z", z)):
+            seen[name] = (type(e), e._g is us._g, type(e._id), e._blocked, e.shape)
+        return z * 2.0
+
+    assert seen == {"u": (Expr, True, int, False, ()), "z": (Expr, True, int, False, (2,))}
+    z0, us = np.array([0.5, -0.25]), np.array([0.1, 0.7, -0.3])
+    np.testing.assert_allclose(one_step(z0, us), 2 * reference(z0, us[1:2]), rtol=1e-14)
