@@ -174,9 +174,9 @@ py::object makeExpr(const py::object &graph, int32_t id) {
 /// Function._call_traced records it, in one call: the step of an unrolled
 /// loop spends its time here. NotImplemented for anything else (Python then
 /// converts the arguments, or reports what is wrong).
-py::object traceCall(const std::shared_ptr<trace::Function> &fn, const py::args &args) {
+py::object traceCall(const std::shared_ptr<trace::Function> &fn, PyObject *const *args,
+                     size_t n) {
   py::object notImplemented = py::reinterpret_borrow<py::object>(Py_NotImplemented);
-  size_t n = args.size();
   if (!exprClass || n == 0 || n != fn->inputs.size())
     return notImplemented;
   // Interned once and kept (never destroyed after the interpreter).
@@ -184,7 +184,8 @@ py::object traceCall(const std::shared_ptr<trace::Function> &fn, const py::args 
   static py::handle idName = PyUnicode_InternFromString("_id");
   py::object graphObject;
   llvm::SmallVector<int32_t, 8> ids;
-  for (py::handle a : args) {
+  for (size_t i = 0; i < n; ++i) {
+    py::handle a(args[i]);
     if (Py_TYPE(a.ptr()) != reinterpret_cast<PyTypeObject *>(exprClass->ptr()))
       return notImplemented;
     py::object g = a.attr(graphName);
@@ -226,6 +227,62 @@ py::object traceIndex(py::handle x, int64_t k) {
     return py::none();
   return makeExpr(graphObject, row);
 }
+
+/// Runs `body` as a Python function's body: C++ exceptions become the
+/// Python ones pybind11 would raise (null returned).
+template <typename Body>
+PyObject *asPython(Body body) {
+  try {
+    return body().release().ptr();
+  } catch (py::error_already_set &e) {
+    e.restore();
+  } catch (const py::cast_error &) {
+    PyErr_SetString(PyExc_TypeError, "expected an Expr and an int (trace_index) or a traced "
+                                     "Function and Exprs (trace_call)");
+  } catch (const std::invalid_argument &e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const std::length_error &e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const std::out_of_range &e) {
+    PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const std::exception &e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+// trace_index and trace_call run once or twice per step of an unrolled loop:
+// plain vectorcall functions, without pybind11's argument dispatch.
+PyObject *traceIndexEntry(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  return asPython([&] {
+    if (nargs != 2)
+      throw std::invalid_argument("trace_index(x, k) takes 2 arguments");
+    long long k = PyLong_AsLongLong(args[1]);
+    if (k == -1 && PyErr_Occurred())
+      throw py::error_already_set();
+    return traceIndex(args[0], k);
+  });
+}
+
+PyObject *traceCallEntry(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  return asPython([&] {
+    if (nargs < 1)
+      throw std::invalid_argument("trace_call(fn, *args) needs a traced Function");
+    auto fn = py::cast<std::shared_ptr<trace::Function>>(py::handle(args[0]));
+    return traceCall(fn, args + 1, static_cast<size_t>(nargs - 1));
+  });
+}
+
+PyMethodDef tracingEntries[] = {
+    {"trace_index", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&traceIndexEntry)),
+     METH_FASTCALL,
+     "trace_index(x, k): x[k] for an Expr x and an int k (an Expr), or None when x is a "
+     "scalar or k is out of range"},
+    {"trace_call", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&traceCallEntry)),
+     METH_FASTCALL,
+     "trace_call(fn, *args): fn(*args) recorded in the graph of args when all are Exprs of "
+     "one graph (one Expr, or a tuple of them); NotImplemented otherwise"},
+    {nullptr, nullptr, 0, nullptr}};
 
 } // namespace
 
@@ -328,10 +385,6 @@ void python::bindGraph(py::module_ &m) {
     blockedSlot = three ? slotOffset(cls, "_blocked") : -1;
     *exprClass = std::move(cls);
   }, "Registers the Python class of Exprs (scaly._trace.Expr) for trace_call");
-  m.def("trace_index", &traceIndex,
-        "x[k] for an Expr x and an int k (an Expr), or None when x is a scalar or k is out "
-        "of range");
-  m.def("trace_call", &traceCall,
-        "fn(*args) recorded in the graph of args when all are Exprs of one graph (one "
-        "Expr, or a tuple of them); NotImplemented otherwise");
+  if (PyModule_AddFunctions(m.ptr(), tracingEntries) < 0)
+    throw py::error_already_set();
 }

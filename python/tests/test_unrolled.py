@@ -441,3 +441,16 @@ def test_exprs_of_one_call_steps_are_plain_exprs():
     assert seen == {"u": (Expr, True, int, False, ()), "z": (Expr, True, int, False, (2,))}
     z0, us = np.array([0.5, -0.25]), np.array([0.1, 0.7, -0.3])
     np.testing.assert_allclose(one_step(z0, us), 2 * reference(z0, us[1:2]), rtol=1e-14)
+
+
+def test_one_call_paths_hand_back_what_they_cannot_record():
+    """trace_call answers NotImplemented for arguments that are not Exprs of one graph
+    (Function.__call__ then converts them or reports them); wrong arguments are errors."""
+    from scaly import _scaly
+    euler = euler_step()
+    assert _scaly.trace_call(euler._traced, np.zeros(2), 0.5) is NotImplemented
+    assert _scaly.trace_call(euler._traced) is NotImplemented
+    with pytest.raises(TypeError, match="traced Function"):
+        _scaly.trace_call(3, 4)
+    with pytest.raises(ValueError, match="takes 2 arguments"):
+        _scaly.trace_index(1)
