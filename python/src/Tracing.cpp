@@ -48,9 +48,10 @@ int lineOf(PyFrameObject *frame, PyCodeObject *code) {
     if (p.code == code && p.instruction == instruction)
       return p.line;
   Place &p = places[next++ % 4];
-  Py_INCREF(code);
-  Py_XDECREF(p.code);
-  p = {code, instruction, PyFrame_GetLineNumber(frame)};
+  PyCodeObject *old = p.code;
+  p = {reinterpret_cast<PyCodeObject *>(Py_NewRef(code)), instruction,
+       PyFrame_GetLineNumber(frame)};
+  Py_XDECREF(old); // last: freeing it may run Python code, which finds the cache whole
   return p.line;
 }
 
@@ -74,11 +75,11 @@ const CodeInfo *codeInfo(PyCodeObject *code) {
     return nullptr;
   }
   CodeInfo &c = cache[next++ % 8];
-  Py_INCREF(code);
-  Py_XDECREF(c.code);
-  c = {code, file,
+  PyCodeObject *old = c.code;
+  c = {reinterpret_cast<PyCodeObject *>(Py_NewRef(code)), file,
        !scalyPackageDir.empty() &&
            std::string_view(file).substr(0, scalyPackageDir.size()) == scalyPackageDir};
+  Py_XDECREF(old); // last: freeing it may run Python code, which finds the cache whole
   return &c;
 }
 
@@ -143,16 +144,21 @@ Py_ssize_t slotOffset(py::handle cls, const char *name) {
   py::object member = py::getattr(cls, name, py::none());
   if (!Py_IS_TYPE(member.ptr(), &PyMemberDescr_Type))
     return -1;
-  PyMemberDef *def = reinterpret_cast<PyMemberDescrObject *>(member.ptr())->d_member;
-  return def->type == T_OBJECT_EX ? def->offset : -1;
+  auto *descr = reinterpret_cast<PyMemberDescrObject *>(member.ptr());
+  if (reinterpret_cast<PyObject *>(descr->d_common.d_type) != cls.ptr()) // not inherited
+    return -1;
+  return descr->d_member->type == T_OBJECT_EX ? descr->d_member->offset : -1;
 }
 
 /// Expr(graph, id): the slots set directly when they were found, else by
 /// calling the class.
 py::object makeExpr(const py::object &graph, int32_t id) {
-  if (graphSlot < 0 || idSlot < 0 || blockedSlot < 0)
-    return (*exprClass)(graph, id);
-  auto *type = reinterpret_cast<PyTypeObject *>(exprClass->ptr());
+  // Read once: nothing below may see another class's layout.
+  py::object cls = *exprClass;
+  Py_ssize_t graphAt = graphSlot, idAt = idSlot, blockedAt = blockedSlot;
+  if (graphAt < 0 || idAt < 0 || blockedAt < 0)
+    return cls(graph, id);
+  auto *type = reinterpret_cast<PyTypeObject *>(cls.ptr());
   PyObject *value = PyLong_FromLong(id);
   if (!value)
     throw py::error_already_set();
@@ -164,9 +170,9 @@ py::object makeExpr(const py::object &graph, int32_t id) {
   auto slot = [&](Py_ssize_t offset) -> PyObject *& {
     return *reinterpret_cast<PyObject **>(reinterpret_cast<char *>(expr) + offset);
   };
-  slot(graphSlot) = Py_NewRef(graph.ptr());
-  slot(idSlot) = value;
-  slot(blockedSlot) = Py_NewRef(Py_False);
+  slot(graphAt) = Py_NewRef(graph.ptr());
+  slot(idAt) = value;
+  slot(blockedAt) = Py_NewRef(Py_False);
   return py::reinterpret_steal<py::object>(expr);
 }
 
@@ -213,6 +219,8 @@ py::object traceCall(const std::shared_ptr<trace::Function> &fn, PyObject *const
 /// x[k] for an Expr `x` and an int k: the index of unrolled loops, in one
 /// call. None when x is a scalar or k out of range (Python reports it).
 py::object traceIndex(py::handle x, int64_t k) {
+  if (!exprClass)
+    return py::none();
   static py::handle graphName = PyUnicode_InternFromString("_g");
   static py::handle idName = PyUnicode_InternFromString("_id");
   py::object graphObject = x.attr(graphName);
@@ -241,12 +249,18 @@ PyObject *asPython(Body body) {
                                      "Function and Exprs (trace_call)");
   } catch (const std::invalid_argument &e) {
     PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (py::builtin_exception &e) {
+    e.set_error();
   } catch (const std::length_error &e) {
     PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const std::out_of_range &e) {
     PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const std::bad_alloc &) {
+    PyErr_NoMemory();
   } catch (const std::exception &e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_SystemError, "scaly: an unknown C++ exception while tracing");
   }
   return nullptr;
 }
@@ -256,7 +270,7 @@ PyObject *asPython(Body body) {
 PyObject *traceIndexEntry(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   return asPython([&] {
     if (nargs != 2)
-      throw std::invalid_argument("trace_index(x, k) takes 2 arguments");
+      throw py::type_error("trace_index(x, k) takes 2 arguments");
     long long k = PyLong_AsLongLong(args[1]);
     if (k == -1 && PyErr_Occurred())
       throw py::error_already_set();
@@ -267,7 +281,7 @@ PyObject *traceIndexEntry(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
 PyObject *traceCallEntry(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   return asPython([&] {
     if (nargs < 1)
-      throw std::invalid_argument("trace_call(fn, *args) needs a traced Function");
+      throw py::type_error("trace_call(fn, *args) needs a traced Function");
     auto fn = py::cast<std::shared_ptr<trace::Function>>(py::handle(args[0]));
     return traceCall(fn, args + 1, static_cast<size_t>(nargs - 1));
   });
@@ -375,15 +389,25 @@ void python::bindGraph(py::module_ &m) {
       .def("inputs", &Graph::inputs);
 
   m.def("register_expr_class", [](py::object cls) {
+    if (!PyType_Check(cls.ptr()))
+      throw py::type_error("register_expr_class: expected a class");
+    // Slots filled directly only while these, its own, are all an Expr has.
+    py::object slots = py::reinterpret_borrow<py::dict>(
+                           reinterpret_cast<PyTypeObject *>(cls.ptr())->tp_dict)
+                           .attr("get")("__slots__");
+    bool three = py::str(slots).cast<std::string>() == "('_g', '_id', '_blocked')";
+    Py_ssize_t g = three ? slotOffset(cls, "_g") : -1, i = three ? slotOffset(cls, "_id") : -1,
+               b = three ? slotOffset(cls, "_blocked") : -1;
+    // The package's folder, for here(), known now rather than looked up
+    // under the context lock.
+    if (scalyPackageDir.empty()) {
+      std::string path = py::module_::import("scaly").attr("__file__").cast<std::string>();
+      scalyPackageDir = path.substr(0, path.rfind('/') + 1);
+    }
     if (!exprClass)
       exprClass = new py::object(); // kept until exit, as the class itself
-    // Slots filled directly only while these are all an Expr has.
-    bool three = py::str(py::getattr(cls, "__slots__", py::none())).cast<std::string>() ==
-                 "('_g', '_id', '_blocked')";
-    graphSlot = three ? slotOffset(cls, "_g") : -1;
-    idSlot = three ? slotOffset(cls, "_id") : -1;
-    blockedSlot = three ? slotOffset(cls, "_blocked") : -1;
     *exprClass = std::move(cls);
+    graphSlot = g, idSlot = i, blockedSlot = b;
   }, "Registers the Python class of Exprs (scaly._trace.Expr) for trace_call");
   if (PyModule_AddFunctions(m.ptr(), tracingEntries) < 0)
     throw py::error_already_set();

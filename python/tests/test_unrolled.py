@@ -452,5 +452,5 @@ def test_one_call_paths_hand_back_what_they_cannot_record():
     assert _scaly.trace_call(euler._traced) is NotImplemented
     with pytest.raises(TypeError, match="traced Function"):
         _scaly.trace_call(3, 4)
-    with pytest.raises(ValueError, match="takes 2 arguments"):
+    with pytest.raises(TypeError, match="takes 2 arguments"):
         _scaly.trace_index(1)
