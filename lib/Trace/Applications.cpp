@@ -108,12 +108,13 @@ std::vector<int32_t> Graph::call(std::shared_ptr<const Function> fn, std::vector
       ids[k] = first + static_cast<int32_t>(k);
     return ids;
   }
-  SmallVector<Value> operands = valuesOf(*this, args);
-  bool block = fn->block;
+  return applied(createCall(fn, valuesOf(*this, args)));
+}
+
+Operation *Graph::createCall(const std::shared_ptr<const Function> &fn, ValueRange operands) {
   StringRef callee = calleeSymbol(fn).getValue();
-  auto op = builder_.create<expr::CallOp>(loc_, types, callee,
-                                          operands, block, nullptr, nullptr);
-  return applied(op);
+  return builder_.create<expr::CallOp>(loc_, fn->portTypes(ctx_, true), callee, operands,
+                                       fn->block, nullptr, nullptr);
 }
 
 /// Checks derivative operands: fn's inputs, then one extra value per port

@@ -632,14 +632,18 @@ int32_t Graph::index(int32_t a, int64_t k) {
   return recordLazily(std::move(r));
 }
 
+int32_t Graph::rows(int32_t a, int64_t first, int64_t step, int64_t count) {
+  Shape sizes = shape(a);
+  std::vector<int64_t> starts(sizes.size(), 0), steps(sizes.size(), 1);
+  starts[0] = first;
+  steps[0] = step;
+  sizes[0] = count;
+  return slice(a, std::move(starts), std::move(steps), std::move(sizes));
+}
+
 int32_t Graph::indexNow(int32_t a, int64_t k) {
   Shape in = shape(a);
-  Shape rest(in.begin() + 1, in.end());
-  std::vector<int64_t> starts(in.size(), 0), steps(in.size(), 1);
-  starts[0] = k;
-  Shape sizes = in;
-  sizes[0] = 1;
-  return reshape(slice(a, std::move(starts), std::move(steps), std::move(sizes)), rest);
+  return reshape(rows(a, k, 1, 1), Shape(in.begin() + 1, in.end()));
 }
 
 int32_t Graph::transpose(int32_t a, std::vector<int64_t> perm) {

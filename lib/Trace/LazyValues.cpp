@@ -159,9 +159,7 @@ void Graph::build(size_t k) {
     SmallVector<Value> operands;
     for (int32_t a : argsOf(r))
       operands.push_back(value(a));
-    StringRef callee = calleeSymbol(lazyCallees_.lookup(r.fn)).getValue();
-    auto op = builder_.create<expr::CallOp>(loc_, r.fn->portTypes(ctx_, true), callee, operands,
-                                            r.fn->block, nullptr, nullptr);
+    Operation *op = createCall(lazyCallees_.lookup(r.fn), operands);
     for (auto [i, result] : llvm::enumerate(op->getResults())) {
       int32_t id = r.id + static_cast<int32_t>(i);
       ids_[result] = id;
@@ -308,36 +306,27 @@ bool Graph::rollPending(size_t begin, size_t end, int32_t asked) {
     if (!used(k))
       build(k);
   int64_t n = static_cast<int64_t>(calls.size());
-  std::optional<LocationScope> at(std::in_place, loc_, FusedLoc::get(&ctx_, {first.loc, last.loc}));
   std::vector<int32_t> args{firstArgs.front()};
   std::vector<bool> mapped{false};
-  for (size_t j = 1; j < firstArgs.size(); ++j) {
-    const Walk &w = walks[j];
-    mapped.push_back(w.rows && w.delta != 0);
-    if (!w.rows) {
-      args.push_back(firstArgs[j]);
-      continue;
+  int32_t scanned;
+  {
+    // The slices and the scan stand for the whole chain: its first and last calls' places.
+    LocationScope at(loc_, FusedLoc::get(&ctx_, {first.loc, last.loc}));
+    for (size_t j = 1; j < firstArgs.size(); ++j) {
+      const Walk &w = walks[j];
+      mapped.push_back(w.rows && w.delta != 0);
+      // The same row in every step is passed whole; walked rows as one slice.
+      args.push_back(!w.rows        ? firstArgs[j]
+                     : w.delta == 0 ? indexNow(w.base, w.first)
+                                    : rows(w.base, w.first, w.delta, n));
     }
-    if (w.delta == 0) { // the same row in every step: passed whole
-      args.push_back(indexNow(w.base, w.first));
-      continue;
-    }
-    Shape in = shape(w.base);
-    std::vector<int64_t> starts(in.size(), 0), steps(in.size(), 1);
-    starts[0] = w.first;
-    steps[0] = w.delta;
-    Shape sizes = in;
-    sizes[0] = n;
-    args.push_back(slice(w.base, std::move(starts), std::move(steps), std::move(sizes)));
+    scanned = scan(lazyCallees_.lookup(first.fn), n, std::move(args), std::move(mapped)).front();
   }
-  std::vector<int32_t> scanned =
-      scan(lazyCallees_.lookup(first.fn), n, std::move(args), std::move(mapped));
-  at.reset();
-  values_[last.id] = values_[scanned.front()];
+  values_[last.id] = values_[scanned];
   for (size_t i = 0; i < calls.size(); ++i) {
     LazyRecord &c = records_[calls[i]];
     c.rolled = true;
-    c.base = scanned.front();
+    c.base = scanned;
     c.row = static_cast<int64_t>(i);
     c.chainLast = static_cast<uint32_t>(calls.back());
   }

@@ -236,8 +236,14 @@ private:
   void buildChainUpTo(size_t k);
   /// The type index() last took a row of, and the row's type.
   mlir::Type lastIndexed_, lastRow_;
+  /// Rows first, first + step, ... (count of them) of `a` along its leading
+  /// axis, as one slice.
+  int32_t rows(int32_t a, int64_t first, int64_t step, int64_t count);
   /// a[k] built at once (k in range, not negative).
   int32_t indexNow(int32_t a, int64_t k);
+  /// The call op of `fn` on `operands` (not yet recorded as the graph's).
+  mlir::Operation *createCall(const std::shared_ptr<const Function> &fn,
+                              mlir::ValueRange operands);
   /// The type of `id`, built or not.
   mlir::Type typeOf(int32_t id) const;
 
