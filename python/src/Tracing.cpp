@@ -28,8 +28,7 @@ trace::BinaryKind binaryKind(const std::string &op) {
 }
 
 
-/// The innermost Python frame outside the scaly package: where the user
-/// wrote the operation being traced (file:line locations in the IR).
+/// The folder of the scaly package: frames there are not the user's.
 std::string scalyPackageDir;
 
 /// The line `frame` (running `code`) is at. Cached for the last few places
@@ -83,6 +82,9 @@ const CodeInfo *codeInfo(PyCodeObject *code) {
   return &c;
 }
 
+/// Sets `g`'s location to the innermost Python frame outside the scaly
+/// package: where the user wrote the operation being traced (file:line
+/// locations in the IR).
 void here(Graph &g) {
   if (scalyPackageDir.empty()) {
     // Tracing runs inside the imported package: its folder is known by now.
@@ -109,14 +111,20 @@ void here(Graph &g) {
   g.setLocation("", 0);
 }
 
-/// A Graph method as a binding that takes the shared context (the graph
-/// builds ops in it) and records the caller's location first.
+/// `trace()` run on `g` holding the shared context (the graph builds ops in
+/// it), after recording the caller's location.
+template <typename Trace>
+auto atCaller(Graph &g, Trace trace) {
+  python::ContextGuard lock;
+  here(g);
+  return trace();
+}
+
+/// A Graph method as a binding that traces at the caller's location.
 template <typename R, typename... A>
 auto located(R (Graph::*method)(A...)) {
   return [method](Graph &g, A... args) -> R {
-    python::ContextGuard lock;
-    here(g);
-    return (g.*method)(std::forward<A>(args)...);
+    return atCaller(g, [&] { return (g.*method)(std::forward<A>(args)...); });
   };
 }
 
@@ -125,10 +133,16 @@ auto located(R (Graph::*method)(A...)) {
 template <typename R, typename... A>
 auto located(R (*body)(Graph &, A...)) {
   return [body](Graph &g, A... args) -> R {
-    python::ContextGuard lock;
-    here(g);
-    return body(g, std::forward<A>(args)...);
+    return atCaller(g, [&] { return body(g, std::forward<A>(args)...); });
   };
+}
+
+/// The graph object and the node of Expr `x` (its _g and _id), read by
+/// interned names (made once, kept past the interpreter's end).
+std::pair<py::object, int32_t> exprParts(py::handle x) {
+  static py::handle graphName = PyUnicode_InternFromString("_g");
+  static py::handle idName = PyUnicode_InternFromString("_id");
+  return {x.attr(graphName), py::cast<int32_t>(x.attr(idName))};
 }
 
 /// The class of Python's Exprs (scaly._trace.Expr), registered when that
@@ -185,29 +199,20 @@ py::object traceCall(const std::shared_ptr<trace::Function> &fn, PyObject *const
   py::object notImplemented = py::reinterpret_borrow<py::object>(Py_NotImplemented);
   if (!exprClass || n == 0 || n != fn->inputs.size())
     return notImplemented;
-  // Interned once and kept (never destroyed after the interpreter).
-  static py::handle graphName = PyUnicode_InternFromString("_g");
-  static py::handle idName = PyUnicode_InternFromString("_id");
   py::object graphObject;
-  llvm::SmallVector<int32_t, 8> ids;
+  std::vector<int32_t> ids;
   for (size_t i = 0; i < n; ++i) {
-    py::handle a(args[i]);
-    if (Py_TYPE(a.ptr()) != reinterpret_cast<PyTypeObject *>(exprClass->ptr()))
+    if (Py_TYPE(args[i]) != reinterpret_cast<PyTypeObject *>(exprClass->ptr()))
       return notImplemented;
-    py::object g = a.attr(graphName);
+    auto [g, id] = exprParts(args[i]);
     if (!graphObject)
       graphObject = g;
     else if (!g.is(graphObject))
       return notImplemented;
-    ids.push_back(py::cast<int32_t>(a.attr(idName)));
+    ids.push_back(id);
   }
   Graph &graph = py::cast<Graph &>(graphObject);
-  std::vector<int32_t> results;
-  {
-    python::ContextGuard lock;
-    here(graph);
-    results = graph.call(fn, std::vector<int32_t>(ids.begin(), ids.end()));
-  }
+  std::vector<int32_t> results = atCaller(graph, [&] { return graph.call(fn, std::move(ids)); });
   if (results.size() == 1)
     return makeExpr(graphObject, results[0]);
   py::tuple out(results.size());
@@ -221,16 +226,9 @@ py::object traceCall(const std::shared_ptr<trace::Function> &fn, PyObject *const
 py::object traceIndex(py::handle x, int64_t k) {
   if (!exprClass)
     return py::none();
-  static py::handle graphName = PyUnicode_InternFromString("_g");
-  static py::handle idName = PyUnicode_InternFromString("_id");
-  py::object graphObject = x.attr(graphName);
+  auto [graphObject, id] = exprParts(x);
   Graph &graph = py::cast<Graph &>(graphObject);
-  int32_t id = py::cast<int32_t>(x.attr(idName)), row;
-  {
-    python::ContextGuard lock;
-    here(graph);
-    row = graph.index(id, k);
-  }
+  int32_t row = atCaller(graph, [&] { return graph.index(id, k); });
   if (row < 0)
     return py::none();
   return makeExpr(graphObject, row);
