@@ -186,6 +186,14 @@ py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of, 
                         toArray(std::move(p->row)));
 }
 
+/// Where entry (i, j) is read in a compressed product of nrow x ncol: in
+/// sweep colour[j] at row i (forward: nrow values per sweep), or in sweep
+/// colour[i] at column j (reverse: ncol values per sweep).
+int64_t productPosition(bool forward, const int64_t *colour, int64_t i, int64_t j, int64_t nrow,
+                        int64_t ncol) {
+  return forward ? colour[j] * nrow + i : colour[i] * ncol + j;
+}
+
 /// `colind` and `row` checked as a compressed-column pattern and read in
 /// place (the arrays outlive the call that uses the view).
 expr::PatternView patternFrom(int64_t nrow, int64_t ncol, const IndexArray &colindArray,
@@ -345,10 +353,8 @@ void python::bindInspection(py::module_ &m) {
   }, "Greedy colouring of rows so that rows sharing a column differ");
   m.def("compressed_positions", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row,
                                    IndexArray colours, bool forward) {
-    // Where each stored entry (i, j) is read in the compressed product:
-    // sweep colour[j] at row i (forward: nrow values per sweep), or sweep
-    // colour[i] at column j (reverse: ncol per sweep). One pass, one array
-    // (NumPy built it from three arrays of nnz at n = 10^5).
+    // Where each stored entry is read in the compressed product. One pass,
+    // one array (NumPy built it from three arrays of nnz at n = 10^5).
     auto p = patternFrom(nrow, ncol, colind, row);
     int64_t vertices = forward ? ncol : nrow;
     if (colours.ndim() != 1 || colours.size() != vertices)
@@ -366,7 +372,7 @@ void python::bindInspection(py::module_ &m) {
     std::vector<int64_t> index(p.row.size());
     for (int64_t j = 0; j < ncol; ++j)
       for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k)
-        index[k] = forward ? colour[j] * nrow + p.row[k] : colour[p.row[k]] * ncol + j;
+        index[k] = productPosition(forward, colour, p.row[k], j, nrow, ncol);
     return toArray(std::move(index));
   }, "Per stored entry, its position in the compressed product of a forward (colour per "
      "column) or reverse (colour per row) colouring");
@@ -379,8 +385,9 @@ void python::bindInspection(py::module_ &m) {
     auto p = patternFrom(n, n, colind, row);
     std::vector<bool> fromRow;
     auto colour = expr::starColouring(p, &fromRow);
-    // Per stored entry (i, j), where it is read in the compressed product
-    // (colour-major, n values per colour): here rather than in NumPy, whose
+    // Per stored entry (i, j), where it is read in the compressed product: at
+    // row i of colour[j] (fromRow) or at row j of colour[i], as a forward
+    // sweep's and its transpose's. Here rather than in NumPy, whose
     // temporaries were five arrays of nnz at n = 10^5.
     std::vector<uint8_t> source(fromRow.size());
     std::vector<int64_t> index(fromRow.size());
@@ -388,7 +395,8 @@ void python::bindInspection(py::module_ &m) {
       for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
         int64_t i = p.row[k];
         source[k] = fromRow[k];
-        index[k] = fromRow[k] ? colour[j] * n + i : colour[i] * n + j;
+        index[k] = fromRow[k] ? productPosition(true, colour.data(), i, j, n, n)
+                              : productPosition(true, colour.data(), j, i, n, n);
       }
     return py::make_tuple(toArray(std::move(colour)), toArray<bool>(std::move(source)),
                           toArray(std::move(index)));
