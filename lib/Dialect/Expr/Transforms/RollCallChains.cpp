@@ -34,8 +34,9 @@ using namespace scaly::expr;
 
 namespace {
 
-/// Shorter chains stay calls: their C stays as it was.
-constexpr size_t kMinChain = 16;
+/// Shorter chains stay calls: their C stays as it was. The tracer rolls by
+/// the same rule (ExprDialect.h).
+constexpr size_t kMinChain = kMinRolledChain;
 
 /// The slice an operand is, directly or through a reshape (integer indexing
 /// traces to a slice of size 1 and a reshape dropping the axis).
