@@ -20,6 +20,7 @@
 #include "scaly/JIT/ObjectLoader.h"
 #include "clang/Basic/Version.h"
 
+#include "HeapPolicy.h"
 #include "Inspection.h"
 #include "Kernel.h"
 #include "Tracing.h"
@@ -483,6 +484,8 @@ python::ContextGuard::~ContextGuard() { contextLock.unlock(); }
 mlir::MLIRContext &python::context() { return sharedContext(); }
 
 PYBIND11_MODULE(_scaly, m) {
+  // Before the warm-up thread's first compile allocates anything.
+  bool heapPolicy = python::applyHeapPolicy();
   startWarmup();
   m.doc() = "Scaly core: tracing graph, traced functions, C code generation";
   py::register_exception_translator([](std::exception_ptr p) {
@@ -626,6 +629,7 @@ PYBIND11_MODULE(_scaly, m) {
     py::gil_scoped_release release;
     joinWarmup();
   }, "Wait for the background warm-up (forks and interpreter exit do)");
+  m.attr("heap_policy") = heapPolicy;
   m.def("clang_version", &jit::clangVersion);
   m.def("host_cpu", &jit::hostCPU, "The host CPU name and features that -march=native selects");
   m.def("native_counters", [] {

@@ -416,3 +416,43 @@ def test_header_without_sparse_tables_drops_exactly_the_table_macros_of_every_en
     assert without.header.count(note) == 2
     assert without.header.replace(note, "") == "".join(kept)
     assert "_NNZ" in without.header
+
+
+HEAP_PROBE = """
+import ctypes, json
+import scaly
+from scaly import _scaly
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.free.argtypes = [ctypes.c_void_p]
+libc.mallinfo2.restype = MallInfo2
+mapped = libc.mallinfo2().hblkhd
+block = libc.malloc(8 << 20)
+grew = libc.mallinfo2().hblkhd - mapped
+libc.free(block)
+print(json.dumps({"policy": _scaly.heap_policy, "mapped_bytes": grew}))
+"""
+
+
+@pytest.mark.parametrize("env, applied", [
+    ({}, True),
+    ({"SCALY_HEAP_POLICY": "0"}, False),
+    ({"GLIBC_TUNABLES": "glibc.malloc.trim_threshold=131072"}, False),
+    ({"MALLOC_MMAP_THRESHOLD_": "131072"}, False),
+])
+def test_heap_policy_serves_megabyte_blocks_from_the_heap_unless_the_user_chose(cache, env, applied):
+    # glibc maps an 8 MiB block on its own by default (fresh pages on every
+    # use); under Scaly's policy it comes from the heap, whose freed memory
+    # the process keeps. Measured by glibc's own count of mapped bytes.
+    out = run_snippet(HEAP_PROBE, cache, env)
+    assert out["policy"] is applied
+    if applied:
+        assert out["mapped_bytes"] == 0
+    else:
+        assert out["mapped_bytes"] >= 8 << 20
