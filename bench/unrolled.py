@@ -12,8 +12,11 @@ busy machine), the size of the C and the number of `_raw` procedures in it.
   (`for k in range(N): z = euler(z, us[k])`), no `.block()`; scaly-roll-call-chains
   turns the chain into one loop;
 * blocked N: the same with `.block()` on the step;
-* irregular N: the same reading us[k * k % N], which no slice pattern describes: the
-  chain stays N calls of one procedure (the path every chain took before rolling);
+* irregular N: the same reading us[k * k % N], which no strided slice describes: the
+  chain becomes one gather of the rows (a table of N positions in the C) and one loop;
+* alternating N: two step functions (sin, then cos) called in turn, reading us[k],
+  which no scan describes: the body stays N calls of two procedures (the path every
+  chain took before rolling, and the test of Clang's time on long straight-line code);
 * nested D: D functions, each calling the previous one once (no `.block()`).
 """
 
@@ -37,7 +40,7 @@ CHILD = textwrap.dedent("""
 
     start = time.perf_counter()
     cpu_start = time.process_time()
-    if kind in ("unrolled", "blocked", "irregular"):
+    if kind in ("unrolled", "blocked", "irregular", "alternating"):
         block = kind == "blocked"
         pick = (lambda k: k * k % n) if kind == "irregular" else (lambda k: k)
 
@@ -46,11 +49,17 @@ CHILD = textwrap.dedent("""
             r = sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()])
             return r.block() if block else r
 
+        @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
+        def euler_cos(z, u):
+            return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.cos()])
+
+        steps = (euler, euler_cos) if kind == "alternating" else (euler,)
+
         @sc.function(sc.arg("z0", 2), sc.arg("us", n), outputs=sc.arg("zN"))
         def roll(z0, us):
             z = z0
             for k in range(n):
-                z = euler(z, us[pick(k)])
+                z = steps[k % len(steps)](z, us[pick(k)])
             return z
         fn = roll
     else:
@@ -101,20 +110,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,1000,10000")
     parser.add_argument("--depths", default="400")
-    parser.add_argument("--kinds", default="unrolled,blocked,irregular")
+    parser.add_argument("--kinds", default="unrolled,blocked,irregular,alternating")
     parser.add_argument("--timeout", type=float, default=600)
     args = parser.parse_args()
     cases = [(k, int(n)) for k in args.kinds.split(",") for n in args.sizes.split(",") if n]
     cases += [("nested", int(d)) for d in args.depths.split(",") if d]
-    print(f"{'case':<16}{'trace s':>9}{'render s':>10}{'compile s':>11}{'total s':>9}"
+    print(f"{'case':<18}{'trace s':>9}{'render s':>10}{'compile s':>11}{'total s':>9}"
           f"{'cpu s':>8}{'C bytes':>10}{'procs':>7}")
     for kind, n in cases:
         r = run(kind, n, args.timeout)
         label = f"{kind} {n}"
         if r is None:
-            print(f"{label:<16} timed out after {args.timeout:.0f} s", flush=True)
+            print(f"{label:<18} timed out after {args.timeout:.0f} s", flush=True)
             continue
-        print(f"{label:<16}{r['trace']:>9.3f}{r['render']:>10.3f}{r['compile']:>11.3f}"
+        print(f"{label:<18}{r['trace']:>9.3f}{r['render']:>10.3f}{r['compile']:>11.3f}"
               f"{r['total']:>9.3f}{r['cpu']:>8.3f}{r['c_bytes']:>10}{r['procedures']:>7}", flush=True)
 
 

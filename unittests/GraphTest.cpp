@@ -7,6 +7,7 @@
 
 #include "mlir/IR/MLIRContext.h"
 
+#include <functional>
 #include <gtest/gtest.h>
 
 using namespace scaly::trace;
@@ -133,10 +134,11 @@ bool inOrder(const Graph &g, const std::vector<int32_t> &results) {
 
 /// z after `n` steps z = step(z, us[k]) (states[k]: after step k).
 int32_t unrolled(Graph &g, std::shared_ptr<Function> step, int64_t n,
-                 std::vector<int32_t> *states = nullptr) {
+                 std::vector<int32_t> *states = nullptr,
+                 std::function<int64_t(int64_t)> row = [](int64_t k) { return k; }) {
   int32_t z = g.input(0, {2}, DType::F64), us = g.input(1, {n}, DType::F64);
   for (int64_t k = 0; k < n; ++k) {
-    z = g.call(step, {z, g.index(us, k)})[0];
+    z = g.call(step, {z, g.index(us, row(k))})[0];
     if (states)
       states->push_back(z);
   }
@@ -152,6 +154,21 @@ TEST(LazyValues, AnUnrolledChainIsOneScan) {
   EXPECT_EQ(liveOpNames(g, {z}), (std::vector<std::string>{"expr.scan"}));
   auto scan = llvm::cast<scaly::expr::ScanOp>(g.value(z).getDefiningOp());
   EXPECT_EQ(scan.getCount(), 40);
+}
+
+TEST(LazyValues, RowsNotEvenlySpacedAreOneGather) {
+  // Step k reads us[k // 2]: one gather of the rows in step order, then the
+  // scan over it; no call, slice or reshape of a step.
+  Graph g(context());
+  int32_t z = unrolled(g, stepFunction(), 40, nullptr, [](int64_t k) { return k / 2; });
+  EXPECT_EQ(liveOpNames(g, {z}), (std::vector<std::string>{"expr.gather", "expr.scan"}));
+  auto scan = llvm::cast<scaly::expr::ScanOp>(g.value(z).getDefiningOp());
+  auto gather = scan.getOperand(1).getDefiningOp<scaly::expr::GatherOp>();
+  ASSERT_TRUE(gather);
+  std::vector<int64_t> rows;
+  for (int64_t k = 0; k < 40; ++k)
+    rows.push_back(k / 2);
+  EXPECT_EQ(std::vector<int64_t>(gather.getIndices().begin(), gather.getIndices().end()), rows);
 }
 
 TEST(LazyValues, AShortChainKeepsItsCalls) {

@@ -646,6 +646,18 @@ int32_t Graph::indexNow(int32_t a, int64_t k) {
   return reshape(rows(a, k, 1, 1), Shape(in.begin() + 1, in.end()));
 }
 
+int32_t Graph::gatherRows(int32_t a, const std::vector<int64_t> &at) {
+  Shape stacked = shape(a);
+  int64_t perRow = numElements(Shape(stacked.begin() + 1, stacked.end()));
+  std::vector<int64_t> positions;
+  positions.reserve(at.size() * perRow);
+  for (int64_t row : at)
+    for (int64_t e = 0; e < perRow; ++e)
+      positions.push_back(row * perRow + e);
+  stacked[0] = static_cast<int64_t>(at.size());
+  return gather(a, std::move(positions), std::move(stacked));
+}
+
 int32_t Graph::transpose(int32_t a, std::vector<int64_t> perm) {
   std::string error;
   Shape out = rules::transpose(shape(a), perm, error);

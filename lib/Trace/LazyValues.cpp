@@ -13,10 +13,11 @@
 //  * but when the value asked for is the final state of a chain the pending
 //    records form (the pass's rule: at least kMinRolledChain calls of one
 //    function, each taking the previous call's first result first, and
-//    otherwise the same values or rows k0, k0 + d, k0 + 2d, ... of one array,
-//    with a floating-point state) or a record after the chain, the chain
-//    becomes one strided slice per walked array and one expr.scan, built
-//    where the chain's first call would have been.
+//    otherwise the same values or rows of one array, with a floating-point
+//    state) or a record after the chain, the chain becomes one expr.scan,
+//    built where the chain's first call would have been, walking each
+//    array's rows as one strided slice when they are evenly spaced
+//    (k0, k0 + d, k0 + 2d, ...) and as one gather otherwise.
 //
 // A record of a rolled chain is built if it is asked for later (a Python
 // variable kept from inside the loop): a call's other results are rows of
@@ -208,6 +209,7 @@ struct Walk {
   bool rows = false; ///< rows of `base` moving by `delta` (0: one row
   int32_t base = -1; ///< indexed again in each step); else the same value
   int64_t first = 0, delta = 0;
+  std::vector<int64_t> at; ///< each step's row, once they are not evenly spaced
 };
 
 } // namespace
@@ -249,7 +251,7 @@ bool Graph::rollPending(size_t begin, size_t end, int32_t asked) {
     const LazyRecord *ra = indexRecord(a), *rb = indexRecord(b);
     if (!ra || !rb || ra->base != rb->base)
       return false;
-    walks[j] = {true, ra->base, ra->row, rb->row - ra->row};
+    walks[j] = {true, ra->base, ra->row, rb->row - ra->row, {}};
   }
   // Every call follows; each walked row is used by its call alone and lies
   // between it and the call before; nothing else lies between the calls.
@@ -263,7 +265,7 @@ bool Graph::rollPending(size_t begin, size_t end, int32_t asked) {
       return false;
     size_t after = i ? calls[i - 1] : begin;
     for (size_t j = 1; j < args.size(); ++j) {
-      const Walk &w = walks[j];
+      Walk &w = walks[j];
       if (!w.rows) {
         if (args[j] != firstArgs[j])
           return false;
@@ -271,10 +273,17 @@ bool Graph::rollPending(size_t begin, size_t end, int32_t asked) {
       }
       auto k = pendingRecord(args[j]);
       if (!k || records_[*k].isCall || *k < after || *k > calls[i] ||
-          records_[*k].base != w.base || records_[*k].row != w.first + int64_t(i) * w.delta)
+          records_[*k].base != w.base)
         return false;
       if (uses[*k - begin]++) // a row used twice is no walk
         return false;
+      // Rows not evenly spaced (`u[k // 2]`, `u[idx[k]]`) are gathered.
+      int64_t row = records_[*k].row;
+      if (w.at.empty() && row != w.first + int64_t(i) * w.delta)
+        for (size_t p = 0; p < i; ++p)
+          w.at.push_back(w.first + int64_t(p) * w.delta);
+      if (!w.at.empty())
+        w.at.push_back(row);
     }
   }
   for (size_t k = calls.front(); k < calls.back(); ++k)
@@ -314,9 +323,12 @@ bool Graph::rollPending(size_t begin, size_t end, int32_t asked) {
     LocationScope at(loc_, FusedLoc::get(&ctx_, {first.loc, last.loc}));
     for (size_t j = 1; j < firstArgs.size(); ++j) {
       const Walk &w = walks[j];
-      mapped.push_back(w.rows && w.delta != 0);
-      // The same row in every step is passed whole; walked rows as one slice.
-      args.push_back(!w.rows        ? firstArgs[j]
+      bool gathered = !w.at.empty();
+      mapped.push_back(w.rows && (w.delta != 0 || gathered));
+      // The same row in every step is passed whole; evenly spaced rows as
+      // one slice, others as one gather.
+      args.push_back(!w.rows                      ? firstArgs[j]
+                     : gathered                   ? gatherRows(w.base, w.at)
                      : w.delta == 0 ? indexNow(w.base, w.first)
                                     : rows(w.base, w.first, w.delta, n));
     }

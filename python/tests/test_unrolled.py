@@ -17,41 +17,50 @@ from scaly.codegen import render_c_module
 
 
 
-def make_roll(n, block=False, name="roll", pick=lambda k: k, size=None):
+def make_roll(n, block=False, name="roll", pick=lambda k: k, size=None, alternate=False):
     """n Euler steps unrolled in Python; step k reads us[pick(k)] of `size` (n)
-    controls. The default
-    (consecutive slices) is rolled back into a loop; an irregular `pick` keeps
-    n calls."""
+    controls. Any `pick` is rolled back into a loop (evenly spaced rows through a
+    strided slice, others through a gather); with `alternate`, steps take turns
+    with a second step function (cos for sin), which no loop describes: n calls."""
     @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
     def euler(z, u):
         step = sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()])
         return step.block() if block else step
 
+    @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
+    def euler_cos(z, u):
+        step = sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.cos()])
+        return step.block() if block else step
+
+    steps = (euler, euler_cos) if alternate else (euler,)
+
     def roll(z0, us):
         z = z0
         for k in range(n):
-            z = euler(z, us[pick(k)])
+            z = steps[k % len(steps)](z, us[pick(k)])
         return z
     roll.__name__ = name
     return sc.function(sc.arg("z0", 2), sc.arg("us", size or n), outputs=sc.arg("zN"))(roll)
 
 
-def reference(z0, us):
+def reference(z0, us, alternate=False):
     z = np.array(z0, dtype=float)
-    for u in us:
-        z = np.array([z[0] + 0.1 * z[1], z[1] + 0.1 * np.sin(u)])
+    for k, u in enumerate(us):
+        g = np.cos(u) if alternate and k % 2 else np.sin(u)
+        z = np.array([z[0] + 0.1 * z[1], z[1] + 0.1 * g])
     return z
 
 
 def irregular(n):
-    """Indices 0, 1, 3, 6, 10, ... (mod n): no three evenly spaced in a row, never rolled."""
+    """Indices 0, 1, 3, 6, 10, ... (mod n): no three evenly spaced in a row."""
     return lambda k: (k * (k + 1) // 2) % n
 
 
 def test_callee_called_many_times_stays_one_procedure():
-    src = render_c_module(make_roll(200, pick=irregular(200))).source
-    assert src.count("static __attribute__((noinline)) void euler_raw(") == 1
-    assert src.count("euler_raw(") == 201  # the definition and 200 calls
+    src = render_c_module(make_roll(200, alternate=True)).source
+    for name in ("euler_raw", "euler_cos_raw"):
+        assert src.count(f"static __attribute__((noinline)) void {name}(") == 1
+        assert src.count(f" {name}(") == 101  # the definition and 100 calls
     assert "static inline" not in src
 
 
@@ -68,9 +77,9 @@ def test_blocked_callee_with_few_call_sites_stays_static_inline():
 
 
 def test_blocked_callee_with_many_call_sites_is_not_inlined():
-    src = render_c_module(make_roll(40, block=True, pick=irregular(40))).source
+    src = render_c_module(make_roll(40, block=True, alternate=True)).source
     assert src.count("static __attribute__((noinline)) void euler_raw(") == 1
-    assert src.count("euler_raw(") == 41
+    assert src.count(" euler_raw(") == 21
 
 
 def test_chain_over_consecutive_slices_becomes_one_loop():
@@ -142,10 +151,30 @@ def test_rolled_columns_shared_operand_and_stacked_outputs(cache):
 
 
 def test_unrolled_model_computes_the_same(cache):
-    fn = make_roll(300, name="roll300", pick=irregular(300))
+    """300 calls of two step functions in turn: no loop, the same numbers as NumPy."""
+    fn = make_roll(300, name="roll300", alternate=True)
+    assert _ops(fn, "scan") == 0 and _ops(fn, "call") == 300
     rng = np.random.default_rng(1)
     z0, us = rng.normal(size=2), rng.normal(size=300)
-    want = reference(z0, [us[irregular(300)(k)] for k in range(300)])
+    np.testing.assert_allclose(fn(z0, us), reference(z0, us, alternate=True), rtol=1e-13,
+                               atol=1e-13)
+
+
+@pytest.mark.parametrize("pick", [irregular(300), lambda k: k // 2, lambda k: (7 * k + 3) % 300,
+                                  lambda k: 5])
+def test_rows_not_evenly_spaced_are_gathered_into_one_loop(cache, pick):
+    """Rows 0, 1, 3, 6, ...; held for two steps (u[k // 2]); wrapping around; and the
+    same row every step: one scan reading one gather (a constant row is passed whole),
+    no call, and NumPy's numbers."""
+    n = 300
+    fn = make_roll(n, name=f"rows_{pick(2)}_{pick(3)}", pick=pick)
+    assert _ops(fn, "scan") == 1 and _ops(fn, "call") == 0
+    assert _ops(fn, "gather") == (0 if pick(0) == pick(1) == pick(7) else 1)
+    src = render_c_module(fn).source
+    assert "_raw" not in src and src.count("for (") <= 3
+    rng = np.random.default_rng(1)
+    z0, us = rng.normal(size=2), rng.normal(size=n)
+    want = reference(z0, [us[pick(k)] for k in range(n)])
     np.testing.assert_allclose(fn(z0, us), want, rtol=1e-13, atol=1e-13)
 
 
@@ -199,11 +228,15 @@ INTERRUPTED = textwrap.dedent("""
     def euler(z, u):
         return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()])
 
+    @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
+    def euler_cos(z, u):
+        return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.cos()])
+
     @sc.function(sc.arg("z0", 2), sc.arg("us", n), outputs=sc.arg("zN"))
     def roll(z0, us):
         z = z0
-        for k in range(n):
-            z = euler(z, us[(k * k) % n])  # irregular: n calls, a long build
+        for k in range(n):  # two steps in turn: n calls, a long build
+            z = (euler if k % 2 else euler_cos)(z, us[k])
         return z
 
     sent = []
@@ -320,17 +353,20 @@ def test_unrolled_chain_is_traced_as_one_scan():
     assert "count 500" in fn.mlir()
 
 
+@pytest.mark.parametrize("rows", ["spaced", "gathered"])
 @pytest.mark.parametrize("kept", ["forward", "reversed", "one", "sumsqr", "negated"])
-def test_states_kept_from_the_loop(cache, kept):
+def test_states_kept_from_the_loop(cache, kept, rows):
     """States kept from inside the loop and used after it: the chain is built as
     calls (the state after step 5 first, or the final state first and a kept
-    one after), and computes what NumPy's loop computes."""
+    one after), and computes what NumPy's loop computes, whether the rows it
+    reads are evenly spaced or not."""
     euler, n = euler_step(), 40
+    pick = (lambda k: k) if rows == "spaced" else irregular(n)
 
     def kept_states(z0, us):
         z, states = z0, []
         for k in range(n):
-            z = euler(z, us[k])
+            z = euler(z, us[pick(k)])
             states.append(z)
         if kept == "forward":
             return sc.stack(states)
@@ -341,13 +377,13 @@ def test_states_kept_from_the_loop(cache, kept):
         if kept == "negated":
             return -z + states[5]
         return z + states[5]
-    kept_states.__name__ = f"kept_{kept}"
+    kept_states.__name__ = f"kept_{kept}_{rows}"
     fn = sc.function(sc.arg("z0", 2), sc.arg("us", n), outputs=sc.arg("out"))(kept_states)
     assert _ops(fn, "scan") == 0 and _ops(fn, "call") == n
     rng = np.random.default_rng(7)
     z0, us = rng.normal(size=2), rng.normal(size=n)
     states = [np.asarray(z0, float)]
-    for u in us:
+    for u in us[[pick(k) for k in range(n)]]:
         z = states[-1]
         states.append(np.array([z[0] + 0.1 * z[1], z[1] + 0.1 * np.sin(u)]))
     want = {"forward": np.stack(states[1:]), "reversed": np.stack(states[1:][::-1]),
@@ -454,3 +490,63 @@ def test_one_call_paths_hand_back_what_they_cannot_record():
         _scaly.trace_call(3, 4)
     with pytest.raises(TypeError, match="takes 2 arguments"):
         _scaly.trace_index(1)
+
+
+def test_rows_of_a_matrix_gathered_with_a_stacked_output(cache):
+    """Rows X[p_k] of a (m, 3) matrix at irregular p_k, with a second output per
+    step: one scan over one gather, its stacked outputs, NumPy's numbers."""
+    n, m = 30, 11
+    picks = [(5 * k * k + 2) % m for k in range(n)]
+
+    @sc.function(sc.arg("z", 2), sc.arg("x", 3), outputs=(sc.arg("znext"), sc.arg("y")))
+    def step(z, x):
+        zn = sc.stack([z[0] * 0.9 + x[0] * x[2], z[1] - 0.1 * (x[1] + z[0]).sin()])
+        return zn, sc.sumsqr(zn - x[:2])
+
+    @sc.function(sc.arg("z0", 2), sc.arg("X", (m, 3)), outputs=(sc.arg("zN"), sc.arg("ys")))
+    def track(z0, X):
+        z, ys = z0, []
+        for p in picks:
+            z, y = step(z, X[p])
+            ys.append(y)
+        return z, sc.stack(ys)
+
+    # Traced as calls (the outputs are asked for step by step); the pass rolls them.
+    src = render_c_module(track).source
+    assert "_raw" not in src and src.count("for (long long it = 0; it < 30; ++it) {") == 1
+    rng = np.random.default_rng(11)
+    z0, X = rng.normal(size=2), rng.normal(size=(m, 3))
+    z, ys = z0.copy(), []
+    for p in picks:
+        x = X[p]
+        z = np.array([z[0] * 0.9 + x[0] * x[2], z[1] - 0.1 * np.sin(x[1] + z[0])])
+        ys.append(np.sum((z - x[:2]) ** 2))
+    got_z, got_ys = track(z0, X)
+    np.testing.assert_allclose(got_z, z, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(got_ys, ys, rtol=1e-13, atol=1e-13)
+
+
+def test_gradient_through_gathered_rows_matches_differences(cache):
+    """Rows held for three steps (u[k // 3]): the gradient with respect to u sums each
+    row's three uses; checked against central differences."""
+    n, size = 45, 15
+
+    @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
+    def step(z, u):
+        return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * (u * z[0]).sin()])
+
+    @sc.function(sc.arg("z0", 2), sc.arg("us", size), outputs=sc.arg("J"))
+    def cost(z0, us):
+        z = z0
+        for k in range(n):
+            z = step(z, us[k // 3])
+        return sc.sumsqr(z)
+
+    assert _ops(cost, "gather") == 1 and _ops(cost, "call") == 0
+    grad = sc.gradient(cost, wrt="us")
+    rng = np.random.default_rng(6)
+    z0, us = rng.normal(size=2), rng.normal(size=size)
+    eps = 1e-6
+    fd = np.array([(cost(z0, us + eps * e) - cost(z0, us - eps * e)) / (2 * eps)
+                   for e in np.eye(size)])
+    np.testing.assert_allclose(np.ravel(grad(z0, us)), np.ravel(fd), rtol=1e-6, atol=1e-8)

@@ -241,6 +241,8 @@ private:
   int32_t rows(int32_t a, int64_t first, int64_t step, int64_t count);
   /// a[k] built at once (k in range, not negative).
   int32_t indexNow(int32_t a, int64_t k);
+  /// Rows `at` of `a` (along its first axis), stacked in that order: one gather.
+  int32_t gatherRows(int32_t a, const std::vector<int64_t> &at);
   /// The call op of `fn` on `operands` (not yet recorded as the graph's).
   mlir::Operation *createCall(const std::shared_ptr<const Function> &fn,
                               mlir::ValueRange operands);

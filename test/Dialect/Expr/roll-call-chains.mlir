@@ -2,9 +2,10 @@
 //
 // A chain of at least 16 calls of one function, each taking the previous
 // call's first result first, becomes one expr.scan when every other operand
-// is the same value in each call or the next of evenly spaced slices of one
-// array along one axis. Shorter chains, a state used outside the chain and
-// irregular slices leave the calls as they are.
+// is the same value in each call or a slice of one array moving along one
+// axis: evenly spaced slices become one strided slice, others one gather.
+// Shorter chains, a state used outside the chain, slices of two arrays and
+// slices moving along two axes leave the calls as they are.
 
 // us[3 + 2k]: one strided slice of us, the slices' reshapes dropped with them.
 // CHECK-LABEL: expr.func @leading
@@ -40,10 +41,35 @@
 // CHECK-NOT:     expr.scan
 // CHECK-COUNT-16: expr.call @euler
 
-// us[0], us[1], us[2], us[4], ...: no 16 evenly spaced slices in a row.
+// us[0], us[1], us[2], us[4], ...: not evenly spaced, one gather of the rows.
 // CHECK-LABEL: expr.func @irregular
+// CHECK-NEXT:    %[[G:.*]] = expr.gather %arg1 [0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17] : tensor<40xf64> to tensor<17xf64>
+// CHECK-NEXT:    %[[Z:.*]] = expr.scan @euler(%arg0, %[[G]]) count 17 {mapped = array<i1: false, true>}
+// CHECK-NEXT:    expr.return %[[Z]]
+// CHECK-NOT:     expr.call
+
+// us[k // 2] (the first two calls read one row): one gather, rows in call order.
+// CHECK-LABEL: expr.func @held
+// CHECK-NEXT:    %[[G:.*]] = expr.gather %arg1 [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7] : tensor<40xf64> to tensor<16xf64>
+// CHECK-NEXT:    expr.scan @euler(%arg0, %[[G]]) count 16
+// CHECK-NOT:     expr.call
+
+// U[:, p_k] of a 3 x 10 array at irregular columns p_k: each call's three
+// elements, row-major positions 10 i + p_k, then the stacked shape.
+// CHECK-LABEL: expr.func @irregular_columns
+// CHECK-NEXT:    %[[G:.*]] = expr.gather %arg1 [0, 10, 20, 3, 13, 23, 1, 11, 21, 9, 19, 29, {{.*}}] : tensor<3x10xf64> to tensor<16x3xf64>
+// CHECK-NEXT:    expr.scan @step3(%arg0, %[[G]], %arg2) count 16 {mapped = array<i1: false, true, false>}
+// CHECK-NOT:     expr.call
+
+// Rows of us and of vs in turn: slices of two arrays are no walk.
+// CHECK-LABEL: expr.func @two_arrays
 // CHECK-NOT:     expr.scan
-// CHECK-COUNT-17: expr.call @euler
+// CHECK-COUNT-16: expr.call @euler
+
+// U[k, k % 2] of a 20 x 2 array: slices moving along two axes are no walk.
+// CHECK-LABEL: expr.func @two_axes
+// CHECK-NOT:     expr.scan
+// CHECK-COUNT-16: expr.call @euler
 // CHECK-LABEL: expr.func @euler
 
 // An integer state: left as calls (expr.scan's derivative rules need a float state).
@@ -357,6 +383,210 @@ expr.func @irregular(%z: tensor<2xf64>, %us: tensor<40xf64>) -> tensor<2xf64> at
   %u16 = expr.reshape %s16 : tensor<1xf64> to tensor<f64>
   %z16 = expr.call @euler(%z15, %u16) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
   expr.return %z16 : tensor<2xf64>
+}
+expr.func @held(%z: tensor<2xf64>, %us: tensor<40xf64>) -> tensor<2xf64> attributes {arg_names = ["z", "us"], res_names = ["zn"]} {
+  %s0 = expr.slice %us starts [0] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u0 = expr.reshape %s0 : tensor<1xf64> to tensor<f64>
+  %z0 = expr.call @euler(%z, %u0) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s1 = expr.slice %us starts [0] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u1 = expr.reshape %s1 : tensor<1xf64> to tensor<f64>
+  %z1 = expr.call @euler(%z0, %u1) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s2 = expr.slice %us starts [1] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u2 = expr.reshape %s2 : tensor<1xf64> to tensor<f64>
+  %z2 = expr.call @euler(%z1, %u2) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s3 = expr.slice %us starts [1] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u3 = expr.reshape %s3 : tensor<1xf64> to tensor<f64>
+  %z3 = expr.call @euler(%z2, %u3) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s4 = expr.slice %us starts [2] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u4 = expr.reshape %s4 : tensor<1xf64> to tensor<f64>
+  %z4 = expr.call @euler(%z3, %u4) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s5 = expr.slice %us starts [2] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u5 = expr.reshape %s5 : tensor<1xf64> to tensor<f64>
+  %z5 = expr.call @euler(%z4, %u5) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s6 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u6 = expr.reshape %s6 : tensor<1xf64> to tensor<f64>
+  %z6 = expr.call @euler(%z5, %u6) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s7 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u7 = expr.reshape %s7 : tensor<1xf64> to tensor<f64>
+  %z7 = expr.call @euler(%z6, %u7) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s8 = expr.slice %us starts [4] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u8 = expr.reshape %s8 : tensor<1xf64> to tensor<f64>
+  %z8 = expr.call @euler(%z7, %u8) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s9 = expr.slice %us starts [4] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u9 = expr.reshape %s9 : tensor<1xf64> to tensor<f64>
+  %z9 = expr.call @euler(%z8, %u9) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s10 = expr.slice %us starts [5] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u10 = expr.reshape %s10 : tensor<1xf64> to tensor<f64>
+  %z10 = expr.call @euler(%z9, %u10) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s11 = expr.slice %us starts [5] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u11 = expr.reshape %s11 : tensor<1xf64> to tensor<f64>
+  %z11 = expr.call @euler(%z10, %u11) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s12 = expr.slice %us starts [6] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u12 = expr.reshape %s12 : tensor<1xf64> to tensor<f64>
+  %z12 = expr.call @euler(%z11, %u12) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s13 = expr.slice %us starts [6] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u13 = expr.reshape %s13 : tensor<1xf64> to tensor<f64>
+  %z13 = expr.call @euler(%z12, %u13) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s14 = expr.slice %us starts [7] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u14 = expr.reshape %s14 : tensor<1xf64> to tensor<f64>
+  %z14 = expr.call @euler(%z13, %u14) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s15 = expr.slice %us starts [7] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u15 = expr.reshape %s15 : tensor<1xf64> to tensor<f64>
+  %z15 = expr.call @euler(%z14, %u15) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  expr.return %z15 : tensor<2xf64>
+}
+expr.func @irregular_columns(%z: tensor<2xf64>, %U: tensor<3x10xf64>, %c: tensor<f64>) -> tensor<2xf64> attributes {arg_names = ["z", "U", "c"], res_names = ["zn"]} {
+  %s0 = expr.slice %U starts [0, 0] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u0 = expr.reshape %s0 : tensor<3x1xf64> to tensor<3xf64>
+  %z0 = expr.call @step3(%z, %u0, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  %s1 = expr.slice %U starts [0, 3] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u1 = expr.reshape %s1 : tensor<3x1xf64> to tensor<3xf64>
+  %z1 = expr.call @step3(%z0, %u1, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  %s2 = expr.slice %U starts [0, 1] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u2 = expr.reshape %s2 : tensor<3x1xf64> to tensor<3xf64>
+  %z2 = expr.call @step3(%z1, %u2, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  %s3 = expr.slice %U starts [0, 9] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u3 = expr.reshape %s3 : tensor<3x1xf64> to tensor<3xf64>
+  %z3 = expr.call @step3(%z2, %u3, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  %s4 = expr.slice %U starts [0, 4] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u4 = expr.reshape %s4 : tensor<3x1xf64> to tensor<3xf64>
+  %z4 = expr.call @step3(%z3, %u4, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  %s5 = expr.slice %U starts [0, 4] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u5 = expr.reshape %s5 : tensor<3x1xf64> to tensor<3xf64>
+  %z5 = expr.call @step3(%z4, %u5, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  %s6 = expr.slice %U starts [0, 7] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u6 = expr.reshape %s6 : tensor<3x1xf64> to tensor<3xf64>
+  %z6 = expr.call @step3(%z5, %u6, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  %s7 = expr.slice %U starts [0, 2] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u7 = expr.reshape %s7 : tensor<3x1xf64> to tensor<3xf64>
+  %z7 = expr.call @step3(%z6, %u7, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  %s8 = expr.slice %U starts [0, 8] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u8 = expr.reshape %s8 : tensor<3x1xf64> to tensor<3xf64>
+  %z8 = expr.call @step3(%z7, %u8, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  %s9 = expr.slice %U starts [0, 0] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u9 = expr.reshape %s9 : tensor<3x1xf64> to tensor<3xf64>
+  %z9 = expr.call @step3(%z8, %u9, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  %s10 = expr.slice %U starts [0, 5] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u10 = expr.reshape %s10 : tensor<3x1xf64> to tensor<3xf64>
+  %z10 = expr.call @step3(%z9, %u10, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  %s11 = expr.slice %U starts [0, 6] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u11 = expr.reshape %s11 : tensor<3x1xf64> to tensor<3xf64>
+  %z11 = expr.call @step3(%z10, %u11, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  %s12 = expr.slice %U starts [0, 1] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u12 = expr.reshape %s12 : tensor<3x1xf64> to tensor<3xf64>
+  %z12 = expr.call @step3(%z11, %u12, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  %s13 = expr.slice %U starts [0, 3] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u13 = expr.reshape %s13 : tensor<3x1xf64> to tensor<3xf64>
+  %z13 = expr.call @step3(%z12, %u13, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  %s14 = expr.slice %U starts [0, 9] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u14 = expr.reshape %s14 : tensor<3x1xf64> to tensor<3xf64>
+  %z14 = expr.call @step3(%z13, %u14, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  %s15 = expr.slice %U starts [0, 2] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
+  %u15 = expr.reshape %s15 : tensor<3x1xf64> to tensor<3xf64>
+  %z15 = expr.call @step3(%z14, %u15, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  expr.return %z15 : tensor<2xf64>
+}
+expr.func @two_arrays(%z: tensor<2xf64>, %us: tensor<40xf64>, %vs: tensor<40xf64>) -> tensor<2xf64> attributes {arg_names = ["z", "us", "vs"], res_names = ["zn"]} {
+  %s0 = expr.slice %us starts [0] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u0 = expr.reshape %s0 : tensor<1xf64> to tensor<f64>
+  %z0 = expr.call @euler(%z, %u0) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s1 = expr.slice %vs starts [1] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u1 = expr.reshape %s1 : tensor<1xf64> to tensor<f64>
+  %z1 = expr.call @euler(%z0, %u1) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s2 = expr.slice %us starts [2] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u2 = expr.reshape %s2 : tensor<1xf64> to tensor<f64>
+  %z2 = expr.call @euler(%z1, %u2) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s3 = expr.slice %vs starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u3 = expr.reshape %s3 : tensor<1xf64> to tensor<f64>
+  %z3 = expr.call @euler(%z2, %u3) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s4 = expr.slice %us starts [4] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u4 = expr.reshape %s4 : tensor<1xf64> to tensor<f64>
+  %z4 = expr.call @euler(%z3, %u4) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s5 = expr.slice %vs starts [5] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u5 = expr.reshape %s5 : tensor<1xf64> to tensor<f64>
+  %z5 = expr.call @euler(%z4, %u5) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s6 = expr.slice %us starts [6] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u6 = expr.reshape %s6 : tensor<1xf64> to tensor<f64>
+  %z6 = expr.call @euler(%z5, %u6) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s7 = expr.slice %vs starts [7] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u7 = expr.reshape %s7 : tensor<1xf64> to tensor<f64>
+  %z7 = expr.call @euler(%z6, %u7) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s8 = expr.slice %us starts [8] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u8 = expr.reshape %s8 : tensor<1xf64> to tensor<f64>
+  %z8 = expr.call @euler(%z7, %u8) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s9 = expr.slice %vs starts [9] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u9 = expr.reshape %s9 : tensor<1xf64> to tensor<f64>
+  %z9 = expr.call @euler(%z8, %u9) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s10 = expr.slice %us starts [10] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u10 = expr.reshape %s10 : tensor<1xf64> to tensor<f64>
+  %z10 = expr.call @euler(%z9, %u10) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s11 = expr.slice %vs starts [11] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u11 = expr.reshape %s11 : tensor<1xf64> to tensor<f64>
+  %z11 = expr.call @euler(%z10, %u11) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s12 = expr.slice %us starts [12] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u12 = expr.reshape %s12 : tensor<1xf64> to tensor<f64>
+  %z12 = expr.call @euler(%z11, %u12) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s13 = expr.slice %vs starts [13] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u13 = expr.reshape %s13 : tensor<1xf64> to tensor<f64>
+  %z13 = expr.call @euler(%z12, %u13) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s14 = expr.slice %us starts [14] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u14 = expr.reshape %s14 : tensor<1xf64> to tensor<f64>
+  %z14 = expr.call @euler(%z13, %u14) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s15 = expr.slice %vs starts [15] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u15 = expr.reshape %s15 : tensor<1xf64> to tensor<f64>
+  %z15 = expr.call @euler(%z14, %u15) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  expr.return %z15 : tensor<2xf64>
+}
+expr.func @two_axes(%z: tensor<2xf64>, %U: tensor<20x2xf64>) -> tensor<2xf64> attributes {arg_names = ["z", "U"], res_names = ["zn"]} {
+  %s0 = expr.slice %U starts [0, 0] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u0 = expr.reshape %s0 : tensor<1x1xf64> to tensor<f64>
+  %z0 = expr.call @euler(%z, %u0) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s1 = expr.slice %U starts [1, 1] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u1 = expr.reshape %s1 : tensor<1x1xf64> to tensor<f64>
+  %z1 = expr.call @euler(%z0, %u1) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s2 = expr.slice %U starts [2, 0] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u2 = expr.reshape %s2 : tensor<1x1xf64> to tensor<f64>
+  %z2 = expr.call @euler(%z1, %u2) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s3 = expr.slice %U starts [3, 1] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u3 = expr.reshape %s3 : tensor<1x1xf64> to tensor<f64>
+  %z3 = expr.call @euler(%z2, %u3) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s4 = expr.slice %U starts [4, 0] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u4 = expr.reshape %s4 : tensor<1x1xf64> to tensor<f64>
+  %z4 = expr.call @euler(%z3, %u4) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s5 = expr.slice %U starts [5, 1] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u5 = expr.reshape %s5 : tensor<1x1xf64> to tensor<f64>
+  %z5 = expr.call @euler(%z4, %u5) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s6 = expr.slice %U starts [6, 0] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u6 = expr.reshape %s6 : tensor<1x1xf64> to tensor<f64>
+  %z6 = expr.call @euler(%z5, %u6) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s7 = expr.slice %U starts [7, 1] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u7 = expr.reshape %s7 : tensor<1x1xf64> to tensor<f64>
+  %z7 = expr.call @euler(%z6, %u7) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s8 = expr.slice %U starts [8, 0] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u8 = expr.reshape %s8 : tensor<1x1xf64> to tensor<f64>
+  %z8 = expr.call @euler(%z7, %u8) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s9 = expr.slice %U starts [9, 1] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u9 = expr.reshape %s9 : tensor<1x1xf64> to tensor<f64>
+  %z9 = expr.call @euler(%z8, %u9) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s10 = expr.slice %U starts [10, 0] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u10 = expr.reshape %s10 : tensor<1x1xf64> to tensor<f64>
+  %z10 = expr.call @euler(%z9, %u10) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s11 = expr.slice %U starts [11, 1] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u11 = expr.reshape %s11 : tensor<1x1xf64> to tensor<f64>
+  %z11 = expr.call @euler(%z10, %u11) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s12 = expr.slice %U starts [12, 0] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u12 = expr.reshape %s12 : tensor<1x1xf64> to tensor<f64>
+  %z12 = expr.call @euler(%z11, %u12) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s13 = expr.slice %U starts [13, 1] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u13 = expr.reshape %s13 : tensor<1x1xf64> to tensor<f64>
+  %z13 = expr.call @euler(%z12, %u13) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s14 = expr.slice %U starts [14, 0] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u14 = expr.reshape %s14 : tensor<1x1xf64> to tensor<f64>
+  %z14 = expr.call @euler(%z13, %u14) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s15 = expr.slice %U starts [15, 1] steps [1, 1] : tensor<20x2xf64> to tensor<1x1xf64>
+  %u15 = expr.reshape %s15 : tensor<1x1xf64> to tensor<f64>
+  %z15 = expr.call @euler(%z14, %u15) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  expr.return %z15 : tensor<2xf64>
 }
 expr.func @euler(%z: tensor<2xf64>, %u: tensor<f64>) -> tensor<2xf64> attributes {arg_names = ["z", "u"], res_names = ["znext"]} {
   %0 = expr.broadcast %u : tensor<f64> to tensor<2xf64>

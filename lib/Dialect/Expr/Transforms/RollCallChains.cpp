@@ -4,10 +4,13 @@
 // to n calls of one function, each taking the previous call's first result
 // as its first operand. This pass turns every such chain of at least
 // kMinChain calls into one expr.scan when each other operand is either the
-// same value in every call (passed whole) or the k-th of evenly spaced
-// slices of one array along one axis (`u[k]`, `U[k]`, `U[:, 2 * k]`; the
-// slices become one strided slice the scan walks), and the state is
-// floating-point. Results other than the state become slices of the scan's
+// same value in every call (passed whole) or a slice of one array at a
+// position along one axis that moves from call to call (`u[k]`, `U[k]`,
+// `U[:, 2 * k]`, `u[k // 2]`), and the state is floating-point. Evenly
+// spaced slices become one strided slice the scan walks; slices at other
+// positions (`u[k // 2]`, `u[idx[k]]`) become one expr.gather of the rows in
+// call order, whose position table is the only part of the C that grows
+// with the chain. Results other than the state become slices of the scan's
 // stacked outputs. The calls and their arithmetic are unchanged, one after
 // another as before; the C holds one loop instead of n calls, so its size
 // and the C compiler's time stop growing with n, and the derivative passes
@@ -51,18 +54,18 @@ SliceOp sliceOf(Value v) {
 struct Operand {
   bool sliced = false; // else the same value in every call
   unsigned axis = 0;   // the axis the slices move along (size 1 in each)
-  int64_t delta = 0;   // how far they move per call
+  int64_t delta = 0;   // how far the first two calls' slices are apart
 };
 
-/// Whether `later` is `first` moved by `delta` along `axis`: the same
+/// Whether `later` is `first` moved along `axis` (by any amount): the same
 /// source, steps and shape, the same starts but on `axis`.
-bool movedBy(SliceOp first, SliceOp later, unsigned axis, int64_t delta) {
+bool movedAlong(SliceOp first, SliceOp later, unsigned axis) {
   if (later.getOperand() != first.getOperand() || later.getType() != first.getType() ||
       later.getSteps() != first.getSteps())
     return false;
   ArrayRef<int64_t> a = first.getStarts(), b = later.getStarts();
   for (unsigned d = 0; d < a.size(); ++d)
-    if (b[d] != a[d] + (d == axis ? delta : 0))
+    if (d != axis && b[d] != a[d])
       return false;
   return true;
 }
@@ -87,15 +90,20 @@ std::optional<SmallVector<Operand>> classify(CallOp c0, CallOp c1) {
           return std::nullopt;
         axis = d;
       }
-    if (!axis || !movedBy(sa, sb, *axis, starts1[*axis] - starts0[*axis]))
+    // Two calls reading the same row (`u[k // 2]`): the rows move along the
+    // first axis of size 1, and `follows` holds later calls to it.
+    for (unsigned d = 0; !axis && d < shape.size(); ++d)
+      if (shape[d] == 1)
+        axis = d;
+    if (!axis || !movedAlong(sa, sb, *axis))
       return std::nullopt;
     out[i] = {true, *axis, starts1[*axis] - starts0[*axis]};
   }
   return out;
 }
 
-/// Whether call `k` of a run starting at `c0` follows the run's pattern.
-bool follows(CallOp c0, CallOp ck, int64_t k, ArrayRef<Operand> operands) {
+/// Whether call `ck` of a run starting at `c0` follows the run's pattern.
+bool follows(CallOp c0, CallOp ck, ArrayRef<Operand> operands) {
   for (unsigned i = 1; i < c0.getNumOperands(); ++i) {
     const Operand &o = operands[i];
     if (!o.sliced) {
@@ -104,7 +112,7 @@ bool follows(CallOp c0, CallOp ck, int64_t k, ArrayRef<Operand> operands) {
       continue;
     }
     SliceOp s0 = sliceOf(c0.getOperand(i)), sk = sliceOf(ck.getOperand(i));
-    if (!sk || !movedBy(s0, sk, o.axis, k * o.delta))
+    if (!sk || !movedAlong(s0, sk, o.axis))
       return false;
   }
   return true;
@@ -176,6 +184,56 @@ Value stackedSlices(OpBuilder &b, Location loc, SliceOp first, const Operand &o,
   return v;
 }
 
+/// Where operand `i`'s slice of each call starts along `o.axis`.
+SmallVector<int64_t> positionsOf(ArrayRef<CallOp> calls, unsigned i, const Operand &o) {
+  SmallVector<int64_t> out;
+  for (CallOp call : calls)
+    out.push_back(sliceOf(call.getOperand(i)).getStarts()[o.axis]);
+  return out;
+}
+
+/// The slices of `first` (moved to `positions` along `o.axis`, one per
+/// call) as one array whose leading axis is the call and whose rest has
+/// `type`: one gather whose table lists each call's elements in row-major
+/// order.
+Value gatheredSlices(OpBuilder &b, Location loc, SliceOp first, const Operand &o,
+                     ArrayRef<int64_t> positions, RankedTensorType type) {
+  auto source = cast<RankedTensorType>(first.getOperand().getType());
+  auto sliceShape = cast<RankedTensorType>(first.getType()).getShape();
+  ArrayRef<int64_t> starts = first.getStarts(), steps = first.getSteps();
+  SmallVector<int64_t> strides(source.getRank(), 1);
+  for (int64_t d = source.getRank() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * source.getShape()[d + 1];
+  int64_t perCall = type.getNumElements();
+  SmallVector<int64_t> table;
+  table.reserve(positions.size() * perCall);
+  for (int64_t at : positions)
+    for (int64_t e = 0; e < perCall; ++e) {
+      // Element e of the slice (row-major) and where it lies in the source.
+      int64_t rest = e, flat = 0;
+      for (int64_t d = sliceShape.size() - 1; d >= 0; --d) {
+        int64_t index = rest % sliceShape[d];
+        rest /= sliceShape[d];
+        int64_t start = unsigned(d) == o.axis ? at : starts[d];
+        flat += (start + index * steps[d]) * strides[d];
+      }
+      table.push_back(flat);
+    }
+  return b.create<GatherOp>(loc, withLeadingAxis(type, positions.size()), first.getOperand(),
+                            b.getDenseI64ArrayAttr(table));
+}
+
+/// Whether `positions` are evenly spaced and move (a strided slice cannot
+/// stand still).
+bool evenlySpaced(ArrayRef<int64_t> positions) {
+  if (positions[1] == positions[0])
+    return false;
+  for (size_t k = 2; k < positions.size(); ++k)
+    if (positions[k] - positions[k - 1] != positions[1] - positions[0])
+      return false;
+  return true;
+}
+
 /// Replace the run `calls` by one expr.scan of their callee.
 void roll(ArrayRef<CallOp> calls, ArrayRef<Operand> operands) {
   CallOp first = calls.front(), last = calls.back();
@@ -187,9 +245,14 @@ void roll(ArrayRef<CallOp> calls, ArrayRef<Operand> operands) {
   for (unsigned i = 1; i < first.getNumOperands(); ++i) {
     const Operand &o = operands[i];
     Value arg = first.getOperand(i);
-    args.push_back(o.sliced ? stackedSlices(b, loc, sliceOf(arg), o, n,
-                                            cast<RankedTensorType>(arg.getType()))
-                            : arg);
+    auto type = cast<RankedTensorType>(arg.getType());
+    if (!o.sliced) {
+      args.push_back(arg);
+    } else if (SmallVector<int64_t> at = positionsOf(calls, i, o); evenlySpaced(at)) {
+      args.push_back(stackedSlices(b, loc, sliceOf(arg), o, n, type));
+    } else {
+      args.push_back(gatheredSlices(b, loc, sliceOf(arg), o, at, type));
+    }
     mapped.push_back(o.sliced);
   }
   SmallVector<Type> types{first.getResult(0).getType()};
@@ -245,7 +308,7 @@ void rollChain(ArrayRef<CallOp> chain) {
       continue;
     }
     size_t end = start + 2;
-    while (end < chain.size() && follows(chain[start], chain[end], end - start, *operands))
+    while (end < chain.size() && follows(chain[start], chain[end], *operands))
       ++end;
     // A run whose other results are used before its end stays as it is.
     if (end - start >= kMinChain && otherResultsUsedAfter(chain.slice(start, end - start))) {
