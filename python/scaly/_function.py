@@ -112,20 +112,14 @@ class Function:
         from .runtime import recompile_function
         recompile_function(self)
 
-    def __call__(self, *args):
-        kernel = self._kernel
-        if kernel is None:
-            # Inside a trace, every argument an Expr of one graph (the step of
-            # an unrolled loop): recorded in one call.
-            recorded = _scaly.trace_call(self._traced, *args)
-            if recorded is not NotImplemented:
-                return recorded
-        else:
-            try:
-                return kernel(*args)
-            except TypeError:
-                if not any(isinstance(a, Expr) for a in args):
-                    raise
+    def _call(self, *args, **keywords):
+        """f(*args) when Function.__call__ (in C) has no fast way: arguments to
+        convert into the graph of the Exprs among them, wrong counts or keywords to
+        report, or numbers for a Function not compiled yet."""
+        if keywords:
+            raise TypeError(f"{self.name}() got an unexpected keyword argument "
+                            f"'{next(iter(keywords))}': inputs are passed by position "
+                            f"({', '.join(n for n, _, _ in self._inputs)})")
         if len(args) != len(self._inputs):
             raise TypeError(f"{self.name}() takes {len(self._inputs)} inputs "
                             f"({', '.join(n for n, _, _ in self._inputs)}), got {len(args)}")
@@ -151,6 +145,11 @@ class Function:
         if len(results) == 1:
             return Expr(graph, results[0])
         return tuple(Expr(graph, r) for r in results)
+
+
+# Expr.__getitem__ and Function.__call__ become C methods: an int index, a call
+# of Exprs of one graph and a compiled call then run without a Python frame.
+_scaly.install_fast_methods(Expr, Function)
 
 
 def _split_declarations(pyfunc, decls, outputs):

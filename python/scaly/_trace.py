@@ -188,11 +188,9 @@ class Expr:
     __hash__ = object.__hash__
 
     # -- structure ---------------------------------------------------------
-    def __getitem__(self, key):
-        if type(key) is int:  # x[k], the index of unrolled loops: one call, no key parsing
-            row = _scaly.trace_index(self, key)
-            if row is not None:
-                return row
+    def _getitem(self, key):
+        """x[key] for every key but an int in range (Expr.__getitem__, in C, does
+        that one): a slice, a row, an element, or a gather for an array of positions."""
         if isinstance(key, Expr) or (isinstance(key, tuple) and any(isinstance(k, Expr) for k in key)):
             raise TypeError("indexing with an Expr is not supported: indices must be static")
         basic = _basic_index(key, self.shape)

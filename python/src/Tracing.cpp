@@ -285,6 +285,105 @@ PyObject *traceCallEntry(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   });
 }
 
+// Expr.__getitem__ and Function.__call__ in C (install_fast_methods): the
+// two operations of every step of an unrolled loop, and a Function's
+// numerical call, without a Python frame each. Anything but their fast
+// cases goes to the Python implementations, Expr._getitem and
+// Function._call.
+py::object *slowGetItem = nullptr, *slowCall = nullptr;
+PyObject *kernelName = nullptr, *tracedName = nullptr;
+
+/// `slow(self, *args, **kwargs)`, the keywords' names in `kwnames` and their
+/// values after the positional arguments (vectorcall's convention).
+PyObject *callSlow(const py::object *slow, PyObject *self, PyObject *const *args,
+                   Py_ssize_t nargs, PyObject *kwnames = nullptr) {
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  std::vector<PyObject *> all{self};
+  all.insert(all.end(), args, args + nargs + nkw);
+  return PyObject_Vectorcall(slow->ptr(), all.data(), nargs + 1, kwnames);
+}
+
+PyObject *exprGetItem(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs == 1 && PyLong_CheckExact(args[0])) { // x[k]: one call, no key parsing
+    long long k = PyLong_AsLongLong(args[0]);
+    if (k != -1 || !PyErr_Occurred()) {
+      PyObject *row = asPython([&] { return traceIndex(self, k); });
+      if (row != Py_None)
+        return row; // the row, or an error
+      Py_DECREF(row);
+    } else {
+      PyErr_Clear(); // beyond 64 bits: Python reports it
+    }
+  }
+  return callSlow(slowGetItem, self, args, nargs);
+}
+
+PyObject *functionCall(PyObject *self, PyObject *const *args, size_t nargsf,
+                       PyObject *kwnames) {
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (kwnames && PyTuple_GET_SIZE(kwnames)) // inputs go by position: Python reports it
+    return callSlow(slowCall, self, args, nargs, kwnames);
+  PyObject *kernel = PyObject_GetAttr(self, kernelName);
+  if (!kernel)
+    return nullptr;
+  if (kernel == Py_None) {
+    Py_DECREF(kernel);
+    // Inside a trace, every argument an Expr of one graph (the step of an
+    // unrolled loop): recorded in one call.
+    PyObject *traced = PyObject_GetAttr(self, tracedName);
+    if (!traced)
+      return nullptr;
+    PyObject *recorded = asPython([&] {
+      auto fn = py::cast<std::shared_ptr<trace::Function>>(py::handle(traced));
+      return traceCall(fn, args, static_cast<size_t>(nargs));
+    });
+    Py_DECREF(traced);
+    if (recorded != Py_NotImplemented)
+      return recorded; // the results, or an error
+    Py_DECREF(recorded);
+    return callSlow(slowCall, self, args, nargs);
+  }
+  PyObject *result = PyObject_Vectorcall(kernel, args, nargs, nullptr);
+  Py_DECREF(kernel);
+  if (result || !PyErr_ExceptionMatches(PyExc_TypeError))
+    return result;
+  // A compiled Function called with Exprs is traced: Python sorts it out.
+  // (The kernel's error is set aside while the arguments are looked at.)
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    int isExpr = PyObject_IsInstance(args[i], exprClass->ptr());
+    if (isExpr != 0) {
+      Py_XDECREF(type);
+      Py_XDECREF(value);
+      Py_XDECREF(traceback);
+      return isExpr < 0 ? nullptr : callSlow(slowCall, self, args, nargs);
+    }
+  }
+  PyErr_Restore(type, value, traceback);
+  return nullptr;
+}
+
+PyMethodDef exprGetItemDef = {
+    "__getitem__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&exprGetItem)),
+    METH_FASTCALL,
+    "x[key]: a slice, a row, an element, or a gather for an array of positions, as NumPy "
+    "indexes (an int key is one call into the graph)"};
+
+PyMethodDef functionCallDef = {
+    "__call__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&functionCall)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "f(*inputs): with Exprs, a call recorded in their graph; with numbers and arrays, the "
+    "compiled function's results (compiled on first use)"};
+
+/// Sets `cls.<def.ml_name>` to a C method of `cls`.
+void installMethod(py::handle cls, PyMethodDef *def) {
+  py::object method = py::reinterpret_steal<py::object>(
+      PyDescr_NewMethod(reinterpret_cast<PyTypeObject *>(cls.ptr()), def));
+  if (!method || PyObject_SetAttrString(cls.ptr(), def->ml_name, method.ptr()) < 0)
+    throw py::error_already_set();
+}
+
 PyMethodDef tracingEntries[] = {
     {"trace_index", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&traceIndexEntry)),
      METH_FASTCALL,
@@ -407,6 +506,25 @@ void python::bindGraph(py::module_ &m) {
     *exprClass = std::move(cls);
     graphSlot = g, idSlot = i, blockedSlot = b;
   }, "Registers the Python class of Exprs (scaly._trace.Expr) for trace_call");
+  m.def("install_fast_methods", [](py::object exprCls, py::object functionCls) {
+    if (!exprClass || !exprCls.is(*exprClass))
+      throw py::type_error("install_fast_methods: register the Expr class first");
+    if (!PyType_Check(functionCls.ptr()))
+      throw py::type_error("install_fast_methods: expected the Function class");
+    py::object getItem = exprCls.attr("_getitem"), call = functionCls.attr("_call");
+    if (!slowGetItem) { // kept until exit, as the classes themselves
+      slowGetItem = new py::object();
+      slowCall = new py::object();
+      kernelName = PyUnicode_InternFromString("_kernel");
+      tracedName = PyUnicode_InternFromString("_traced");
+    }
+    *slowGetItem = std::move(getItem);
+    *slowCall = std::move(call);
+    installMethod(exprCls, &exprGetItemDef);
+    installMethod(functionCls, &functionCallDef);
+  }, "Makes Expr.__getitem__ and Function.__call__ C methods whose fast cases (an int "
+     "index, a call of Exprs of one graph, a compiled call) need no Python frame; the rest "
+     "goes to Expr._getitem and Function._call");
   if (PyModule_AddFunctions(m.ptr(), tracingEntries) < 0)
     throw py::error_already_set();
 }
