@@ -150,6 +150,36 @@ def unrolled_numpy(z0, us):
     return z
 
 
+def cases(rng, max_n, skip_unrolled):
+    """(label, n, make, call arguments, NumPy reference) of every case, in print order."""
+    out = []
+    sizes = [n for n in (10, 100, 1000, 10 ** 4, 10 ** 5, 10 ** 6) if n <= max_n]
+    for n in sizes:
+        out.append(("(a) sin", n, lambda n=n: elementwise(n), (rng.standard_normal(n),),
+                    lambda x: np.sin(2 * x) + 1))
+    for n in sizes:
+        x = rng.standard_normal(n)
+        out.append(("(b) sum", n, lambda n=n: total(n), (x,), np.sum))
+        out.append(("(b) sumsqr", n, lambda n=n: sumsqr(n), (x,), lambda x: np.dot(x, x)))
+    for n in (4, 16, 32, 64, 128, 256):
+        A, B, x = rng.standard_normal((n, n)), rng.standard_normal((n, n)), rng.standard_normal(n)
+        out.append(("(c) A@x", n, lambda n=n: matvec(n), (A, x), np.matmul))
+        out.append(("(c) A@B", n, lambda n=n: matmat(n), (A, B), np.matmul))
+    for n in (10, 1000, 10 ** 5):
+        S, U = rng.standard_normal((n, 4)), rng.standard_normal(n)
+        out.append(("(d) vmap rk4", n, lambda n=n: vmapped_rk4(n), (S, U), rk4_numpy))
+    for n in (10, 1000, 10 ** 5):
+        # NumPy has no scan: a Python loop over NumPy steps (only timed for small n).
+        out.append(("(e) scan", n, lambda n=n: scanned_euler(n),
+                    (rng.standard_normal(4), rng.standard_normal(n)),
+                    scanned_euler_numpy if n <= 1000 else None))
+    if not skip_unrolled:
+        for n in (100, 1000, 10 ** 4):
+            out.append(("(f) unrolled", n, lambda n=n: unrolled(n),
+                        (rng.standard_normal(2), rng.standard_normal(n)), unrolled_numpy))
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
@@ -161,39 +191,13 @@ def main():
     # printed on its own so the cases compare per-model costs.
     _, warmup = build(lambda: elementwise(3))
     print(f"process warm-up (first in-process compile, a 3-element model): {1e3 * warmup:.1f} ms")
+    # Every build first, then every per-call timing: a build timed right after
+    # NumPy's largest cases ran slower on our shared machines, whatever its size.
+    built = [(label, n, *build(make), args, reference)
+             for label, n, make, args, reference in cases(rng, opts.max_n, opts.skip_unrolled)]
     print("case               n  build[ms]   C[kB]  call[us]  numpy[us]   ratio")
-    sizes = [n for n in (10, 100, 1000, 10 ** 4, 10 ** 5, 10 ** 6) if n <= opts.max_n]
-    for n in sizes:
-        x = rng.standard_normal(n)
-        fn, s = build(lambda: elementwise(n))
-        row("(a) sin", n, fn, s, (x,), lambda x: np.sin(2 * x) + 1, opts.repeat)
-    for n in sizes:
-        x = rng.standard_normal(n)
-        fn, s = build(lambda: total(n))
-        row("(b) sum", n, fn, s, (x,), np.sum, opts.repeat)
-        fn, s = build(lambda: sumsqr(n))
-        row("(b) sumsqr", n, fn, s, (x,), lambda x: np.dot(x, x), opts.repeat)
-    for n in (4, 16, 32, 64, 128, 256):
-        A, B, x = rng.standard_normal((n, n)), rng.standard_normal((n, n)), rng.standard_normal(n)
-        fn, s = build(lambda: matvec(n))
-        row("(c) A@x", n, fn, s, (A, x), np.matmul, opts.repeat)
-        fn, s = build(lambda: matmat(n))
-        row("(c) A@B", n, fn, s, (A, B), np.matmul, opts.repeat)
-    for n in (10, 1000, 10 ** 5):
-        S, U = rng.standard_normal((n, 4)), rng.standard_normal(n)
-        fn, s = build(lambda: vmapped_rk4(n))
-        row("(d) vmap rk4", n, fn, s, (S, U), rk4_numpy, opts.repeat)
-    for n in (10, 1000, 10 ** 5):
-        s0, U = rng.standard_normal(4), rng.standard_normal(n)
-        fn, s = build(lambda: scanned_euler(n))
-        # NumPy has no scan: a Python loop over NumPy steps (only timed for small n).
-        reference = scanned_euler_numpy if n <= 1000 else (lambda s0, U: fn(s0, U))
-        row("(e) scan", n, fn, s, (s0, U), reference, opts.repeat)
-    if not opts.skip_unrolled:
-        for n in (100, 1000, 10 ** 4):
-            z0, us = rng.standard_normal(2), rng.standard_normal(n)
-            fn, s = build(lambda: unrolled(n))
-            row("(f) unrolled", n, fn, s, (z0, us), unrolled_numpy, opts.repeat)
+    for label, n, fn, seconds, args, reference in built:
+        row(label, n, fn, seconds, args, reference or (lambda *a, fn=fn: fn(*a)), opts.repeat)
 
 
 if __name__ == "__main__":
