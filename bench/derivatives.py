@@ -11,7 +11,8 @@ LuksanVlcek1):
              + 4 x_{k+1} - x_k exp(x_k - x_{k+1}) - 3,                 k = 0 .. n-3
 
 f is written with slices, g with sc.vmap over the constraint triples. For n
-in {100, 10^3, 10^4, 10^5} it prints, from a fresh cache in one process:
+in {100, 10^3, 10^4, 10^5} it prints, from a fresh cache in one process (after a line
+timing the process's first compile, and with every function built before any is evaluated):
 trace -> callable of every function, and per-evaluation time of f, g, the
 gradient of f, the sparse Jacobian of g and the sparse Hessian of the
 Lagrangian f + lam . g, each next to a NumPy/SciPy baseline (f and g in
@@ -107,6 +108,13 @@ def banded(rows, cols, offsets):
     return scipy.sparse.diags(diagonals, offsets, shape=(rows, cols), format="csc")
 
 
+def warm_up():
+    @sc.function(sc.arg("x", 3), outputs=sc.arg("y"))
+    def warm(x):
+        return (x * x).sum()
+    return warm
+
+
 def problem(n):
     """The six cases at size n: (label, make, call arguments, NumPy/SciPy baseline),
     and the time to trace the three luksan functions."""
@@ -159,13 +167,20 @@ def main():
     parser.add_argument("--max-n", type=int, default=10 ** 5)
     args = parser.parse_args()
     sizes = [n for n in (100, 1000, 10 ** 4, 10 ** 5) if n <= args.max_n]
+    # The first compile in a process also sets up Clang and the loader once:
+    # timed and printed on its own so the first case compares per-model costs.
+    start = time.perf_counter()
+    warm_up().compile()
+    print(f"process warm-up (first in-process compile, a 3-element model): "
+          f"{1e3 * (time.perf_counter() - start):.1f} ms")
     # Every build first (each n, each function), then every evaluation: a build
     # timed right after seconds of SciPy's finite differences ran up to 2x slower
     # on our shared machines, whatever n was (the same C compiles in the same time
     # when nothing heavy ran before it).
-    built = {}
+    built, labels = {}, {}
     for n in sizes:
         cases, trace_s = problem(n)
+        labels[n] = [label for label, _, _, _ in cases]
         for label, make, call_args, baseline in cases:
             start = time.perf_counter()
             fn = make()
@@ -175,7 +190,7 @@ def main():
     print(f"{'n':>7} {'function':<18} {'build ms':>9} {'scaly us':>10} {'numpy us':>10} "
           f"{'ratio':>7}")
     for n in sizes:
-        for label in [c[0] for c in problem(n)[0]]:
+        for label in labels[n]:
             fn, seconds, call_args, baseline = built[n, label]
             # Time the evaluation (values in compressed-column order), not the
             # construction of a scipy.sparse matrix around them (~20 us).

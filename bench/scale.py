@@ -5,7 +5,8 @@
 Everything runs in one process on a fresh cache (a temporary SCALY_CACHE_DIR), and each
 per-call time is printed next to NumPy's for the same computation, measured in the same
 run. The process's first compile (a 3-element model, which sets up Clang and the object
-loader once) is timed and printed on its own line before the cases. Cases (issue "structured IR", item 10):
+loader once) is timed and printed on its own line before the cases. Every case is built
+before any is timed per call, so no build follows NumPy's largest runs. Cases (issue "structured IR", item 10):
   (a) (2*x).sin() + 1        n in 10 .. 10^6
   (b) sum(x), sumsqr(x)      n in 10 .. 10^6
   (c) A @ x, A @ B           n x n, n in 4 .. 256
@@ -53,11 +54,16 @@ def build(make):
 
 
 def row(label, n, fn, seconds, args, reference, repeat):
+    """One printed line; without a reference (no NumPy counterpart), '-' for it."""
     c_bytes = len(render_c_module(fn).source)
     ours = per_call_us(fn, args, repeat)
-    theirs = per_call_us(reference, args, repeat)
-    print(f"{label:<14} {n:>8} {1e3 * seconds:>10.1f} {c_bytes / 1024:>8.1f} "
-          f"{ours:>10.2f} {theirs:>10.2f} {ours / theirs:>7.2f}")
+    if reference is None:
+        print(f"{label:<14} {n:>8} {1e3 * seconds:>10.1f} {c_bytes / 1024:>8.1f} "
+              f"{ours:>10.2f} {'-':>10} {'-':>7}")
+    else:
+        theirs = per_call_us(reference, args, repeat)
+        print(f"{label:<14} {n:>8} {1e3 * seconds:>10.1f} {c_bytes / 1024:>8.1f} "
+              f"{ours:>10.2f} {theirs:>10.2f} {ours / theirs:>7.2f}")
     sys.stdout.flush()
 
 
@@ -169,7 +175,7 @@ def cases(rng, max_n, skip_unrolled):
         S, U = rng.standard_normal((n, 4)), rng.standard_normal(n)
         out.append(("(d) vmap rk4", n, lambda n=n: vmapped_rk4(n), (S, U), rk4_numpy))
     for n in (10, 1000, 10 ** 5):
-        # NumPy has no scan: a Python loop over NumPy steps (only timed for small n).
+        # NumPy has no scan: a Python loop over NumPy steps (only timed up to n = 1000).
         out.append(("(e) scan", n, lambda n=n: scanned_euler(n),
                     (rng.standard_normal(4), rng.standard_normal(n)),
                     scanned_euler_numpy if n <= 1000 else None))
@@ -197,7 +203,7 @@ def main():
              for label, n, make, args, reference in cases(rng, opts.max_n, opts.skip_unrolled)]
     print("case               n  build[ms]   C[kB]  call[us]  numpy[us]   ratio")
     for label, n, fn, seconds, args, reference in built:
-        row(label, n, fn, seconds, args, reference or (lambda *a, fn=fn: fn(*a)), opts.repeat)
+        row(label, n, fn, seconds, args, reference, opts.repeat)
 
 
 if __name__ == "__main__":

@@ -7,9 +7,12 @@
 // own mapping, unmapped again on free; the next compile touches all of it
 // afresh. A page touched for the first time costs a page fault, which on
 // virtual machines like ours costs 10-15 us per 4 KiB page: 2-5 ms of every
-// compile. Keeping freed memory for reuse removes that cost (about 10% of
-// trace -> callable, bench/scale.py), at the price of a process holding
-// on to up to 32 MiB of freed heap.
+// compile. So blocks below 4 MiB come from the heap, and up to 32 MiB free
+// at its top is kept for reuse (about 8% off trace -> callable in
+// bench/scale.py). The price: freed blocks between live ones stay resident
+// until reused, so a process that frees many blocks of 128 KiB to 4 MiB
+// while keeping others may hold more memory than under glibc's defaults.
+// Blocks of 4 MiB and more (large NumPy arrays) keep their own mappings.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <strings.h>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -38,18 +42,29 @@ bool userChoseMallocSettings() {
   return false;
 }
 
+/// Whether SCALY_HEAP_POLICY turns the policy off.
+bool turnedOff() {
+  const char *setting = std::getenv("SCALY_HEAP_POLICY");
+  if (!setting)
+    return false;
+  for (const char *off : {"0", "off", "false", "no"})
+    if (strcasecmp(setting, off) == 0)
+      return true;
+  return false;
+}
+
 } // namespace
 
 bool scaly::python::applyHeapPolicy() {
 #if defined(__GLIBC__)
-  const char *off = std::getenv("SCALY_HEAP_POLICY");
-  if ((off && std::strcmp(off, "0") == 0) || userChoseMallocSettings())
+  if (turnedOff() || userChoseMallocSettings())
     return false;
-  // Both settings together: setting either one alone also stops glibc from
-  // raising the mapping threshold by itself, which would leave every block
-  // from 128 KiB up mapped and unmapped on each use.
-  return mallopt(M_MMAP_THRESHOLD, kKeptHeapBytes) == 1 &&
-         mallopt(M_TRIM_THRESHOLD, kKeptHeapBytes) == 1;
+  // Both settings: setting either one also stops glibc from raising the
+  // mapping threshold by itself, which would leave every block from 128 KiB
+  // up mapped and unmapped on each use.
+  bool mapped = mallopt(M_MMAP_THRESHOLD, kHeapBlockBytes) == 1;
+  bool trimmed = mallopt(M_TRIM_THRESHOLD, kKeptTopBytes) == 1;
+  return mapped && trimmed;
 #else
   return false; // other C libraries keep their own policy
 #endif

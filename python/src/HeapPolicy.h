@@ -9,16 +9,17 @@
 
 namespace scaly::python {
 
-/// Asks glibc's malloc to keep freed memory (up to kKeptHeapBytes) and to
-/// serve blocks below that size from the heap instead of fresh mappings,
-/// unless the user chose malloc settings or set SCALY_HEAP_POLICY=0.
-/// Returns whether the policy was applied. Called once, when the extension
-/// loads.
+/// Asks glibc's malloc to serve blocks below kHeapBlockBytes from the heap
+/// instead of fresh mappings and to keep up to kKeptTopBytes free at the
+/// heap's top, unless the user chose malloc settings or set
+/// SCALY_HEAP_POLICY to 0, off, false or no. Returns whether both settings
+/// took. Called once, when the extension loads.
 bool applyHeapPolicy();
 
-/// The bytes of freed heap the policy keeps, and the size from which blocks
-/// are mapped on their own: 32 MiB.
-constexpr int kKeptHeapBytes = 32 << 20;
+/// Blocks from this size up keep their own mapping: 4 MiB.
+constexpr int kHeapBlockBytes = 4 << 20;
+/// Free memory at the top of the heap kept for reuse: 32 MiB.
+constexpr int kKeptTopBytes = 32 << 20;
 
 } // namespace scaly::python
 

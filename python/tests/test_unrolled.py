@@ -589,3 +589,64 @@ def test_gradient_through_gathered_rows_matches_differences(cache):
     fd = np.array([(cost(z0, us + eps * e) - cost(z0, us - eps * e)) / (2 * eps)
                    for e in np.eye(size)])
     np.testing.assert_allclose(np.ravel(grad(z0, us)), np.ravel(fd), rtol=1e-6, atol=1e-8)
+
+
+def test_pass_rolls_uneven_columns_and_passes_a_constant_row_whole(cache):
+    """A state kept from step 5 makes the tracer build every step; the pass then
+    rolls the 34 steps after it: columns U[::2, p_k] at uneven p_k through one
+    gather, v[3] (one value, interned) passed whole.
+    NumPy's numbers, and the gradient against central differences."""
+    n, m = 40, 9
+    picks = [(k * k + 3 * k) % m for k in range(n)]
+
+    @sc.function(sc.arg("z", 2), sc.arg("u", 2), sc.arg("c", ()), outputs=sc.arg("znext"))
+    def step(z, u, c):
+        return sc.stack([z[0] + 0.1 * z[1] * u[1], z[1] + 0.1 * (u[0] * c).sin()])
+
+    @sc.function(sc.arg("z0", 2), sc.arg("U", (4, m)), sc.arg("v", 5), outputs=sc.arg("out"))
+    def kept(z0, U, v):
+        z, states = z0, []
+        for p in picks:
+            z = step(z, U[::2, p], v[3])
+            states.append(z)
+        return sc.sumsqr(z + states[5])
+
+    assert _ops(kept, "call") == n  # traced as calls; the pass rolls them
+    src = render_c_module(kept).source
+    assert src.count("for (long long it_out = 0; it_out < 34; ++it_out) {") == 1
+    assert "step_raw" not in src
+    assert src.count("static const int64_t scaly_table_") == 1  # U's columns only
+
+    def numpy_kept(z0, U, v):
+        z, states = np.array(z0, float), []
+        for p in picks:
+            u = U[::2, p]
+            z = np.array([z[0] + 0.1 * z[1] * u[1], z[1] + 0.1 * np.sin(u[0] * v[3])])
+            states.append(z)
+        return np.sum((z + states[5]) ** 2)
+
+    rng = np.random.default_rng(9)
+    z0, U, v = rng.normal(size=2), rng.normal(size=(4, m)), rng.normal(size=5)
+    np.testing.assert_allclose(kept(z0, U, v), numpy_kept(z0, U, v), rtol=1e-13)
+    grad = sc.gradient(kept, wrt="U")
+    eps = 1e-6
+    fd = np.array([(numpy_kept(z0, U + eps * e.reshape(4, m), v)
+                    - numpy_kept(z0, U - eps * e.reshape(4, m), v)) / (2 * eps)
+                   for e in np.eye(4 * m)]).reshape(4, m)
+    np.testing.assert_allclose(grad(z0, U, v), fd, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("key", [True, False, np.int64(2), np.int32(-1)])
+def test_keys_the_c_method_hands_to_python(cache, key):
+    """Bools index as NumPy's masks do, NumPy integers as ints: the C method's int
+    path takes only plain ints, the rest behaves as before."""
+    seen = {}
+
+    @sc.function(sc.arg("X", (3, 4)), outputs=sc.arg("y"))
+    def pick(X):
+        seen["shape"] = X[key].shape
+        return X[key].sum()
+
+    X = np.arange(12.0).reshape(3, 4)
+    assert seen["shape"] == X[key].shape
+    np.testing.assert_allclose(pick(X), X[key].sum())

@@ -61,6 +61,21 @@
 // CHECK-NEXT:    expr.scan @step3(%arg0, %[[G]], %arg2) count 16 {mapped = array<i1: false, true, false>}
 // CHECK-NOT:     expr.call
 
+// us[3] read through a slice of its own in every call: passed whole, no gather.
+// CHECK-LABEL: expr.func @constant_row
+// CHECK:         %[[U:.*]] = expr.reshape {{.*}} : tensor<1xf64> to tensor<f64>
+// CHECK-NEXT:    expr.scan @euler(%arg0, %[[U]]) count 16 {mapped = array<i1: false, false>}
+// CHECK-NOT:     expr.gather
+// CHECK-NOT:     expr.call
+
+// U[0, k // 2] of a 2 x 20 array: the first two calls read one element; the
+// axis is the one the reads move along later (1, not the first of size 1),
+// so every call is rolled.
+// CHECK-LABEL: expr.func @held_second_axis
+// CHECK-NEXT:    %[[G:.*]] = expr.gather %arg1 [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7] : tensor<2x20xf64> to tensor<16xf64>
+// CHECK-NEXT:    expr.scan @euler(%arg0, %[[G]]) count 16
+// CHECK-NOT:     expr.call
+
 // Rows of us and of vs in turn: slices of two arrays are no walk.
 // CHECK-LABEL: expr.func @two_arrays
 // CHECK-NOT:     expr.scan
@@ -484,6 +499,108 @@ expr.func @irregular_columns(%z: tensor<2xf64>, %U: tensor<3x10xf64>, %c: tensor
   %s15 = expr.slice %U starts [0, 2] steps [1, 1] : tensor<3x10xf64> to tensor<3x1xf64>
   %u15 = expr.reshape %s15 : tensor<3x1xf64> to tensor<3xf64>
   %z15 = expr.call @step3(%z14, %u15, %c) : (tensor<2xf64>, tensor<3xf64>, tensor<f64>) -> tensor<2xf64>
+  expr.return %z15 : tensor<2xf64>
+}
+expr.func @constant_row(%z: tensor<2xf64>, %us: tensor<40xf64>) -> tensor<2xf64> attributes {arg_names = ["z", "us"], res_names = ["zn"]} {
+  %s0 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u0 = expr.reshape %s0 : tensor<1xf64> to tensor<f64>
+  %z0 = expr.call @euler(%z, %u0) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s1 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u1 = expr.reshape %s1 : tensor<1xf64> to tensor<f64>
+  %z1 = expr.call @euler(%z0, %u1) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s2 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u2 = expr.reshape %s2 : tensor<1xf64> to tensor<f64>
+  %z2 = expr.call @euler(%z1, %u2) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s3 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u3 = expr.reshape %s3 : tensor<1xf64> to tensor<f64>
+  %z3 = expr.call @euler(%z2, %u3) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s4 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u4 = expr.reshape %s4 : tensor<1xf64> to tensor<f64>
+  %z4 = expr.call @euler(%z3, %u4) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s5 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u5 = expr.reshape %s5 : tensor<1xf64> to tensor<f64>
+  %z5 = expr.call @euler(%z4, %u5) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s6 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u6 = expr.reshape %s6 : tensor<1xf64> to tensor<f64>
+  %z6 = expr.call @euler(%z5, %u6) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s7 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u7 = expr.reshape %s7 : tensor<1xf64> to tensor<f64>
+  %z7 = expr.call @euler(%z6, %u7) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s8 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u8 = expr.reshape %s8 : tensor<1xf64> to tensor<f64>
+  %z8 = expr.call @euler(%z7, %u8) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s9 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u9 = expr.reshape %s9 : tensor<1xf64> to tensor<f64>
+  %z9 = expr.call @euler(%z8, %u9) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s10 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u10 = expr.reshape %s10 : tensor<1xf64> to tensor<f64>
+  %z10 = expr.call @euler(%z9, %u10) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s11 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u11 = expr.reshape %s11 : tensor<1xf64> to tensor<f64>
+  %z11 = expr.call @euler(%z10, %u11) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s12 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u12 = expr.reshape %s12 : tensor<1xf64> to tensor<f64>
+  %z12 = expr.call @euler(%z11, %u12) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s13 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u13 = expr.reshape %s13 : tensor<1xf64> to tensor<f64>
+  %z13 = expr.call @euler(%z12, %u13) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s14 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u14 = expr.reshape %s14 : tensor<1xf64> to tensor<f64>
+  %z14 = expr.call @euler(%z13, %u14) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s15 = expr.slice %us starts [3] steps [1] : tensor<40xf64> to tensor<1xf64>
+  %u15 = expr.reshape %s15 : tensor<1xf64> to tensor<f64>
+  %z15 = expr.call @euler(%z14, %u15) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  expr.return %z15 : tensor<2xf64>
+}
+expr.func @held_second_axis(%z: tensor<2xf64>, %U: tensor<2x20xf64>) -> tensor<2xf64> attributes {arg_names = ["z", "U"], res_names = ["zn"]} {
+  %s0 = expr.slice %U starts [0, 0] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u0 = expr.reshape %s0 : tensor<1x1xf64> to tensor<f64>
+  %z0 = expr.call @euler(%z, %u0) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s1 = expr.slice %U starts [0, 0] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u1 = expr.reshape %s1 : tensor<1x1xf64> to tensor<f64>
+  %z1 = expr.call @euler(%z0, %u1) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s2 = expr.slice %U starts [0, 1] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u2 = expr.reshape %s2 : tensor<1x1xf64> to tensor<f64>
+  %z2 = expr.call @euler(%z1, %u2) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s3 = expr.slice %U starts [0, 1] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u3 = expr.reshape %s3 : tensor<1x1xf64> to tensor<f64>
+  %z3 = expr.call @euler(%z2, %u3) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s4 = expr.slice %U starts [0, 2] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u4 = expr.reshape %s4 : tensor<1x1xf64> to tensor<f64>
+  %z4 = expr.call @euler(%z3, %u4) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s5 = expr.slice %U starts [0, 2] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u5 = expr.reshape %s5 : tensor<1x1xf64> to tensor<f64>
+  %z5 = expr.call @euler(%z4, %u5) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s6 = expr.slice %U starts [0, 3] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u6 = expr.reshape %s6 : tensor<1x1xf64> to tensor<f64>
+  %z6 = expr.call @euler(%z5, %u6) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s7 = expr.slice %U starts [0, 3] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u7 = expr.reshape %s7 : tensor<1x1xf64> to tensor<f64>
+  %z7 = expr.call @euler(%z6, %u7) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s8 = expr.slice %U starts [0, 4] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u8 = expr.reshape %s8 : tensor<1x1xf64> to tensor<f64>
+  %z8 = expr.call @euler(%z7, %u8) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s9 = expr.slice %U starts [0, 4] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u9 = expr.reshape %s9 : tensor<1x1xf64> to tensor<f64>
+  %z9 = expr.call @euler(%z8, %u9) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s10 = expr.slice %U starts [0, 5] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u10 = expr.reshape %s10 : tensor<1x1xf64> to tensor<f64>
+  %z10 = expr.call @euler(%z9, %u10) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s11 = expr.slice %U starts [0, 5] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u11 = expr.reshape %s11 : tensor<1x1xf64> to tensor<f64>
+  %z11 = expr.call @euler(%z10, %u11) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s12 = expr.slice %U starts [0, 6] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u12 = expr.reshape %s12 : tensor<1x1xf64> to tensor<f64>
+  %z12 = expr.call @euler(%z11, %u12) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s13 = expr.slice %U starts [0, 6] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u13 = expr.reshape %s13 : tensor<1x1xf64> to tensor<f64>
+  %z13 = expr.call @euler(%z12, %u13) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s14 = expr.slice %U starts [0, 7] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u14 = expr.reshape %s14 : tensor<1x1xf64> to tensor<f64>
+  %z14 = expr.call @euler(%z13, %u14) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
+  %s15 = expr.slice %U starts [0, 7] steps [1, 1] : tensor<2x20xf64> to tensor<1x1xf64>
+  %u15 = expr.reshape %s15 : tensor<1x1xf64> to tensor<f64>
+  %z15 = expr.call @euler(%z14, %u15) : (tensor<2xf64>, tensor<f64>) -> tensor<2xf64>
   expr.return %z15 : tensor<2xf64>
 }
 expr.func @two_arrays(%z: tensor<2xf64>, %us: tensor<40xf64>, %vs: tensor<40xf64>) -> tensor<2xf64> attributes {arg_names = ["z", "us", "vs"], res_names = ["zn"]} {

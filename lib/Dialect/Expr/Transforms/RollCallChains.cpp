@@ -72,7 +72,8 @@ bool movedAlong(SliceOp first, SliceOp later, unsigned axis) {
 
 /// How each operand after the state changes from `c0` to `c1`, or nothing
 /// when one changes in a way a scan cannot say.
-std::optional<SmallVector<Operand>> classify(CallOp c0, CallOp c1) {
+std::optional<SmallVector<Operand>> classify(ArrayRef<CallOp> run) {
+  CallOp c0 = run[0], c1 = run[1];
   SmallVector<Operand> out(c0.getNumOperands());
   for (unsigned i = 1; i < c0.getNumOperands(); ++i) {
     Value a = c0.getOperand(i), b = c1.getOperand(i);
@@ -90,8 +91,25 @@ std::optional<SmallVector<Operand>> classify(CallOp c0, CallOp c1) {
           return std::nullopt;
         axis = d;
       }
-    // Two calls reading the same row (`u[k // 2]`): the rows move along the
-    // first axis of size 1, and `follows` holds later calls to it.
+    // Two calls reading the same row (`u[k // 2]`): the axis is the one the
+    // first later call that reads elsewhere moves along; without one (or
+    // when it moves along two), the first of size 1, and `follows` ends the
+    // run where the reads leave it.
+    for (CallOp later : run.drop_front(2)) {
+      if (axis)
+        break;
+      SliceOp sk = sliceOf(later.getOperand(i));
+      if (!sk || sk.getOperand() != sa.getOperand() || sk.getType() != sa.getType() ||
+          sk.getStarts() == sa.getStarts())
+        continue;
+      ArrayRef<int64_t> startsK = sk.getStarts();
+      for (unsigned d = 0; d < startsK.size(); ++d)
+        if (startsK[d] != starts0[d] && shape[d] == 1) {
+          axis = d;
+          break;
+        }
+      break;
+    }
     for (unsigned d = 0; !axis && d < shape.size(); ++d)
       if (shape[d] == 1)
         axis = d;
@@ -246,14 +264,16 @@ void roll(ArrayRef<CallOp> calls, ArrayRef<Operand> operands) {
     const Operand &o = operands[i];
     Value arg = first.getOperand(i);
     auto type = cast<RankedTensorType>(arg.getType());
-    if (!o.sliced) {
+    SmallVector<int64_t> at = o.sliced ? positionsOf(calls, i, o) : SmallVector<int64_t>{};
+    bool constant = o.sliced && llvm::all_equal(at);
+    if (!o.sliced || constant) { // the same element(s) in every call: passed whole
       args.push_back(arg);
-    } else if (SmallVector<int64_t> at = positionsOf(calls, i, o); evenlySpaced(at)) {
+    } else if (evenlySpaced(at)) {
       args.push_back(stackedSlices(b, loc, sliceOf(arg), o, n, type));
     } else {
       args.push_back(gatheredSlices(b, loc, sliceOf(arg), o, at, type));
     }
-    mapped.push_back(o.sliced);
+    mapped.push_back(o.sliced && !constant);
   }
   SmallVector<Type> types{first.getResult(0).getType()};
   for (Value r : first.getResults().drop_front())
@@ -302,7 +322,7 @@ void roll(ArrayRef<CallOp> calls, ArrayRef<Operand> operands) {
 void rollChain(ArrayRef<CallOp> chain) {
   size_t start = 0;
   while (start + kMinChain <= chain.size()) {
-    auto operands = classify(chain[start], chain[start + 1]);
+    auto operands = classify(chain.drop_front(start));
     if (!operands) {
       ++start;
       continue;
