@@ -308,6 +308,13 @@ def test_random_chains_compute_the_same(cache, seed):
     np.testing.assert_allclose(fn(z0, us, g), z, rtol=1e-13, atol=1e-13)
 
 
+def assert_gradient_in_us_matches_differences(cost, grad, z0, us, eps=1e-6):
+    """grad(z0, us) against central differences of cost in each element of us."""
+    fd = np.array([(cost(z0, us + eps * e) - cost(z0, us - eps * e)) / (2 * eps)
+                   for e in np.eye(us.size)])
+    np.testing.assert_allclose(np.ravel(grad(z0, us)), np.ravel(fd), rtol=1e-6, atol=1e-8)
+
+
 def test_gradient_of_a_rolled_chain_matches_differences(cache):
     """The gradient through a rolled chain (a reverse scan) against central differences."""
     n = 40
@@ -326,11 +333,7 @@ def test_gradient_of_a_rolled_chain_matches_differences(cache):
     grad = sc.gradient(cost, wrt="us")
     assert "for (" in render_c_module(grad).source and "_raw" not in render_c_module(grad).source
     rng = np.random.default_rng(5)
-    z0, us = rng.normal(size=2), rng.normal(size=n)
-    eps = 1e-6
-    fd = np.array([(cost(z0, us + eps * e) - cost(z0, us - eps * e)) / (2 * eps)
-                   for e in np.eye(n)])
-    np.testing.assert_allclose(np.ravel(grad(z0, us)), np.ravel(fd), rtol=1e-6, atol=1e-8)
+    assert_gradient_in_us_matches_differences(cost, grad, rng.normal(size=2), rng.normal(size=n))
 
 
 # -- Tracing records the chain and builds the scan (Graph's lazy values) -----
@@ -584,11 +587,8 @@ def test_gradient_through_gathered_rows_matches_differences(cache):
     assert _ops(cost, "gather") == 1 and _ops(cost, "call") == 0
     grad = sc.gradient(cost, wrt="us")
     rng = np.random.default_rng(6)
-    z0, us = rng.normal(size=2), rng.normal(size=size)
-    eps = 1e-6
-    fd = np.array([(cost(z0, us + eps * e) - cost(z0, us - eps * e)) / (2 * eps)
-                   for e in np.eye(size)])
-    np.testing.assert_allclose(np.ravel(grad(z0, us)), np.ravel(fd), rtol=1e-6, atol=1e-8)
+    assert_gradient_in_us_matches_differences(cost, grad, rng.normal(size=2),
+                                              rng.normal(size=size))
 
 
 def test_pass_rolls_uneven_columns_and_passes_a_constant_row_whole(cache):
