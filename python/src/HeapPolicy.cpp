@@ -2,17 +2,19 @@
 //
 // Each in-process compile allocates and frees some megabytes (Clang's AST,
 // LLVM's IR and machine code), and a pattern of a large derivative is a few
-// megabytes of index arrays. With glibc's defaults, freed memory at the top
-// of the heap goes back to the kernel, and blocks from 128 KiB up get their
-// own mapping, unmapped again on free; the next compile touches all of it
-// afresh. A page touched for the first time costs a page fault, which on
-// virtual machines like ours costs 10-15 us per 4 KiB page: 2-5 ms of every
-// compile. So blocks below 4 MiB come from the heap, and up to 32 MiB free
-// at its top is kept for reuse (about 8% off trace -> callable in
-// bench/scale.py). The price: freed blocks between live ones stay resident
-// until reused, so a process that frees many blocks of 128 KiB to 4 MiB
-// while keeping others may hold more memory than under glibc's defaults.
-// Blocks of 4 MiB and more (large NumPy arrays) keep their own mappings.
+// megabytes of index arrays. With glibc's defaults, a fresh process puts
+// every block from 128 KiB up in a mapping of its own, unmapped on free, and
+// gives freed memory at the top of the heap back to the kernel; the next
+// compile touches all of it afresh. A page touched for the first time costs
+// a page fault, which on virtual machines like ours costs 10-15 us per
+// 4 KiB page: 2-5 ms of every compile. glibc raises both thresholds by
+// itself as blocks are freed, up to 32 MiB for mappings and 64 MiB kept at
+// the top; the policy sets those values from the start (about 8% off trace
+// -> callable in bench/scale.py). Setting any threshold stops glibc's own
+// adjusting, so both are set, at the values it would reach: a lower mapping
+// threshold would map (and fault in) every large NumPy result afresh on
+// each call. As under glibc's steady state, freed blocks between live ones
+// stay resident until reused.
 //
 //===----------------------------------------------------------------------===//
 
