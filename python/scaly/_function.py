@@ -147,6 +147,7 @@ class Function:
         return tuple(Expr(graph, r) for r in results)
 
 
+# The Expr class is registered (calls and int indexes make Exprs in C), and
 # Expr.__getitem__ and Function.__call__ become C methods: an int index, a call
 # of Exprs of one graph and a compiled call then run without a Python frame.
 _scaly.install_fast_methods(Expr, Function)

@@ -304,9 +304,6 @@ class Expr:
         return self.vec()
 
 
-_scaly.register_expr_class(Expr)  # trace_call makes Exprs of a call's results
-
-
 def _axis_index(axis, ndim, what):
     """`axis` as a non-negative int below `ndim` (negative axes count from the end)."""
     if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):

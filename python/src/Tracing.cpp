@@ -31,6 +31,15 @@ trace::BinaryKind binaryKind(const std::string &op) {
 /// The folder of the scaly package: frames there are not the user's.
 std::string scalyPackageDir;
 
+/// Finds scalyPackageDir once (it imports scaly: not under the context lock
+/// when it can be helped, so Exprs' registration does it first).
+void findPackageDir() {
+  if (!scalyPackageDir.empty())
+    return;
+  std::string path = py::module_::import("scaly").attr("__file__").cast<std::string>();
+  scalyPackageDir = path.substr(0, path.rfind('/') + 1);
+}
+
 /// The line `frame` (running `code`) is at. Cached for the last few places
 /// asked about (a reference to each code object is kept, so an entry cannot
 /// outlive its code): the lookup scans the code's line table, and a step of
@@ -86,12 +95,7 @@ const CodeInfo *codeInfo(PyCodeObject *code) {
 /// package: where the user wrote the operation being traced (file:line
 /// locations in the IR).
 void here(Graph &g) {
-  if (scalyPackageDir.empty()) {
-    // Tracing runs inside the imported package: its folder is known by now.
-    py::object file = py::module_::import("scaly").attr("__file__");
-    std::string path = py::cast<std::string>(file);
-    scalyPackageDir = path.substr(0, path.rfind('/') + 1);
-  }
+  findPackageDir(); // a Graph used before any Expr was registered
   PyFrameObject *frame = PyEval_GetFrame(); // borrowed
   Py_XINCREF(frame);
   while (frame) {
@@ -145,8 +149,9 @@ std::pair<py::object, int32_t> exprParts(py::handle x) {
   return {x.attr(graphName), py::cast<int32_t>(x.attr(idName))};
 }
 
-/// The class of Python's Exprs (scaly._trace.Expr), registered when that
-/// module is imported: trace_call and trace_index make their results.
+/// The class of Python's Exprs (scaly._trace.Expr), registered when the
+/// Function class is defined (install_fast_methods): calls and int indexes
+/// make their results.
 py::object *exprClass = nullptr;
 /// Where an Expr keeps its three slots (_g, _id, _blocked): an unrolled
 /// step makes two Exprs, filled here as Expr.__init__ fills them, without
@@ -243,8 +248,8 @@ PyObject *asPython(Body body) {
   } catch (py::error_already_set &e) {
     e.restore();
   } catch (const py::cast_error &) {
-    PyErr_SetString(PyExc_TypeError, "expected an Expr and an int (trace_index) or a traced "
-                                     "Function and Exprs (trace_call)");
+    PyErr_SetString(PyExc_TypeError, "expected an Expr of a Graph, or a Function whose _traced "
+                                     "is a traced function");
   } catch (const std::invalid_argument &e) {
     PyErr_SetString(PyExc_ValueError, e.what());
   } catch (py::builtin_exception &e) {
@@ -261,28 +266,6 @@ PyObject *asPython(Body body) {
     PyErr_SetString(PyExc_SystemError, "scaly: an unknown C++ exception while tracing");
   }
   return nullptr;
-}
-
-// trace_index and trace_call run once or twice per step of an unrolled loop:
-// plain vectorcall functions, without pybind11's argument dispatch.
-PyObject *traceIndexEntry(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
-  return asPython([&] {
-    if (nargs != 2)
-      throw py::type_error("trace_index(x, k) takes 2 arguments");
-    long long k = PyLong_AsLongLong(args[1]);
-    if (k == -1 && PyErr_Occurred())
-      throw py::error_already_set();
-    return traceIndex(args[0], k);
-  });
-}
-
-PyObject *traceCallEntry(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
-  return asPython([&] {
-    if (nargs < 1)
-      throw py::type_error("trace_call(fn, *args) needs a traced Function");
-    auto fn = py::cast<std::shared_ptr<trace::Function>>(py::handle(args[0]));
-    return traceCall(fn, args + 1, static_cast<size_t>(nargs - 1));
-  });
 }
 
 // Expr.__getitem__ and Function.__call__ in C (install_fast_methods): the
@@ -384,17 +367,6 @@ void installMethod(py::handle cls, PyMethodDef *def) {
     throw py::error_already_set();
 }
 
-PyMethodDef tracingEntries[] = {
-    {"trace_index", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&traceIndexEntry)),
-     METH_FASTCALL,
-     "trace_index(x, k): x[k] for an Expr x and an int k (an Expr), or None when x is a "
-     "scalar or k is out of range"},
-    {"trace_call", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&traceCallEntry)),
-     METH_FASTCALL,
-     "trace_call(fn, *args): fn(*args) recorded in the graph of args when all are Exprs of "
-     "one graph (one Expr, or a tuple of them); NotImplemented otherwise"},
-    {nullptr, nullptr, 0, nullptr}};
-
 } // namespace
 
 void python::bindGraph(py::module_ &m) {
@@ -485,46 +457,34 @@ void python::bindGraph(py::module_ &m) {
           "Any op of the expression dialect by name, its result types inferred by the op")
       .def("inputs", &Graph::inputs);
 
-  m.def("register_expr_class", [](py::object cls) {
-    if (!PyType_Check(cls.ptr()))
-      throw py::type_error("register_expr_class: expected a class");
+  m.def("install_fast_methods", [](py::object exprCls, py::object functionCls) {
+    if (!PyType_Check(exprCls.ptr()) || !PyType_Check(functionCls.ptr()))
+      throw py::type_error("install_fast_methods: expected the Expr and Function classes");
     // Slots filled directly only while these, its own, are all an Expr has.
     py::object slots = py::reinterpret_borrow<py::dict>(
-                           reinterpret_cast<PyTypeObject *>(cls.ptr())->tp_dict)
+                           reinterpret_cast<PyTypeObject *>(exprCls.ptr())->tp_dict)
                            .attr("get")("__slots__");
     bool three = py::str(slots).cast<std::string>() == "('_g', '_id', '_blocked')";
-    Py_ssize_t g = three ? slotOffset(cls, "_g") : -1, i = three ? slotOffset(cls, "_id") : -1,
-               b = three ? slotOffset(cls, "_blocked") : -1;
-    // The package's folder, for here(), known now rather than looked up
-    // under the context lock.
-    if (scalyPackageDir.empty()) {
-      std::string path = py::module_::import("scaly").attr("__file__").cast<std::string>();
-      scalyPackageDir = path.substr(0, path.rfind('/') + 1);
-    }
-    if (!exprClass)
-      exprClass = new py::object(); // kept until exit, as the class itself
-    *exprClass = std::move(cls);
-    graphSlot = g, idSlot = i, blockedSlot = b;
-  }, "Registers the Python class of Exprs (scaly._trace.Expr) for trace_call");
-  m.def("install_fast_methods", [](py::object exprCls, py::object functionCls) {
-    if (!exprClass || !exprCls.is(*exprClass))
-      throw py::type_error("install_fast_methods: register the Expr class first");
-    if (!PyType_Check(functionCls.ptr()))
-      throw py::type_error("install_fast_methods: expected the Function class");
+    Py_ssize_t g = three ? slotOffset(exprCls, "_g") : -1,
+               i = three ? slotOffset(exprCls, "_id") : -1,
+               b = three ? slotOffset(exprCls, "_blocked") : -1;
+    findPackageDir(); // for here(): now rather than under the context lock
     py::object getItem = exprCls.attr("_getitem"), call = functionCls.attr("_call");
-    if (!slowGetItem) { // kept until exit, as the classes themselves
+    if (!exprClass) { // kept until exit, as the classes themselves
+      exprClass = new py::object();
       slowGetItem = new py::object();
       slowCall = new py::object();
       kernelName = PyUnicode_InternFromString("_kernel");
       tracedName = PyUnicode_InternFromString("_traced");
     }
+    *exprClass = exprCls;
+    graphSlot = g, idSlot = i, blockedSlot = b;
     *slowGetItem = std::move(getItem);
     *slowCall = std::move(call);
     installMethod(exprCls, &exprGetItemDef);
     installMethod(functionCls, &functionCallDef);
-  }, "Makes Expr.__getitem__ and Function.__call__ C methods whose fast cases (an int "
-     "index, a call of Exprs of one graph, a compiled call) need no Python frame; the rest "
-     "goes to Expr._getitem and Function._call");
-  if (PyModule_AddFunctions(m.ptr(), tracingEntries) < 0)
-    throw py::error_already_set();
+  }, "Registers the Expr class (whose Exprs calls and indexes make) and makes "
+     "Expr.__getitem__ and Function.__call__ C methods whose fast cases (an int index, a "
+     "call of Exprs of one graph, a compiled call) need no Python frame; the rest goes to "
+     "Expr._getitem and Function._call");
 }

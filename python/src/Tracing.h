@@ -1,8 +1,8 @@
 //===- Tracing.h - the tracing graph's bindings ---------------*- C++ -*-===//
 //
 // `scaly._scaly.Graph`: one binding per Python operator, each recording the
-// user's file:line first; and `trace_call`, the one-call path of a traced
-// Function applied to Exprs (a step of an unrolled loop).
+// user's file:line first; and Expr.__getitem__ and Function.__call__ as C
+// methods, the one-call paths of a step of an unrolled loop.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SCALY_PYTHON_TRACING_H
@@ -12,7 +12,7 @@
 
 namespace scaly::python {
 
-/// Registers Graph, trace_call and register_expr_class on `m`.
+/// Registers Graph and install_fast_methods on `m`.
 void bindGraph(pybind11::module_ &m);
 
 } // namespace scaly::python
