@@ -21,6 +21,7 @@
 
 #include "scaly/Dialect/Expr/Passes.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/SetVector.h"
@@ -217,24 +218,19 @@ SmallVector<int64_t> positionsOf(ArrayRef<CallOp> calls, unsigned i, const Opera
 Value gatheredSlices(OpBuilder &b, Location loc, SliceOp first, const Operand &o,
                      ArrayRef<int64_t> positions, RankedTensorType type) {
   auto source = cast<RankedTensorType>(first.getOperand().getType());
-  auto sliceShape = cast<RankedTensorType>(first.getType()).getShape();
+  SmallVector<int64_t> sourceStrides = computeStrides(source.getShape());
+  SmallVector<int64_t> sliceStrides =
+      computeStrides(cast<RankedTensorType>(first.getType()).getShape());
   ArrayRef<int64_t> starts = first.getStarts(), steps = first.getSteps();
-  SmallVector<int64_t> strides(source.getRank(), 1);
-  for (int64_t d = source.getRank() - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * source.getShape()[d + 1];
   int64_t perCall = type.getNumElements();
   SmallVector<int64_t> table;
   table.reserve(positions.size() * perCall);
   for (int64_t at : positions)
     for (int64_t e = 0; e < perCall; ++e) {
       // Element e of the slice (row-major) and where it lies in the source.
-      int64_t rest = e, flat = 0;
-      for (int64_t d = sliceShape.size() - 1; d >= 0; --d) {
-        int64_t index = rest % sliceShape[d];
-        rest /= sliceShape[d];
-        int64_t start = unsigned(d) == o.axis ? at : starts[d];
-        flat += (start + index * steps[d]) * strides[d];
-      }
+      int64_t flat = 0;
+      for (auto [d, index] : llvm::enumerate(delinearize(e, sliceStrides)))
+        flat += ((d == o.axis ? at : starts[d]) + index * steps[d]) * sourceStrides[d];
       table.push_back(flat);
     }
   return b.create<GatherOp>(loc, withLeadingAxis(type, positions.size()), first.getOperand(),
