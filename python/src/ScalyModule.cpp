@@ -424,13 +424,32 @@ py::dict render(py::object functions, const py::dict &options) {
 std::thread *warmupThread = nullptr;
 std::mutex warmupMutex;
 
-/// Compiles a module with the structured code real models have (a fused
-/// elementwise loop calling vector math, a blocked pairwise sum, a matrix
-/// product): the first compile of each kind in a process runs code of
-/// Clang's and LLVM's that nothing has run yet, 5-10 ms of it, which this
-/// moves off the user's first compile.
-void warmUpStructured(std::vector<std::string> flags, const std::string &macros) {
-  // The host recipe as runtime/jit.py derives it from the probe's macros.
+/// Builds a function with `define(graph, function)` and renders it under
+/// the context lock, then compiles its module: no counter moves, nothing is
+/// cached or loaded.
+template <typename Define>
+void compileUncounted(Define define, const codegen::RenderOptions &options,
+                      const std::vector<std::string> &flags) {
+  codegen::RenderedModule out;
+  {
+    std::lock_guard<ContextLock> lock(contextLock);
+    auto g = std::make_shared<trace::Graph>(sharedContext());
+    trace::Function fn;
+    define(*g, fn);
+    fn.graph = g;
+    codegen::UncountedRenders uncounted;
+    auto module = trace::buildExprModule(sharedContext(), fn);
+    std::string error;
+    if (!codegen::renderCModule(*module, options, out, error))
+      return;
+  }
+  std::string object, diagnostics;
+  jit::compileUncounted({{out.name + ".c", out.source}, {out.name + ".h", out.header}}, flags,
+                        object, diagnostics);
+}
+
+/// The host recipe as runtime/jit.py derives it from the probe's macros.
+codegen::RenderOptions hostRecipe(const std::string &macros, std::vector<std::string> &flags) {
   codegen::RenderOptions options;
   options.cpu = "native";
   options.lanes = macros.find("#define __AVX512F__ ") != std::string::npos ? 8
@@ -445,55 +464,36 @@ void warmUpStructured(std::vector<std::string> flags, const std::string &macros)
     flags.push_back("-fveclib=libmvec");
   }
 #endif
-  codegen::RenderedModule out;
-  {
-    std::lock_guard<ContextLock> lock(contextLock);
-    auto g = std::make_shared<trace::Graph>(sharedContext());
-    trace::Function fn;
-    fn.name = "scaly_warmup_loops";
-    fn.inputs = {{"x", {256}, DType::F64}, {"a", {8, 8}, DType::F64}};
-    fn.outputs = {{"y", {256}, DType::F64}, {"s", {}, DType::F64}, {"m", {8, 8}, DType::F64}};
-    int32_t x = g->input(0, {256}, DType::F64), a = g->input(1, {8, 8}, DType::F64);
-    int32_t wave = g->binary(trace::BinaryKind::Mul, g->math("sin", x), g->math("cos", x));
-    fn.results = {g->binary(trace::BinaryKind::Add, wave, g->math("exp", x)), g->sum(x),
-                  g->matmul(a, a)};
-    fn.graph = g;
-    codegen::UncountedRenders uncounted;
-    auto module = trace::buildExprModule(sharedContext(), fn);
-    std::string error;
-    if (!codegen::renderCModule(*module, options, out, error))
-      return;
-  }
-  std::string object, diagnostics;
-  jit::compileUncounted({{out.name + ".c", out.source}, {out.name + ".h", out.header}}, flags,
-                        object, diagnostics);
+  return options;
 }
 
 void warmUp(std::vector<std::string> flags) {
-  codegen::RenderedModule out;
-  {
-    // A small function's module exercises the same paths as a real one.
-    std::lock_guard<ContextLock> lock(contextLock);
-    auto g = std::make_shared<trace::Graph>(sharedContext());
-    trace::Function fn;
+  // A small function's module exercises the same paths as a real one.
+  compileUncounted([](trace::Graph &g, trace::Function &fn) {
     fn.name = "scaly_warmup";
     fn.inputs = {{"x", {2}, DType::F64}};
     fn.outputs = {{"y", {2}, DType::F64}};
-    fn.results = {g->math("sin", g->input(0, {2}, DType::F64))};
-    fn.graph = g;
-    codegen::UncountedRenders uncounted;
-    auto module = trace::buildExprModule(sharedContext(), fn);
-    std::string error;
-    codegen::renderCModule(*module, {}, out, error);
-  }
-  std::string object, diagnostics, error;
-  jit::compileUncounted({{out.name + ".c", out.source}, {out.name + ".h", out.header}}, flags,
-                        object, diagnostics);
+    fn.results = {g.math("sin", g.input(0, {2}, DType::F64))};
+  }, {}, flags);
+  std::string error, macros, diagnostics;
   jit::prepareJIT(error);
   // The host recipe probe the JIT's compiler fingerprint needs (memoized).
-  std::string macros;
   jit::probeMacros({"-march=native"}, macros, diagnostics);
-  warmUpStructured(std::move(flags), macros);
+  // Then the structured code real models have (a fused elementwise loop
+  // calling vector math, a blocked pairwise sum, a matrix product) with the
+  // host recipe: the first compile of each kind in a process runs code of
+  // Clang's and LLVM's that nothing has run yet, 5-10 ms of it, which this
+  // moves off the user's first compile.
+  codegen::RenderOptions host = hostRecipe(macros, flags);
+  compileUncounted([](trace::Graph &g, trace::Function &fn) {
+    fn.name = "scaly_warmup_loops";
+    fn.inputs = {{"x", {256}, DType::F64}, {"a", {8, 8}, DType::F64}};
+    fn.outputs = {{"y", {256}, DType::F64}, {"s", {}, DType::F64}, {"m", {8, 8}, DType::F64}};
+    int32_t x = g.input(0, {256}, DType::F64), a = g.input(1, {8, 8}, DType::F64);
+    int32_t wave = g.binary(trace::BinaryKind::Mul, g.math("sin", x), g.math("cos", x));
+    fn.results = {g.binary(trace::BinaryKind::Add, wave, g.math("exp", x)), g.sum(x),
+                  g.matmul(a, a)};
+  }, host, flags);
 }
 
 void joinWarmup() {
