@@ -97,8 +97,7 @@ std::vector<int32_t> Graph::call(std::shared_ptr<const Function> fn, std::vector
     LazyRecord r(loc_);
     r.isCall = true;
     r.fn = fn.get();
-    if (!lazyCallees_.count(r.fn))
-      lazyCallees_[r.fn] = std::move(fn);
+    lazyCallees_.try_emplace(r.fn, std::move(fn));
     r.argsBegin = static_cast<uint32_t>(lazyArgs_.size());
     r.argsCount = static_cast<uint16_t>(args.size());
     lazyArgs_.insert(lazyArgs_.end(), args.begin(), args.end());

@@ -164,8 +164,8 @@ private:
   // built at once; except that when the final state of a chain of at least
   // kMinRolledChain calls is asked for, and the records are the chain
   // `for k in range(n): x = step(x, u[k])` (each call taking the previous
-  // one's state and otherwise the same values or evenly spaced rows of one
-  // array), the chain becomes one expr.scan, as scaly-roll-call-chains would
+  // one's state and otherwise the same values or rows of one array, evenly
+  // spaced or not), the chain becomes one expr.scan, as scaly-roll-call-chains would
   // make it, without its n calls ever being built. A record of such a chain
   // asked for later is built then: a call's other results as rows of the
   // scan's stacked outputs; an intermediate state by building the chain's
