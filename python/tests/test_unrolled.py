@@ -506,6 +506,45 @@ def test_one_call_paths_hand_back_what_they_cannot_record(cache):
     assert seen == {"ok": True}
 
 
+def test_c_methods_hand_every_other_case_to_python(cache):
+    """Expr.__getitem__ and Function.__call__ are C methods; what their fast cases
+    do not cover behaves as the Python implementations say: keys other than ints
+    in range, Python numbers converted into the graph, a compiled Function traced
+    when called with Exprs, keywords and wrong counts reported, a kernel's own
+    TypeError kept."""
+    from scaly._function import Function
+    from scaly._trace import Expr
+    assert type(Expr.__dict__["__getitem__"]).__name__ == "method_descriptor"
+    assert type(Function.__dict__["__call__"]).__name__ == "method_descriptor"
+    euler = euler_step()
+    euler.compile()  # a compiled Function, called below with Exprs: traced
+    seen = {}
+
+    @sc.function(sc.arg("z0", 2), sc.arg("us", 4), outputs=sc.arg("out"))
+    def mixed(z0, us):
+        with pytest.raises(IndexError, match="out of bounds|out of range"):
+            us[2 ** 70]
+        with pytest.raises(IndexError):
+            us[4]
+        seen["last"] = us[-1].shape
+        seen["slice"] = us[1:3].shape
+        z = euler(z0, 0.5)                 # a Python number converted into the graph
+        z = euler(z, us[3])                # the compiled Function, traced
+        with pytest.raises(TypeError, match="unexpected keyword argument 'u'.*by position"):
+            euler(z, u=us[0])
+        with pytest.raises(TypeError, match=r"euler\(\) takes 2 inputs"):
+            euler(z)
+        return z
+
+    assert seen == {"last": (), "slice": (2,)}
+    z0, us = np.array([0.5, -0.25]), np.array([0.1, 0.7, -0.3, 0.2])
+    np.testing.assert_allclose(mixed(z0, us), reference(z0, [0.5, 0.2]), rtol=1e-14)
+    with pytest.raises(TypeError, match="dtype float64, got numpy.complex128"):
+        euler(np.zeros(2, complex), 0.5)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
+        euler(z=np.zeros(2), u=0.5)
+
+
 def test_rows_of_a_matrix_gathered_with_a_stacked_output(cache):
     """Rows X[p_k] of a (m, 3) matrix at irregular p_k, with a second output per
     step: one scan over one gather, its stacked outputs, NumPy's numbers."""
