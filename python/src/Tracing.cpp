@@ -141,14 +141,6 @@ auto located(R (*body)(Graph &, A...)) {
   };
 }
 
-/// The graph object and the node of Expr `x` (its _g and _id), read by
-/// interned names (made once, kept past the interpreter's end).
-std::pair<py::object, int32_t> exprParts(py::handle x) {
-  static py::handle graphName = PyUnicode_InternFromString("_g");
-  static py::handle idName = PyUnicode_InternFromString("_id");
-  return {x.attr(graphName), py::cast<int32_t>(x.attr(idName))};
-}
-
 /// The class of Python's Exprs (scaly._trace.Expr), registered when the
 /// Function class is defined (install_fast_methods): calls and int indexes
 /// make their results.
@@ -157,6 +149,50 @@ py::object *exprClass = nullptr;
 /// step makes two Exprs, filled here as Expr.__init__ fills them, without
 /// running it (0.1 us each).
 Py_ssize_t graphSlot = -1, idSlot = -1, blockedSlot = -1;
+
+/// The graph object and the node of Expr `x` (its _g and _id): from its
+/// slots when x is exactly an Expr whose slots were found, else by interned
+/// names (made once, kept past the interpreter's end).
+std::pair<py::object, int32_t> exprParts(py::handle x) {
+  if (exprClass && Py_TYPE(x.ptr()) == reinterpret_cast<PyTypeObject *>(exprClass->ptr()) &&
+      graphSlot >= 0 && idSlot >= 0) {
+    auto slot = [&](Py_ssize_t offset) {
+      return *reinterpret_cast<PyObject **>(reinterpret_cast<char *>(x.ptr()) + offset);
+    };
+    PyObject *graph = slot(graphSlot), *id = slot(idSlot);
+    if (graph && id && PyLong_CheckExact(id)) {
+      long value = PyLong_AsLong(id);
+      if (value >= 0 && value <= INT32_MAX)
+        return {py::reinterpret_borrow<py::object>(graph), static_cast<int32_t>(value)};
+      PyErr_Clear();
+    }
+  }
+  static py::handle graphName = PyUnicode_InternFromString("_g");
+  static py::handle idName = PyUnicode_InternFromString("_id");
+  return {x.attr(graphName), py::cast<int32_t>(x.attr(idName))};
+}
+
+/// The shared_ptr that `obj`, a pybind11 instance of exactly T, holds, read
+/// without pybind11's type lookup (which hashes T's name on every cast: a
+/// sixth of an unrolled step's time); null for anything else (then cast).
+template <class T>
+const std::shared_ptr<T> *heldBy(PyObject *obj) {
+  static const py::detail::type_info *info = py::detail::get_type_info(typeid(T));
+  if (!info || Py_TYPE(obj) != info->type)
+    return nullptr;
+  auto held = reinterpret_cast<py::detail::instance *>(obj)->get_value_and_holder(info, false);
+  if (!held || !held.holder_constructed())
+    return nullptr;
+  const auto &holder = held.template holder<std::shared_ptr<T>>();
+  return holder ? &holder : nullptr;
+}
+
+/// The Graph of a graph object: its held pointer, else by pybind11's cast.
+Graph &graphOf(const py::object &graphObject) {
+  if (const std::shared_ptr<Graph> *held = heldBy<Graph>(graphObject.ptr()))
+    return **held;
+  return py::cast<Graph &>(graphObject);
+}
 
 /// The offset of slot `name` of `cls` (a __slots__ member), or -1.
 Py_ssize_t slotOffset(py::handle cls, const char *name) {
@@ -216,7 +252,7 @@ py::object traceCall(const std::shared_ptr<trace::Function> &fn, PyObject *const
       return notImplemented;
     ids.push_back(id);
   }
-  Graph &graph = py::cast<Graph &>(graphObject);
+  Graph &graph = graphOf(graphObject);
   std::vector<int32_t> results = atCaller(graph, [&] { return graph.call(fn, std::move(ids)); });
   if (results.size() == 1)
     return makeExpr(graphObject, results[0]);
@@ -232,7 +268,7 @@ py::object traceIndex(py::handle x, int64_t k) {
   if (!exprClass)
     return py::none();
   auto [graphObject, id] = exprParts(x);
-  Graph &graph = py::cast<Graph &>(graphObject);
+  Graph &graph = graphOf(graphObject);
   int32_t row = atCaller(graph, [&] { return graph.index(id, k); });
   if (row < 0)
     return py::none();
@@ -317,6 +353,8 @@ PyObject *functionCall(PyObject *self, PyObject *const *args, size_t nargsf,
     if (!traced)
       return nullptr;
     PyObject *recorded = asPython([&] {
+      if (const std::shared_ptr<trace::Function> *fn = heldBy<trace::Function>(traced))
+        return traceCall(*fn, args, static_cast<size_t>(nargs));
       auto fn = py::cast<std::shared_ptr<trace::Function>>(py::handle(traced));
       return traceCall(fn, args, static_cast<size_t>(nargs));
     });
