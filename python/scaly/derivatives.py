@@ -356,7 +356,9 @@ def _longest_periodic_run(table):
 def _gather(flat, table, depth=0):
     """flat[table] for a 1-D Expr: periodic stretches as stacked strided slices."""
     from .ops import concat, stack
-    table = np.asarray(table, dtype=np.int64)
+    table = np.asarray(table)
+    if table.dtype.kind not in "iu":  # positions come as int32 or int64: kept so
+        table = table.astype(np.int64)
     run = _longest_periodic_run(table) if len(table) >= _SMALL_TABLE and depth < 8 else None
     if run is None:
         return flat[table]
@@ -494,22 +496,10 @@ def _jacobian(f, wrt, of, layout):
     pattern = _Pattern(*_scaly.jacobian_pattern(f._traced, i, j))
     compressed = index = None
     if pattern.nnz:
-        tables = pattern.args()
-        col_colours = np.asarray(_scaly.colour_columns(*tables), dtype=np.int64)
-        # Reverse sweeps need at least as many colours as the fullest column has
-        # entries: when forward already does as well, the row colouring is not
-        # computed (at n = 10^5 it costs as much as the column one).
-        fullest_column = int(pattern.counts.max())
-        forward = col_colours.max() + 1 <= fullest_column
-        row_colours = None
-        if not forward:
-            row_colours = np.asarray(_scaly.colour_rows(*tables), dtype=np.int64)
-            forward = col_colours.max() <= row_colours.max()
-        colours = col_colours if forward else row_colours
+        # Columns (forward sweeps) or rows (reverse), whichever need fewer
+        # colours; per stored entry, where it is read in the compressed product.
+        colours, forward, index = _scaly.compress_jacobian(*pattern.args())
         compressed, _ = _compressed(f, i, j, colours, forward)
-        # Entry (r, c) is in sweep colour[c] at row r (forward), or in sweep
-        # colour[r] at column c (reverse).
-        index = _scaly.compressed_positions(*tables, colours, forward)
     batch = in_shape[0] if in_shape and out_shape and in_shape[0] == out_shape[0] else 0
     return _assemble(f, f"{f.name}_jacobian", f"jac_{out_name}_{in_name}", pattern, compressed,
                      index, layout, out_dtype, batch)

@@ -10,6 +10,7 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include <algorithm>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -125,6 +126,8 @@ template <typename T>
 constexpr const char *kVectorCapsule = nullptr;
 template <>
 constexpr const char *kVectorCapsule<int64_t> = "scaly.vector<int64_t>";
+template <>
+constexpr const char *kVectorCapsule<int32_t> = "scaly.vector<int32_t>";
 template <>
 constexpr const char *kVectorCapsule<uint8_t> = "scaly.vector<uint8_t>";
 
@@ -351,6 +354,14 @@ void python::bindInspection(py::module_ &m) {
   m.def("colour_rows", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
     return toArray(expr::colourRows(patternFrom(nrow, ncol, colind, row)));
   }, "Greedy colouring of rows so that rows sharing a column differ");
+  m.def("compress_jacobian", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
+    auto c = expr::compressJacobian(patternFrom(nrow, ncol, colind, row));
+    py::object positions = c.narrow ? py::object(toArray<int32_t>(std::move(c.position32)))
+                                    : py::object(toArray(std::move(c.position64)));
+    return py::make_tuple(toArray(std::move(c.colour)), c.forward, positions);
+  }, "(colours, forward, positions): the colouring of columns (forward) or rows (reverse) "
+     "that needs fewer sweeps, and per stored entry its position in the compressed product "
+     "(int32 when every position fits)");
   m.def("compressed_positions", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row,
                                    IndexArray colours, bool forward) {
     // Where each stored entry is read in the compressed product. One pass,
@@ -390,17 +401,25 @@ void python::bindInspection(py::module_ &m) {
     // sweep's and its transpose's. Here rather than in NumPy, whose
     // temporaries were five arrays of nnz at n = 10^5.
     std::vector<uint8_t> source(fromRow.size());
-    std::vector<int64_t> index(fromRow.size());
-    for (int64_t j = 0; j < n; ++j)
-      for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
-        int64_t i = p.row[k];
-        source[k] = fromRow[k];
-        index[k] = fromRow[k] ? productPosition(true, colour.data(), i, j, n, n)
-                              : productPosition(true, colour.data(), j, i, n, n);
-      }
-    return py::make_tuple(toArray(std::move(colour)), toArray<bool>(std::move(source)),
-                          toArray(std::move(index)));
-  }, "Star colouring of a symmetric pattern; per stored entry, whether it is read from its own row, and its position in the compressed product");
+    for (size_t k = 0; k < fromRow.size(); ++k)
+      source[k] = fromRow[k];
+    // Positions in 32 bits when they all fit (half the first-touched memory).
+    int64_t sweeps = colour.empty() ? 0 : *std::max_element(colour.begin(), colour.end()) + 1;
+    auto positions = [&](auto index) {
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
+          int64_t i = p.row[k];
+          index[k] = static_cast<typename decltype(index)::value_type>(
+              fromRow[k] ? productPosition(true, colour.data(), i, j, n, n)
+                         : productPosition(true, colour.data(), j, i, n, n));
+        }
+      return toArray<typename decltype(index)::value_type>(std::move(index));
+    };
+    py::object index = sweeps * n <= int64_t(INT32_MAX) + 1
+                           ? py::object(positions(std::vector<int32_t>(fromRow.size())))
+                           : py::object(positions(std::vector<int64_t>(fromRow.size())));
+    return py::make_tuple(toArray(std::move(colour)), toArray<bool>(std::move(source)), index);
+  }, "Star colouring of a symmetric pattern; per stored entry, whether it is read from its own row, and its position in the compressed product (int32 when every position fits)");
   m.def("expr_module", &exprModuleText, "The expression-dialect module of a traced function");
   m.def("expr_enums", &exprEnums,
         "The expression dialect's enum names (ODS): math, math2, compare and reduce");

@@ -194,6 +194,41 @@ def test_random_rectangular_colourings():
     assert_column_colouring(T.indptr, T.indices, 70, 50, rws)
 
 
+@pytest.mark.parametrize("nrow,ncol,density,seed", [
+    (50, 70, 0.05, 31),   # wide: columns
+    (70, 12, 0.3, 4),     # tall with full rows: rows may need fewer colours
+    (40, 40, 0.0, 2),     # no entries
+    (1, 30, 1.0, 9),      # one full row: reverse needs one sweep
+])
+def test_compress_jacobian_picks_the_fewer_sweeps_and_places_each_entry(nrow, ncol, density,
+                                                                        seed):
+    A = scipy.sparse.random(nrow, ncol, density=density, random_state=rng(seed), format="csc")
+    A.sort_indices()
+    colind, row = A.indptr.astype(np.int64), A.indices.astype(np.int64)
+    colours, forward, positions = _scaly.compress_jacobian(nrow, ncol, colind, row)
+    by_columns = np.asarray(_scaly.colour_columns(nrow, ncol, colind, row))
+    by_rows = np.asarray(_scaly.colour_rows(nrow, ncol, colind, row))
+    sweeps = lambda c: int(c.max()) + 1 if len(c) else 0  # noqa: E731
+    # The greedy colourings themselves; rows only when they can need fewer.
+    assert forward == (sweeps(by_columns) <= sweeps(by_rows))
+    np.testing.assert_array_equal(colours, by_columns if forward else by_rows)
+    if forward:
+        assert_column_colouring(A.indptr, A.indices, nrow, ncol, colours)
+    else:
+        T = A.T.tocsc()
+        T.sort_indices()
+        assert_column_colouring(T.indptr, T.indices, ncol, nrow, colours)
+    # Entry (i, j) of the product: at row i of sweep colour[j] (forward), or
+    # at column j of sweep colour[i] (reverse); 32-bit positions, as they fit.
+    cols = np.repeat(np.arange(ncol), np.diff(colind))
+    want = (np.asarray(colours)[cols] * nrow + row if forward
+            else np.asarray(colours)[row] * ncol + cols)
+    assert positions.dtype == np.int32
+    np.testing.assert_array_equal(positions, want)
+    np.testing.assert_array_equal(positions, _scaly.compressed_positions(
+        nrow, ncol, colind, row, np.asarray(colours, dtype=np.int64), forward))
+
+
 # ---------------------------------------------------------------------------
 # 4. Large n without unrolling
 # ---------------------------------------------------------------------------

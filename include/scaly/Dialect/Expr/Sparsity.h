@@ -59,6 +59,22 @@ SparsityPattern symmetricUnion(const PatternView &p);
 std::vector<int64_t> colourColumns(const PatternView &p);
 /// Colour of each row such that rows sharing a column differ (reverse sweeps).
 std::vector<int64_t> colourRows(const PatternView &p);
+/// A Jacobian's compressed sweeps: the colouring of its columns (forward
+/// sweeps) or of its rows (reverse), whichever needs fewer, and where each
+/// stored entry is read in the compressed product (sweep-major).
+struct CompressedJacobian {
+  std::vector<int64_t> colour; ///< per column (forward) or per row (reverse)
+  bool forward = true;
+  /// Per stored entry, in compressed-column order: colour[j] * nrow + i
+  /// (forward) or colour[i] * ncol + j (reverse), in position32 when every
+  /// position fits 32 bits (`narrow`), else in position64.
+  bool narrow = false;
+  std::vector<int32_t> position32;
+  std::vector<int64_t> position64;
+};
+/// colourColumns, and colourRows when it may need fewer colours, in one pass
+/// over one transpose, whose memory then holds the positions.
+CompressedJacobian compressJacobian(const PatternView &p);
 /// A star colouring of a square, structurally symmetric pattern (a Hessian):
 /// adjacent columns differ and every path on four vertices uses at least
 /// three colours, so each entry can be read back from one compressed

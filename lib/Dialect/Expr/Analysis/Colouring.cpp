@@ -11,6 +11,8 @@
 #include "GroupByKey.h"
 
 #include <algorithm>
+#include <climits>
+#include <type_traits>
 #include <stdexcept>
 #include <string>
 
@@ -21,37 +23,55 @@ namespace {
 
 /// A graph's adjacency lists, compressed: vertex v's neighbours are
 /// to[start[v] .. start[v + 1]). The arrays are the pattern's own (read in
-/// place) or built here (`owned`); an Adjacency is never copied, so its
-/// views keep pointing at its own storage.
+/// place, int64_t) or built here (`owned`, in int32_t when they fit: a
+/// transpose at n = 10^5 is megabytes of first-touched memory, half of it in
+/// 32 bits). An Adjacency is never copied, so its views keep pointing at
+/// its own storage.
+template <typename Index>
 struct Adjacency {
-  ArrayRef<int64_t> start, to;
-  std::vector<int64_t> ownedStart, ownedTo;
-  Adjacency(ArrayRef<int64_t> start, ArrayRef<int64_t> to) : start(start), to(to) {}
-  Adjacency(std::vector<int64_t> s, std::vector<int64_t> t)
+  ArrayRef<Index> start, to;
+  std::vector<Index> ownedStart, ownedTo;
+  Adjacency(ArrayRef<Index> start, ArrayRef<Index> to) : start(start), to(to) {}
+  Adjacency(std::vector<Index> s, std::vector<Index> t)
       : ownedStart(std::move(s)), ownedTo(std::move(t)) {
     start = ownedStart;
     to = ownedTo;
   }
   Adjacency(const Adjacency &) = delete;
   Adjacency &operator=(const Adjacency &) = delete;
-  ArrayRef<int64_t> operator[](int64_t v) const {
-    return ArrayRef<int64_t>(to.data() + start[v], to.data() + start[v + 1]);
+  ArrayRef<Index> operator[](int64_t v) const {
+    return ArrayRef<Index>(to.data() + start[v], to.data() + start[v + 1]);
   }
 };
+using InPlace = Adjacency<int64_t>;
 
 /// The stored entries of `p` by row: the columns of each row, ascending.
-Adjacency columnsByRow(const PatternView &p) {
-  std::vector<int64_t> start, to;
+template <typename Index>
+Adjacency<Index> columnsByRow(const PatternView &p) {
+  std::vector<Index> start, to;
   groupByKey(p.nrow, [&](auto emit) {
     for (int64_t c = 0; c < p.ncol; ++c)
       for (int64_t k = p.colind[c]; k < p.colind[c + 1]; ++k)
         emit(p.row[k], c);
   }, start, to);
-  return Adjacency(std::move(start), std::move(to));
+  return Adjacency<Index>(std::move(start), std::move(to));
+}
+
+/// `body(byRow)` with `byRow` the entries of `p` by row (columnsByRow), in
+/// 32-bit indices when its entry count and columns fit, and mutable (its
+/// storage may be reused once read).
+template <typename Body>
+auto withColumnsByRow(const PatternView &p, Body body) {
+  if (p.row.size() <= INT32_MAX && p.ncol <= INT32_MAX) {
+    auto byRow = columnsByRow<int32_t>(p);
+    return body(byRow);
+  }
+  auto byRow = columnsByRow<int64_t>(p);
+  return body(byRow);
 }
 
 /// The rows of each column, as stored (read in place).
-Adjacency rowsByColumn(const PatternView &p) { return Adjacency(p.colind, p.row); }
+InPlace rowsByColumn(const PatternView &p) { return InPlace(p.colind, p.row); }
 
 /// Whether (j, i) is stored for every stored (i, j): a Hessian's pattern
 /// after symmetricUnion. Its columns are then its rows too, read in place
@@ -74,8 +94,8 @@ bool isSymmetric(const PatternView &p) {
 }
 
 /// Greedy distance-2 colouring of the "left" vertices of a bipartite graph.
-std::vector<int64_t> greedyPartial(const Adjacency &mine, const Adjacency &theirs,
-                                   int64_t count) {
+template <typename Mine, typename Theirs>
+std::vector<int64_t> greedyPartial(const Mine &mine, const Theirs &theirs, int64_t count) {
   std::vector<int64_t> colour(count, -1), forbidden;
   for (int64_t v = 0; v < count; ++v) {
     for (int64_t r : mine[v])
@@ -96,7 +116,7 @@ std::vector<int64_t> greedyPartial(const Adjacency &mine, const Adjacency &their
 /// Per stored entry (i, j) of `p` under a star colouring, whether it is read
 /// from row i of the compressed product (starColouring's `fromRow`), with
 /// `rowCols` the columns of each row.
-std::vector<bool> readFromRow(const PatternView &p, const Adjacency &rowCols,
+std::vector<bool> readFromRow(const PatternView &p, const InPlace &rowCols,
                               const std::vector<int64_t> &colour) {
   // Whether exactly one column of `row` carries colour `c`.
   auto uniqueIn = [&](int64_t row, int64_t c) {
@@ -129,7 +149,7 @@ SparsityPattern scaly::expr::symmetricUnion(const PatternView &p) {
     for (int64_t k = p.colind[c] + 1; k < p.colind[c + 1]; ++k)
       if (p.row[k] <= p.row[k - 1])
         throw std::invalid_argument("pattern: rows must ascend within each column");
-  Adjacency byRow = columnsByRow(p); // column c of the transpose: row c of p, ascending
+  InPlace byRow = columnsByRow<int64_t>(p); // column c of the transpose: row c of p, ascending
   SparsityPattern s;
   s.nrow = s.ncol = p.ncol;
   s.colind.assign(p.ncol + 1, 0);
@@ -145,11 +165,64 @@ SparsityPattern scaly::expr::symmetricUnion(const PatternView &p) {
 }
 
 std::vector<int64_t> scaly::expr::colourColumns(const PatternView &p) {
-  return greedyPartial(rowsByColumn(p), columnsByRow(p), p.ncol);
+  return withColumnsByRow(p, [&](const auto &byRow) {
+    return greedyPartial(rowsByColumn(p), byRow, p.ncol);
+  });
 }
 
 std::vector<int64_t> scaly::expr::colourRows(const PatternView &p) {
-  return greedyPartial(columnsByRow(p), rowsByColumn(p), p.nrow);
+  return withColumnsByRow(p, [&](const auto &byRow) {
+    return greedyPartial(byRow, rowsByColumn(p), p.nrow);
+  });
+}
+
+CompressedJacobian scaly::expr::compressJacobian(const PatternView &p) {
+  return withColumnsByRow(p, [&](auto &byRow) {
+    InPlace byColumn = rowsByColumn(p);
+    CompressedJacobian out;
+    out.colour = greedyPartial(byColumn, byRow, p.ncol);
+    auto sweeps = [](const std::vector<int64_t> &colour) {
+      return colour.empty() ? 0 : *std::max_element(colour.begin(), colour.end()) + 1;
+    };
+    // Reverse sweeps need at least as many colours as the fullest column has
+    // entries: when forward already does as well, rows are not coloured (at
+    // n = 10^5 that costs as much as the columns).
+    int64_t fullestColumn = 0;
+    for (int64_t c = 0; c < p.ncol; ++c)
+      fullestColumn = std::max(fullestColumn, p.colind[c + 1] - p.colind[c]);
+    if (sweeps(out.colour) > fullestColumn) {
+      std::vector<int64_t> rowColour = greedyPartial(byRow, byColumn, p.nrow);
+      if (sweeps(rowColour) < sweeps(out.colour)) {
+        out.colour = std::move(rowColour);
+        out.forward = false;
+      }
+    }
+    // Entry (i, j) is in sweep colour[j] at row i (forward), or in sweep
+    // colour[i] at column j (reverse).
+    int64_t width = out.forward ? p.nrow : p.ncol;
+    auto position = [&](int64_t i, int64_t j) {
+      return out.forward ? out.colour[j] * width + i : out.colour[i] * width + j;
+    };
+    using Index = typename std::decay_t<decltype(byRow.ownedTo)>::value_type;
+    if constexpr (std::is_same_v<Index, int32_t>) {
+      if (sweeps(out.colour) * width <= int64_t(INT32_MAX) + 1) {
+        // The transpose is read no more: its entries (one per stored entry,
+        // as the positions) take the positions, with no new memory.
+        std::vector<int32_t> &positions = byRow.ownedTo;
+        for (int64_t j = 0; j < p.ncol; ++j)
+          for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k)
+            positions[k] = static_cast<int32_t>(position(p.row[k], j));
+        out.position32 = std::move(positions);
+        out.narrow = true;
+        return out;
+      }
+    }
+    out.position64.resize(p.row.size());
+    for (int64_t j = 0; j < p.ncol; ++j)
+      for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k)
+        out.position64[k] = position(p.row[k], j);
+    return out;
+  });
 }
 
 std::vector<int64_t> scaly::expr::starColouring(const PatternView &p, std::vector<bool> *fromRow) {
@@ -161,7 +234,7 @@ std::vector<int64_t> scaly::expr::starColouring(const PatternView &p, std::vecto
   std::vector<int64_t> start(n + 1, 0), to;
   bool symmetric = isSymmetric(p);
   if (!symmetric) {
-    Adjacency byRow = columnsByRow(p);
+    InPlace byRow = columnsByRow<int64_t>(p);
     to.reserve(2 * p.row.size());
     std::vector<int64_t> merged;
     for (int64_t v = 0; v < n; ++v) {
@@ -176,8 +249,8 @@ std::vector<int64_t> scaly::expr::starColouring(const PatternView &p, std::vecto
       start[v + 1] = static_cast<int64_t>(to.size());
     }
   }
-  Adjacency built(std::move(start), std::move(to)), inPlace = rowsByColumn(p);
-  const Adjacency &adj = symmetric ? inPlace : built;
+  InPlace built(std::move(start), std::move(to)), inPlace = rowsByColumn(p);
+  const InPlace &adj = symmetric ? inPlace : built;
   // Gebremedhin, Manne and Pothen (2005), star colouring algorithm 1: a
   // vertex avoids its neighbours' colours, the colours of uncoloured
   // neighbours' neighbours, and, for a coloured neighbour w, the colour of a
@@ -220,6 +293,7 @@ std::vector<int64_t> scaly::expr::starColouring(const PatternView &p, std::vecto
   }
   // Each row's columns: a symmetric pattern's are its own, read in place.
   if (fromRow)
-    *fromRow = symmetric ? readFromRow(p, inPlace, colour) : readFromRow(p, columnsByRow(p), colour);
+    *fromRow = symmetric ? readFromRow(p, inPlace, colour)
+                         : readFromRow(p, columnsByRow<int64_t>(p), colour);
   return colour;
 }
