@@ -357,7 +357,7 @@ def _gather(flat, table, depth=0):
     """flat[table] for a 1-D Expr: periodic stretches as stacked strided slices."""
     from .ops import concat, stack
     table = np.asarray(table)
-    if table.dtype.kind not in "iu":  # positions come as int32 or int64: kept so
+    if table.dtype.kind != "i":  # signed int32 or int64 kept (differences may be negative)
         table = table.astype(np.int64)
     run = _longest_periodic_run(table) if len(table) >= _SMALL_TABLE and depth < 8 else None
     if run is None:

@@ -175,10 +175,14 @@ std::pair<py::object, int32_t> exprParts(py::handle x) {
 /// The shared_ptr that `obj`, a pybind11 instance of exactly T, holds, read
 /// without pybind11's type lookup (which hashes T's name on every cast: a
 /// sixth of an unrolled step's time); null for anything else (then cast).
+/// Both classes are bound with std::shared_ptr holders (bindGraph, and
+/// TracedFunction in ScalyModule.cpp); a class whose holder is not that
+/// size (another holder type) is never read this way.
 template <class T>
 const std::shared_ptr<T> *heldBy(PyObject *obj) {
   static const py::detail::type_info *info = py::detail::get_type_info(typeid(T));
-  if (!info || Py_TYPE(obj) != info->type)
+  if (!info || Py_TYPE(obj) != info->type ||
+      info->holder_size_in_ptrs != py::detail::size_in_ptrs(sizeof(std::shared_ptr<T>)))
     return nullptr;
   auto held = reinterpret_cast<py::detail::instance *>(obj)->get_value_and_holder(info, false);
   if (!held || !held.holder_constructed())

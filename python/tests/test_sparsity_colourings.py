@@ -196,9 +196,10 @@ def test_random_rectangular_colourings():
 
 @pytest.mark.parametrize("nrow,ncol,density,seed", [
     (50, 70, 0.05, 31),   # wide: columns
-    (70, 12, 0.3, 4),     # tall with full rows: rows may need fewer colours
+    (70, 12, 0.3, 4),     # no more column colours than the fullest column: rows not coloured
     (40, 40, 0.0, 2),     # no entries
     (1, 30, 1.0, 9),      # one full row: reverse needs one sweep
+    (3, 30, 1.0, 9),      # three full rows: reverse, three sweeps of 30 positions each
 ])
 def test_compress_jacobian_picks_the_fewer_sweeps_and_places_each_entry(nrow, ncol, density,
                                                                         seed):

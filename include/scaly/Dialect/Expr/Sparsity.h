@@ -66,8 +66,9 @@ struct CompressedJacobian {
   std::vector<int64_t> colour; ///< per column (forward) or per row (reverse)
   bool forward = true;
   /// Per stored entry, in compressed-column order: colour[j] * nrow + i
-  /// (forward) or colour[i] * ncol + j (reverse), in position32 when every
-  /// position fits 32 bits (`narrow`), else in position64.
+  /// (forward) or colour[i] * ncol + j (reverse), in position32 (`narrow`)
+  /// when every position, the entry count and ncol fit 32 bits (the
+  /// positions then take the 32-bit transpose's memory), else in position64.
   bool narrow = false;
   std::vector<int32_t> position32;
   std::vector<int64_t> position64;

@@ -11,6 +11,7 @@
 #include "GroupByKey.h"
 
 #include <algorithm>
+#include <cassert>
 #include <climits>
 #include <type_traits>
 #include <stdexcept>
@@ -209,6 +210,7 @@ CompressedJacobian scaly::expr::compressJacobian(const PatternView &p) {
         // The transpose is read no more: its entries (one per stored entry,
         // as the positions) take the positions, with no new memory.
         std::vector<int32_t> &positions = byRow.ownedTo;
+        assert(positions.size() == p.row.size() && "a transpose has one entry per stored entry");
         for (int64_t j = 0; j < p.ncol; ++j)
           for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k)
             positions[k] = static_cast<int32_t>(position(p.row[k], j));
