@@ -19,8 +19,8 @@ Lagrangian f + lam . g, each next to a NumPy/SciPy baseline (f and g in
 NumPy; derivatives by SciPy's grouped sparse finite differences,
 scipy.optimize._numdiff.approx_derivative with the sparsity pattern), with
 the ratio Scaly / baseline. Scaly's time is the numerical call returning the
-stored values (the scipy.sparse matrix built around them costs ~20 us more
-in Python, and nothing in C). CasADi's figures at n = 1000 (ANCHORS.md): fg
+stored values (the scipy.sparse matrix built around them costs 15-20 us more
+at n = 1000 and ~0.1 ms at 10^5, in Python, and nothing in C). CasADi's figures at n = 1000 (ANCHORS.md): fg
 (g and its Jacobian, f and its gradient) 31.5 us, Hessian 23.3 us, after
 36 s of gcc.
 """
@@ -193,7 +193,7 @@ def main():
         for label in labels[n]:
             fn, seconds, call_args, baseline = built[n, label]
             # Time the evaluation (values in compressed-column order), not the
-            # construction of a scipy.sparse matrix around them (~20 us).
+            # construction of a scipy.sparse matrix around them (15-100 us).
             evaluate = (lambda *a, fn=fn: sc.Function.__call__(fn, *a))
             ours = per_call_us(evaluate, call_args, args.repeat)
             # A dense gradient by differences costs n evaluations of f: skipped above 10^4.

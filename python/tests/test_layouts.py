@@ -58,6 +58,27 @@ def test_layout_values_and_type(layout, kind):
     assert J.layout() == layout
 
 
+@pytest.mark.parametrize("layout", ["csc", "csr", "coo"])
+def test_each_result_owns_writable_int32_indices(layout):
+    # SciPy keeps int32 indices when they fit: the tables are handed over as
+    # int32 (no conversion per call), each call's matrix with its own copies,
+    # so changing one result changes neither the next nor the Function's tables.
+    J = sc.jacobian(chain(), layout=layout)
+    first, second = J(X), J(X)
+    indices = [first.row, first.col] if layout == "coo" else [first.indices, first.indptr]
+    for a in indices:
+        assert a.dtype == np.int32 and a.flags.writeable
+    assert not any(np.shares_memory(a, b) for a in indices
+                   for b in ([second.row, second.col] if layout == "coo"
+                             else [second.indices, second.indptr]))
+    for a in indices:
+        a[...] = 0
+    np.testing.assert_array_equal(J(X).toarray(), sc.jacobian(chain())(X))
+    second.data[:] = 0
+    second.eliminate_zeros()  # writes the indices in place
+    assert second.nnz == 0
+
+
 def test_orders_are_the_declared_ones():
     csc = sc.jacobian(chain(), layout="csc")(X)
     csr = sc.jacobian(chain(), layout="csr")(X)
