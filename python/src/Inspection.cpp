@@ -189,14 +189,6 @@ py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of, 
                         toArray(std::move(p->row)));
 }
 
-/// Where entry (i, j) is read in a compressed product of nrow x ncol: in
-/// sweep colour[j] at row i (forward: nrow values per sweep), or in sweep
-/// colour[i] at column j (reverse: ncol values per sweep).
-int64_t productPosition(bool forward, const int64_t *colour, int64_t i, int64_t j, int64_t nrow,
-                        int64_t ncol) {
-  return forward ? colour[j] * nrow + i : colour[i] * ncol + j;
-}
-
 /// `colind` and `row` checked as a compressed-column pattern and read in
 /// place (the arrays outlive the call that uses the view).
 expr::PatternView patternFrom(int64_t nrow, int64_t ncol, const IndexArray &colindArray,
@@ -380,11 +372,8 @@ void python::bindInspection(py::module_ &m) {
       if (colour[v] < 0 || colour[v] >= vertices)
         throw std::invalid_argument("compressed_positions: colour " + std::to_string(colour[v]) +
                                     " out of range [0, " + std::to_string(vertices) + ")");
-    std::vector<int64_t> index(p.row.size());
-    for (int64_t j = 0; j < ncol; ++j)
-      for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k)
-        index[k] = productPosition(forward, colour, p.row[k], j, nrow, ncol);
-    return toArray(std::move(index));
+    return toArray(expr::compressedPositions(p, llvm::ArrayRef<int64_t>(colour, vertices),
+                                             forward));
   }, "Per stored entry, its position in the compressed product of a forward (colour per "
      "column) or reverse (colour per row) colouring");
   m.def("symmetric_pattern", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
@@ -410,8 +399,7 @@ void python::bindInspection(py::module_ &m) {
         for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
           int64_t i = p.row[k];
           index[k] = static_cast<typename decltype(index)::value_type>(
-              fromRow[k] ? productPosition(true, colour.data(), i, j, n, n)
-                         : productPosition(true, colour.data(), j, i, n, n));
+              fromRow[k] ? colour[j] * n + i : colour[i] * n + j);
         }
       return toArray<typename decltype(index)::value_type>(std::move(index));
     };

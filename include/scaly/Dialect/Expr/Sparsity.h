@@ -76,6 +76,12 @@ struct CompressedJacobian {
 /// colourColumns, and colourRows when it may need fewer colours, in one pass
 /// over one transpose, whose memory then holds the positions.
 CompressedJacobian compressJacobian(const PatternView &p);
+/// Per stored entry (i, j), in compressed-column order, its position in the
+/// compressed product of a colouring of the columns (forward: colour[j] *
+/// nrow + i) or of the rows (reverse: colour[i] * ncol + j). `colour` must
+/// have a colour in [0, count) per column or row.
+std::vector<int64_t> compressedPositions(const PatternView &p, llvm::ArrayRef<int64_t> colour,
+                                         bool forward);
 /// A star colouring of a square, structurally symmetric pattern (a Hessian):
 /// adjacent columns differ and every path on four vertices uses at least
 /// three colours, so each entry can be read back from one compressed

@@ -74,6 +74,20 @@ auto withColumnsByRow(const PatternView &p, Body body) {
 /// The rows of each column, as stored (read in place).
 InPlace rowsByColumn(const PatternView &p) { return InPlace(p.colind, p.row); }
 
+/// out[k] for each stored entry k = (i, j) of `p`: where it is read in the
+/// compressed product, at row i of sweep colour[j] (forward) or at column j
+/// of sweep colour[i] (reverse). `out` has one element per stored entry.
+template <typename Index>
+void placeEntries(const PatternView &p, ArrayRef<int64_t> colour, bool forward,
+                  MutableArrayRef<Index> out) {
+  int64_t width = forward ? p.nrow : p.ncol;
+  for (int64_t j = 0; j < p.ncol; ++j)
+    for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
+      int64_t i = p.row[k];
+      out[k] = static_cast<Index>(forward ? colour[j] * width + i : colour[i] * width + j);
+    }
+}
+
 /// Whether (j, i) is stored for every stored (i, j): a Hessian's pattern
 /// after symmetricUnion. Its columns are then its rows too, read in place
 /// instead of transposed (at n = 10^5 a transposed copy is megabytes of
@@ -198,12 +212,7 @@ CompressedJacobian scaly::expr::compressJacobian(const PatternView &p) {
         out.forward = false;
       }
     }
-    // Entry (i, j) is in sweep colour[j] at row i (forward), or in sweep
-    // colour[i] at column j (reverse).
     int64_t width = out.forward ? p.nrow : p.ncol;
-    auto position = [&](int64_t i, int64_t j) {
-      return out.forward ? out.colour[j] * width + i : out.colour[i] * width + j;
-    };
     using Index = typename std::decay_t<decltype(byRow.ownedTo)>::value_type;
     if constexpr (std::is_same_v<Index, int32_t>) {
       if (sweeps(out.colour) * width <= int64_t(INT32_MAX) + 1) {
@@ -211,20 +220,23 @@ CompressedJacobian scaly::expr::compressJacobian(const PatternView &p) {
         // as the positions) take the positions, with no new memory.
         std::vector<int32_t> &positions = byRow.ownedTo;
         assert(positions.size() == p.row.size() && "a transpose has one entry per stored entry");
-        for (int64_t j = 0; j < p.ncol; ++j)
-          for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k)
-            positions[k] = static_cast<int32_t>(position(p.row[k], j));
+        placeEntries<int32_t>(p, out.colour, out.forward, positions);
         out.position32 = std::move(positions);
         out.narrow = true;
         return out;
       }
     }
     out.position64.resize(p.row.size());
-    for (int64_t j = 0; j < p.ncol; ++j)
-      for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k)
-        out.position64[k] = position(p.row[k], j);
+    placeEntries<int64_t>(p, out.colour, out.forward, out.position64);
     return out;
   });
+}
+
+std::vector<int64_t> scaly::expr::compressedPositions(const PatternView &p,
+                                                     ArrayRef<int64_t> colour, bool forward) {
+  std::vector<int64_t> positions(p.row.size());
+  placeEntries<int64_t>(p, colour, forward, positions);
+  return positions;
 }
 
 std::vector<int64_t> scaly::expr::starColouring(const PatternView &p, std::vector<bool> *fromRow) {
