@@ -102,6 +102,30 @@ def _size(shape):
 # Function transforms
 # ---------------------------------------------------------------------------
 
+def _once_per_function(make):
+    """`make(f, *selection)`, built once per Function and selection.
+
+    A Function's derivatives are kept with it, as CasADi keeps a Function's
+    derivative functions: asking again (or building another derivative that
+    needs this one, as a Hessian needs a gradient) returns the same Function
+    instead of tracing, analysing and colouring it afresh. A selection
+    spelled differently (a name, then an index) is a new entry.
+    """
+    @functools.wraps(make)
+    def once(f, *selection):
+        key = (make.__name__,) + tuple(tuple(s) if isinstance(s, list) else s for s in selection)
+        try:
+            hash(key)
+        except TypeError:  # an unusual selection: let make() check it
+            return make(f, *selection)
+        made = f.__dict__.setdefault("_derivatives", {})
+        if key not in made:
+            made[key] = make(f, *selection)
+        return made[key]
+    return once
+
+
+@_once_per_function
 def _jvp(f, wrt):
     flags = _flags(f.inputs, wrt, "input", "jvp", f.name)
     tangents = [(f"d_{n}", s, d) for (n, s, d), on in zip(f.inputs, flags) if on]
@@ -113,6 +137,7 @@ def _jvp(f, wrt):
     return _build(f"{f.name}_jvp", f.inputs + tangents, [f"d_{n}" for n, _, _ in f.outputs], body)
 
 
+@_once_per_function
 def _vjp(f, of, wrt):
     of_flags = _flags(f.outputs, of, "output", "vjp", f.name)
     wrt_flags = _flags(f.inputs, wrt, "input", "vjp", f.name)
@@ -127,6 +152,7 @@ def _vjp(f, of, wrt):
     return _build(f"{f.name}_vjp", f.inputs + cotangents, outs, body)
 
 
+@_once_per_function
 def _gradient(f, wrt, of):
     j = _one(f.outputs, of, "output", "gradient", f.name)
     if f.outputs[j][1]:
@@ -505,6 +531,7 @@ def values_concat(values, dtype):
     return concat([values, as_expr(np.zeros(1, dtype=dtype), values._g)])
 
 
+@_once_per_function
 def _jacobian(f, wrt, of, layout):
     _check_layout(layout, "jacobian")
     i = _one(f.inputs, wrt, "input", "jacobian", f.name)
@@ -523,6 +550,7 @@ def _jacobian(f, wrt, of, layout):
                      index, layout, out_dtype, batch)
 
 
+@_once_per_function
 def _hessian(f, wrt, of, multipliers, layout):
     _check_layout(layout, "hessian")
     i = _one(f.inputs, wrt, "input", "hessian", f.name)

@@ -317,6 +317,40 @@ def test_hessian_with_multipliers():
                                rtol=1e-12, atol=1e-12)
 
 
+def test_each_derivative_is_built_once_per_function(monkeypatch):
+    g = build("constraints_once", [("x", 3)], constraint_body, ("c",))
+    analysed = []
+    pattern = sc._scaly.jacobian_pattern
+    monkeypatch.setattr(sc._scaly, "jacobian_pattern",
+                        lambda *a, **k: analysed.append(a[1:]) or pattern(*a, **k))
+    J = sc.jacobian(g, layout="csc")
+    assert sc.jacobian(g, layout="csc") is J and len(analysed) == 1
+    # Another layout, another selection or another Function: built afresh.
+    assert sc.jacobian(g, layout="csr") is not J and len(analysed) == 2
+    other = build("constraints_twice", [("x", 3)], constraint_body, ("c",))
+    assert sc.jacobian(other, layout="csc") is not J and len(analysed) == 3
+    Hl = sc.hessian(g, multipliers=True, layout="csc")
+    assert sc.hessian(g, multipliers=True, layout="csc") is Hl and len(analysed) == 4
+    assert sc.hessian(g, multipliers=True) is not Hl and len(analysed) == 5  # dense
+    # The same vjp serves a gradient-like request and the reverse sweeps.
+    assert sc.vjp(g, of="c", wrt="x") is sc.vjp(g, of="c", wrt="x")
+    assert sc.jvp(g) is sc.jvp(g) and sc.jvp(g) is not sc.vjp(g)
+    # A reused Function still computes its own derivative, in a Function traced later.
+    x = np.array([0.6, -1.1, 0.4])
+
+    @sc.function(sc.arg("x", 3), outputs=(sc.arg("c"), sc.arg("J")))
+    def both(x):
+        return g(x), J(x)
+
+    c, values = both(x)  # a sparse output inside a trace is its stored values
+    np.testing.assert_allclose(values, J(x).data, rtol=1e-14)
+    np.testing.assert_allclose(J(x).toarray(), fd_jacobian(g, [x]), **FD_TOL)
+    assert len(analysed) == 5  # J's pattern was not analysed again
+    # An unhashable selection is not kept, and is still checked.
+    with pytest.raises(TypeError, match="chosen by name or index"):
+        sc.jacobian(g, wrt=[["x"]])
+
+
 # ---------------------------------------------------------------------------
 # Derivatives inside a trace, and derivatives of derivatives
 # ---------------------------------------------------------------------------
