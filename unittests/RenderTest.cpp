@@ -81,8 +81,8 @@ TEST_F(Render, IndexTablesTravelAsLengthsUnlessTheyAreWritten) {
   auto fn = scaledSine(*ctx, false);
   auto sparse = std::make_shared<trace::SparseLayout>();
   sparse->nrow = sparse->ncol = 4;
-  auto table = [](std::vector<int64_t> values) {
-    return std::make_shared<const std::vector<int64_t>>(std::move(values));
+  auto table = [](std::vector<int32_t> values) {
+    return std::make_shared<const std::vector<int32_t>>(std::move(values));
   };
   sparse->tables = {{"colind", table({0, 1, 2, 3, 4})}, {"row", table({0, 1, 2, 3})}};
   fn->outputs[0].sparse = sparse;

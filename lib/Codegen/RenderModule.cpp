@@ -215,12 +215,12 @@ std::string portList(const std::vector<Port> &ports) {
 /// A sparse output's index table as its module carries it: the values (a
 /// module built for an export), or only their count (one built for the JIT).
 struct IndexTable {
-  std::optional<ArrayRef<int64_t>> values;
+  std::optional<ArrayRef<int32_t>> values;
   int64_t length = 0;
 };
 IndexTable indexTable(DictionaryAttr sparse, StringRef name) {
   Attribute a = sparse.get(name);
-  if (auto values = dyn_cast_or_null<DenseI64ArrayAttr>(a))
+  if (auto values = dyn_cast_or_null<DenseI32ArrayAttr>(a))
     return {values.asArrayRef(), values.size()};
   if (auto length = dyn_cast_or_null<IntegerAttr>(a))
     return {std::nullopt, length.getInt()};
@@ -238,7 +238,7 @@ SmallVector<StringRef> indexTableNames(DictionaryAttr sparse) {
 /// Written in place, sized exactly first: a table at n = 10^5 is megabytes
 /// of text, and growing it (or appending piece by piece) cost more than the
 /// digits.
-void appendInitializerList(std::string &s, ArrayRef<int64_t> values) {
+void appendInitializerList(std::string &s, ArrayRef<int32_t> values) {
   static constexpr std::string_view kFirst = " \\\n    ", kBreak = ", \\\n    ", kNext = ", ";
   auto digits = [](int64_t v) {
     uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);

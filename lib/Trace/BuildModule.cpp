@@ -37,7 +37,7 @@ ArrayAttr sparseResultAttrs(MLIRContext &ctx, const Function &fn, bool tableValu
     SmallVector<Attribute> order;
     for (const auto &[name, values] : p.sparse->tables) {
       // The values, or only their count (what the JIT's render needs).
-      fields.push_back(tableValues ? b.getNamedAttr(name, b.getDenseI64ArrayAttr(*values))
+      fields.push_back(tableValues ? b.getNamedAttr(name, b.getDenseI32ArrayAttr(*values))
                                    : b.getNamedAttr(name, b.getI64IntegerAttr(
                                                               static_cast<int64_t>(values->size()))));
       order.push_back(b.getStringAttr(name));

@@ -91,7 +91,12 @@ def _build(name, inputs, outputs, body):
         return body(*args)
 
     traced.__name__ = name
-    return trace(traced, ins, outs)
+    fn = trace(traced, ins, outs)
+    # The body is needed only while tracing. Kept, it would keep what it
+    # closes over (colours, gather positions: megabytes at n = 10^5) for as
+    # long as the Function lives; released, the next build reuses that memory.
+    fn.__wrapped__ = None
+    return fn
 
 
 def _size(shape):
@@ -229,21 +234,6 @@ class SparseOutputFunction(Function):
         info = self._sparse.get(self._index(output))
         return "dense" if info is None else info[0]
 
-    def _call_tables(self, k):
-        """Output k's index tables for SciPy: int32 when they fit, made once.
-
-        SciPy keeps int32 indices for matrices that fit; handed the int64
-        tables it converts them on every call (about 0.2 ms at 3*10^5 entries,
-        against 0.07 ms for a copy of int32 ones)."""
-        cache = self.__dict__.setdefault("_narrow_tables", {})
-        if k not in cache:
-            layout, shape, tables = self._sparse[k]
-            fits = max(shape, default=0) < 2**31 - 1 and all(
-                len(t) < 2**31 - 1 for _, t in tables)
-            cache[k] = {name: np.asarray(t, dtype=np.int32) if fits else np.asarray(t)
-                        for name, t in tables}
-        return cache[k]
-
     def __call__(self, *args):
         out = super().__call__(*args)
         if any(isinstance(a, Expr) for a in args):
@@ -256,8 +246,10 @@ class SparseOutputFunction(Function):
                 t = dict(tables)
                 values[k] = BatchedSparse(values[k], shape, t["colind"], t["row"])
                 continue
-            # Copies: each matrix owns writable indices, as SciPy's own conversion gave.
-            t = {name: table.copy() for name, table in self._call_tables(k).items()}
+            # Copies: each matrix owns writable indices (the tables are
+            # read-only and shared). They are int32, as SciPy keeps them:
+            # handed int64 ones it would convert them on every call.
+            t = {name: table.copy() for name, table in tables}
             if layout == "csc":
                 values[k] = scipy.sparse.csc_matrix((values[k], t["row"], t["colind"]), shape=shape)
             elif layout == "csr":
@@ -277,19 +269,24 @@ def _check_layout(layout, what):
 
 
 class _Pattern:
-    """A compressed-column pattern and the (row, column) of each stored entry."""
+    """A compressed-column pattern and the (row, column) of each stored entry.
+
+    The tables are int32, as the analysis makes them and SciPy keeps them (it
+    refuses patterns of more than 2^31 - 1 entries); arithmetic that can
+    pass 2^31 (a dense position row * ncol + col) widens first.
+    """
 
     def __init__(self, nrow, ncol, colind, row):
         self.nrow, self.ncol = int(nrow), int(ncol)
-        self.colind = np.asarray(colind, dtype=np.int64)
-        self.row = np.asarray(row, dtype=np.int64)
+        self.colind = np.asarray(colind, dtype=np.int32)
+        self.row = np.asarray(row, dtype=np.int32)
 
     # Arrays of nnz entries are made only when a caller needs them: at
     # n = 10^5 each is megabytes, and first-touched memory dominates the build.
     @functools.cached_property
     def col(self):
         """The column of each stored entry."""
-        return self.by_column(np.arange(self.ncol, dtype=np.int64))
+        return self.by_column(np.arange(self.ncol, dtype=np.int32))
 
     @functools.cached_property
     def counts(self):
@@ -336,18 +333,19 @@ def jacobian_sparsity(f, wrt=None, of=None):
 _SMALL_TABLE = 512
 
 
-def _periodic_constant(values, graph):
-    """`values` (1-D) as an Expr: a broadcast of one period when it repeats."""
-    values = np.asarray(values)
-    count = len(values)
+def _periodic_constant(colours, graph):
+    """`colours` (1-D) as an int64 Expr (they are compared with the int64 sweep
+    number): a broadcast of one period when it repeats."""
+    colours = np.asarray(colours)
+    count = len(colours)
     if count >= _SMALL_TABLE:
         for period in range(1, 65):
-            if np.array_equal(values[period:], values[:-period]):
+            if np.array_equal(colours[period:], colours[:-period]):
                 reps = -(-count // period)
-                base = as_expr(values[:period], graph)
+                base = as_expr(colours[:period].astype(np.int64), graph)
                 tiled = Expr(graph, graph.broadcast(base._id, [reps, period]))
                 return tiled.reshape(reps * period)[:count]
-    return as_expr(values, graph)
+    return as_expr(colours.astype(np.int64), graph)
 
 
 _RUN_BLOCK = 8192
@@ -488,7 +486,7 @@ def _assemble(f, name, out_name, pattern, compressed, index, layout, dtype, batc
                 return as_expr(np.zeros(shape, dtype=dtype), xs[0]._g)
             values = _gather(compressed(*xs).reshape(-1), index)
             place = np.full(shape[0] * shape[1], pattern.nnz, dtype=np.int64)
-            place[pattern.row * shape[1] + pattern.col] = np.arange(pattern.nnz)
+            place[pattern.row.astype(np.int64) * shape[1] + pattern.col] = np.arange(pattern.nnz)
             padded = values_concat(values, dtype)
             return padded[place].reshape(shape)
         return _build(name, f.inputs, [out_name], body)
@@ -519,9 +517,11 @@ def _assemble(f, name, out_name, pattern, compressed, index, layout, dtype, batc
 
     out = _build(name, f.inputs, [out_name], body)
     sparse = SparseOutputFunction(out._traced, out.__wrapped__)
+    # int32 as the pattern's (no copy of those); the others are as large
+    # as the pattern's, so they fit.
+    tables = [(n, np.asarray(t, dtype=np.int32)) for n, t in tables]
     sparse._sparse = {0: (layout, stored, tables)}
-    _scaly.set_output_sparsity(out._traced, 0, layout, stored[0], stored[1], count,
-                               [(n, np.asarray(t, dtype=np.int64)) for n, t in tables])
+    _scaly.set_output_sparsity(out._traced, 0, layout, stored[0], stored[1], count, tables)
     return sparse
 
 
@@ -569,7 +569,7 @@ def _hessian(f, wrt, of, multipliers, layout):
     compressed = index = None
     if pattern.nnz:
         colours, _, index = _scaly.star_colouring(pattern.nrow, pattern.colind, pattern.row)
-        compressed, _ = _compressed(grad, i, 0, np.asarray(colours, dtype=np.int64), True)
+        compressed, _ = _compressed(grad, i, 0, colours, True)
     batch = in_shape[0] if in_shape else 0
     return _assemble(grad, f"{f.name}_hessian", f"hess_{in_name}", pattern, compressed, index,
                      layout, in_dtype, batch)

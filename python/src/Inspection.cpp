@@ -116,9 +116,39 @@ py::list exprGraph(const trace::Function &fn) {
   return functions;
 }
 
-/// Index tables cross as NumPy arrays: at n = 10^5 a list of Python ints
-/// each way costs more than the colouring itself.
-using IndexArray = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
+/// Index tables cross as NumPy arrays of int32 (as SciPy keeps them): at n =
+/// 10^5 a list of Python ints each way costs more than the colouring itself.
+using IndexArray = py::array_t<int32_t, py::array::c_style>;
+
+/// `values` (a NumPy array or a list of integers) as a one-dimensional int32
+/// array: an int32 array as it is, anything else converted once its values
+/// are checked to fit (never wrapped around).
+IndexArray indexArray(const std::string &what, py::handle values) {
+  if (py::isinstance<IndexArray>(values)) {
+    auto array = py::reinterpret_borrow<IndexArray>(values);
+    if (array.ndim() != 1)
+      throw std::invalid_argument(what + " must be one-dimensional");
+    return array;
+  }
+  py::module_ np = py::module_::import("numpy");
+  py::array array = np.attr("asarray")(values);
+  if (array.ndim() != 1)
+    throw std::invalid_argument(what + " must be one-dimensional");
+  if (array.size() == 0)
+    return IndexArray(0);
+  char kind = array.dtype().kind();
+  if (kind != 'i' && kind != 'u')
+    throw std::invalid_argument(what + " must hold integers, got " +
+                                std::string(py::str(array.dtype())));
+  auto fits = [&](const char *extreme, int64_t bound, bool above) {
+    py::object v = array.attr(extreme)();
+    return above ? v.cast<py::int_>() <= py::int_(bound) : v.cast<py::int_>() >= py::int_(bound);
+  };
+  if (!fits("max", INT32_MAX, true) || !fits("min", INT32_MIN, false))
+    throw std::invalid_argument(what + " holds values outside 32 bits (index tables are int32)");
+  return py::reinterpret_steal<IndexArray>(
+      array.attr("astype")(np.attr("int32")).release());
+}
 
 /// The name of the capsules that hold the vectors of NumPy arrays made here:
 /// set_output_sparsity recognizes such an array and shares its vector.
@@ -131,10 +161,11 @@ constexpr const char *kVectorCapsule<int32_t> = "scaly.vector<int32_t>";
 template <>
 constexpr const char *kVectorCapsule<uint8_t> = "scaly.vector<uint8_t>";
 
-/// `v` as a NumPy array of `Element` that owns its buffer (handed over, not
-/// copied), read-only. A bool array is stored as bytes (std::vector<bool>
-/// would be bits).
-template <typename Element = int64_t, typename T>
+/// `v` as a NumPy array of `Element` (T's own type unless given) that owns
+/// its buffer (handed over, not copied), read-only. A bool array is stored as
+/// bytes (std::vector<bool> would be bits).
+template <typename Given = void, typename T,
+          typename Element = std::conditional_t<std::is_void_v<Given>, T, Given>>
 py::array_t<Element> toArray(std::vector<T> &&v) {
   static_assert(sizeof(Element) == sizeof(T), "an array reads the vector's bytes as they are");
   using Shared = std::shared_ptr<const std::vector<T>>;
@@ -152,23 +183,20 @@ py::array_t<Element> toArray(std::vector<T> &&v) {
 /// `values` as an index table: the vector under a whole array that toArray
 /// made (shared, not copied), else a copy of its values.
 trace::IndexTable indexTable(const std::string &name, py::handle values) {
-  if (py::isinstance<py::array_t<int64_t>>(values)) {
-    auto array = py::reinterpret_borrow<py::array_t<int64_t>>(values);
+  if (py::isinstance<py::array_t<int32_t>>(values)) {
+    auto array = py::reinterpret_borrow<py::array_t<int32_t>>(values);
     py::object base = array.base();
-    if (base && PyCapsule_IsValid(base.ptr(), kVectorCapsule<int64_t>)) {
+    if (base && PyCapsule_IsValid(base.ptr(), kVectorCapsule<int32_t>)) {
       auto *shared = static_cast<trace::IndexTable *>(
-          PyCapsule_GetPointer(base.ptr(), kVectorCapsule<int64_t>));
+          PyCapsule_GetPointer(base.ptr(), kVectorCapsule<int32_t>));
       if (array.ndim() == 1 && array.data() == (*shared)->data() &&
           static_cast<size_t>(array.size()) == (*shared)->size() &&
-          (array.size() < 2 || array.strides(0) == sizeof(int64_t)))
+          (array.size() < 2 || array.strides(0) == sizeof(int32_t)))
         return *shared;
     }
   }
-  auto array = py::cast<IndexArray>(values);
-  if (array.ndim() != 1)
-    throw std::invalid_argument("set_output_sparsity: table '" + name +
-                                "' must be one-dimensional");
-  return std::make_shared<const std::vector<int64_t>>(array.data(), array.data() + array.size());
+  auto array = indexArray("set_output_sparsity: table '" + name + "'", values);
+  return std::make_shared<const std::vector<int32_t>>(array.data(), array.data() + array.size());
 }
 
 /// The structural pattern of d(output `of`) / d(input `wrt`) of `fn`, in
@@ -193,23 +221,34 @@ py::tuple jacobianPattern(const trace::Function &fn, unsigned wrt, unsigned of, 
 /// place (the arrays outlive the call that uses the view).
 expr::PatternView patternFrom(int64_t nrow, int64_t ncol, const IndexArray &colindArray,
                               const IndexArray &rowArray) {
-  if (colindArray.ndim() != 1 || rowArray.ndim() != 1)
-    throw std::invalid_argument("pattern: index tables must be one-dimensional");
-  llvm::ArrayRef<int64_t> colind(colindArray.data(), colindArray.size());
-  llvm::ArrayRef<int64_t> row(rowArray.data(), rowArray.size());
+  llvm::ArrayRef<int32_t> colind(colindArray.data(), colindArray.size());
+  llvm::ArrayRef<int32_t> row(rowArray.data(), rowArray.size());
   if (nrow < 0 || ncol < 0)
     throw std::invalid_argument("pattern: nrow and ncol must not be negative");
+  if (nrow > INT32_MAX || ncol > INT32_MAX)
+    throw std::invalid_argument("pattern: nrow and ncol must fit 32 bits");
   if (static_cast<int64_t>(colind.size()) != ncol + 1 || colind.front() != 0 ||
       colind.back() != static_cast<int64_t>(row.size()))
     throw std::invalid_argument("pattern: colind must have ncol + 1 entries from 0 to nnz");
   for (size_t c = 1; c < colind.size(); ++c)
     if (colind[c] < colind[c - 1])
       throw std::invalid_argument("pattern: colind must not decrease");
-  for (int64_t r : row)
+  for (int32_t r : row)
     if (r < 0 || r >= nrow)
       throw std::invalid_argument("pattern: row index out of range");
   return {nrow, ncol, colind, row};
 }
+
+/// A pattern passed from Python: its tables as int32 arrays (kept alive
+/// here) and the checked view of them.
+struct Pattern {
+  IndexArray colind, row;
+  expr::PatternView view;
+  Pattern(int64_t nrow, int64_t ncol, py::handle colindValues, py::handle rowValues)
+      : colind(indexArray("pattern: colind", colindValues)),
+        row(indexArray("pattern: row", rowValues)),
+        view(patternFrom(nrow, ncol, colind, row)) {}
+};
 
 /// The names of an ODS enum, in value order.
 template <typename E>
@@ -339,50 +378,55 @@ void python::bindInspection(py::module_ &m) {
       sparse->tables.emplace_back(name, indexTable(name, values));
     fn.outputs[k].sparse = std::move(sparse);
   }, "Declare output k sparse: its layout, dimensions and index tables (made by scaly.derivatives)");
-  m.def("colour_columns", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
-    return toArray(
-        expr::colourColumns(patternFrom(nrow, ncol, colind, row)));
+  m.def("colour_columns", [](int64_t nrow, int64_t ncol, py::object colind, py::object row) {
+    Pattern p(nrow, ncol, colind, row);
+    return toArray(expr::colourColumns(p.view));
   }, "Greedy colouring of columns so that columns sharing a row differ");
-  m.def("colour_rows", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
-    return toArray(expr::colourRows(patternFrom(nrow, ncol, colind, row)));
+  m.def("colour_rows", [](int64_t nrow, int64_t ncol, py::object colind, py::object row) {
+    Pattern p(nrow, ncol, colind, row);
+    return toArray(expr::colourRows(p.view));
   }, "Greedy colouring of rows so that rows sharing a column differ");
-  m.def("compress_jacobian", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
-    auto c = expr::compressJacobian(patternFrom(nrow, ncol, colind, row));
-    py::object positions = c.narrow ? py::object(toArray<int32_t>(std::move(c.position32)))
+  m.def("compress_jacobian", [](int64_t nrow, int64_t ncol, py::object colind, py::object row) {
+    Pattern p(nrow, ncol, colind, row);
+    auto c = expr::compressJacobian(p.view);
+    py::object positions = c.narrow ? py::object(toArray(std::move(c.position32)))
                                     : py::object(toArray(std::move(c.position64)));
     return py::make_tuple(toArray(std::move(c.colour)), c.forward, positions);
   }, "(colours, forward, positions): the colouring of columns (forward) or rows (reverse) "
      "that needs fewer sweeps, and per stored entry its position in the compressed product "
      "(int32 when every position fits)");
-  m.def("compressed_positions", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row,
-                                   IndexArray colours, bool forward) {
+  m.def("compressed_positions", [](int64_t nrow, int64_t ncol, py::object colind, py::object row,
+                                   py::object colours, bool forward) {
     // Where each stored entry is read in the compressed product. One pass,
     // one array (NumPy built it from three arrays of nnz at n = 10^5).
-    auto p = patternFrom(nrow, ncol, colind, row);
+    Pattern p(nrow, ncol, colind, row);
     int64_t vertices = forward ? ncol : nrow;
-    if (colours.ndim() != 1 || colours.size() != vertices)
+    IndexArray colourArray = indexArray("compressed_positions: colours", colours);
+    if (colourArray.size() != vertices)
       throw std::invalid_argument("compressed_positions: expected one colour per " +
                                   std::string(forward ? "column" : "row") + " (" +
                                   std::to_string(vertices) + "), got " +
-                                  std::to_string(colours.size()));
-    const int64_t *colour = colours.data();
+                                  std::to_string(colourArray.size()));
+    const int32_t *colour = colourArray.data();
     // A colouring needs at most one colour per vertex: positions stay inside
     // nrow x ncol (no overflow either).
     for (int64_t v = 0; v < vertices; ++v)
       if (colour[v] < 0 || colour[v] >= vertices)
         throw std::invalid_argument("compressed_positions: colour " + std::to_string(colour[v]) +
                                     " out of range [0, " + std::to_string(vertices) + ")");
-    return toArray(expr::compressedPositions(p, llvm::ArrayRef<int64_t>(colour, vertices),
+    return toArray(expr::compressedPositions(p.view, llvm::ArrayRef<int32_t>(colour, vertices),
                                              forward));
   }, "Per stored entry, its position in the compressed product of a forward (colour per "
      "column) or reverse (colour per row) colouring");
-  m.def("symmetric_pattern", [](int64_t nrow, int64_t ncol, IndexArray colind, IndexArray row) {
-    auto s = expr::symmetricUnion(patternFrom(nrow, ncol, colind, row));
+  m.def("symmetric_pattern", [](int64_t nrow, int64_t ncol, py::object colind, py::object row) {
+    Pattern p(nrow, ncol, colind, row);
+    auto s = expr::symmetricUnion(p.view);
     return py::make_tuple(s.nrow, s.ncol, toArray(std::move(s.colind)),
                           toArray(std::move(s.row)));
   }, "The union of a square pattern (rows ascending per column) and its transpose, as (nrow, ncol, colind, row)");
-  m.def("star_colouring", [](int64_t n, IndexArray colind, IndexArray row) {
-    auto p = patternFrom(n, n, colind, row);
+  m.def("star_colouring", [](int64_t n, py::object colindValues, py::object rowValues) {
+    Pattern pattern(n, n, colindValues, rowValues);
+    const expr::PatternView &p = pattern.view;
     std::vector<bool> fromRow;
     auto colour = expr::starColouring(p, &fromRow);
     // Per stored entry (i, j), where it is read in the compressed product: at
@@ -393,15 +437,16 @@ void python::bindInspection(py::module_ &m) {
     for (size_t k = 0; k < fromRow.size(); ++k)
       source[k] = fromRow[k];
     // Positions in 32 bits when they all fit (half the first-touched memory).
-    int64_t sweeps = colour.empty() ? 0 : *std::max_element(colour.begin(), colour.end()) + 1;
+    int64_t sweeps =
+        colour.empty() ? 0 : int64_t(*std::max_element(colour.begin(), colour.end())) + 1;
     auto positions = [&](auto index) {
       for (int64_t j = 0; j < n; ++j)
         for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
           int64_t i = p.row[k];
           index[k] = static_cast<typename decltype(index)::value_type>(
-              fromRow[k] ? colour[j] * n + i : colour[i] * n + j);
+              fromRow[k] ? int64_t(colour[j]) * n + i : int64_t(colour[i]) * n + j);
         }
-      return toArray<typename decltype(index)::value_type>(std::move(index));
+      return toArray(std::move(index));
     };
     py::object index = sweeps * n <= int64_t(INT32_MAX) + 1
                            ? py::object(positions(std::vector<int32_t>(fromRow.size())))

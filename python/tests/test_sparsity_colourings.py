@@ -181,6 +181,39 @@ def test_symmetric_pattern_refuses_unsorted_rows():
         _scaly.symmetric_pattern(2, 3, np.array([0, 1, 1, 2]), np.array([0, 1]))
 
 
+def test_index_tables_are_int32_and_checked_not_wrapped():
+    # int32 arrays are read in place; int64 arrays and lists are converted
+    # once their values are known to fit, and anything else is refused.
+    colind, row = np.array([0, 1, 2, 3]), np.array([0, 1, 2])
+    for c, r in ((colind, row), (colind.astype(np.int32), row.astype(np.int32)),
+                 (colind.tolist(), row.tolist()), (colind.astype(np.uint16), row)):
+        colours = _scaly.colour_columns(3, 3, c, r)
+        assert colours.dtype == np.int32 and list(colours) == [0, 0, 0]
+    # 2^32 + 1 would wrap to row 1, which is in range: refused, not read as 1.
+    with pytest.raises(ValueError, match="pattern: row holds values outside 32 bits"):
+        _scaly.colour_columns(3, 3, colind, np.array([0, 2**32 + 1, 2]))
+    with pytest.raises(ValueError, match="pattern: colind must hold integers, got float64"):
+        _scaly.colour_rows(3, 3, colind.astype(float), row)
+    with pytest.raises(ValueError, match="pattern: row must be one-dimensional"):
+        _scaly.compress_jacobian(3, 3, colind, row.reshape(3, 1))
+    with pytest.raises(ValueError, match="nrow and ncol must fit 32 bits"):
+        _scaly.colour_columns(2**31, 3, colind, row)
+    with pytest.raises(ValueError, match="colours holds values outside 32 bits"):
+        _scaly.compressed_positions(3, 3, colind, row, np.array([0, 2**40, 0]), True)
+    # A Function's published tables are int32 too, shared with its pattern.
+    @sc.function(sc.arg("x", 5), outputs=sc.arg("y"))
+    def chain(x):
+        return x[1:] * x[:-1]
+
+    J = sc.jacobian(chain, layout="csc")
+    shape, colind, row = J.sparsity()
+    assert colind.dtype == row.dtype == np.int32 and not row.flags.writeable
+    want = scipy.sparse.csc_matrix(np.eye(4, 5) + np.eye(4, 5, 1))
+    assert shape == (4, 5)
+    np.testing.assert_array_equal(colind, want.indptr)
+    np.testing.assert_array_equal(row, want.indices)
+
+
 def test_random_rectangular_colourings():
     r = rng(31)
     A = scipy.sparse.random(50, 70, density=0.05, random_state=r, format="csc")

@@ -286,9 +286,10 @@ private:
   int32_t promoteTo(int32_t a, DType to);
 };
 
-/// An index table of a sparse output. Shared, not copied, with the NumPy
-/// array it came from when that array is one Scaly made (megabytes at n = 10^5).
-using IndexTable = std::shared_ptr<const std::vector<int64_t>>;
+/// An index table of a sparse output, in 32 bits as the patterns
+/// (expr::SparsityPattern). Shared, not copied, with the NumPy array it came
+/// from when that array is one Scaly made (megabytes at n = 10^5).
+using IndexTable = std::shared_ptr<const std::vector<int32_t>>;
 
 /// The pattern of a sparse output and the order its stored values are in:
 /// layout "csc" (tables colind, row: CasADi's encoding), "csr" (rowptr,

@@ -19,26 +19,33 @@
 
 namespace scaly::expr {
 
-/// A sparsity pattern in compressed-column form (CasADi's encoding).
+/// A sparsity pattern in compressed-column form (CasADi's encoding), in
+/// 32-bit indices as SciPy keeps them: an analysis refuses a pattern of more
+/// than INT32_MAX stored entries (a Jacobian of 16 GB of values). At n =
+/// 10^5 these tables are megabytes of first-touched memory, and each page
+/// touched for the first time is a measurable share of the build.
 struct SparsityPattern {
   int64_t nrow = 0, ncol = 0;
-  std::vector<int64_t> colind; ///< ncol + 1 column starts
-  std::vector<int64_t> row;    ///< the row of each stored value, by column
+  std::vector<int32_t> colind; ///< ncol + 1 column starts
+  std::vector<int32_t> row;    ///< the row of each stored value, by column
   int64_t nnz() const { return static_cast<int64_t>(row.size()); }
 };
 
 /// A compressed-column pattern read in place (a SparsityPattern's arrays, or
 /// NumPy's): the colourings take this, so that a pattern coming from Python
-/// is not copied (at n = 10^5 a copy is megabytes of first-touched memory).
+/// is not copied.
 struct PatternView {
   int64_t nrow = 0, ncol = 0;
-  llvm::ArrayRef<int64_t> colind, row;
+  llvm::ArrayRef<int32_t> colind, row;
   PatternView() = default;
-  PatternView(int64_t nrow, int64_t ncol, llvm::ArrayRef<int64_t> colind,
-              llvm::ArrayRef<int64_t> row)
+  PatternView(int64_t nrow, int64_t ncol, llvm::ArrayRef<int32_t> colind,
+              llvm::ArrayRef<int32_t> row)
       : nrow(nrow), ncol(ncol), colind(colind), row(row) {}
   PatternView(const SparsityPattern &p) : PatternView(p.nrow, p.ncol, p.colind, p.row) {}
 };
+
+/// A colour per column or row: at most one per vertex, so 32 bits.
+using Colouring = std::vector<int32_t>;
 
 /// Pattern of d(result `of`) / d(input `wrt`) of `f` (outputs and inputs
 /// flattened row-major). Derivative ops in the module are eliminated first
@@ -56,14 +63,14 @@ SparsityPattern symmetricUnion(const PatternView &p);
 
 /// Colour of each column such that columns sharing a row differ (forward
 /// sweeps: one per colour). Greedy in natural order.
-std::vector<int64_t> colourColumns(const PatternView &p);
+Colouring colourColumns(const PatternView &p);
 /// Colour of each row such that rows sharing a column differ (reverse sweeps).
-std::vector<int64_t> colourRows(const PatternView &p);
+Colouring colourRows(const PatternView &p);
 /// A Jacobian's compressed sweeps: the colouring of its columns (forward
 /// sweeps) or of its rows (reverse), whichever needs fewer, and where each
 /// stored entry is read in the compressed product (sweep-major).
 struct CompressedJacobian {
-  std::vector<int64_t> colour; ///< per column (forward) or per row (reverse)
+  Colouring colour; ///< per column (forward) or per row (reverse)
   bool forward = true;
   /// Per stored entry, in compressed-column order: colour[j] * nrow + i
   /// (forward) or colour[i] * ncol + j (reverse), in position32 (`narrow`)
@@ -80,7 +87,7 @@ CompressedJacobian compressJacobian(const PatternView &p);
 /// compressed product of a colouring of the columns (forward: colour[j] *
 /// nrow + i) or of the rows (reverse: colour[i] * ncol + j). `colour` must
 /// have a colour in [0, count) per column or row.
-std::vector<int64_t> compressedPositions(const PatternView &p, llvm::ArrayRef<int64_t> colour,
+std::vector<int64_t> compressedPositions(const PatternView &p, llvm::ArrayRef<int32_t> colour,
                                          bool forward);
 /// A star colouring of a square, structurally symmetric pattern (a Hessian):
 /// adjacent columns differ and every path on four vertices uses at least
@@ -89,7 +96,7 @@ std::vector<int64_t> compressedPositions(const PatternView &p, llvm::ArrayRef<in
 /// H[i][j] is read from row i of the product at colour[j] (j is the only
 /// column of that colour in row i); false when it is read from row j at
 /// colour[i] (std::logic_error when neither works).
-std::vector<int64_t> starColouring(const PatternView &p, std::vector<bool> *fromRow = nullptr);
+Colouring starColouring(const PatternView &p, std::vector<bool> *fromRow = nullptr);
 
 } // namespace scaly::expr
 

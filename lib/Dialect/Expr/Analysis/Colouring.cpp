@@ -24,67 +24,50 @@ namespace {
 
 /// A graph's adjacency lists, compressed: vertex v's neighbours are
 /// to[start[v] .. start[v + 1]). The arrays are the pattern's own (read in
-/// place, int64_t) or built here (`owned`, in int32_t when they fit: a
-/// transpose at n = 10^5 is megabytes of first-touched memory, half of it in
-/// 32 bits). An Adjacency is never copied, so its views keep pointing at
-/// its own storage.
-template <typename Index>
+/// place) or built here (`owned`). An Adjacency is never copied, so its
+/// views keep pointing at its own storage.
 struct Adjacency {
-  ArrayRef<Index> start, to;
-  std::vector<Index> ownedStart, ownedTo;
-  Adjacency(ArrayRef<Index> start, ArrayRef<Index> to) : start(start), to(to) {}
-  Adjacency(std::vector<Index> s, std::vector<Index> t)
+  ArrayRef<int32_t> start, to;
+  std::vector<int32_t> ownedStart, ownedTo;
+  Adjacency(ArrayRef<int32_t> start, ArrayRef<int32_t> to) : start(start), to(to) {}
+  Adjacency(std::vector<int32_t> s, std::vector<int32_t> t)
       : ownedStart(std::move(s)), ownedTo(std::move(t)) {
     start = ownedStart;
     to = ownedTo;
   }
   Adjacency(const Adjacency &) = delete;
   Adjacency &operator=(const Adjacency &) = delete;
-  ArrayRef<Index> operator[](int64_t v) const {
-    return ArrayRef<Index>(to.data() + start[v], to.data() + start[v + 1]);
+  ArrayRef<int32_t> operator[](int64_t v) const {
+    return ArrayRef<int32_t>(to.data() + start[v], to.data() + start[v + 1]);
   }
 };
-using InPlace = Adjacency<int64_t>;
 
 /// The stored entries of `p` by row: the columns of each row, ascending.
-template <typename Index>
-Adjacency<Index> columnsByRow(const PatternView &p) {
-  std::vector<Index> start, to;
+Adjacency columnsByRow(const PatternView &p) {
+  std::vector<int32_t> start, to;
   groupByKey(p.nrow, [&](auto emit) {
     for (int64_t c = 0; c < p.ncol; ++c)
       for (int64_t k = p.colind[c]; k < p.colind[c + 1]; ++k)
         emit(p.row[k], c);
   }, start, to);
-  return Adjacency<Index>(std::move(start), std::move(to));
-}
-
-/// `body(byRow)` with `byRow` the entries of `p` by row (columnsByRow), in
-/// 32-bit indices when its entry count and columns fit, and mutable (its
-/// storage may be reused once read).
-template <typename Body>
-auto withColumnsByRow(const PatternView &p, Body body) {
-  if (p.row.size() <= INT32_MAX && p.ncol <= INT32_MAX) {
-    auto byRow = columnsByRow<int32_t>(p);
-    return body(byRow);
-  }
-  auto byRow = columnsByRow<int64_t>(p);
-  return body(byRow);
+  return Adjacency(std::move(start), std::move(to));
 }
 
 /// The rows of each column, as stored (read in place).
-InPlace rowsByColumn(const PatternView &p) { return InPlace(p.colind, p.row); }
+Adjacency rowsByColumn(const PatternView &p) { return Adjacency(p.colind, p.row); }
 
 /// out[k] for each stored entry k = (i, j) of `p`: where it is read in the
 /// compressed product, at row i of sweep colour[j] (forward) or at column j
 /// of sweep colour[i] (reverse). `out` has one element per stored entry.
 template <typename Index>
-void placeEntries(const PatternView &p, ArrayRef<int64_t> colour, bool forward,
+void placeEntries(const PatternView &p, ArrayRef<int32_t> colour, bool forward,
                   MutableArrayRef<Index> out) {
   int64_t width = forward ? p.nrow : p.ncol;
   for (int64_t j = 0; j < p.ncol; ++j)
     for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
       int64_t i = p.row[k];
-      out[k] = static_cast<Index>(forward ? colour[j] * width + i : colour[i] * width + j);
+      out[k] = static_cast<Index>(forward ? int64_t(colour[j]) * width + i
+                                          : int64_t(colour[i]) * width + j);
     }
 }
 
@@ -109,9 +92,8 @@ bool isSymmetric(const PatternView &p) {
 }
 
 /// Greedy distance-2 colouring of the "left" vertices of a bipartite graph.
-template <typename Mine, typename Theirs>
-std::vector<int64_t> greedyPartial(const Mine &mine, const Theirs &theirs, int64_t count) {
-  std::vector<int64_t> colour(count, -1), forbidden;
+Colouring greedyPartial(const Adjacency &mine, const Adjacency &theirs, int64_t count) {
+  Colouring colour(count, -1), forbidden;
   for (int64_t v = 0; v < count; ++v) {
     for (int64_t r : mine[v])
       for (int64_t w : theirs[r])
@@ -120,7 +102,7 @@ std::vector<int64_t> greedyPartial(const Mine &mine, const Theirs &theirs, int64
             forbidden.resize(colour[w] + 1, -1);
           forbidden[colour[w]] = v;
         }
-    int64_t c = 0;
+    int32_t c = 0;
     while (c < static_cast<int64_t>(forbidden.size()) && forbidden[c] == v)
       ++c;
     colour[v] = c;
@@ -131,8 +113,8 @@ std::vector<int64_t> greedyPartial(const Mine &mine, const Theirs &theirs, int64
 /// Per stored entry (i, j) of `p` under a star colouring, whether it is read
 /// from row i of the compressed product (starColouring's `fromRow`), with
 /// `rowCols` the columns of each row.
-std::vector<bool> readFromRow(const PatternView &p, const InPlace &rowCols,
-                              const std::vector<int64_t> &colour) {
+std::vector<bool> readFromRow(const PatternView &p, const Adjacency &rowCols,
+                              const Colouring &colour) {
   // Whether exactly one column of `row` carries colour `c`.
   auto uniqueIn = [&](int64_t row, int64_t c) {
     int count = 0;
@@ -164,114 +146,110 @@ SparsityPattern scaly::expr::symmetricUnion(const PatternView &p) {
     for (int64_t k = p.colind[c] + 1; k < p.colind[c + 1]; ++k)
       if (p.row[k] <= p.row[k - 1])
         throw std::invalid_argument("pattern: rows must ascend within each column");
-  InPlace byRow = columnsByRow<int64_t>(p); // column c of the transpose: row c of p, ascending
+  Adjacency byRow = columnsByRow(p); // column c of the transpose: row c of p, ascending
   SparsityPattern s;
   s.nrow = s.ncol = p.ncol;
   s.colind.assign(p.ncol + 1, 0);
   // Room for the largest union, reserved (untouched) rather than filled.
   s.row.reserve(2 * p.row.size());
   for (int64_t c = 0; c < p.ncol; ++c) {
-    ArrayRef<int64_t> transposed = byRow[c];
+    ArrayRef<int32_t> transposed = byRow[c];
     std::set_union(p.row.begin() + p.colind[c], p.row.begin() + p.colind[c + 1],
                    transposed.begin(), transposed.end(), std::back_inserter(s.row));
-    s.colind[c + 1] = static_cast<int64_t>(s.row.size());
+    if (s.row.size() > INT32_MAX)
+      throw std::invalid_argument("the union with the transpose has more than 2^31 - 1 entries");
+    s.colind[c + 1] = static_cast<int32_t>(s.row.size());
   }
   return s;
 }
 
-std::vector<int64_t> scaly::expr::colourColumns(const PatternView &p) {
-  return withColumnsByRow(p, [&](const auto &byRow) {
-    return greedyPartial(rowsByColumn(p), byRow, p.ncol);
-  });
+Colouring scaly::expr::colourColumns(const PatternView &p) {
+  return greedyPartial(rowsByColumn(p), columnsByRow(p), p.ncol);
 }
 
-std::vector<int64_t> scaly::expr::colourRows(const PatternView &p) {
-  return withColumnsByRow(p, [&](const auto &byRow) {
-    return greedyPartial(byRow, rowsByColumn(p), p.nrow);
-  });
+Colouring scaly::expr::colourRows(const PatternView &p) {
+  return greedyPartial(columnsByRow(p), rowsByColumn(p), p.nrow);
 }
 
 CompressedJacobian scaly::expr::compressJacobian(const PatternView &p) {
-  return withColumnsByRow(p, [&](auto &byRow) {
-    InPlace byColumn = rowsByColumn(p);
-    CompressedJacobian out;
-    out.colour = greedyPartial(byColumn, byRow, p.ncol);
-    auto sweeps = [](const std::vector<int64_t> &colour) {
-      return colour.empty() ? 0 : *std::max_element(colour.begin(), colour.end()) + 1;
-    };
-    // Reverse sweeps need at least as many colours as the fullest column has
-    // entries: when forward already does as well, rows are not coloured (at
-    // n = 10^5 that costs as much as the columns).
-    int64_t fullestColumn = 0;
-    for (int64_t c = 0; c < p.ncol; ++c)
-      fullestColumn = std::max(fullestColumn, p.colind[c + 1] - p.colind[c]);
-    if (sweeps(out.colour) > fullestColumn) {
-      std::vector<int64_t> rowColour = greedyPartial(byRow, byColumn, p.nrow);
-      if (sweeps(rowColour) < sweeps(out.colour)) {
-        out.colour = std::move(rowColour);
-        out.forward = false;
-      }
+  Adjacency byRow = columnsByRow(p), byColumn = rowsByColumn(p);
+  CompressedJacobian out;
+  out.colour = greedyPartial(byColumn, byRow, p.ncol);
+  auto sweeps = [](const Colouring &colour) {
+    return colour.empty() ? 0 : int64_t(*std::max_element(colour.begin(), colour.end())) + 1;
+  };
+  // Reverse sweeps need at least as many colours as the fullest column has
+  // entries: when forward already does as well, rows are not coloured (at
+  // n = 10^5 that costs as much as the columns).
+  int64_t fullestColumn = 0;
+  for (int64_t c = 0; c < p.ncol; ++c)
+    fullestColumn = std::max<int64_t>(fullestColumn, p.colind[c + 1] - p.colind[c]);
+  if (sweeps(out.colour) > fullestColumn) {
+    Colouring rowColour = greedyPartial(byRow, byColumn, p.nrow);
+    if (sweeps(rowColour) < sweeps(out.colour)) {
+      out.colour = std::move(rowColour);
+      out.forward = false;
     }
-    int64_t width = out.forward ? p.nrow : p.ncol;
-    using Index = typename std::decay_t<decltype(byRow.ownedTo)>::value_type;
-    if constexpr (std::is_same_v<Index, int32_t>) {
-      if (sweeps(out.colour) * width <= int64_t(INT32_MAX) + 1) {
-        // The transpose is read no more: its entries (one per stored entry,
-        // as the positions) take the positions, with no new memory.
-        std::vector<int32_t> &positions = byRow.ownedTo;
-        assert(positions.size() == p.row.size() && "a transpose has one entry per stored entry");
-        placeEntries<int32_t>(p, out.colour, out.forward, positions);
-        out.position32 = std::move(positions);
-        out.narrow = true;
-        return out;
-      }
-    }
-    out.position64.resize(p.row.size());
-    placeEntries<int64_t>(p, out.colour, out.forward, out.position64);
+  }
+  int64_t width = out.forward ? p.nrow : p.ncol;
+  if (sweeps(out.colour) * width <= int64_t(INT32_MAX) + 1) {
+    // The transpose is read no more: its entries (one per stored entry,
+    // as the positions) take the positions, with no new memory.
+    std::vector<int32_t> &positions = byRow.ownedTo;
+    assert(positions.size() == p.row.size() && "a transpose has one entry per stored entry");
+    placeEntries<int32_t>(p, out.colour, out.forward, positions);
+    out.position32 = std::move(positions);
+    out.narrow = true;
     return out;
-  });
+  }
+  out.position64.resize(p.row.size());
+  placeEntries<int64_t>(p, out.colour, out.forward, out.position64);
+  return out;
 }
 
 std::vector<int64_t> scaly::expr::compressedPositions(const PatternView &p,
-                                                     ArrayRef<int64_t> colour, bool forward) {
+                                                     ArrayRef<int32_t> colour, bool forward) {
   std::vector<int64_t> positions(p.row.size());
   placeEntries<int64_t>(p, colour, forward, positions);
   return positions;
 }
 
-std::vector<int64_t> scaly::expr::starColouring(const PatternView &p, std::vector<bool> *fromRow) {
+Colouring scaly::expr::starColouring(const PatternView &p, std::vector<bool> *fromRow) {
   if (p.nrow != p.ncol)
     throw std::invalid_argument("a star colouring needs a square pattern");
   // The adjacency graph: i ~ j when (i, j) or (j, i) is stored, i != j;
   // a symmetric pattern is its own (its diagonal skipped below).
   int64_t n = p.ncol;
-  std::vector<int64_t> start(n + 1, 0), to;
+  std::vector<int32_t> start(n + 1, 0), to;
   bool symmetric = isSymmetric(p);
   if (!symmetric) {
-    InPlace byRow = columnsByRow<int64_t>(p);
+    Adjacency byRow = columnsByRow(p);
     to.reserve(2 * p.row.size());
-    std::vector<int64_t> merged;
+    std::vector<int32_t> merged;
     for (int64_t v = 0; v < n; ++v) {
-      ArrayRef<int64_t> cols = byRow[v];
+      ArrayRef<int32_t> cols = byRow[v];
       merged.assign(p.row.begin() + p.colind[v], p.row.begin() + p.colind[v + 1]);
       merged.insert(merged.end(), cols.begin(), cols.end());
       std::sort(merged.begin(), merged.end());
       merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
-      for (int64_t w : merged)
+      for (int32_t w : merged)
         if (w != v)
           to.push_back(w);
-      start[v + 1] = static_cast<int64_t>(to.size());
+      if (to.size() > INT32_MAX)
+        throw std::invalid_argument("star colouring: the adjacency graph has more than 2^31 - 1 "
+                                    "edges");
+      start[v + 1] = static_cast<int32_t>(to.size());
     }
   }
-  InPlace built(std::move(start), std::move(to)), inPlace = rowsByColumn(p);
-  const InPlace &adj = symmetric ? inPlace : built;
+  Adjacency built(std::move(start), std::move(to)), inPlace = rowsByColumn(p);
+  const Adjacency &adj = symmetric ? inPlace : built;
   // Gebremedhin, Manne and Pothen (2005), star colouring algorithm 1: a
   // vertex avoids its neighbours' colours, the colours of uncoloured
   // neighbours' neighbours, and, for a coloured neighbour w, the colour of a
   // neighbour x of w when x has a neighbour y != w coloured like w (which
   // would make the path v-w-x-y two-coloured).
-  std::vector<int64_t> colour(n, -1), forbidden;
-  auto forbid = [&](int64_t c, int64_t v) {
+  Colouring colour(n, -1), forbidden;
+  auto forbid = [&](int32_t c, int32_t v) {
     if (c < 0)
       return;
     if (forbidden.size() <= static_cast<size_t>(c))
@@ -300,7 +278,7 @@ std::vector<int64_t> scaly::expr::starColouring(const PatternView &p, std::vecto
           }
       }
     }
-    int64_t c = 0;
+    int32_t c = 0;
     while (c < static_cast<int64_t>(forbidden.size()) && forbidden[c] == v)
       ++c;
     colour[v] = c;
@@ -308,6 +286,6 @@ std::vector<int64_t> scaly::expr::starColouring(const PatternView &p, std::vecto
   // Each row's columns: a symmetric pattern's are its own, read in place.
   if (fromRow)
     *fromRow = symmetric ? readFromRow(p, inPlace, colour)
-                         : readFromRow(p, columnsByRow<int64_t>(p), colour);
+                         : readFromRow(p, columnsByRow(p), colour);
   return colour;
 }

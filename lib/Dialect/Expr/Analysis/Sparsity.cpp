@@ -506,6 +506,8 @@ static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned 
   if (n > INT32_MAX)
     return f.emitOpError("input is too large for a sparsity analysis");
   int64_t nrow = numElements(f.getResultTypes()[of]);
+  if (nrow > INT32_MAX)
+    return f.emitOpError("result is too large for a sparsity analysis");
   if (symmetric && nrow != n)
     return f.emitOpError("result ") << of << " has " << nrow << " elements and input " << wrt
                                     << " has " << n << ": a symmetric pattern must be square";
@@ -540,6 +542,17 @@ static FailureOr<SparsityPattern> patternOf(ModuleOp module, FuncOp f, unsigned 
         return f.emitOpError("sparsity analysis: rows [")
                << band.lo << ", " << band.hi << ") at distances " << band.offsets.front() << " .. "
                << band.offsets.back() << " leave the " << nrow << " x " << n << " pattern";
+  // The tables are 32-bit (SparsityPattern): a pattern of more entries is
+  // refused here, before they are counted in 32 bits.
+  int64_t entries = 0;
+  if (Banded b = d.bands)
+    for (const Band &band : b->bands)
+      entries += (band.hi - band.lo) * static_cast<int64_t>(band.offsets.size());
+  else if (Deps sets = d.sets)
+    entries = static_cast<int64_t>(sets->cols.size());
+  if (entries > INT32_MAX)
+    return f.emitOpError("sparsity analysis: ")
+           << entries << " stored entries; a pattern holds at most 2^31 - 1";
   // Rows by column: rows come out ascending within a column.
   if (Banded b = d.bands) {
     groupByKey(n, [&](auto emit) {
