@@ -116,9 +116,14 @@ def _once_per_function(make):
     instead of tracing, analysing and colouring it afresh. A selection
     spelled differently (a name, then an index) is a new entry.
     """
+    def typed(value):  # 1.0 == 1, but only the int is a valid index
+        if isinstance(value, (list, tuple)):
+            return (type(value), tuple(typed(v) for v in value))
+        return (type(value), value)
+
     @functools.wraps(make)
     def once(f, *selection):
-        key = (make.__name__,) + tuple(tuple(s) if isinstance(s, list) else s for s in selection)
+        key = (make.__name__,) + tuple(typed(s) for s in selection)
         try:
             hash(key)
         except TypeError:  # an unusual selection: let make() check it

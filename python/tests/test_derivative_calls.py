@@ -346,9 +346,13 @@ def test_each_derivative_is_built_once_per_function(monkeypatch):
     np.testing.assert_allclose(values, J(x).data, rtol=1e-14)
     np.testing.assert_allclose(J(x).toarray(), fd_jacobian(g, [x]), **FD_TOL)
     assert len(analysed) == 5  # J's pattern was not analysed again
-    # An unhashable selection is not kept, and is still checked.
+    # An unhashable selection is not kept, and is still checked; so is one
+    # equal to a kept one but not valid itself (0.0 == 0).
     with pytest.raises(TypeError, match="chosen by name or index"):
         sc.jacobian(g, wrt=[["x"]])
+    assert sc.jacobian(g, wrt=0, layout="csc") is sc.jacobian(g, wrt=0, layout="csc")
+    with pytest.raises(TypeError, match="chosen by name or index"):
+        sc.jacobian(g, wrt=0.0, layout="csc")
 
 
 # ---------------------------------------------------------------------------
