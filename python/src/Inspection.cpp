@@ -427,15 +427,12 @@ void python::bindInspection(py::module_ &m) {
   m.def("star_colouring", [](int64_t n, py::object colindValues, py::object rowValues) {
     Pattern pattern(n, n, colindValues, rowValues);
     const expr::PatternView &p = pattern.view;
-    std::vector<bool> fromRow;
+    std::vector<uint8_t> fromRow;
     auto colour = expr::starColouring(p, &fromRow);
     // Per stored entry (i, j), where it is read in the compressed product: at
     // row i of colour[j] (fromRow) or at row j of colour[i], as a forward
     // sweep's and its transpose's. Here rather than in NumPy, whose
     // temporaries were five arrays of nnz at n = 10^5.
-    std::vector<uint8_t> source(fromRow.size());
-    for (size_t k = 0; k < fromRow.size(); ++k)
-      source[k] = fromRow[k];
     // Positions in 32 bits when they all fit (half the first-touched memory).
     int64_t sweeps =
         colour.empty() ? 0 : int64_t(*std::max_element(colour.begin(), colour.end())) + 1;
@@ -451,7 +448,7 @@ void python::bindInspection(py::module_ &m) {
     py::object index = sweeps * n <= int64_t(INT32_MAX) + 1
                            ? py::object(positions(std::vector<int32_t>(fromRow.size())))
                            : py::object(positions(std::vector<int64_t>(fromRow.size())));
-    return py::make_tuple(toArray(std::move(colour)), toArray<bool>(std::move(source)), index);
+    return py::make_tuple(toArray(std::move(colour)), toArray<bool>(std::move(fromRow)), index);
   }, "Star colouring of a symmetric pattern; per stored entry, whether it is read from its own row, and its position in the compressed product (int32 when every position fits)");
   m.def("expr_module", &exprModuleText, "The expression-dialect module of a traced function");
   m.def("expr_enums", &exprEnums,

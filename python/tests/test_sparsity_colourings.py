@@ -147,6 +147,16 @@ def test_random_symmetric_star_colouring(seed, n, density):
     assert_star_colouring(n, colind, row, colours)
     assert_star_recovery(n, colind, row, colours, from_row)
     assert_product_index(n, colind, row, colours, from_row, index)
+    # The same pattern with each column's rows out of order: another walk,
+    # the same colouring and valid recoveries.
+    shuffled, shuffle = row.copy(), rng(seed + 1)
+    for j in range(n):
+        shuffle.shuffle(shuffled[colind[j]:colind[j + 1]])
+    assert not np.array_equal(shuffled, row)
+    again, again_from_row, again_index = _scaly.star_colouring(n, colind, shuffled)
+    np.testing.assert_array_equal(again, colours)
+    assert_star_recovery(n, colind, shuffled, again, again_from_row)
+    assert_product_index(n, colind, shuffled, again, again_from_row, again_index)
     # Far fewer colours than vertices for these sparse patterns.
     degree = max(len(s) for s in adjacency(n, colind, row))
     assert max(colours) + 1 <= degree * degree + 1

@@ -96,7 +96,7 @@ std::vector<int64_t> compressedPositions(const PatternView &p, llvm::ArrayRef<in
 /// H[i][j] is read from row i of the product at colour[j] (j is the only
 /// column of that colour in row i); false when it is read from row j at
 /// colour[i] (std::logic_error when neither works).
-Colouring starColouring(const PatternView &p, std::vector<bool> *fromRow = nullptr);
+Colouring starColouring(const PatternView &p, std::vector<uint8_t> *fromRow = nullptr);
 
 } // namespace scaly::expr
 
