@@ -1,6 +1,6 @@
 """Derivative benchmark: the luksan problem at growing n, next to NumPy/SciPy.
 
-    PYTHONPATH=python /usr/bin/python3 bench/derivatives.py [--repeat N] [--max-n N]
+    PYTHONPATH=python /usr/bin/python3 bench/derivatives.py [--repeat N] [--max-n N] [--builds K]
 
 The problem of CasADi issue #3490 (Luksan and Vlcek's chained Rosenbrock
 objective with n - 2 trigonometric-exponential constraints, IPOPT's
@@ -13,14 +13,18 @@ LuksanVlcek1):
 f is written with slices, g with sc.vmap over the constraint triples. For n
 in {100, 10^3, 10^4, 10^5} it prints, from a fresh cache in one process (after a line
 timing the process's first compile, and with every function built before any is evaluated):
-trace -> callable of every function, and per-evaluation time of f, g, the
+trace -> callable of every function (the median and range of --builds fresh builds, 3 by
+default: new Functions under new names each time, as this machine's speed varies by up to
+40% from one second to the next), and per-evaluation time of f, g, the
 gradient of f, the sparse Jacobian of g and the sparse Hessian of the
 Lagrangian f + lam . g, each next to a NumPy/SciPy baseline (f and g in
 NumPy; derivatives by SciPy's grouped sparse finite differences,
 scipy.optimize._numdiff.approx_derivative with the sparsity pattern), with
 the ratio Scaly / baseline. Scaly's time is the numerical call returning the
 stored values (the scipy.sparse matrix built around them costs 15-20 us more
-at n = 1000 and ~0.1 ms at 10^5, in Python, and nothing in C). CasADi's figures at n = 1000 (ANCHORS.md): fg
+at n = 1000 and ~0.1 ms at 10^5, in Python, and nothing in C). fg reuses the
+Jacobian built just before it (a Function keeps its derivatives, as CasADi's
+do). CasADi's figures at n = 1000 (ANCHORS.md): fg
 (g and its Jacobian, f and its gradient) 31.5 us, Hessian 23.3 us, after
 36 s of gcc.
 """
@@ -54,26 +58,32 @@ def per_call_us(fn, args, repeat):
     return 1e6 * statistics.median(samples)
 
 
-def luksan(n):
-    """The Scaly functions of the luksan problem of size n."""
-    @sc.function(sc.arg("x", n), outputs=sc.arg("f"))
+def luksan(n, tag=""):
+    """The Scaly functions of the luksan problem of size n (names end in `tag`: a
+    Function of another name is a fresh build, not a cache hit)."""
     def objective(x):
         a, b = x[:-1], x[1:]
         return (100 * (a * a - b) ** 2 + (a - 1) ** 2).sum()
 
-    @sc.function(sc.arg("x0", ()), sc.arg("x1", ()), sc.arg("x2", ()), outputs=sc.arg("c"))
     def constraint(x0, x1, x2):
         return (3 * x1 ** 3 + 2 * x2 - 5 + sc.sin(x1 - x2) * sc.sin(x1 + x2) + 4 * x1
                 - x0 * sc.exp(x0 - x1) - 3)
 
-    @sc.function(sc.arg("x", n), outputs=sc.arg("g"))
     def constraints(x):
         return sc.vmap(constraint, n - 2)(x[:-2], x[1:-1], x[2:])
 
-    @sc.function(sc.arg("x", n), sc.arg("lam", n - 2), outputs=sc.arg("L"))
     def lagrangian(x, lam):
         return objective(x) + (lam * constraints(x)).sum()
 
+    for fn in (objective, constraint, constraints, lagrangian):
+        fn.__name__ += tag
+    # Traced in order: each body calls the Functions traced before it.
+    objective = sc.function(sc.arg("x", n), outputs=sc.arg("f"))(objective)
+    constraint = sc.function(sc.arg("x0", ()), sc.arg("x1", ()), sc.arg("x2", ()),
+                             outputs=sc.arg("c"))(constraint)
+    constraints = sc.function(sc.arg("x", n), outputs=sc.arg("g"))(constraints)
+    lagrangian = sc.function(sc.arg("x", n), sc.arg("lam", n - 2),
+                             outputs=sc.arg("L"))(lagrangian)
     return objective, constraints, lagrangian
 
 
@@ -81,12 +91,12 @@ def fg_function(objective, constraints, n):
     grad = sc.gradient(objective)
     jac = sc.jacobian(constraints, layout="csc")
 
-    @sc.function(sc.arg("x", n), outputs=(sc.arg("f"), sc.arg("g"), sc.arg("grad"),
-                                          sc.arg("jac")))
     def fg(x):
         return objective(x), constraints(x), grad(x), jac(x)
 
-    return fg
+    fg.__name__ = f"fg{objective.name[len('objective'):]}"
+    return sc.function(sc.arg("x", n), outputs=(sc.arg("f"), sc.arg("g"), sc.arg("grad"),
+                                                sc.arg("jac")))(fg)
 
 
 def numpy_luksan():
@@ -115,9 +125,9 @@ def warm_up():
     return warm
 
 
-def problem(n):
+def problem(n, tag=""):
     """The six cases at size n: (label, make, call arguments, NumPy/SciPy baseline),
-    and the time to trace the three luksan functions."""
+    and the time to trace the three luksan functions (named with `tag`)."""
     rng = np.random.default_rng(0)
     x = rng.uniform(-1, 1, n)
     lam = rng.uniform(-1, 1, n - 2)
@@ -144,7 +154,7 @@ def problem(n):
                                  sparsity=hess_sparsity)
 
     start = time.perf_counter()
-    objective, constraints, lagrangian = luksan(n)
+    objective, constraints, lagrangian = luksan(n, tag)
     trace_s = time.perf_counter() - start
     cases = [
         ("f", lambda: objective, (x,), fn),
@@ -165,6 +175,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--max-n", type=int, default=10 ** 5)
+    parser.add_argument("--builds", type=int, default=3,
+                        help="fresh builds of each function per n (median printed)")
     args = parser.parse_args()
     sizes = [n for n in (100, 1000, 10 ** 4, 10 ** 5) if n <= args.max_n]
     # The first compile in a process also sets up Clang and the loader once:
@@ -177,31 +189,40 @@ def main():
     # timed right after seconds of SciPy's finite differences ran up to 2x slower
     # on our shared machines, whatever n was (the same C compiles in the same time
     # when nothing heavy ran before it).
-    built, labels = {}, {}
+    built, labels, build_s = {}, {}, {}
     for n in sizes:
-        cases, trace_s = problem(n)
-        labels[n] = [label for label, _, _, _ in cases]
-        for label, make, call_args, baseline in cases:
-            start = time.perf_counter()
-            fn = make()
-            fn.compile()
-            seconds = time.perf_counter() - start + (trace_s if label in ("f", "g") else 0.0)
-            built[n, label] = (fn, seconds, call_args, baseline)
-    print(f"{'n':>7} {'function':<18} {'build ms':>9} {'scaly us':>10} {'numpy us':>10} "
-          f"{'ratio':>7}")
+        # Each repetition builds every function afresh: new Functions under new
+        # names (so nothing comes from the cache or a Function's derivatives),
+        # and their tables stay alive, so each touches memory of its own.
+        for rep in range(args.builds):
+            cases, trace_s = problem(n, f"_{rep}" if rep else "")
+            labels[n] = [label for label, _, _, _ in cases]
+            for label, make, call_args, baseline in cases:
+                start = time.perf_counter()
+                fn = make()
+                fn.compile()
+                seconds = time.perf_counter() - start + (trace_s if label in ("f", "g") else 0.0)
+                build_s.setdefault((n, label), []).append(seconds)
+                if not rep:
+                    built[n, label] = (fn, call_args, baseline)
+    print(f"{'n':>7} {'function':<18} {'build ms':>9} {'(range)':>13} {'scaly us':>10} "
+          f"{'numpy us':>10} {'ratio':>7}")
     for n in sizes:
         for label in labels[n]:
-            fn, seconds, call_args, baseline = built[n, label]
+            fn, call_args, baseline = built[n, label]
+            times = build_s[n, label]
+            build = (f"{1e3 * statistics.median(times):>9.1f} "
+                     f"{f'({1e3 * min(times):.0f}-{1e3 * max(times):.0f})':>13}")
             # Time the evaluation (values in compressed-column order), not the
             # construction of a scipy.sparse matrix around them (15-100 us).
             evaluate = (lambda *a, fn=fn: sc.Function.__call__(fn, *a))
             ours = per_call_us(evaluate, call_args, args.repeat)
             # A dense gradient by differences costs n evaluations of f: skipped above 10^4.
             if label in ("grad f", "fg (f,g,grad,jac)") and n > 10 ** 4:
-                print(f"{n:>7} {label:<18} {1e3 * seconds:>9.1f} {ours:>10.2f} {'-':>10} {'-':>7}")
+                print(f"{n:>7} {label:<18} {build} {ours:>10.2f} {'-':>10} {'-':>7}")
                 continue
             theirs = per_call_us(baseline, call_args, max(1, args.repeat // 2))
-            print(f"{n:>7} {label:<18} {1e3 * seconds:>9.1f} {ours:>10.2f} {theirs:>10.2f} "
+            print(f"{n:>7} {label:<18} {build} {ours:>10.2f} {theirs:>10.2f} "
                   f"{ours / theirs:>7.3f}")
             sys.stdout.flush()
 

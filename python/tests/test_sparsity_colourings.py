@@ -237,6 +237,33 @@ def test_random_rectangular_colourings():
     assert_column_colouring(T.indptr, T.indices, 70, 50, rws)
 
 
+def greedy_column_colours(A):
+    """The greedy distance-2 colouring of A's columns in natural order, by sets."""
+    rows = [set(A.indices[A.indptr[j]:A.indptr[j + 1]]) for j in range(A.shape[1])]
+    colours = []
+    for v in range(A.shape[1]):
+        taken = {colours[w] for w in range(v) if rows[w] & rows[v]}
+        colours.append(min(set(range(len(taken) + 1)) - taken))
+    return colours
+
+
+@pytest.mark.parametrize("nrow,ncol,density,seed", [
+    (50, 70, 0.05, 31),   # few colours: each row's colours in a 32-bit mask
+    (60, 45, 0.9, 5),     # 40 and more colours: the masks give up, the transpose colours
+    (20, 34, 1.0, 1),     # the 33rd column takes colour 32, one past the masks
+    (30, 0, 0.0, 1),      # no columns
+])
+def test_column_colouring_is_the_natural_order_greedy_one(nrow, ncol, density, seed):
+    A = scipy.sparse.random(nrow, ncol, density=density, random_state=rng(seed), format="csc")
+    A.sort_indices()
+    want = greedy_column_colours(A)
+    colours = _scaly.colour_columns(nrow, ncol, A.indptr, A.indices)
+    np.testing.assert_array_equal(colours, want)
+    colours, forward, _ = _scaly.compress_jacobian(nrow, ncol, A.indptr, A.indices)
+    if forward:
+        np.testing.assert_array_equal(colours, want)
+
+
 @pytest.mark.parametrize("nrow,ncol,density,seed", [
     (50, 70, 0.05, 31),   # wide: columns
     (70, 12, 0.3, 4),     # no more column colours than the fullest column: rows not coloured

@@ -10,10 +10,11 @@
 
 #include "GroupByKey.h"
 
+#include "llvm/ADT/bit.h"
+
 #include <algorithm>
-#include <cassert>
 #include <climits>
-#include <type_traits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +38,8 @@ struct Adjacency {
   }
   Adjacency(const Adjacency &) = delete;
   Adjacency &operator=(const Adjacency &) = delete;
+  // A moved vector keeps its buffer, so the views stay valid.
+  Adjacency(Adjacency &&) = default;
   ArrayRef<int32_t> operator[](int64_t v) const {
     return ArrayRef<int32_t>(to.data() + start[v], to.data() + start[v + 1]);
   }
@@ -154,6 +157,30 @@ std::vector<uint8_t> readFromRowSymmetric(const PatternView &p, const Colouring 
   return fromRow;
 }
 
+/// greedyPartial's colouring of the columns, from one pass over the entries
+/// and no transpose: each row keeps the set of colours its columns took so
+/// far (a bit mask), and column v takes the smallest colour absent from its
+/// rows' sets, which are the colours of exactly the columns greedyPartial
+/// forbids (those sharing a row with v, coloured before it). Nothing when a
+/// column would need colour 32 or more (greedyPartial then colours it).
+std::optional<Colouring> colourColumnsByMasks(const PatternView &p) {
+  std::vector<uint32_t> taken(p.nrow, 0);
+  Colouring colour(p.ncol);
+  for (int64_t v = 0; v < p.ncol; ++v) {
+    ArrayRef<int32_t> rows = p.row.slice(p.colind[v], p.colind[v + 1] - p.colind[v]);
+    uint32_t forbidden = 0;
+    for (int32_t r : rows)
+      forbidden |= taken[r];
+    if (forbidden == ~uint32_t(0))
+      return std::nullopt;
+    int32_t c = llvm::countr_one(forbidden);
+    colour[v] = c;
+    for (int32_t r : rows)
+      taken[r] |= uint32_t(1) << c;
+  }
+  return colour;
+}
+
 /// Per stored entry (i, j) of `p` under a star colouring, whether it is read
 /// from row i of the compressed product (starColouring's `fromRow`), with
 /// `rowCols` the columns of each row.
@@ -208,6 +235,8 @@ SparsityPattern scaly::expr::symmetricUnion(const PatternView &p) {
 }
 
 Colouring scaly::expr::colourColumns(const PatternView &p) {
+  if (std::optional<Colouring> colour = colourColumnsByMasks(p))
+    return std::move(*colour);
   return greedyPartial(rowsByColumn(p), columnsByRow(p), p.ncol);
 }
 
@@ -216,9 +245,7 @@ Colouring scaly::expr::colourRows(const PatternView &p) {
 }
 
 CompressedJacobian scaly::expr::compressJacobian(const PatternView &p) {
-  Adjacency byRow = columnsByRow(p), byColumn = rowsByColumn(p);
   CompressedJacobian out;
-  out.colour = greedyPartial(byColumn, byRow, p.ncol);
   auto sweeps = [](const Colouring &colour) {
     return colour.empty() ? 0 : int64_t(*std::max_element(colour.begin(), colour.end())) + 1;
   };
@@ -228,8 +255,20 @@ CompressedJacobian scaly::expr::compressJacobian(const PatternView &p) {
   int64_t fullestColumn = 0;
   for (int64_t c = 0; c < p.ncol; ++c)
     fullestColumn = std::max<int64_t>(fullestColumn, p.colind[c + 1] - p.colind[c]);
+  // The transpose, built only when the masks cannot colour the columns or
+  // the rows are coloured too; once read, its entries (one per stored
+  // entry) take the positions.
+  std::optional<Adjacency> byRow;
+  if (std::optional<Colouring> colour = colourColumnsByMasks(p)) {
+    out.colour = std::move(*colour);
+  } else {
+    byRow.emplace(columnsByRow(p));
+    out.colour = greedyPartial(rowsByColumn(p), *byRow, p.ncol);
+  }
   if (sweeps(out.colour) > fullestColumn) {
-    Colouring rowColour = greedyPartial(byRow, byColumn, p.nrow);
+    if (!byRow)
+      byRow.emplace(columnsByRow(p));
+    Colouring rowColour = greedyPartial(*byRow, rowsByColumn(p), p.nrow);
     if (sweeps(rowColour) < sweeps(out.colour)) {
       out.colour = std::move(rowColour);
       out.forward = false;
@@ -237,10 +276,10 @@ CompressedJacobian scaly::expr::compressJacobian(const PatternView &p) {
   }
   int64_t width = out.forward ? p.nrow : p.ncol;
   if (sweeps(out.colour) * width <= int64_t(INT32_MAX) + 1) {
-    // The transpose is read no more: its entries (one per stored entry,
-    // as the positions) take the positions, with no new memory.
-    std::vector<int32_t> &positions = byRow.ownedTo;
-    assert(positions.size() == p.row.size() && "a transpose has one entry per stored entry");
+    std::vector<int32_t> positions;
+    if (byRow)
+      positions = std::move(byRow->ownedTo);
+    positions.resize(p.row.size());
     placeEntries<int32_t>(p, out.colour, out.forward, positions);
     out.position32 = std::move(positions);
     out.narrow = true;
