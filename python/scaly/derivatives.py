@@ -401,14 +401,19 @@ def _longest_periodic_run(table):
 
 
 def _gather(flat, table, depth=0):
-    """flat[table] for a 1-D Expr: periodic stretches as stacked strided slices."""
+    """flat[table] for a 1-D Expr: periodic stretches as stacked strided slices.
+
+    `table` is an array of positions or an `_scaly.EntryPositions`, which
+    computes the slices read here on demand: only irregular remnants become
+    tables."""
     from .ops import concat, stack
-    table = np.asarray(table)
-    if table.dtype.kind != "i":  # signed int32 or int64 kept (differences may be negative)
-        table = table.astype(np.int64)
+    if not isinstance(table, _scaly.EntryPositions):
+        table = np.asarray(table)
+        if table.dtype.kind != "i":  # signed int32 or int64 kept (differences may be negative)
+            table = table.astype(np.int64)
     run = _longest_periodic_run(table) if len(table) >= _SMALL_TABLE and depth < 8 else None
     if run is None:
-        return flat[table]
+        return flat[np.asarray(table)]
     start, period, stride, periods = run
     end = start + period * periods
     columns = [flat[int(table[start + i]):int(table[start + i]) + (periods - 1) * stride + 1:stride]
@@ -517,7 +522,7 @@ def _assemble(f, name, out_name, pattern, compressed, index, layout, dtype, batc
     def body(*xs):
         if pattern.nnz == 0:
             return as_expr(np.zeros(out_shape, dtype=dtype), xs[0]._g)
-        positions = index if order is None else index[order]
+        positions = index if order is None else np.asarray(index)[order]
         return _gather(compressed(*xs).reshape(-1), positions).reshape(out_shape)
 
     out = _build(name, f.inputs, [out_name], body)
@@ -548,7 +553,8 @@ def _jacobian(f, wrt, of, layout):
     if pattern.nnz:
         # Columns (forward sweeps) or rows (reverse), whichever need fewer
         # colours; per stored entry, where it is read in the compressed product.
-        colours, forward, index = _scaly.compress_jacobian(*pattern.args())
+        colours, forward = _scaly.compress_jacobian(*pattern.args())
+        index = _scaly.EntryPositions(*pattern.args(), colours, forward)
         compressed, _ = _compressed(f, i, j, colours, forward)
     batch = in_shape[0] if in_shape and out_shape and in_shape[0] == out_shape[0] else 0
     return _assemble(f, f"{f.name}_jacobian", f"jac_{out_name}_{in_name}", pattern, compressed,
@@ -573,7 +579,8 @@ def _hessian(f, wrt, of, multipliers, layout):
     pattern = _Pattern(*_scaly.jacobian_pattern(grad._traced, i, 0, symmetric=True))
     compressed = index = None
     if pattern.nnz:
-        colours, _, index = _scaly.star_colouring(pattern.nrow, pattern.colind, pattern.row)
+        colours, from_row = _scaly.star_colouring(pattern.nrow, pattern.colind, pattern.row)
+        index = _scaly.EntryPositions(*pattern.args(), colours, True, from_row)
         compressed, _ = _compressed(grad, i, 0, colours, True)
     batch = in_shape[0] if in_shape else 0
     return _assemble(grad, f"{f.name}_hessian", f"hess_{in_name}", pattern, compressed, index,

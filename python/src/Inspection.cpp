@@ -250,6 +250,82 @@ struct Pattern {
         view(patternFrom(nrow, ncol, colind, row)) {}
 };
 
+/// expr::entryPositions over a pattern, its colouring and (for a star
+/// colouring) the per-entry rows, all checked once: Python's gather reads
+/// it a slice at a time and keeps only its periodic stretches, so no table
+/// of every entry is made (at n = 10^5, megabytes of first-touched memory).
+class EntryPositions {
+public:
+  EntryPositions(int64_t nrow, int64_t ncol, py::object colind, py::object row,
+                 py::object colours, bool forward, py::object fromRow)
+      : pattern(nrow, ncol, colind, row),
+        colours(indexArray("EntryPositions: colours", colours)), forward(forward) {
+    bool star = !fromRow.is_none();
+    int64_t vertices = forward || star ? ncol : nrow;
+    if (this->colours.size() != vertices)
+      throw std::invalid_argument("EntryPositions: expected one colour per " +
+                                  std::string(forward || star ? "column" : "row") + " (" +
+                                  std::to_string(vertices) + "), got " +
+                                  std::to_string(this->colours.size()));
+    // A colouring needs at most one colour per vertex: positions stay inside
+    // nrow x ncol (no overflow either).
+    for (int32_t c : colourView())
+      if (c < 0 || c >= vertices)
+        throw std::invalid_argument("EntryPositions: colour " + std::to_string(c) +
+                                    " out of range [0, " + std::to_string(vertices) + ")");
+    if (star) {
+      py::array flags = py::array::ensure(fromRow);
+      if (!flags || flags.ndim() != 1 || flags.itemsize() != 1 ||
+          (flags.dtype().kind() != 'b' && flags.dtype().kind() != 'u') ||
+          !(flags.flags() & py::array::c_style) || flags.size() != size())
+        throw std::invalid_argument("EntryPositions: from_row must be one bool per stored "
+                                    "entry (" + std::to_string(size()) + ")");
+      if (nrow != ncol)
+        throw std::invalid_argument("EntryPositions: a star colouring's pattern is square");
+      rows = flags;
+      this->star = true;
+    }
+  }
+  int64_t size() const { return static_cast<int64_t>(pattern.view.row.size()); }
+  /// Positions of entries start .. stop, as a new int64 array.
+  py::array_t<int64_t> range(int64_t start, int64_t stop) const {
+    py::array_t<int64_t> out(std::max<int64_t>(stop - start, 0));
+    llvm::ArrayRef<uint8_t> fromRow;
+    if (star)
+      fromRow = llvm::ArrayRef<uint8_t>(static_cast<const uint8_t *>(rows.data()), size());
+    expr::entryPositions(pattern.view, colourView(), forward, fromRow, start,
+                         llvm::MutableArrayRef<int64_t>(out.mutable_data(), out.size()));
+    return out;
+  }
+  /// positions[key]: an int, or an array for a slice.
+  py::object item(py::object key) const {
+    if (py::isinstance<py::slice>(key)) {
+      size_t start, stop, step, length;
+      if (!py::reinterpret_borrow<py::slice>(key).compute(size(), &start, &stop, &step, &length))
+        throw py::error_already_set();
+      if (step == 1)
+        return range(start, start + length);
+      return range(0, size())[key];
+    }
+    int64_t k = py::cast<int64_t>(key);
+    if (k < 0)
+      k += size();
+    if (k < 0 || k >= size())
+      throw py::index_error("EntryPositions: entry " + std::to_string(k) + " of " +
+                            std::to_string(size()));
+    return py::int_(range(k, k + 1).at(0));
+  }
+
+private:
+  llvm::ArrayRef<int32_t> colourView() const {
+    return {colours.data(), static_cast<size_t>(colours.size())};
+  }
+  Pattern pattern;
+  IndexArray colours;
+  bool forward, star = false;
+  py::array rows; ///< the star colouring's per-entry flags (`star`)
+};
+
 /// The names of an ODS enum, in value order.
 template <typename E>
 std::vector<std::string> enumNames(unsigned maxValue) {
@@ -389,67 +465,34 @@ void python::bindInspection(py::module_ &m) {
   m.def("compress_jacobian", [](int64_t nrow, int64_t ncol, py::object colind, py::object row) {
     Pattern p(nrow, ncol, colind, row);
     auto c = expr::compressJacobian(p.view);
-    py::object positions = c.narrow ? py::object(toArray(std::move(c.position32)))
-                                    : py::object(toArray(std::move(c.position64)));
-    return py::make_tuple(toArray(std::move(c.colour)), c.forward, positions);
-  }, "(colours, forward, positions): the colouring of columns (forward) or rows (reverse) "
-     "that needs fewer sweeps, and per stored entry its position in the compressed product "
-     "(int32 when every position fits)");
-  m.def("compressed_positions", [](int64_t nrow, int64_t ncol, py::object colind, py::object row,
-                                   py::object colours, bool forward) {
-    // Where each stored entry is read in the compressed product. One pass,
-    // one array (NumPy built it from three arrays of nnz at n = 10^5).
-    Pattern p(nrow, ncol, colind, row);
-    int64_t vertices = forward ? ncol : nrow;
-    IndexArray colourArray = indexArray("compressed_positions: colours", colours);
-    if (colourArray.size() != vertices)
-      throw std::invalid_argument("compressed_positions: expected one colour per " +
-                                  std::string(forward ? "column" : "row") + " (" +
-                                  std::to_string(vertices) + "), got " +
-                                  std::to_string(colourArray.size()));
-    const int32_t *colour = colourArray.data();
-    // A colouring needs at most one colour per vertex: positions stay inside
-    // nrow x ncol (no overflow either).
-    for (int64_t v = 0; v < vertices; ++v)
-      if (colour[v] < 0 || colour[v] >= vertices)
-        throw std::invalid_argument("compressed_positions: colour " + std::to_string(colour[v]) +
-                                    " out of range [0, " + std::to_string(vertices) + ")");
-    return toArray(expr::compressedPositions(p.view, llvm::ArrayRef<int32_t>(colour, vertices),
-                                             forward));
-  }, "Per stored entry, its position in the compressed product of a forward (colour per "
-     "column) or reverse (colour per row) colouring");
+    return py::make_tuple(toArray(std::move(c.colour)), c.forward);
+  }, "(colours, forward): the colouring of columns (forward) or rows (reverse) that needs "
+     "fewer sweeps");
+  py::class_<EntryPositions>(m, "EntryPositions",
+      "Where each stored entry of a pattern (compressed-column order) is read in a compressed "
+      "product, computed a slice at a time; np.asarray(...) gives the whole int64 table")
+      .def(py::init<int64_t, int64_t, py::object, py::object, py::object, bool, py::object>(),
+           py::arg("nrow"), py::arg("ncol"), py::arg("colind"), py::arg("row"),
+           py::arg("colours"), py::arg("forward"), py::arg("from_row") = py::none())
+      .def("__len__", &EntryPositions::size)
+      .def("__getitem__", &EntryPositions::item)
+      .def("__array__", [](const EntryPositions &e, py::object, py::object) {
+        return e.range(0, e.size());
+      }, py::arg("dtype") = py::none(), py::arg("copy") = py::none());
   m.def("symmetric_pattern", [](int64_t nrow, int64_t ncol, py::object colind, py::object row) {
     Pattern p(nrow, ncol, colind, row);
     auto s = expr::symmetricUnion(p.view);
     return py::make_tuple(s.nrow, s.ncol, toArray(std::move(s.colind)),
                           toArray(std::move(s.row)));
   }, "The union of a square pattern (rows ascending per column) and its transpose, as (nrow, ncol, colind, row)");
-  m.def("star_colouring", [](int64_t n, py::object colindValues, py::object rowValues) {
-    Pattern pattern(n, n, colindValues, rowValues);
-    const expr::PatternView &p = pattern.view;
+  m.def("star_colouring", [](int64_t n, py::object colind, py::object row) {
+    Pattern p(n, n, colind, row);
     std::vector<uint8_t> fromRow;
-    auto colour = expr::starColouring(p, &fromRow);
-    // Per stored entry (i, j), where it is read in the compressed product: at
-    // row i of colour[j] (fromRow) or at row j of colour[i], as a forward
-    // sweep's and its transpose's. Here rather than in NumPy, whose
-    // temporaries were five arrays of nnz at n = 10^5.
-    // Positions in 32 bits when they all fit (half the first-touched memory).
-    int64_t sweeps =
-        colour.empty() ? 0 : int64_t(*std::max_element(colour.begin(), colour.end())) + 1;
-    auto positions = [&](auto index) {
-      for (int64_t j = 0; j < n; ++j)
-        for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
-          int64_t i = p.row[k];
-          index[k] = static_cast<typename decltype(index)::value_type>(
-              fromRow[k] ? int64_t(colour[j]) * n + i : int64_t(colour[i]) * n + j);
-        }
-      return toArray(std::move(index));
-    };
-    py::object index = sweeps * n <= int64_t(INT32_MAX) + 1
-                           ? py::object(positions(std::vector<int32_t>(fromRow.size())))
-                           : py::object(positions(std::vector<int64_t>(fromRow.size())));
-    return py::make_tuple(toArray(std::move(colour)), toArray<bool>(std::move(fromRow)), index);
-  }, "Star colouring of a symmetric pattern; per stored entry, whether it is read from its own row, and its position in the compressed product (int32 when every position fits)");
+    auto colour = expr::starColouring(p.view, &fromRow);
+    return py::make_tuple(toArray(std::move(colour)), toArray<bool>(std::move(fromRow)));
+  }, "(colours, from_row): a star colouring of a symmetric pattern, and per stored entry "
+     "whether it is read from its own row of the compressed product (EntryPositions gives "
+     "where)");
   m.def("expr_module", &exprModuleText, "The expression-dialect module of a traced function");
   m.def("expr_enums", &exprEnums,
         "The expression dialect's enum names (ODS): math, math2, compare and reduce");

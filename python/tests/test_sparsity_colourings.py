@@ -104,8 +104,8 @@ def test_tridiagonal_hessian_star_colouring():
     tri.sort_indices()
     np.testing.assert_array_equal(colind, tri.indptr)
     np.testing.assert_array_equal(row, tri.indices)
-    colours, from_row, index = _scaly.star_colouring(n, list(map(int, colind)),
-                                                     list(map(int, row)))
+    colours, from_row = _scaly.star_colouring(n, list(map(int, colind)), list(map(int, row)))
+    index = _scaly.EntryPositions(n, n, colind, row, colours, True, from_row)
     assert max(colours) + 1 <= 3, f"{max(colours) + 1} colours for a tridiagonal Hessian"
     assert_star_colouring(n, colind, row, colours)
     assert_star_recovery(n, np.asarray(colind), np.asarray(row), colours, from_row)
@@ -142,7 +142,8 @@ def random_symmetric_pattern(n, density, seed):
 def test_random_symmetric_star_colouring(seed, n, density):
     M = random_symmetric_pattern(n, density, seed)
     colind, row = M.indptr, M.indices
-    colours, from_row, index = _scaly.star_colouring(n, colind.tolist(), row.tolist())
+    colours, from_row = _scaly.star_colouring(n, colind.tolist(), row.tolist())
+    index = _scaly.EntryPositions(n, n, colind, row, colours, True, from_row)
     assert len(colours) == n
     assert_star_colouring(n, colind, row, colours)
     assert_star_recovery(n, colind, row, colours, from_row)
@@ -153,7 +154,8 @@ def test_random_symmetric_star_colouring(seed, n, density):
     for j in range(n):
         shuffle.shuffle(shuffled[colind[j]:colind[j + 1]])
     assert not np.array_equal(shuffled, row)
-    again, again_from_row, again_index = _scaly.star_colouring(n, colind, shuffled)
+    again, again_from_row = _scaly.star_colouring(n, colind, shuffled)
+    again_index = _scaly.EntryPositions(n, n, colind, shuffled, again, True, again_from_row)
     np.testing.assert_array_equal(again, colours)
     assert_star_recovery(n, colind, shuffled, again, again_from_row)
     assert_product_index(n, colind, shuffled, again, again_from_row, again_index)
@@ -209,7 +211,7 @@ def test_index_tables_are_int32_and_checked_not_wrapped():
     with pytest.raises(ValueError, match="nrow and ncol must fit 32 bits"):
         _scaly.colour_columns(2**31, 3, colind, row)
     with pytest.raises(ValueError, match="colours holds values outside 32 bits"):
-        _scaly.compressed_positions(3, 3, colind, row, np.array([0, 2**40, 0]), True)
+        _scaly.EntryPositions(3, 3, colind, row, np.array([0, 2**40, 0]), True)
     # A Function's published tables are int32 too, shared with its pattern.
     @sc.function(sc.arg("x", 5), outputs=sc.arg("y"))
     def chain(x):
@@ -259,7 +261,7 @@ def test_column_colouring_is_the_natural_order_greedy_one(nrow, ncol, density, s
     want = greedy_column_colours(A)
     colours = _scaly.colour_columns(nrow, ncol, A.indptr, A.indices)
     np.testing.assert_array_equal(colours, want)
-    colours, forward, _ = _scaly.compress_jacobian(nrow, ncol, A.indptr, A.indices)
+    colours, forward = _scaly.compress_jacobian(nrow, ncol, A.indptr, A.indices)
     if forward:
         np.testing.assert_array_equal(colours, want)
 
@@ -276,7 +278,8 @@ def test_compress_jacobian_picks_the_fewer_sweeps_and_places_each_entry(nrow, nc
     A = scipy.sparse.random(nrow, ncol, density=density, random_state=rng(seed), format="csc")
     A.sort_indices()
     colind, row = A.indptr.astype(np.int64), A.indices.astype(np.int64)
-    colours, forward, positions = _scaly.compress_jacobian(nrow, ncol, colind, row)
+    colours, forward = _scaly.compress_jacobian(nrow, ncol, colind, row)
+    positions = _scaly.EntryPositions(nrow, ncol, colind, row, colours, forward)
     by_columns = np.asarray(_scaly.colour_columns(nrow, ncol, colind, row))
     by_rows = np.asarray(_scaly.colour_rows(nrow, ncol, colind, row))
     sweeps = lambda c: int(c.max()) + 1 if len(c) else 0  # noqa: E731
@@ -290,14 +293,12 @@ def test_compress_jacobian_picks_the_fewer_sweeps_and_places_each_entry(nrow, nc
         T.sort_indices()
         assert_column_colouring(T.indptr, T.indices, ncol, nrow, colours)
     # Entry (i, j) of the product: at row i of sweep colour[j] (forward), or
-    # at column j of sweep colour[i] (reverse); 32-bit positions, as they fit.
+    # at column j of sweep colour[i] (reverse).
     cols = np.repeat(np.arange(ncol), np.diff(colind))
     want = (np.asarray(colours)[cols] * nrow + row if forward
             else np.asarray(colours)[row] * ncol + cols)
-    assert positions.dtype == np.int32
-    np.testing.assert_array_equal(positions, want)
-    np.testing.assert_array_equal(positions, _scaly.compressed_positions(
-        nrow, ncol, colind, row, np.asarray(colours, dtype=np.int64), forward))
+    assert len(positions) == len(want)
+    np.testing.assert_array_equal(np.asarray(positions), want)
 
 
 # ---------------------------------------------------------------------------
@@ -615,23 +616,36 @@ def test_symmetric_jacobian_pattern_is_the_union_with_the_transpose(case):
 
 
 @pytest.mark.parametrize("forward", [True, False], ids=["forward", "reverse"])
-def test_compressed_positions_match_numpy(forward):
+def test_entry_positions_match_numpy_slice_by_slice(forward):
     # Entry (i, j) is read at colour[j] * nrow + i (forward) or colour[i] * ncol + j
-    # (reverse), computed here in NumPy from the same colouring.
+    # (reverse), computed here in NumPy from the same colouring; any slice of
+    # the positions is the same slice of that table.
     M = scipy.sparse.random(23, 31, density=0.15, random_state=5, format="csc")
     M.sort_indices()
     colind, row = M.indptr.astype(np.int64), M.indices.astype(np.int64)
     col = np.repeat(np.arange(31), np.diff(colind))
     colour = (_scaly.colour_columns if forward else _scaly.colour_rows)(23, 31, colind, row)
     colour = np.asarray(colour, dtype=np.int64)
-    got = _scaly.compressed_positions(23, 31, colind, row, colour, forward)
+    got = _scaly.EntryPositions(23, 31, colind, row, colour, forward)
     want = colour[col] * 23 + row if forward else colour[row] * 31 + col
-    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    nnz = len(want)
+    assert len(got) == nnz and got[-1] == want[-1] and got[0] == want[0]
+    for key in (slice(0, 0), slice(3, 17), slice(nnz - 5, None), slice(None, None, -3),
+                slice(2, 40, 4), slice(-7, -2), slice(nnz + 4, nnz + 9)):
+        np.testing.assert_array_equal(got[key], want[key], err_msg=str(key))
+    with pytest.raises(IndexError, match="entry"):
+        got[nnz]
     with pytest.raises(ValueError, match="one colour per " + ("column" if forward else "row")):
-        _scaly.compressed_positions(23, 31, colind, row, colour[:-1], forward)
+        _scaly.EntryPositions(23, 31, colind, row, colour[:-1], forward)
     for bad in (-1 - colour, colour + (31 if forward else 23)):
         with pytest.raises(ValueError, match="out of range"):
-            _scaly.compressed_positions(23, 31, colind, row, bad, forward)
+            _scaly.EntryPositions(23, 31, colind, row, bad, forward)
+    if forward:  # star colourings' flags: one per entry, of a square pattern
+        with pytest.raises(ValueError, match="one bool per stored entry"):
+            _scaly.EntryPositions(23, 31, colind, row, colour, True, np.ones(nnz - 1, dtype=bool))
+        with pytest.raises(ValueError, match="pattern is square"):
+            _scaly.EntryPositions(23, 31, colind, row, colour, True, np.ones(nnz, dtype=bool))
 
 
 def test_symmetric_pattern_must_be_square():

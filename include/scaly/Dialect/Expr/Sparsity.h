@@ -67,28 +67,25 @@ Colouring colourColumns(const PatternView &p);
 /// Colour of each row such that rows sharing a column differ (reverse sweeps).
 Colouring colourRows(const PatternView &p);
 /// A Jacobian's compressed sweeps: the colouring of its columns (forward
-/// sweeps) or of its rows (reverse), whichever needs fewer, and where each
-/// stored entry is read in the compressed product (sweep-major).
+/// sweeps) or of its rows (reverse), whichever needs fewer.
 struct CompressedJacobian {
   Colouring colour; ///< per column (forward) or per row (reverse)
   bool forward = true;
-  /// Per stored entry, in compressed-column order: colour[j] * nrow + i
-  /// (forward) or colour[i] * ncol + j (reverse), in position32 (`narrow`)
-  /// when every position, the entry count and ncol fit 32 bits (the
-  /// positions then take the 32-bit transpose's memory), else in position64.
-  bool narrow = false;
-  std::vector<int32_t> position32;
-  std::vector<int64_t> position64;
 };
-/// colourColumns, and colourRows when it may need fewer colours, in one pass
-/// over one transpose, whose memory then holds the positions.
+/// colourColumns, and colourRows only when it may need fewer colours.
 CompressedJacobian compressJacobian(const PatternView &p);
-/// Per stored entry (i, j), in compressed-column order, its position in the
-/// compressed product of a colouring of the columns (forward: colour[j] *
-/// nrow + i) or of the rows (reverse: colour[i] * ncol + j). `colour` must
-/// have a colour in [0, count) per column or row.
-std::vector<int64_t> compressedPositions(const PatternView &p, llvm::ArrayRef<int32_t> colour,
-                                         bool forward);
+/// Where stored entries start .. start + out.size() (compressed-column
+/// order) are read in the compressed product, into `out`: for entry (i, j),
+/// colour[j] * nrow + i under a colouring of the columns (forward),
+/// colour[i] * ncol + j under one of the rows, and under a star colouring
+/// (`fromRow`, one flag per stored entry, non-empty) colour[j] * n + i when
+/// it is read from row i, else colour[i] * n + j. A range at a time: at n =
+/// 10^5 a table of every entry is megabytes of first-touched memory, and
+/// the gather built from it needs only its periodic stretches.
+/// `colour` must have a colour in [0, count) per column or row.
+void entryPositions(const PatternView &p, llvm::ArrayRef<int32_t> colour, bool forward,
+                    llvm::ArrayRef<uint8_t> fromRow, int64_t start,
+                    llvm::MutableArrayRef<int64_t> out);
 /// A star colouring of a square, structurally symmetric pattern (a Hessian):
 /// adjacent columns differ and every path on four vertices uses at least
 /// three colours, so each entry can be read back from one compressed

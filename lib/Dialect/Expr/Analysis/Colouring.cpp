@@ -59,21 +59,6 @@ Adjacency columnsByRow(const PatternView &p) {
 /// The rows of each column, as stored (read in place).
 Adjacency rowsByColumn(const PatternView &p) { return Adjacency(p.colind, p.row); }
 
-/// out[k] for each stored entry k = (i, j) of `p`: where it is read in the
-/// compressed product, at row i of sweep colour[j] (forward) or at column j
-/// of sweep colour[i] (reverse). `out` has one element per stored entry.
-template <typename Index>
-void placeEntries(const PatternView &p, ArrayRef<int32_t> colour, bool forward,
-                  MutableArrayRef<Index> out) {
-  int64_t width = forward ? p.nrow : p.ncol;
-  for (int64_t j = 0; j < p.ncol; ++j)
-    for (int64_t k = p.colind[j]; k < p.colind[j + 1]; ++k) {
-      int64_t i = p.row[k];
-      out[k] = static_cast<Index>(forward ? int64_t(colour[j]) * width + i
-                                          : int64_t(colour[i]) * width + j);
-    }
-}
-
 /// Whether (j, i) is stored for every stored (i, j): a Hessian's pattern
 /// after symmetricUnion. Its columns are then its rows too, read in place
 /// instead of transposed (at n = 10^5 a transposed copy is megabytes of
@@ -256,8 +241,7 @@ CompressedJacobian scaly::expr::compressJacobian(const PatternView &p) {
   for (int64_t c = 0; c < p.ncol; ++c)
     fullestColumn = std::max<int64_t>(fullestColumn, p.colind[c + 1] - p.colind[c]);
   // The transpose, built only when the masks cannot colour the columns or
-  // the rows are coloured too; once read, its entries (one per stored
-  // entry) take the positions.
+  // the rows are coloured too.
   std::optional<Adjacency> byRow;
   if (std::optional<Colouring> colour = colourColumnsByMasks(p)) {
     out.colour = std::move(*colour);
@@ -274,27 +258,26 @@ CompressedJacobian scaly::expr::compressJacobian(const PatternView &p) {
       out.forward = false;
     }
   }
-  int64_t width = out.forward ? p.nrow : p.ncol;
-  if (sweeps(out.colour) * width <= int64_t(INT32_MAX) + 1) {
-    std::vector<int32_t> positions;
-    if (byRow)
-      positions = std::move(byRow->ownedTo);
-    positions.resize(p.row.size());
-    placeEntries<int32_t>(p, out.colour, out.forward, positions);
-    out.position32 = std::move(positions);
-    out.narrow = true;
-    return out;
-  }
-  out.position64.resize(p.row.size());
-  placeEntries<int64_t>(p, out.colour, out.forward, out.position64);
   return out;
 }
 
-std::vector<int64_t> scaly::expr::compressedPositions(const PatternView &p,
-                                                     ArrayRef<int32_t> colour, bool forward) {
-  std::vector<int64_t> positions(p.row.size());
-  placeEntries<int64_t>(p, colour, forward, positions);
-  return positions;
+void scaly::expr::entryPositions(const PatternView &p, ArrayRef<int32_t> colour, bool forward,
+                                 ArrayRef<uint8_t> fromRow, int64_t start,
+                                 MutableArrayRef<int64_t> out) {
+  if (out.empty())
+    return;
+  int64_t stop = start + static_cast<int64_t>(out.size());
+  // The column of entry `start`: the last column starting at or before it.
+  int64_t j = std::upper_bound(p.colind.begin(), p.colind.end(), int32_t(start)) -
+              p.colind.begin() - 1;
+  int64_t width = forward ? p.nrow : p.ncol;
+  for (int64_t k = start; k < stop; ++k) {
+    while (p.colind[j + 1] <= k)
+      ++j;
+    int64_t i = p.row[k];
+    bool byColumn = fromRow.empty() ? forward : fromRow[k] != 0;
+    out[k - start] = byColumn ? int64_t(colour[j]) * width + i : int64_t(colour[i]) * width + j;
+  }
 }
 
 Colouring scaly::expr::starColouring(const PatternView &p, std::vector<uint8_t> *fromRow) {
