@@ -1,12 +1,16 @@
 """Scaling benchmark: how trace -> callable, C size and per-call time grow with array size.
 
     PYTHONPATH=python /usr/bin/python3 bench/scale.py [--repeat N] [--max-n N] [--skip-unrolled]
+                                                      [--builds K]
 
 Everything runs in one process on a fresh cache (a temporary SCALY_CACHE_DIR), and each
 per-call time is printed next to NumPy's for the same computation, measured in the same
 run. The process's first compile (a 3-element model, which sets up Clang and the object
 loader once) is timed and printed on its own line before the cases. Every case is built
-before any is timed per call, so no build follows NumPy's largest runs. Cases (issue "structured IR", item 10):
+before any is timed per call, so no build follows NumPy's largest runs. Each case is built
+--builds times (3 by default), each a new Function under a new name compiled afresh; the
+first build and the median of all are printed (this machine's speed varies by up to 40%
+from one second to the next, so one build can be a slow moment's). Cases (issue "structured IR", item 10):
   (a) (2*x).sin() + 1        n in 10 .. 10^6
   (b) sum(x), sumsqr(x)      n in 10 .. 10^6
   (c) A @ x, A @ B           n x n, n in 4 .. 256
@@ -17,6 +21,7 @@ before any is timed per call, so no build follows NumPy's largest runs. Cases (i
 """
 
 import argparse
+import itertools
 import os
 import statistics
 import sys
@@ -45,30 +50,47 @@ def per_call_us(fn, args, repeat):
     return 1e6 * statistics.median(samples)
 
 
-def build(make):
-    """(Function, seconds from decorator to callable)."""
-    start = time.perf_counter()
-    fn = make()
-    fn.compile()
-    return fn, time.perf_counter() - start
+_BUILDS = itertools.count()
 
 
-def row(label, n, fn, seconds, args, reference, repeat):
-    """One printed line; without a reference (no NumPy counterpart), '-' for it."""
+def fresh(pyfunc):
+    """`pyfunc` under a name of its own: each build of a case is a new Function, compiled
+    afresh (the cache holds objects by content, and the entry's name is part of it)."""
+    pyfunc.__name__ = f"{pyfunc.__name__}_{next(_BUILDS)}"
+    return pyfunc
+
+
+def build(make, builds=1):
+    """(first Function, seconds from decorator to callable of each of `builds` fresh builds)."""
+    times, first = [], None
+    for _ in range(builds):
+        start = time.perf_counter()
+        fn = make()
+        fn.compile()
+        times.append(time.perf_counter() - start)
+        first = first or fn
+    return first, times
+
+
+def row(label, n, fn, times, args, reference, repeat):
+    """One printed line: the first build, the median of all, C size and per call; without a
+    reference (no NumPy counterpart), '-' for it."""
     c_bytes = len(render_c_module(fn).source)
     ours = per_call_us(fn, args, repeat)
+    builds = f"{1e3 * times[0]:>8.1f} {1e3 * statistics.median(times):>8.1f}"
     if reference is None:
-        print(f"{label:<14} {n:>8} {1e3 * seconds:>10.1f} {c_bytes / 1024:>8.1f} "
+        print(f"{label:<14} {n:>8} {builds} {c_bytes / 1024:>8.1f} "
               f"{ours:>10.2f} {'-':>10} {'-':>7}")
     else:
         theirs = per_call_us(reference, args, repeat)
-        print(f"{label:<14} {n:>8} {1e3 * seconds:>10.1f} {c_bytes / 1024:>8.1f} "
+        print(f"{label:<14} {n:>8} {builds} {c_bytes / 1024:>8.1f} "
               f"{ours:>10.2f} {theirs:>10.2f} {ours / theirs:>7.2f}")
     sys.stdout.flush()
 
 
 def elementwise(n):
     @sc.function(sc.arg("x", n), outputs=sc.arg("y"))
+    @fresh
     def f(x):
         return (2 * x).sin() + 1
     return f
@@ -76,6 +98,7 @@ def elementwise(n):
 
 def total(n):
     @sc.function(sc.arg("x", n), outputs=sc.arg("s"))
+    @fresh
     def f(x):
         return sc.sum(x)
     return f
@@ -83,6 +106,7 @@ def total(n):
 
 def sumsqr(n):
     @sc.function(sc.arg("x", n), outputs=sc.arg("s"))
+    @fresh
     def f(x):
         return sc.sumsqr(x)
     return f
@@ -90,6 +114,7 @@ def sumsqr(n):
 
 def matvec(n):
     @sc.function(sc.arg("A", (n, n)), sc.arg("x", n), outputs=sc.arg("y"))
+    @fresh
     def f(A, x):
         return A @ x
     return f
@@ -97,6 +122,7 @@ def matvec(n):
 
 def matmat(n):
     @sc.function(sc.arg("A", (n, n)), sc.arg("B", (n, n)), outputs=sc.arg("C"))
+    @fresh
     def f(A, B):
         return A @ B
     return f
@@ -114,6 +140,7 @@ def euler_cartpole(s, u):
 
 def scanned_euler(n):
     @sc.function(sc.arg("s0", 4), sc.arg("U", n), outputs=sc.arg("sN"))
+    @fresh
     def f(s0, U):
         final, _ = sc.scan(euler_cartpole, n)(s0, U)
         return final
@@ -129,6 +156,7 @@ def scanned_euler_numpy(s0, U):
 
 def vmapped_rk4(n):
     @sc.function(sc.arg("S", (n, 4)), sc.arg("U", n), outputs=sc.arg("S_next"))
+    @fresh
     def f(S, U):
         return sc.vmap(rk4, n)(S, U)
     return f
@@ -141,6 +169,7 @@ def euler(z, u):
 
 def unrolled(n):
     @sc.function(sc.arg("z0", 2), sc.arg("us", n), outputs=sc.arg("zn"))
+    @fresh
     def f(z0, us):
         z = z0
         for k in range(n):
@@ -191,17 +220,21 @@ def main():
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--max-n", type=int, default=10 ** 6)
     parser.add_argument("--skip-unrolled", action="store_true")
+    parser.add_argument("--builds", type=int, default=3,
+                        help="fresh builds of each case (the first and the median printed)")
     opts = parser.parse_args()
     rng = np.random.default_rng(0)
     # The first compile in a process also sets up Clang and the loader once:
     # printed on its own so the cases compare per-model costs.
     _, warmup = build(lambda: elementwise(3))
-    print(f"process warm-up (first in-process compile, a 3-element model): {1e3 * warmup:.1f} ms")
+    print(f"process warm-up (first in-process compile, a 3-element model): "
+          f"{1e3 * warmup[0]:.1f} ms")
     # Every build first, then every per-call timing: a build timed right after
     # NumPy's largest cases ran slower on our shared machines, whatever its size.
-    built = [(label, n, *build(make), args, reference)
+    built = [(label, n, *build(make, opts.builds), args, reference)
              for label, n, make, args, reference in cases(rng, opts.max_n, opts.skip_unrolled)]
-    print("case               n  build[ms]   C[kB]  call[us]  numpy[us]   ratio")
+    print("                      build[ms]")
+    print("case               n    first   median   C[kB]  call[us]  numpy[us]   ratio")
     for label, n, fn, seconds, args, reference in built:
         row(label, n, fn, seconds, args, reference, opts.repeat)
 
