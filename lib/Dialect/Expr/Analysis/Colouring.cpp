@@ -337,6 +337,10 @@ Colouring scaly::expr::starColouring(const PatternView &p, std::vector<uint8_t> 
       for (int64_t x : adj[w]) {
         if (x == v || x == w || colour[x] < 0)
           continue;
+        // Already forbidden (a neighbour's colour, often, in a band): the
+        // search below could only forbid it again.
+        if (static_cast<size_t>(colour[x]) < forbidden.size() && forbidden[colour[x]] == v)
+          continue;
         for (int64_t y : adj[x])
           if (y != w && y != x && colour[y] == colour[w]) {
             forbid(colour[x], v);
