@@ -189,7 +189,7 @@ def main():
     # timed right after seconds of SciPy's finite differences ran up to 2x slower
     # on our shared machines, whatever n was (the same C compiles in the same time
     # when nothing heavy ran before it).
-    built, labels, build_s = {}, {}, {}
+    built, labels, build_s, alive = {}, {}, {}, []
     for n in sizes:
         # Each repetition builds every function afresh: new Functions under new
         # names (so nothing comes from the cache or a Function's derivatives),
@@ -203,6 +203,7 @@ def main():
                 fn.compile()
                 seconds = time.perf_counter() - start + (trace_s if label in ("f", "g") else 0.0)
                 build_s.setdefault((n, label), []).append(seconds)
+                alive.append(fn)
                 if not rep:
                     built[n, label] = (fn, call_args, baseline)
     print(f"{'n':>7} {'function':<18} {'build ms':>9} {'(range)':>13} {'scaly us':>10} "

@@ -116,4 +116,22 @@ TEST_F(Render, IndexTablesTravelAsLengthsUnlessTheyAreWritten) {
       << exported.header;
   EXPECT_NE(exported.header.find("#define scaled_sine_y_ROW { \\\n    0, 1, 2, 3 }"),
             std::string::npos);
+
+  // A table of another element type (64-bit, as modules once carried) is
+  // refused by name, not read as an empty table.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  trace::buildExprModule(*ctx, *fn)->print(os); // rendering lowered `values` in place
+  std::string i32 = "colind = array<i32:";
+  size_t at = text.find(i32);
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, i32.size(), "colind = array<i64:");
+  mlir::ParserConfig unverified(ctx.get(), /*verifyAfterParse=*/false);
+  auto wide = mlir::parseSourceString<mlir::ModuleOp>(text, unverified);
+  ASSERT_TRUE(wide);
+  codegen::RenderedModule wrong;
+  EXPECT_FALSE(codegen::renderCModule(*wide, {}, wrong, error));
+  EXPECT_NE(error.find("index table 'colind' must be its values (array<i32: ...>)"),
+            std::string::npos)
+      << error;
 }

@@ -457,16 +457,20 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   std::vector<EntryPorts> ports = entryPorts(module);
   // Tables written out (the header's macros, CasADi's sparsities) need their
   // values in the module, not only their lengths.
-  if (options.sparseTables || options.casadi)
-    for (const EntryPorts &e : ports)
-      for (const Port &p : e.outs)
-        if (p.sparse)
-          for (StringRef table : indexTableNames(p.sparse))
-            if (!indexTable(p.sparse, table).values)
-              return fail(("output '" + p.name + "' of " + e.name + ": the module carries the " +
-                           "length of its index table '" + table + "', not its values; render " +
-                           "it without sparse tables, or build it with them")
-                              .str());
+  for (const EntryPorts &e : ports)
+    for (const Port &p : e.outs)
+      if (p.sparse)
+        for (StringRef table : indexTableNames(p.sparse)) {
+          if (!isa_and_nonnull<DenseI32ArrayAttr, IntegerAttr>(p.sparse.get(table)))
+            return fail(("output '" + p.name + "' of " + e.name + ": index table '" + table +
+                         "' must be its values (array<i32: ...>) or its length (an integer)")
+                            .str());
+          if ((options.sparseTables || options.casadi) && !indexTable(p.sparse, table).values)
+            return fail(("output '" + p.name + "' of " + e.name + ": the module carries the " +
+                         "length of its index table '" + table + "', not its values; render " +
+                         "it without sparse tables, or build it with them")
+                            .str());
+        }
   out.stages.clear();
   auto record = [&](StringRef stage, std::string text) {
     out.stages.emplace_back(stage.str(), std::move(text));

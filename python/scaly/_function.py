@@ -63,7 +63,8 @@ class Function:
         self._traced = traced
         self._inputs = [tuple(p) for p in traced.inputs]
         self._outputs = [tuple(p) for p in traced.outputs]
-        self.__wrapped__ = pyfunc
+        if pyfunc is not None:  # what inspect.signature and help() follow
+            self.__wrapped__ = pyfunc
         self.__doc__ = getattr(pyfunc, "__doc__", None)
         self._kernel = None
         self._recompile_id = None

@@ -1,7 +1,8 @@
 """Derivatives: `sc.jvp`, `sc.vjp`, `sc.gradient`, `sc.jacobian`, `sc.hessian`.
 
-Each takes a `Function` and returns a new `Function` whose first inputs are
-the original's. The work is done by the compiler: a Function built here holds
+Each takes a `Function` and returns a `Function` whose first inputs are the
+original's, built once per Function and arguments (a Function keeps its
+derivatives, as CasADi's do). The work is done by the compiler: a Function built here holds
 an `expr.jvp` or `expr.vjp` of the original, and the `scaly-differentiate`
 pass turns it into derivative functions from each op's rules, keeping calls,
 maps and contractions structured. Inside a traced function the same names
@@ -95,7 +96,7 @@ def _build(name, inputs, outputs, body):
     # The body is needed only while tracing. Kept, it would keep what it
     # closes over (colours, gather positions: megabytes at n = 10^5) for as
     # long as the Function lives; released, the next build reuses that memory.
-    fn.__wrapped__ = None
+    del fn.__wrapped__
     return fn
 
 
@@ -526,10 +527,12 @@ def _assemble(f, name, out_name, pattern, compressed, index, layout, dtype, batc
         return _gather(compressed(*xs).reshape(-1), positions).reshape(out_shape)
 
     out = _build(name, f.inputs, [out_name], body)
-    sparse = SparseOutputFunction(out._traced, out.__wrapped__)
+    sparse = SparseOutputFunction(out._traced)
     # int32 as the pattern's (no copy of those); the others are as large
-    # as the pattern's, so they fit.
+    # as the pattern's, so they fit. Read-only: each call copies them.
     tables = [(n, np.asarray(t, dtype=np.int32)) for n, t in tables]
+    for _, t in tables:
+        t.setflags(write=False)
     sparse._sparse = {0: (layout, stored, tables)}
     _scaly.set_output_sparsity(out._traced, 0, layout, stored[0], stored[1], count, tables)
     return sparse

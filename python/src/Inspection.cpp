@@ -250,16 +250,29 @@ struct Pattern {
         view(patternFrom(nrow, ncol, colind, row)) {}
 };
 
+/// `values` unchanged when it is a read-only NumPy array (Scaly's own tables
+/// are), else a read-only copy: what is checked once and read later must not
+/// change in between.
+py::object frozen(py::handle values) {
+  if (py::isinstance<py::array>(values) &&
+      !py::reinterpret_borrow<py::array>(values).writeable())
+    return py::reinterpret_borrow<py::object>(values);
+  py::array copy = py::module_::import("numpy").attr("array")(values);
+  copy.attr("setflags")(py::arg("write") = false);
+  return copy;
+}
+
 /// expr::entryPositions over a pattern, its colouring and (for a star
 /// colouring) the per-entry rows, all checked once: Python's gather reads
 /// it a slice at a time and keeps only its periodic stretches, so no table
 /// of every entry is made (at n = 10^5, megabytes of first-touched memory).
+/// Writable inputs are copied first, since they are read after the checks.
 class EntryPositions {
 public:
   EntryPositions(int64_t nrow, int64_t ncol, py::object colind, py::object row,
                  py::object colours, bool forward, py::object fromRow)
-      : pattern(nrow, ncol, colind, row),
-        colours(indexArray("EntryPositions: colours", colours)), forward(forward) {
+      : pattern(nrow, ncol, frozen(colind), frozen(row)),
+        colours(indexArray("EntryPositions: colours", frozen(colours))), forward(forward) {
     bool star = !fromRow.is_none();
     int64_t vertices = forward || star ? ncol : nrow;
     if (this->colours.size() != vertices)
@@ -274,7 +287,7 @@ public:
         throw std::invalid_argument("EntryPositions: colour " + std::to_string(c) +
                                     " out of range [0, " + std::to_string(vertices) + ")");
     if (star) {
-      py::array flags = py::array::ensure(fromRow);
+      py::array flags = py::array::ensure(frozen(fromRow));
       if (!flags || flags.ndim() != 1 || flags.itemsize() != 1 ||
           (flags.dtype().kind() != 'b' && flags.dtype().kind() != 'u') ||
           !(flags.flags() & py::array::c_style) || flags.size() != size())

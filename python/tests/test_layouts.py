@@ -77,6 +77,10 @@ def test_each_result_owns_writable_int32_indices(layout):
     second.data[:] = 0
     second.eliminate_zeros()  # writes the indices in place
     assert second.nnz == 0
+    # The Function's own tables, which each call copies, are read-only int32.
+    shape, *tables = J.sparsity()
+    for t in tables:
+        assert t.dtype == np.int32 and not t.flags.writeable
 
 
 def test_orders_are_the_declared_ones():

@@ -679,6 +679,31 @@ def test_colourings_refuse_malformed_patterns(colind, row, message):
         _scaly.colour_columns(3, -1, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 
 
+def test_star_colouring_of_a_pattern_with_a_repeated_row():
+    # Column 1 lists row 0 twice (SciPy's non-canonical form): the walk over
+    # columns in step with rows cannot be used, and the colouring is that of
+    # the pattern without the repeat, one flag per stored entry.
+    colours, from_row = _scaly.star_colouring(2, [0, 3, 4], [0, 1, 1, 0])
+    want, _ = _scaly.star_colouring(2, [0, 2, 3], [0, 1, 0])
+    np.testing.assert_array_equal(colours, want)
+    assert len(from_row) == 4
+
+
+def test_entry_positions_read_their_own_copy_of_writable_inputs():
+    M = scipy.sparse.random(20, 25, density=0.2, random_state=3, format="csc")
+    M.sort_indices()
+    colind, row = M.indptr.astype(np.int32), M.indices.astype(np.int32)
+    colours = np.asarray(_scaly.colour_columns(20, 25, colind, row))
+    positions = _scaly.EntryPositions(20, 25, colind, row, colours.copy(), True)
+    want = np.asarray(positions)
+    # Changing the caller's arrays after the checks changes nothing read later
+    # (nor reads out of bounds).
+    colind[1:] = 10**6
+    row[:] = -5
+    np.testing.assert_array_equal(np.asarray(positions), want)
+    np.testing.assert_array_equal(positions[3:9], want[3:9])
+
+
 @pytest.mark.parametrize("table", [
     np.arange(1000) * 3,
     np.repeat(np.arange(250), 4) * 7 + np.tile([0, 1, 5, 9], 250),

@@ -110,7 +110,8 @@ Colouring greedyPartial(const Adjacency &mine, const Adjacency &theirs, int64_t 
 /// the colouring). Row i's columns are column i's rows; walking the rows i
 /// in order, entry (i, j) is the next unvisited one of column j (a cursor
 /// per column), and the entry walked at m in column i is its mirror (j, i).
-/// Empty when a column's rows do not ascend (the walk needs them to).
+/// Empty when a column's rows do not strictly ascend (the walk needs them
+/// to; a row listed twice would run a cursor past its column).
 std::vector<uint8_t> readFromRowSymmetric(const PatternView &p, const Colouring &colour) {
   int64_t n = p.ncol;
   std::vector<uint8_t> fromRow(p.row.size());
@@ -123,7 +124,7 @@ std::vector<uint8_t> readFromRowSymmetric(const PatternView &p, const Colouring 
     for (int32_t j : columns)
       ++count[colour[j]];
     for (int32_t j : columns) {
-      if (p.row[cursor[j]] != i)
+      if (cursor[j] >= p.colind[j + 1] || p.row[cursor[j]] != i)
         return {};
       fromRow[cursor[j]++] = count[colour[j]] == 1;
     }
