@@ -155,8 +155,6 @@ IndexArray indexArray(const std::string &what, py::handle values) {
 template <typename T>
 constexpr const char *kVectorCapsule = nullptr;
 template <>
-constexpr const char *kVectorCapsule<int64_t> = "scaly.vector<int64_t>";
-template <>
 constexpr const char *kVectorCapsule<int32_t> = "scaly.vector<int32_t>";
 template <>
 constexpr const char *kVectorCapsule<uint8_t> = "scaly.vector<uint8_t>";

@@ -79,6 +79,11 @@ bool isSymmetric(const PatternView &p) {
   return true;
 }
 
+/// The number of colours a colouring uses (its largest plus one).
+int64_t colourCount(const Colouring &colour) {
+  return colour.empty() ? 0 : int64_t(*std::max_element(colour.begin(), colour.end())) + 1;
+}
+
 /// Greedy distance-2 colouring of the "left" vertices of a bipartite graph.
 Colouring greedyPartial(const Adjacency &mine, const Adjacency &theirs, int64_t count) {
   Colouring colour(count, -1), forbidden;
@@ -115,12 +120,13 @@ Colouring greedyPartial(const Adjacency &mine, const Adjacency &theirs, int64_t 
 std::vector<uint8_t> readFromRowSymmetric(const PatternView &p, const Colouring &colour) {
   int64_t n = p.ncol;
   std::vector<uint8_t> fromRow(p.row.size());
-  std::vector<int32_t> count(colour.empty() ? 0 : *std::max_element(colour.begin(), colour.end()) + 1);
+  std::vector<int32_t> count(colourCount(colour));
   std::vector<int32_t> cursor(p.colind.begin(), p.colind.end() - 1);
+  Adjacency columnsOf = rowsByColumn(p); // row i's columns: column i's rows
   // Pass 1: entry (i, j) is read from row i when j is the only column of its
   // colour there.
   for (int64_t i = 0; i < n; ++i) {
-    ArrayRef<int32_t> columns = p.row.slice(p.colind[i], p.colind[i + 1] - p.colind[i]);
+    ArrayRef<int32_t> columns = columnsOf[i];
     for (int32_t j : columns)
       ++count[colour[j]];
     for (int32_t j : columns) {
@@ -152,8 +158,9 @@ std::vector<uint8_t> readFromRowSymmetric(const PatternView &p, const Colouring 
 std::optional<Colouring> colourColumnsByMasks(const PatternView &p) {
   std::vector<uint32_t> taken(p.nrow, 0);
   Colouring colour(p.ncol);
+  Adjacency byColumn = rowsByColumn(p);
   for (int64_t v = 0; v < p.ncol; ++v) {
-    ArrayRef<int32_t> rows = p.row.slice(p.colind[v], p.colind[v + 1] - p.colind[v]);
+    ArrayRef<int32_t> rows = byColumn[v];
     uint32_t forbidden = 0;
     for (int32_t r : rows)
       forbidden |= taken[r];
@@ -232,9 +239,6 @@ Colouring scaly::expr::colourRows(const PatternView &p) {
 
 CompressedJacobian scaly::expr::compressJacobian(const PatternView &p) {
   CompressedJacobian out;
-  auto sweeps = [](const Colouring &colour) {
-    return colour.empty() ? 0 : int64_t(*std::max_element(colour.begin(), colour.end())) + 1;
-  };
   // Reverse sweeps need at least as many colours as the fullest column has
   // entries: when forward already does as well, rows are not coloured (at
   // n = 10^5 that costs as much as the columns).
@@ -250,11 +254,11 @@ CompressedJacobian scaly::expr::compressJacobian(const PatternView &p) {
     byRow.emplace(columnsByRow(p));
     out.colour = greedyPartial(rowsByColumn(p), *byRow, p.ncol);
   }
-  if (sweeps(out.colour) > fullestColumn) {
+  if (colourCount(out.colour) > fullestColumn) {
     if (!byRow)
       byRow.emplace(columnsByRow(p));
     Colouring rowColour = greedyPartial(*byRow, rowsByColumn(p), p.nrow);
-    if (sweeps(rowColour) < sweeps(out.colour)) {
+    if (colourCount(rowColour) < colourCount(out.colour)) {
       out.colour = std::move(rowColour);
       out.forward = false;
     }
