@@ -1,0 +1,593 @@
+//===- Solver.cpp - PIQP's proximal interior-point iteration --------------===//
+//
+// Each iteration is one Newton step of an interior-point method on the
+// proximal-method-of-multipliers subproblem centred at (xi, lambda, nu):
+//
+//   P x + c + rho (x - xi) + A'y + G'z - E_l'z_l + E_u'z_u = 0
+//   A x - b - delta (y - lambda) = 0
+//   G x + s - h - delta (z - nu) = 0        (the bounds alike)
+//   s o z = sigma mu,  s, z >= 0
+//
+// with Mehrotra's predictor-corrector. The proximal terms make the Newton
+// matrix quasi-definite for any rho, delta > 0. A centre moves to the
+// iterate whenever its residual fell enough, and rho and delta shrink with
+// the complementarity. Infeasibility shows as centres that stop moving while
+// the iterate runs away from them.
+//
+// Everything here is in the equilibrated variables; convergence is judged on
+// residuals mapped back to the user's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "QPInternal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace scaly::qp {
+namespace {
+
+double infNorm(const Vec &v) { return v.size() ? v.lpNorm<Eigen::Infinity>() : 0.0; }
+
+Vec gather(const std::vector<int> &index, const Vec &x) {
+  Vec out(index.size());
+  for (size_t k = 0; k < index.size(); ++k)
+    out[k] = x[index[k]];
+  return out;
+}
+
+void scatterAdd(const std::vector<int> &index, const Vec &v, Vec &out, double sign) {
+  for (size_t k = 0; k < index.size(); ++k)
+    out[index[k]] += sign * v[k];
+}
+
+/// Largest step in [0, 1] keeping v + alpha dv >= 0.
+double maxStep(const Vec &v, const Vec &dv, double alpha) {
+  for (int i = 0; i < v.size(); ++i)
+    if (dv[i] < 0)
+      alpha = std::min(alpha, -v[i] / dv[i]);
+  return alpha;
+}
+
+/// Slack and multiplier pairs of the three kinds of inequality.
+struct Pairs {
+  Vec z, s, zl, sl, zu, su;
+  int size() const { return (int)(z.size() + zl.size() + zu.size()); }
+  double dot() const { return s.dot(z) + sl.dot(zl) + su.dot(zu); }
+};
+
+class Ipm {
+public:
+  Ipm(const Problem &pb, KKT &kkt, const scaly_qp_settings &st, scaly_qp_info &info)
+      : pb_(pb), kkt_(kkt), st_(st), info_(info), n_(pb.n), p_(pb.p()), m_(pb.m()),
+        nl_((int)pb.il.size()), nu_((int)pb.iu.size()) {}
+
+  Vec x, y;
+  Pairs q;
+
+  int run(bool warm);
+
+private:
+  void residuals();
+  void measure();
+  bool factorWithRetries(bool &failed);
+  void newton(const Vec &rsz, const Vec &rsl, const Vec &rsu, Vec &dx, Vec &dy, Pairs &d);
+  void kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy, Vec &dz);
+  void kktMultiply(const Vec &dx, const Vec &dy, const Vec &dz, Vec &ox, Vec &oy, Vec &oz);
+  void setDiagonals();
+  void coldStart();
+  void warmStart();
+  void shiftInterior(double floorValue);
+  bool converged() const;
+  int infeasibility();
+
+  const Problem &pb_;
+  KKT &kkt_;
+  const scaly_qp_settings &st_;
+  scaly_qp_info &info_;
+  int n_, p_, m_, nl_, nu_;
+
+  double rho_ = 0, delta_ = 0, mu_ = 0, regLimit_ = 0;
+  int noPrimalUpdate_ = 0, noDualUpdate_ = 0;
+  Vec xi_, lambda_, nuz_, nul_, nuu_;            // proximal centres
+  Vec rx_, ry_, rz_, rl_, ru_;                   // residuals without proximal terms
+  Vec hx_, wz_, wl_, wu_;                        // KKT diagonals
+  double primalInf_ = 0, dualInf_ = 0, gap_ = 0; // in the user's units
+  double primalRel_ = 0, dualRel_ = 0, gapRel_ = 0;
+  Vec tmpN_;
+};
+
+void Ipm::residuals() {
+  const Problem &pb = pb_;
+  Vec Px(n_), Aty = Vec::Zero(n_), Gtz = Vec::Zero(n_);
+  symmetricMultiply(pb.P, x.data(), Px.data());
+  pb.A.multiplyTransposeAdd(y.data(), Aty.data());
+  pb.G.multiplyTransposeAdd(q.z.data(), Gtz.data());
+  Vec box = Vec::Zero(n_);
+  scatterAdd(pb.il, q.zl, box, -1.0);
+  scatterAdd(pb.iu, q.zu, box, 1.0);
+  rx_ = Px + pb.c + Aty + Gtz + box;
+  Vec Ax = Vec::Zero(p_), Gx = Vec::Zero(m_);
+  pb.A.multiplyAdd(x.data(), Ax.data());
+  pb.G.multiplyAdd(x.data(), Gx.data());
+  ry_ = Ax - pb.b;
+  rz_ = Gx + q.s - pb.h;
+  Vec xl = gather(pb.il, x), xu = gather(pb.iu, x);
+  rl_ = pb.xl - xl + q.sl;
+  ru_ = xu - pb.xu + q.su;
+
+  // The same in the user's units: x = D x~, rows divided by their scales,
+  // the dual residual by costScale * D.
+  const double cs = pb.costScale;
+  Vec dualUnscale = (cs * pb.D.array()).inverse().matrix();
+  dualInf_ = infNorm(rx_.cwiseProduct(dualUnscale));
+  dualRel_ = std::max({infNorm(Px.cwiseProduct(dualUnscale)),
+                       infNorm(Aty.cwiseProduct(dualUnscale)),
+                       infNorm((Gtz + box).cwiseProduct(dualUnscale)),
+                       infNorm(pb.c.cwiseProduct(dualUnscale))});
+  Vec eqInv = pb.eqScale.cwiseInverse(), inInv = pb.ineqScale.cwiseInverse();
+  Vec Dl = gather(pb.il, pb.D), Du = gather(pb.iu, pb.D);
+  primalInf_ = std::max({infNorm(ry_.cwiseProduct(eqInv)), infNorm(rz_.cwiseProduct(inInv)),
+                         infNorm(rl_.cwiseProduct(Dl)), infNorm(ru_.cwiseProduct(Du))});
+  primalRel_ = std::max({infNorm(Ax.cwiseProduct(eqInv)), infNorm(pb.b.cwiseProduct(eqInv)),
+                         infNorm(Gx.cwiseProduct(inInv)), infNorm(pb.h.cwiseProduct(inInv)),
+                         infNorm(xl.cwiseProduct(Dl)), infNorm(pb.xl.cwiseProduct(Dl)),
+                         infNorm(xu.cwiseProduct(Du)), infNorm(pb.xu.cwiseProduct(Du))});
+  double xPx = x.dot(Px), cx = pb.c.dot(x), by = pb.b.dot(y), hz = pb.h.dot(q.z);
+  double bl = -pb.xl.dot(q.zl), bu = pb.xu.dot(q.zu);
+  gap_ = std::fabs(xPx + cx + by + hz + bl + bu) / cs;
+  gapRel_ = std::max({std::fabs(xPx), std::fabs(cx), std::fabs(by), std::fabs(hz),
+                      std::fabs(bl), std::fabs(bu)}) /
+            cs;
+}
+
+bool Ipm::converged() const {
+  bool ok = primalInf_ < st_.eps_abs + st_.eps_rel * primalRel_ &&
+            dualInf_ < st_.eps_abs + st_.eps_rel * dualRel_;
+  if (ok && st_.check_duality_gap)
+    ok = gap_ < st_.eps_duality_gap_abs + st_.eps_duality_gap_rel * gapRel_;
+  return ok;
+}
+
+/// PIQP's tests: the centres have not moved for a while, the iterate ran far
+/// from them, and the regularized residual is small. Returns a native status
+/// or 0.
+int Ipm::infeasibility() {
+  double dualAway = std::max({infNorm(y - lambda_), infNorm(q.z - nuz_), infNorm(q.zl - nul_),
+                              infNorm(q.zu - nuu_)});
+  double primalRegularized =
+      std::max({infNorm(ry_ - delta_ * (y - lambda_)), infNorm(rz_ - delta_ * (q.z - nuz_)),
+                infNorm(rl_ - delta_ * (q.zl - nul_)), infNorm(ru_ - delta_ * (q.zu - nuu_))});
+  if (noDualUpdate_ > 5 && dualAway > 1e8 && primalRegularized < st_.eps_abs)
+    return SCALY_QP_PRIMAL_INFEASIBLE;
+  double primalAway = infNorm(x - xi_);
+  if (noPrimalUpdate_ > 5 && primalAway > 1e8 &&
+      infNorm(rx_ + rho_ * (x - xi_)) < st_.eps_abs)
+    return SCALY_QP_DUAL_INFEASIBLE;
+  return 0;
+}
+
+void Ipm::setDiagonals() {
+  wz_ = (q.s.array() / q.z.array() + delta_).matrix();
+  wl_ = (q.sl.array() / q.zl.array() + delta_).matrix();
+  wu_ = (q.su.array() / q.zu.array() + delta_).matrix();
+  hx_ = Vec::Constant(n_, rho_);
+  scatterAdd(pb_.il, wl_.cwiseInverse(), hx_, 1.0);
+  scatterAdd(pb_.iu, wu_.cwiseInverse(), hx_, 1.0);
+}
+
+bool Ipm::factorWithRetries(bool &failed) {
+  failed = false;
+  for (int attempt = 0;; ++attempt) {
+    setDiagonals();
+    ++info_.factorizations;
+    if (kkt_.factor(hx_, delta_, wz_))
+      return true;
+    if (attempt >= st_.max_factor_retries) {
+      failed = true;
+      return false;
+    }
+    rho_ *= 100;
+    delta_ *= 100;
+    regLimit_ = std::min(10 * regLimit_, st_.eps_abs);
+  }
+}
+
+void Ipm::kktMultiply(const Vec &dx, const Vec &dy, const Vec &dz, Vec &ox, Vec &oy,
+                      Vec &oz) {
+  ox.resize(n_);
+  symmetricMultiply(pb_.P, dx.data(), ox.data());
+  ox += hx_.cwiseProduct(dx);
+  pb_.A.multiplyTransposeAdd(dy.data(), ox.data());
+  pb_.G.multiplyTransposeAdd(dz.data(), ox.data());
+  oy = -delta_ * dy;
+  pb_.A.multiplyAdd(dx.data(), oy.data());
+  oz = -wz_.cwiseProduct(dz);
+  pb_.G.multiplyAdd(dx.data(), oz.data());
+}
+
+/// Solves the factored system, refining iteratively against the exact
+/// (regularized) matrix: the factorization's rounding would otherwise limit
+/// the accuracy reachable at high tolerance.
+void Ipm::kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy, Vec &dz) {
+  kkt_.solve(bx, by, bz, dx, dy, dz);
+  double bNorm = std::max({infNorm(bx), infNorm(by), infNorm(bz)});
+  Vec ox, oy, oz, ex, ey, ez;
+  for (int it = 0; it < st_.iterative_refinement_max_iter; ++it) {
+    kktMultiply(dx, dy, dz, ox, oy, oz);
+    ox = bx - ox;
+    oy = by - oy;
+    oz = bz - oz;
+    double err = std::max({infNorm(ox), infNorm(oy), infNorm(oz)});
+    if (!(err > st_.iterative_refinement_eps * (1.0 + bNorm)))
+      break;
+    kkt_.solve(ox, oy, oz, ex, ey, ez);
+    dx += ex;
+    dy += ey;
+    dz += ez;
+  }
+}
+
+/// One Newton step for complementarity targets rs* (sigma mu - s o z - ...),
+/// with the proximal residuals of the current centres.
+void Ipm::newton(const Vec &rsz, const Vec &rsl, const Vec &rsu, Vec &dx, Vec &dy, Pairs &d) {
+  Vec rx = rx_ + rho_ * (x - xi_);
+  Vec ry = ry_ - delta_ * (y - lambda_);
+  Vec rz = rz_ - delta_ * (q.z - nuz_);
+  Vec rl = rl_ - delta_ * (q.zl - nul_);
+  Vec ru = ru_ - delta_ * (q.zu - nuu_);
+  Vec tz = -rz - rsz.cwiseQuotient(q.z);
+  Vec tl = -rl - rsl.cwiseQuotient(q.zl);
+  Vec tu = -ru - rsu.cwiseQuotient(q.zu);
+  Vec bx = -rx;
+  scatterAdd(pb_.il, tl.cwiseQuotient(wl_), bx, -1.0);
+  scatterAdd(pb_.iu, tu.cwiseQuotient(wu_), bx, 1.0);
+  kktSolve(bx, -ry, tz, dx, dy, d.z);
+  d.zl = (-gather(pb_.il, dx) - tl).cwiseQuotient(wl_);
+  d.zu = (gather(pb_.iu, dx) - tu).cwiseQuotient(wu_);
+  d.s = (rsz - q.s.cwiseProduct(d.z)).cwiseQuotient(q.z);
+  d.sl = (rsl - q.sl.cwiseProduct(d.zl)).cwiseQuotient(q.zl);
+  d.su = (rsu - q.su.cwiseProduct(d.zu)).cwiseQuotient(q.zu);
+}
+
+/// Mehrotra's shift of slacks and multipliers into the interior.
+void Ipm::shiftInterior(double floorValue) {
+  int mt = q.size();
+  if (mt == 0)
+    return;
+  auto minOf = [](const Vec &a, const Vec &b, const Vec &c) {
+    double v = INFINITY;
+    for (const Vec *w : {&a, &b, &c})
+      if (w->size())
+        v = std::min(v, w->minCoeff());
+    return v;
+  };
+  double maxSlack = std::max({infNorm(q.s), infNorm(q.sl), infNorm(q.su)});
+  if (maxSlack <= floorValue) {
+    for (Vec *w : {&q.s, &q.sl, &q.su, &q.z, &q.zl, &q.zu})
+      w->setConstant(0.1);
+  }
+  double ds = std::max(-1.5 * minOf(q.s, q.sl, q.su), 0.0);
+  double dz = std::max(-1.5 * minOf(q.z, q.zl, q.zu), 0.0);
+  double prod = (q.s.array() + ds).matrix().dot((q.z.array() + dz).matrix()) +
+                (q.sl.array() + ds).matrix().dot((q.zl.array() + dz).matrix()) +
+                (q.su.array() + ds).matrix().dot((q.zu.array() + dz).matrix());
+  double zSum = q.z.sum() + q.zl.sum() + q.zu.sum() + mt * dz;
+  double sSum = q.s.sum() + q.sl.sum() + q.su.sum() + mt * ds;
+  double dsBar = ds + 0.5 * prod / std::max(zSum, 1e-300);
+  double dzBar = dz + 0.5 * prod / std::max(sSum, 1e-300);
+  for (Vec *w : {&q.s, &q.sl, &q.su})
+    w->array() += dsBar;
+  for (Vec *w : {&q.z, &q.zl, &q.zu})
+    w->array() += dzBar;
+}
+
+/// PIQP's starting point: the regularized least-squares solution of the
+/// KKT conditions with unit slacks and multipliers, shifted inside.
+void Ipm::coldStart() {
+  q.s = Vec::Ones(m_);
+  q.z = Vec::Ones(m_);
+  q.sl = Vec::Ones(nl_);
+  q.zl = Vec::Ones(nl_);
+  q.su = Vec::Ones(nu_);
+  q.zu = Vec::Ones(nu_);
+}
+
+void Ipm::warmStart() {
+  // Slacks from the given x; multipliers as given (already mapped), both
+  // kept off the boundary so the iteration can move.
+  Vec Gx = Vec::Zero(m_);
+  pb_.G.multiplyAdd(x.data(), Gx.data());
+  q.s = pb_.h - Gx;
+  q.sl = gather(pb_.il, x) - pb_.xl;
+  q.su = pb_.xu - gather(pb_.iu, x);
+  const double floorValue = 1e-3;
+  for (Vec *w : {&q.s, &q.sl, &q.su, &q.z, &q.zl, &q.zu})
+    *w = w->cwiseMax(floorValue);
+}
+
+int Ipm::run(bool warm) {
+  rho_ = st_.rho_init;
+  delta_ = st_.delta_init;
+  regLimit_ = st_.reg_lower_limit;
+  info_.iter = 0;
+  info_.factorizations = 0;
+  const int mt = m_ + nl_ + nu_;
+  bool failed = false;
+
+  if (!warm) {
+    coldStart();
+    if (!factorWithRetries(failed))
+      return SCALY_QP_NUMERICS;
+    // Solve [H A' G'; A -delta 0; G 0 -W] (x, y, z) = (-c + bounds, b, h)
+    // with unit slacks, then read slacks off the constraints.
+    Vec bx = -pb_.c;
+    scatterAdd(pb_.il, pb_.xl.cwiseQuotient(wl_), bx, 1.0);
+    scatterAdd(pb_.iu, pb_.xu.cwiseQuotient(wu_), bx, 1.0);
+    kktSolve(bx, pb_.b, pb_.h, x, y, q.z);
+    Vec Gx = Vec::Zero(m_);
+    pb_.G.multiplyAdd(x.data(), Gx.data());
+    q.s = pb_.h - Gx;
+    q.sl = gather(pb_.il, x) - pb_.xl;
+    q.su = pb_.xu - gather(pb_.iu, x);
+    q.zl = -q.sl.cwiseQuotient(wl_);
+    q.zu = -q.su.cwiseQuotient(wu_);
+    shiftInterior(1e-4);
+  } else {
+    warmStart();
+  }
+  mu_ = q.size() ? q.dot() / q.size() : 0.0;
+  xi_ = x;
+  lambda_ = y;
+  nuz_ = q.z;
+  nul_ = q.zl;
+  nuu_ = q.zu;
+  residuals();
+
+  while (true) {
+    if (!x.allFinite() || !y.allFinite() || !std::isfinite(mu_))
+      return SCALY_QP_NUMERICS;
+    info_.primal_res = primalInf_;
+    info_.dual_res = dualInf_;
+    info_.duality_gap = gap_;
+    info_.rho = rho_;
+    info_.delta = delta_;
+    info_.mu = mu_;
+    if (st_.verbose)
+      std::printf("%4d  pinf %.3e  dinf %.3e  gap %.3e  rho %.2e  delta %.2e  mu %.3e\n",
+                  info_.iter, primalInf_, dualInf_, gap_, rho_, delta_, mu_);
+    if (converged())
+      return SCALY_QP_SOLVED;
+    if (int status = infeasibility())
+      return status;
+    if (info_.iter >= st_.max_iter)
+      return SCALY_QP_MAX_ITER_REACHED;
+    ++info_.iter;
+
+    // Stalled at the floor of the regularization: lower the floor once.
+    if ((noPrimalUpdate_ > 5 && rho_ == regLimit_) ||
+        (noDualUpdate_ > 5 && delta_ == regLimit_)) {
+      if (regLimit_ != st_.reg_finetune_lower_limit) {
+        regLimit_ = st_.reg_finetune_lower_limit;
+        noPrimalUpdate_ = noDualUpdate_ = 0;
+      }
+    }
+    if (!factorWithRetries(failed))
+      return SCALY_QP_NUMERICS;
+
+    Vec dx, dy;
+    Pairs d;
+    double primalStep = 1.0, dualStep = 1.0, muRate = 0.0;
+    if (mt > 0) {
+      // Predictor: the affine direction towards s o z = 0.
+      Vec rsz = -q.s.cwiseProduct(q.z), rsl = -q.sl.cwiseProduct(q.zl),
+          rsu = -q.su.cwiseProduct(q.zu);
+      newton(rsz, rsl, rsu, dx, dy, d);
+      double aS = maxStep(q.su, d.su, maxStep(q.sl, d.sl, maxStep(q.s, d.s, 1.0)));
+      double aZ = maxStep(q.zu, d.zu, maxStep(q.zl, d.zl, maxStep(q.z, d.z, 1.0)));
+      aS *= st_.tau;
+      aZ *= st_.tau;
+      double muAff = ((q.s + aS * d.s).dot(q.z + aZ * d.z) +
+                      (q.sl + aS * d.sl).dot(q.zl + aZ * d.zl) +
+                      (q.su + aS * d.su).dot(q.zu + aZ * d.zu)) /
+                     mt;
+      double sigma = std::pow(std::max(muAff, 0.0) / mu_, 3);
+      sigma = std::min(sigma, 1.0);
+      // Corrector: second-order term and centring.
+      rsz += (sigma * mu_ - d.s.cwiseProduct(d.z).array()).matrix();
+      rsl += (sigma * mu_ - d.sl.cwiseProduct(d.zl).array()).matrix();
+      rsu += (sigma * mu_ - d.su.cwiseProduct(d.zu).array()).matrix();
+      newton(rsz, rsl, rsu, dx, dy, d);
+      primalStep = st_.tau * maxStep(q.su, d.su, maxStep(q.sl, d.sl, maxStep(q.s, d.s, 1.0)));
+      dualStep = st_.tau * maxStep(q.zu, d.zu, maxStep(q.zl, d.zl, maxStep(q.z, d.z, 1.0)));
+    } else {
+      Vec none;
+      newton(none, none, none, dx, dy, d);
+    }
+    x += primalStep * dx;
+    q.s += primalStep * d.s;
+    q.sl += primalStep * d.sl;
+    q.su += primalStep * d.su;
+    y += dualStep * dy;
+    q.z += dualStep * d.z;
+    q.zl += dualStep * d.zl;
+    q.zu += dualStep * d.zu;
+    if (mt > 0) {
+      double muPrev = mu_;
+      mu_ = q.dot() / mt;
+      muRate = std::fabs(muPrev - mu_) / muPrev;
+    }
+
+    double prevPrimal = primalInf_, prevDual = dualInf_;
+    residuals();
+    // Move a centre when its residual fell enough; shrink the penalties.
+    double fast = mt > 0 ? 1.0 - muRate : 0.1, slow = mt > 0 ? 1.0 - 0.666 * muRate : 0.5;
+    if (dualInf_ < 0.95 * prevDual) {
+      xi_ = x;
+      rho_ = std::max(regLimit_, fast * rho_);
+    } else {
+      ++noPrimalUpdate_;
+      rho_ = std::max(regLimit_, slow * rho_);
+    }
+    if (primalInf_ < 0.95 * prevPrimal) {
+      lambda_ = y;
+      nuz_ = q.z;
+      nul_ = q.zl;
+      nuu_ = q.zu;
+      delta_ = std::max(regLimit_, fast * delta_);
+    } else {
+      ++noDualUpdate_;
+      delta_ = std::max(regLimit_, slow * delta_);
+    }
+  }
+}
+
+} // namespace
+
+Solver::Solver(const scaly_qp_data &data, int backend, const scaly_qp_settings &settings)
+    : backend_(backend), settings_(settings) {
+  double t0 = monotonicSeconds();
+  build(data);
+  info_.t_setup = monotonicSeconds() - t0;
+}
+
+namespace {
+
+/// The index tables of a user matrix, to tell an update of values from a
+/// change of structure.
+std::vector<int> patternOf(const scaly_qp_csc &M) {
+  std::vector<int> out;
+  if (!M.colptr)
+    return out;
+  out.assign(M.colptr, M.colptr + M.ncol + 1);
+  out.insert(out.end(), M.rowind, M.rowind + M.colptr[M.ncol]);
+  return out;
+}
+
+/// A bound pair that no x satisfies: l > u, or a side at an infinite value.
+bool impossible(const double *lo, const double *hi, int size) {
+  for (int i = 0; i < size; ++i) {
+    double l = lo ? lo[i] : -INFINITY, u = hi ? hi[i] : INFINITY;
+    if (l > u || l >= SCALY_QP_INFINITY || u <= -SCALY_QP_INFINITY)
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+void Solver::build(const scaly_qp_data &data) {
+  problem_ = buildProblem(data, settings_);
+  kkt_ = backend_ == SCALY_QP_DENSE ? makeDenseKKT(problem_) : makeSparseKKT(problem_);
+  solution_.x = Vec::Zero(problem_.n);
+  solution_.y = Vec::Zero(problem_.userP);
+  solution_.z = Vec::Zero(problem_.userM);
+  solution_.zBox = Vec::Zero(problem_.n);
+  patterns_ = {patternOf(data.P), patternOf(data.A), patternOf(data.G)};
+  impossible_ = impossible(data.h_l, data.h_u, data.m) || impossible(data.x_l, data.x_u, data.n);
+}
+
+std::string Solver::update(const scaly_qp_data &data) {
+  std::string error = validate(data);
+  if (!error.empty())
+    return error;
+  if (data.n != problem_.n || data.p != problem_.userP || data.m != problem_.userM)
+    return "update changes the dimensions (n, p, m) from (" + std::to_string(problem_.n) +
+           ", " + std::to_string(problem_.userP) + ", " + std::to_string(problem_.userM) +
+           ") to (" + std::to_string(data.n) + ", " + std::to_string(data.p) + ", " +
+           std::to_string(data.m) + "); set up a new solver instead";
+  double t0 = monotonicSeconds();
+  std::vector<unsigned char> rowSides, boundSides;
+  sides(data, rowSides, boundSides);
+  std::vector<std::vector<int>> patterns = {patternOf(data.P), patternOf(data.A),
+                                            patternOf(data.G)};
+  if (rowSides == problem_.rowSides && boundSides == problem_.boundSides &&
+      patterns == patterns_) {
+    problem_ = buildProblem(data, settings_);
+    kkt_->refresh();
+    impossible_ =
+        impossible(data.h_l, data.h_u, data.m) || impossible(data.x_l, data.x_u, data.n);
+  } else {
+    build(data);
+  }
+  info_.t_update = monotonicSeconds() - t0;
+  return "";
+}
+
+int Solver::solve(const double *x0, const double *y0, const double *z0, const double *zBox0) {
+  double t0 = monotonicSeconds();
+  const Problem &pb = problem_;
+  const double cs = pb.costScale;
+  Ipm ipm(pb, *kkt_, settings_, info_);
+  bool warm = x0 || y0 || z0 || zBox0;
+  if (warm) {
+    // The user's point in the equilibrated variables (see buildProblem:
+    // x = D x~, a row's multiplier is its scale times the internal one over
+    // costScale).
+    ipm.x = x0 ? Vec(Eigen::Map<const Vec>(x0, pb.n).cwiseQuotient(pb.D)) : Vec::Zero(pb.n);
+    ipm.y = Vec::Zero(pb.p());
+    for (int r = 0; r < pb.p(); ++r) {
+      const RowOrigin &o = pb.eqOrigin[r];
+      const double *src = o.kind == RowOrigin::ARow ? y0 : o.kind == RowOrigin::GRow ? z0 : zBox0;
+      if (src)
+        ipm.y[r] = src[o.index] * cs / pb.eqScale[r];
+    }
+    ipm.q.z = Vec::Zero(pb.m());
+    for (int r = 0; r < pb.m(); ++r)
+      if (z0)
+        ipm.q.z[r] = std::max(pb.ineqOrigin[r].sign * z0[pb.ineqOrigin[r].index], 0.0) * cs /
+                     pb.ineqScale[r];
+    ipm.q.zl = Vec::Zero(pb.il.size());
+    ipm.q.zu = Vec::Zero(pb.iu.size());
+    if (zBox0) {
+      for (size_t k = 0; k < pb.il.size(); ++k)
+        ipm.q.zl[k] = std::max(-zBox0[pb.il[k]], 0.0) * cs * pb.D[pb.il[k]];
+      for (size_t k = 0; k < pb.iu.size(); ++k)
+        ipm.q.zu[k] = std::max(zBox0[pb.iu[k]], 0.0) * cs * pb.D[pb.iu[k]];
+    }
+  }
+  int status = impossible_ ? SCALY_QP_PRIMAL_INFEASIBLE : ipm.run(warm);
+  if (impossible_) {
+    info_.iter = 0;
+    ipm.x = Vec::Zero(pb.n);
+    ipm.y = Vec::Zero(pb.p());
+    ipm.q.z = Vec::Zero(pb.m());
+    ipm.q.zl = Vec::Zero(pb.il.size());
+    ipm.q.zu = Vec::Zero(pb.iu.size());
+  }
+
+  // Back to the user's variables.
+  Solution &sol = solution_;
+  sol.x = ipm.x.cwiseProduct(pb.D);
+  sol.y.setZero();
+  sol.z.setZero();
+  sol.zBox.setZero();
+  for (int r = 0; r < pb.p(); ++r) {
+    const RowOrigin &o = pb.eqOrigin[r];
+    double v = ipm.y[r] * pb.eqScale[r] / cs;
+    (o.kind == RowOrigin::ARow ? sol.y : o.kind == RowOrigin::GRow ? sol.z : sol.zBox)[o.index] += v;
+  }
+  for (int r = 0; r < pb.m(); ++r)
+    sol.z[pb.ineqOrigin[r].index] += pb.ineqOrigin[r].sign * ipm.q.z[r] * pb.ineqScale[r] / cs;
+  for (size_t k = 0; k < pb.il.size(); ++k)
+    sol.zBox[pb.il[k]] -= ipm.q.zl[k] / (pb.D[pb.il[k]] * cs);
+  for (size_t k = 0; k < pb.iu.size(); ++k)
+    sol.zBox[pb.iu[k]] += ipm.q.zu[k] / (pb.D[pb.iu[k]] * cs);
+  Vec Px(pb.n);
+  symmetricMultiply(pb.P, ipm.x.data(), Px.data());
+  info_.obj = (0.5 * ipm.x.dot(Px) + pb.c.dot(ipm.x)) / cs;
+
+  info_.native_status = status;
+  info_.status = status == SCALY_QP_SOLVED             ? SCALY_SOLVE_OK
+                 : status == SCALY_QP_MAX_ITER_REACHED ? SCALY_SOLVE_MAX_ITER
+                 : status == SCALY_QP_PRIMAL_INFEASIBLE ? SCALY_SOLVE_PRIMAL_INFEASIBLE
+                 : status == SCALY_QP_DUAL_INFEASIBLE   ? SCALY_SOLVE_DUAL_INFEASIBLE
+                 : status == SCALY_QP_NUMERICS          ? SCALY_SOLVE_NUMERICS
+                                                        : SCALY_SOLVE_ERROR;
+  info_.t_solve = monotonicSeconds() - t0;
+  ++solves_;
+  return info_.status;
+}
+
+} // namespace scaly::qp

@@ -1,0 +1,193 @@
+//===- SparseKKT.cpp - the KKT system by sparse LDL^T ---------------------===//
+//
+// The whole quasi-definite matrix [H A' G'; A -delta 0; G 0 -W] is stored
+// once, both triangles (SuiteSparse's LDL reads the permuted upper triangle,
+// so it needs every entry), ordered once by AMD and analysed once; each
+// iteration only rewrites the diagonal and refactors numerically. A
+// quasi-definite matrix has an LDL^T factorization for every symmetric
+// ordering, with D > 0 on the rows of x and D < 0 on the others: a pivot of
+// the wrong sign means the regularization is too small (or P is not
+// positive semidefinite), and the caller raises it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "QPInternal.h"
+
+extern "C" {
+#include <amd.h>
+#include <ldl.h>
+}
+
+#include <cmath>
+
+namespace scaly::qp {
+namespace {
+
+class SparseKKT final : public KKT {
+public:
+  explicit SparseKKT(const Problem &pb) : pb_(pb) {
+    n_ = pb.n;
+    p_ = pb.p();
+    m_ = pb.m();
+    N_ = n_ + p_ + m_;
+    assemblePattern();
+    analyse();
+  }
+
+  void refresh() override {
+    for (size_t k = 0; k < source_.size(); ++k)
+      base_[k] = sourceValue(source_[k]);
+  }
+
+  bool factor(const Vec &hx, double delta, const Vec &w) override {
+    values_ = base_;
+    for (int j = 0; j < n_; ++j)
+      values_[diag_[j]] += hx[j];
+    for (int r = 0; r < p_; ++r)
+      values_[diag_[n_ + r]] = -delta;
+    for (int r = 0; r < m_; ++r)
+      values_[diag_[n_ + p_ + r]] = -w[r];
+    int done = ldl_numeric(N_, Ap_.data(), Ai_.data(), values_.data(), Lp_.data(),
+                           parent_.data(), lnz_.data(), Li_.data(), Lx_.data(), D_.data(),
+                           Y_.data(), pattern_.data(), flag_.data(), perm_.data(),
+                           permInv_.data());
+    if (done != N_)
+      return false;
+    for (int k = 0; k < N_; ++k) {
+      double d = D_[k];
+      bool primal = perm_[k] < n_;
+      if (!std::isfinite(d) || (primal ? d <= 0.0 : d >= 0.0))
+        return false;
+    }
+    return true;
+  }
+
+  void solve(const Vec &rx, const Vec &ry, const Vec &rz, Vec &dx, Vec &dy,
+             Vec &dz) override {
+    rhs_.head(n_) = rx;
+    rhs_.segment(n_, p_) = ry;
+    rhs_.tail(m_) = rz;
+    ldl_perm(N_, Y_.data(), rhs_.data(), perm_.data());
+    ldl_lsolve(N_, Y_.data(), Lp_.data(), Li_.data(), Lx_.data());
+    ldl_dsolve(N_, Y_.data(), D_.data());
+    ldl_ltsolve(N_, Y_.data(), Lp_.data(), Li_.data(), Lx_.data());
+    ldl_permt(N_, rhs_.data(), Y_.data(), perm_.data());
+    dx = rhs_.head(n_);
+    dy = rhs_.segment(n_, p_);
+    dz = rhs_.tail(m_);
+  }
+
+private:
+  // Where a stored entry's value comes from: an entry of P, A or G, or a
+  // diagonal the iteration sets.
+  enum Kind { FromP, FromA, FromG, Diagonal };
+  struct Source {
+    Kind kind;
+    int index;
+  };
+
+  double sourceValue(Source s) const {
+    switch (s.kind) {
+    case FromP:
+      return pb_.P.values[s.index];
+    case FromA:
+      return pb_.A.values[s.index];
+    case FromG:
+      return pb_.G.values[s.index];
+    case Diagonal:
+      return 0.0;
+    }
+    return 0.0;
+  }
+
+  void assemblePattern() {
+    // Column lists of (row, source), then CSC with sorted rows.
+    std::vector<std::vector<std::pair<int, Source>>> cols(N_);
+    std::vector<bool> hasDiag(n_, false);
+    const Csc &P = pb_.P, &A = pb_.A, &G = pb_.G;
+    for (int j = 0; j < n_; ++j)
+      for (int k = P.colptr[j]; k < P.colptr[j + 1]; ++k) {
+        int i = P.rowind[k];
+        cols[j].push_back({i, {FromP, k}});
+        if (i != j)
+          cols[i].push_back({j, {FromP, k}});
+        else
+          hasDiag[j] = true;
+      }
+    for (int j = 0; j < n_; ++j)
+      if (!hasDiag[j])
+        cols[j].push_back({j, {Diagonal, j}});
+    for (int j = 0; j < n_; ++j) {
+      for (int k = A.colptr[j]; k < A.colptr[j + 1]; ++k) {
+        int r = n_ + A.rowind[k];
+        cols[j].push_back({r, {FromA, k}});
+        cols[r].push_back({j, {FromA, k}});
+      }
+      for (int k = G.colptr[j]; k < G.colptr[j + 1]; ++k) {
+        int r = n_ + p_ + G.rowind[k];
+        cols[j].push_back({r, {FromG, k}});
+        cols[r].push_back({j, {FromG, k}});
+      }
+    }
+    for (int r = n_; r < N_; ++r)
+      cols[r].push_back({r, {Diagonal, r}});
+
+    Ap_.assign(N_ + 1, 0);
+    diag_.assign(N_, -1);
+    for (int j = 0; j < N_; ++j) {
+      auto &col = cols[j];
+      std::sort(col.begin(), col.end(), [](auto &a, auto &b) { return a.first < b.first; });
+      for (auto &[i, src] : col) {
+        if (i == j)
+          diag_[j] = (int)Ai_.size();
+        Ai_.push_back(i);
+        source_.push_back(src);
+      }
+      Ap_[j + 1] = (int)Ai_.size();
+    }
+    base_.resize(source_.size());
+    refresh();
+  }
+
+  void analyse() {
+    perm_.resize(N_);
+    permInv_.resize(N_);
+    if (N_ > 0) {
+      double control[AMD_CONTROL];
+      amd_defaults(control);
+      int status = amd_order(N_, Ap_.data(), Ai_.data(), perm_.data(), control, nullptr);
+      if (status != AMD_OK && status != AMD_OK_BUT_JUMBLED)
+        for (int k = 0; k < N_; ++k)
+          perm_[k] = k; // natural order: slower, still correct
+    }
+    Lp_.resize(N_ + 1);
+    parent_.resize(N_);
+    lnz_.resize(N_);
+    flag_.resize(N_);
+    pattern_.resize(N_);
+    ldl_symbolic(N_, Ap_.data(), Ai_.data(), Lp_.data(), parent_.data(), lnz_.data(),
+                 flag_.data(), perm_.data(), permInv_.data());
+    Li_.resize(std::max(1, Lp_[N_]));
+    Lx_.resize(std::max(1, Lp_[N_]));
+    D_.resize(N_);
+    Y_.resize(N_);
+    rhs_.resize(N_);
+  }
+
+  const Problem &pb_;
+  int n_, p_, m_, N_;
+  std::vector<int> Ap_, Ai_, diag_;
+  std::vector<Source> source_;
+  std::vector<double> base_, values_;
+  std::vector<int> perm_, permInv_, Lp_, parent_, lnz_, flag_, pattern_, Li_;
+  std::vector<double> Lx_, D_, Y_;
+  Vec rhs_;
+};
+
+} // namespace
+
+std::unique_ptr<KKT> makeSparseKKT(const Problem &problem) {
+  return std::make_unique<SparseKKT>(problem);
+}
+
+} // namespace scaly::qp
