@@ -11,7 +11,8 @@
  *
  * Matrices are compressed-column (CSC) with 32-bit indices. Only the upper
  * triangle of P (row <= column) is read. A bound at or beyond
- * +-SCALY_QP_INFINITY (or an infinity) is absent; a null bound array means
+ * +-SCALY_QP_INFINITY (to within a relative 1e-12, as data sets round it),
+ * or an infinity, is absent; a null bound array means
  * every entry is absent. Rows with h_l == h_u and variables with
  * x_l == x_u are treated as equalities.
  *
@@ -77,7 +78,7 @@ typedef struct {
   double eps_rel;             /* relative tolerance on residuals (1e-9) */
   int32_t check_duality_gap;  /* require the duality gap test too (1) */
   double eps_duality_gap_abs; /* (1e-8) */
-  double eps_duality_gap_rel; /* (1e-9) */
+  double eps_duality_gap_rel; /* (1e-12: 1e-9 of a 1e11 objective is a gap of 100) */
   int32_t max_iter;           /* interior-point iterations (250) */
   double rho_init;            /* primal proximal penalty, first value (1e-6) */
   double delta_init;          /* augmented-Lagrangian penalty, first value (1e-4) */

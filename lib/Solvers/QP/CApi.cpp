@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 
 using namespace scaly::qp;
 
@@ -129,7 +130,7 @@ void scaly_qp_default_settings(scaly_qp_settings *s) {
   s->eps_rel = 1e-9;
   s->check_duality_gap = 1;
   s->eps_duality_gap_abs = 1e-8;
-  s->eps_duality_gap_rel = 1e-9;
+  s->eps_duality_gap_rel = 1e-12;
   s->max_iter = 250;
   s->rho_init = 1e-6;
   s->delta_init = 1e-4;
@@ -217,6 +218,9 @@ scaly_qp_solver *scaly_qp_setup(const scaly_qp_data *data, int32_t backend,
     return new scaly_qp_solver{Solver(*data, backend, *settings)};
   } catch (const std::bad_alloc &) {
     writeError(err, len, "out of memory setting up the QP");
+    return nullptr;
+  } catch (const std::invalid_argument &e) {
+    writeError(err, len, e.what());
     return nullptr;
   }
 }

@@ -2,9 +2,15 @@
 
 #include "QPInternal.h"
 
+extern "C" {
+#include <amd.h>
+#include <ldl.h>
+}
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace scaly::qp {
@@ -53,7 +59,10 @@ enum Side : unsigned char { NoSide = 0, Lower = 1, Upper = 2, Equal = 4 };
 /// the problem infeasible; solve() reports that before iterating.
 unsigned char sideOf(const double *lo, const double *hi, int i) {
   double l = lo ? lo[i] : -INFINITY, u = hi ? hi[i] : INFINITY;
-  bool hasL = l > -SCALY_QP_INFINITY, hasU = u < SCALY_QP_INFINITY;
+  // Within rounding of 1e20 counts as 1e20: data sets store "no bound" as
+  // values such as 9.99999999999997e19.
+  const double limit = SCALY_QP_INFINITY * (1.0 - 1e-12);
+  bool hasL = l > -limit, hasU = u < limit;
   if (hasL && hasU && l == u && std::isfinite(l))
     return Equal;
   return (hasL ? Lower : 0) | (hasU ? Upper : 0);
@@ -357,6 +366,61 @@ Problem buildProblem(const scaly_qp_data &data, const scaly_qp_settings &setting
   pb.xl = Eigen::Map<Vec>(xl.data(), (int)xl.size());
   pb.xu = Eigen::Map<Vec>(xu.data(), (int)xu.size());
   return pb;
+}
+
+std::string checkConvex(const Problem &pb) {
+  // LDL^T of P~ + tau I (P~ = D P D is PSD exactly when P is): every pivot
+  // is positive for a positive semidefinite P. tau forgives the rounding of
+  // data that is PSD on paper.
+  const int n = pb.n;
+  if (n == 0 || pb.P.nnz() == 0)
+    return "";
+  double maxAbs = 0.0;
+  for (double v : pb.P.values)
+    maxAbs = std::max(maxAbs, std::fabs(v));
+  const double tau = 1e-9 * std::max(1.0, maxAbs);
+  CscBuilder full(n, n);
+  std::vector<bool> hasDiag(n, false);
+  for (int j = 0; j < n; ++j)
+    for (int k = pb.P.colptr[j]; k < pb.P.colptr[j + 1]; ++k) {
+      int i = pb.P.rowind[k];
+      double v = pb.P.values[k];
+      if (i == j) {
+        full.add(i, j, v + tau);
+        hasDiag[j] = true;
+      } else {
+        full.add(i, j, v);
+        full.add(j, i, v);
+      }
+    }
+  for (int j = 0; j < n; ++j)
+    if (!hasDiag[j])
+      full.add(j, j, tau);
+  Csc M = full.build();
+  std::vector<int> perm(n), permInv(n), Lp(n + 1), parent(n), lnz(n), flag(n), pattern(n);
+  double control[AMD_CONTROL];
+  amd_defaults(control);
+  if (amd_order(n, M.colptr.data(), M.rowind.data(), perm.data(), control, nullptr) < 0)
+    for (int k = 0; k < n; ++k)
+      perm[k] = k;
+  ldl_symbolic(n, M.colptr.data(), M.rowind.data(), Lp.data(), parent.data(), lnz.data(),
+               flag.data(), perm.data(), permInv.data());
+  std::vector<int> Li(std::max(1, Lp[n]));
+  std::vector<double> Lx(std::max(1, Lp[n])), D(n), Y(n);
+  int done = ldl_numeric(n, M.colptr.data(), M.rowind.data(), M.values.data(), Lp.data(),
+                         parent.data(), lnz.data(), Li.data(), Lx.data(), D.data(), Y.data(),
+                         pattern.data(), flag.data(), perm.data(), permInv.data());
+  for (int k = 0; k < n; ++k)
+    if (k >= done || !(D[k] > 0.0))
+    {
+      char text[256];
+      std::snprintf(text, sizeof text,
+                    "P is not positive semidefinite (the quadratic program is not convex): "
+                    "factoring P + %.3g I meets the pivot %.3g at variable %d",
+                    tau, k < done ? D[k] : 0.0, perm[k]);
+      return text;
+    }
+  return "";
 }
 
 } // namespace scaly::qp

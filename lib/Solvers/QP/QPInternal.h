@@ -79,6 +79,9 @@ std::string validate(const scaly_qp_data &data);
 /// Classifies, copies and equilibrates the user's data.
 Problem buildProblem(const scaly_qp_data &data, const scaly_qp_settings &settings);
 
+/// Empty when P is positive semidefinite, else a message saying where not.
+std::string checkConvex(const Problem &problem);
+
 /// The structure buildProblem would give (sides per row and bound).
 void sides(const scaly_qp_data &data, std::vector<unsigned char> &rowSides,
            std::vector<unsigned char> &boundSides);
@@ -110,6 +113,7 @@ struct Solution {
 
 class Solver {
 public:
+  /// Throws std::invalid_argument for a non-convex problem.
   Solver(const scaly_qp_data &data, int backend, const scaly_qp_settings &settings);
   /// Replaces the data; returns an empty string or what is wrong.
   std::string update(const scaly_qp_data &data);

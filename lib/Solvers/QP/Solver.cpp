@@ -24,11 +24,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <stdexcept>
 
 namespace scaly::qp {
 namespace {
 
 double infNorm(const Vec &v) { return v.size() ? v.lpNorm<Eigen::Infinity>() : 0.0; }
+
+/// How far (times its penalty) the iterate may run from a proximal centre
+/// before that is read as evidence of infeasibility.
+constexpr double infeasibilityThreshold = 0.9;
 
 Vec gather(const std::vector<int> &index, const Vec &x) {
   Vec out(index.size());
@@ -89,6 +95,7 @@ private:
   int n_, p_, m_, nl_, nu_;
 
   double rho_ = 0, delta_ = 0, mu_ = 0, regLimit_ = 0;
+  double lastPrimalStep_ = 0, lastDualStep_ = 0;
   int noPrimalUpdate_ = 0, noDualUpdate_ = 0;
   Vec xi_, lambda_, nuz_, nul_, nuu_;            // proximal centres
   Vec rx_, ry_, rz_, rl_, ru_;                   // residuals without proximal terms
@@ -150,21 +157,58 @@ bool Ipm::converged() const {
   return ok;
 }
 
-/// PIQP's tests: the centres have not moved for a while, the iterate ran far
-/// from them, and the regularized residual is small. Returns a native status
-/// or 0.
+/// Infeasibility, two ways. PIQP's: the centres have not moved for a while,
+/// the iterate ran far from them and the regularized residual is small.
+/// And certificates read off how far the iterate ran: a dual direction
+/// v = (y - lambda, z - nu, ...) with A'v_y + G'v_z - E_l'v_l + E_u'v_u = 0 and
+/// b'v_y + h'v_z - x_l'v_l + x_u'v_u < 0 proves the constraints inconsistent;
+/// a primal direction d = x - xi with P d = 0, c'd < 0, A d = 0 and d
+/// feasible for every finite side proves the cost unbounded below. Returns a
+/// native status or 0.
 int Ipm::infeasibility() {
-  double dualAway = std::max({infNorm(y - lambda_), infNorm(q.z - nuz_), infNorm(q.zl - nul_),
-                              infNorm(q.zu - nuu_)});
-  double primalRegularized =
-      std::max({infNorm(ry_ - delta_ * (y - lambda_)), infNorm(rz_ - delta_ * (q.z - nuz_)),
-                infNorm(rl_ - delta_ * (q.zl - nul_)), infNorm(ru_ - delta_ * (q.zu - nuu_))});
-  if (noDualUpdate_ > 5 && dualAway > 1e8 && primalRegularized < st_.eps_abs)
-    return SCALY_QP_PRIMAL_INFEASIBLE;
-  double primalAway = infNorm(x - xi_);
+  const double certEps = 1e-6;
+  Vec vy = y - lambda_, vz = q.z - nuz_, vl = q.zl - nul_, vu = q.zu - nuu_;
+  double dualAway = std::max({infNorm(vy), infNorm(vz), infNorm(vl), infNorm(vu)});
+  if (noDualUpdate_ > 5 && dualAway > 1e8) {
+    double primalRegularized =
+        std::max({infNorm(ry_ - delta_ * vy), infNorm(rz_ - delta_ * vz),
+                  infNorm(rl_ - delta_ * vl), infNorm(ru_ - delta_ * vu)});
+    if (primalRegularized < st_.eps_abs)
+      return SCALY_QP_PRIMAL_INFEASIBLE;
+  }
+  if (noDualUpdate_ > 5 && dualAway > 1e3) {
+    double scale = 1.0 / dualAway;
+    Vec r = Vec::Zero(n_);
+    pb_.A.multiplyTransposeAdd(vy.data(), r.data(), scale);
+    pb_.G.multiplyTransposeAdd(vz.data(), r.data(), scale);
+    scatterAdd(pb_.il, vl * scale, r, -1.0);
+    scatterAdd(pb_.iu, vu * scale, r, 1.0);
+    double support = scale * (pb_.b.dot(vy) + pb_.h.dot(vz) - pb_.xl.dot(vl) + pb_.xu.dot(vu));
+    double negative = std::min({0.0, vz.size() ? vz.minCoeff() : 0.0,
+                                vl.size() ? vl.minCoeff() : 0.0,
+                                vu.size() ? vu.minCoeff() : 0.0}) * scale;
+    if (infNorm(r) < certEps && support < -certEps && negative > -certEps)
+      return SCALY_QP_PRIMAL_INFEASIBLE;
+  }
+  Vec d = x - xi_;
+  double primalAway = infNorm(d);
   if (noPrimalUpdate_ > 5 && primalAway > 1e8 &&
-      infNorm(rx_ + rho_ * (x - xi_)) < st_.eps_abs)
+      infNorm(rx_ + rho_ * d) < st_.eps_abs)
     return SCALY_QP_DUAL_INFEASIBLE;
+  if (noPrimalUpdate_ > 5 && primalAway > 1e3) {
+    d /= primalAway;
+    Vec Pd(n_), Ad = Vec::Zero(p_), Gd = Vec::Zero(m_);
+    symmetricMultiply(pb_.P, d.data(), Pd.data());
+    pb_.A.multiplyAdd(d.data(), Ad.data());
+    pb_.G.multiplyAdd(d.data(), Gd.data());
+    double worst = std::max({infNorm(Pd), infNorm(Ad), Gd.size() ? Gd.maxCoeff() : 0.0});
+    for (int i : pb_.il)
+      worst = std::max(worst, -d[i]);
+    for (int i : pb_.iu)
+      worst = std::max(worst, d[i]);
+    if (worst < certEps && pb_.c.dot(d) < -certEps)
+      return SCALY_QP_DUAL_INFEASIBLE;
+  }
   return 0;
 }
 
@@ -338,6 +382,17 @@ int Ipm::run(bool warm) {
     warmStart();
   }
   mu_ = q.size() ? q.dot() / q.size() : 0.0;
+  if (st_.verbose) {
+    auto range = [](const Vec &v) {
+      return v.size() ? std::make_pair(v.minCoeff(), v.maxCoeff()) : std::make_pair(1.0, 1.0);
+    };
+    auto [d0, d1] = range(pb_.D);
+    auto [e0, e1] = range(pb_.eqScale);
+    auto [f0, f1] = range(pb_.ineqScale);
+    std::printf("scaling: columns %.1e..%.1e, equality rows %.1e..%.1e, inequality rows "
+                "%.1e..%.1e, cost %.1e\n",
+                d0, d1, e0, e1, f0, f1, pb_.costScale);
+  }
   xi_ = x;
   lambda_ = y;
   nuz_ = q.z;
@@ -355,8 +410,10 @@ int Ipm::run(bool warm) {
     info_.delta = delta_;
     info_.mu = mu_;
     if (st_.verbose)
-      std::printf("%4d  pinf %.3e  dinf %.3e  gap %.3e  rho %.2e  delta %.2e  mu %.3e\n",
-                  info_.iter, primalInf_, dualInf_, gap_, rho_, delta_, mu_);
+      std::printf("%4d  pinf %.3e  dinf %.3e  gap %.3e  rho %.2e  delta %.2e  mu %.3e  "
+                  "steps %.2e %.2e\n",
+                  info_.iter, primalInf_, dualInf_, gap_, rho_, delta_, mu_, lastPrimalStep_,
+                  lastDualStep_);
     if (converged())
       return SCALY_QP_SOLVED;
     if (int status = infeasibility())
@@ -373,6 +430,17 @@ int Ipm::run(bool warm) {
         noPrimalUpdate_ = noDualUpdate_ = 0;
       }
     }
+    // Multipliers at exactly zero would divide by zero in s/z.
+    const double eps = std::numeric_limits<double>::epsilon();
+    bool shifted = false;
+    for (Vec *w : {&q.z, &q.zl, &q.zu})
+      for (int i = 0; i < w->size(); ++i)
+        if ((*w)[i] < eps) {
+          (*w)[i] += eps;
+          shifted = true;
+        }
+    if (shifted && mt > 0)
+      mu_ = q.dot() / mt;
     if (!factorWithRetries(failed))
       return SCALY_QP_NUMERICS;
 
@@ -405,6 +473,8 @@ int Ipm::run(bool warm) {
       Vec none;
       newton(none, none, none, dx, dy, d);
     }
+    lastPrimalStep_ = primalStep;
+    lastDualStep_ = dualStep;
     x += primalStep * dx;
     q.s += primalStep * d.s;
     q.sl += primalStep * d.sl;
@@ -416,21 +486,27 @@ int Ipm::run(bool warm) {
     if (mt > 0) {
       double muPrev = mu_;
       mu_ = q.dot() / mt;
-      muRate = std::fabs(muPrev - mu_) / muPrev;
+      muRate = std::max(0.0, (muPrev - mu_) / muPrev);
     }
 
     double prevPrimal = primalInf_, prevDual = dualInf_;
     residuals();
-    // Move a centre when its residual fell enough; shrink the penalties.
+    // Move a centre when its residual fell enough (or is already within
+    // tolerance), and shrink its penalty with the complementarity. A centre
+    // that stays keeps its penalty once the iterate has run far from it
+    // (the proximal term then carries the infeasibility evidence).
     double fast = mt > 0 ? 1.0 - muRate : 0.1, slow = mt > 0 ? 1.0 - 0.666 * muRate : 0.5;
-    if (dualInf_ < 0.95 * prevDual) {
+    bool dualDone = dualInf_ < st_.eps_abs + st_.eps_rel * dualRel_;
+    bool primalDone = primalInf_ < st_.eps_abs + st_.eps_rel * primalRel_;
+    if (dualInf_ < 0.95 * prevDual || dualDone) {
       xi_ = x;
       rho_ = std::max(regLimit_, fast * rho_);
     } else {
       ++noPrimalUpdate_;
-      rho_ = std::max(regLimit_, slow * rho_);
+      if (info_.iter < 5 || rho_ * infNorm(x - xi_) < infeasibilityThreshold)
+        rho_ = std::max(regLimit_, slow * rho_);
     }
-    if (primalInf_ < 0.95 * prevPrimal) {
+    if (primalInf_ < 0.95 * prevPrimal || primalDone) {
       lambda_ = y;
       nuz_ = q.z;
       nul_ = q.zl;
@@ -438,7 +514,10 @@ int Ipm::run(bool warm) {
       delta_ = std::max(regLimit_, fast * delta_);
     } else {
       ++noDualUpdate_;
-      delta_ = std::max(regLimit_, slow * delta_);
+      double away = std::max({infNorm(y - lambda_), infNorm(q.z - nuz_), infNorm(q.zl - nul_),
+                              infNorm(q.zu - nuu_)});
+      if (info_.iter < 5 || delta_ * away < infeasibilityThreshold)
+        delta_ = std::max(regLimit_, slow * delta_);
     }
   }
 }
@@ -469,7 +548,8 @@ std::vector<int> patternOf(const scaly_qp_csc &M) {
 bool impossible(const double *lo, const double *hi, int size) {
   for (int i = 0; i < size; ++i) {
     double l = lo ? lo[i] : -INFINITY, u = hi ? hi[i] : INFINITY;
-    if (l > u || l >= SCALY_QP_INFINITY || u <= -SCALY_QP_INFINITY)
+    const double limit = SCALY_QP_INFINITY * (1.0 - 1e-12);
+    if (l > u || l >= limit || u <= -limit)
       return true;
   }
   return false;
@@ -478,7 +558,11 @@ bool impossible(const double *lo, const double *hi, int size) {
 } // namespace
 
 void Solver::build(const scaly_qp_data &data) {
-  problem_ = buildProblem(data, settings_);
+  Problem problem = buildProblem(data, settings_);
+  std::string convexity = checkConvex(problem);
+  if (!convexity.empty())
+    throw std::invalid_argument(convexity);
+  problem_ = std::move(problem);
   kkt_ = backend_ == SCALY_QP_DENSE ? makeDenseKKT(problem_) : makeSparseKKT(problem_);
   solution_.x = Vec::Zero(problem_.n);
   solution_.y = Vec::Zero(problem_.userP);
@@ -504,12 +588,20 @@ std::string Solver::update(const scaly_qp_data &data) {
                                             patternOf(data.G)};
   if (rowSides == problem_.rowSides && boundSides == problem_.boundSides &&
       patterns == patterns_) {
-    problem_ = buildProblem(data, settings_);
+    Problem problem = buildProblem(data, settings_);
+    std::string convexity = checkConvex(problem);
+    if (!convexity.empty())
+      return convexity;
+    problem_ = std::move(problem);
     kkt_->refresh();
     impossible_ =
         impossible(data.h_l, data.h_u, data.m) || impossible(data.x_l, data.x_u, data.n);
   } else {
-    build(data);
+    try {
+      build(data);
+    } catch (const std::invalid_argument &e) {
+      return e.what();
+    }
   }
   info_.t_update = monotonicSeconds() - t0;
   return "";

@@ -5,9 +5,10 @@
 // so it needs every entry), ordered once by AMD and analysed once; each
 // iteration only rewrites the diagonal and refactors numerically. A
 // quasi-definite matrix has an LDL^T factorization for every symmetric
-// ordering, with D > 0 on the rows of x and D < 0 on the others: a pivot of
-// the wrong sign means the regularization is too small (or P is not
-// positive semidefinite), and the caller raises it.
+// ordering, with D > 0 on the rows of x and D < 0 on the others. Rounding
+// can still spoil a pivot when delta is tiny next to s/z: such a pivot is
+// replaced (see numericFactor) and refinement corrects the solve; only a
+// non-finite one makes the caller raise the regularization.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,8 @@ extern "C" {
 }
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 namespace scaly::qp {
 namespace {
@@ -47,18 +50,10 @@ public:
       values_[diag_[n_ + r]] = -delta;
     for (int r = 0; r < m_; ++r)
       values_[diag_[n_ + p_ + r]] = -w[r];
-    int done = ldl_numeric(N_, Ap_.data(), Ai_.data(), values_.data(), Lp_.data(),
-                           parent_.data(), lnz_.data(), Li_.data(), Lx_.data(), D_.data(),
-                           Y_.data(), pattern_.data(), flag_.data(), perm_.data(),
-                           permInv_.data());
-    if (done != N_)
-      return false;
-    for (int k = 0; k < N_; ++k) {
-      double d = D_[k];
-      bool primal = perm_[k] < n_;
-      if (!std::isfinite(d) || (primal ? d <= 0.0 : d >= 0.0))
+    numericFactor();
+    for (int k = 0; k < N_; ++k)
+      if (!std::isfinite(D_[k]))
         return false;
-    }
     return true;
   }
 
@@ -78,6 +73,57 @@ public:
   }
 
 private:
+  /// Up-looking LDL^T of the permuted matrix (the order and the column
+  /// counts come from SuiteSparse's ldl_symbolic). Unlike ldl_numeric it does
+  /// not stop at a pivot that rounding drove to zero or to the wrong sign: the
+  /// pivot takes the sign the quasi-definite structure gives it and a small
+  /// magnitude (dynamic regularization), and the caller's iterative
+  /// refinement against the exact matrix corrects the solve.
+  void numericFactor() {
+    const double tiny = 1e-13, replacement = 2e-7;
+    std::fill(Y_.begin(), Y_.end(), 0.0);
+    for (int k = 0; k < N_; ++k) {
+      // Row k of L: the reach of column k's entries above the diagonal in
+      // the elimination tree, in topological order (stacked in pattern_).
+      int top = N_;
+      flag_[k] = k;
+      lnz_[k] = 0;
+      int column = perm_[k];
+      for (int p = Ap_[column]; p < Ap_[column + 1]; ++p) {
+        int i = permInv_[Ai_[p]];
+        if (i > k)
+          continue;
+        Y_[i] += values_[p];
+        int len = 0;
+        for (; flag_[i] != k; i = parent_[i]) {
+          pattern_[len++] = i;
+          flag_[i] = k;
+        }
+        while (len > 0)
+          pattern_[--top] = pattern_[--len];
+      }
+      double d = Y_[k];
+      Y_[k] = 0.0;
+      for (; top < N_; ++top) {
+        int i = pattern_[top];
+        double yi = Y_[i];
+        Y_[i] = 0.0;
+        int end = Lp_[i] + lnz_[i];
+        for (int p = Lp_[i]; p < end; ++p)
+          Y_[Li_[p]] -= Lx_[p] * yi;
+        double lki = yi / D_[i];
+        d -= lki * yi;
+        Li_[end] = k;
+        Lx_[end] = lki;
+        ++lnz_[i];
+      }
+      double sign = perm_[k] < n_ ? 1.0 : -1.0;
+      if (!(sign * d > tiny))
+        d = sign * replacement;
+      D_[k] = d;
+    }
+  }
+
   // Where a stored entry's value comes from: an entry of P, A or G, or a
   // diagonal the iteration sets.
   enum Kind { FromP, FromA, FromG, Diagonal };

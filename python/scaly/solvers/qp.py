@@ -125,10 +125,10 @@ def _ptr(a, ctype=ctypes.c_double):
 class _Problem:
     """The data of one problem in the C layout (keeps the arrays alive)."""
 
-    def __init__(self, P, c, A, b, G, h_l, h_u, x_l, x_u):
-        c = _vector(c, np.size(c) if c is not None else 0, "c")
+    def __init__(self, P, c, A, b, G, h_l, h_u, x_l, x_u, n=None):
         if c is None:
             raise ValueError("c is required: the cost vector, of length n")
+        c = _vector(c, np.size(c) if n is None else n, "c")
         n = c.shape[0]
         p = _rows(A, b, "A", "b")
         m = _rows(G, h_l if h_l is not None else h_u, "G", "h_l/h_u")
@@ -241,8 +241,8 @@ class QPSolver:
             raise TypeError(f"update() got unknown data {sorted(unknown)}; expected some of "
                             f"{sorted(self._args)}")
         args = dict(self._args, **data)
-        problem = _Problem(**args)
         old = self._problem
+        problem = _Problem(**args, n=old.n)
         if (problem.n, problem.p, problem.m) != (old.n, old.p, old.m):
             raise ValueError(f"update changes the dimensions (n, p, m) from "
                              f"{(old.n, old.p, old.m)} to {(problem.n, problem.p, problem.m)}")
