@@ -478,4 +478,38 @@ def Expr_VjpOp : Expr_Op<"vjp", [Pure, Expr_DifferentiatedByPass,
   }];
 }
 
+def Expr_QpSolveOp : Expr_Op<"qp_solve", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "solution of a convex quadratic program by Scaly's QP library";
+  let description = [{
+    minimize 1/2 x'Px + c'x subject to Ax = b, h_l <= Gx <= h_u,
+    x_l <= x <= x_u. The operands are the stored values of P (upper
+    triangle), A and G in compressed-column order of the patterns the
+    attributes fix, then c, b, h_l, h_u, x_l, x_u (infinite bounds are
+    absent). The results are x, the multipliers y of Ax = b, z of the rows of
+    G and z_box of the bounds (positive on an active upper bound). `name` is
+    the C name of the solver wrapper the module calls; `dense` picks the
+    dense backend, a structural choice of the generated interface. Lowering
+    calls the wrapper; a solve that does not converge still returns its
+    last iterate, and the wrapper's statistics say why.
+  }];
+  let arguments = (ins Expr_FloatArray:$P_values, Expr_FloatArray:$c,
+                       Expr_FloatArray:$A_values, Expr_FloatArray:$b,
+                       Expr_FloatArray:$G_values, Expr_FloatArray:$h_l, Expr_FloatArray:$h_u,
+                       Expr_FloatArray:$x_l, Expr_FloatArray:$x_u,
+                       DenseI64ArrayAttr:$P_colptr, DenseI64ArrayAttr:$P_rowind,
+                       DenseI64ArrayAttr:$A_colptr, DenseI64ArrayAttr:$A_rowind,
+                       DenseI64ArrayAttr:$G_colptr, DenseI64ArrayAttr:$G_rowind,
+                       StrAttr:$name, DefaultValuedAttr<BoolAttr, "false">:$dense);
+  let results = (outs Expr_FloatArray:$x, Expr_FloatArray:$y, Expr_FloatArray:$z,
+                      Expr_FloatArray:$z_box);
+  let assemblyFormat = [{
+    `(` $P_values `,` $c `,` $A_values `,` $b `,` $G_values `,` $h_l `,` $h_u `,` $x_l `,` $x_u `)`
+    attr-dict `:` type($P_values) `,` type($c) `,` type($A_values) `,` type($b) `,`
+    type($G_values) `,` type($h_l) `,` type($h_u) `,` type($x_l) `,` type($x_u) `->`
+    type($x) `,` type($y) `,` type($z) `,` type($z_box)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SCALY_EXPR_OPS

@@ -67,6 +67,8 @@ class Function:
             self.__wrapped__ = pyfunc
         self.__doc__ = getattr(pyfunc, "__doc__", None)
         self._kernel = None
+        self._solver_module = None  # set by the JIT for a Function that reaches a solver
+        self._workspace_bytes = 0
         self._recompile_id = None
 
     @property
@@ -104,6 +106,17 @@ class Function:
         compile_function(self)
         return self
 
+    def stats(self):
+        """Statistics of the latest solve of each solver this Function reaches.
+
+        A dict of the ``scaly_solver_stats`` fields (status by name) for a
+        Function with one solver; with several, a dict of such dicts by wrapper
+        name. Compiles the Function if needed; TypeError if it reaches no solver.
+        """
+        from .runtime.jit import solver_stats
+        stats = solver_stats(self)
+        return next(iter(stats.values())) if len(stats) == 1 else stats
+
     def recompile(self):
         """Drop the compiled handle; the next call or compile() builds under a fresh key.
 
@@ -117,6 +130,9 @@ class Function:
         """f(*args) when Function.__call__ (in C) has no fast way: arguments to
         convert into the graph of the Exprs among them, wrong counts or keywords to
         report, or numbers for a Function not compiled yet."""
+        if set(keywords) == {"options"}:
+            from .runtime.jit import call_with_options
+            return call_with_options(self, args, keywords["options"])
         if keywords:
             raise TypeError(f"{self.name}() got an unexpected keyword argument "
                             f"'{next(iter(keywords))}': inputs are passed by position "

@@ -328,6 +328,7 @@ LogicalResult ProcLowering::lowerOp(Operation *op) {
         return success();
       })
       .Case([&](ex::CallOp o) { return lowerCall(o); })
+      .Case([&](ex::QpSolveOp o) { return lowerQpSolve(o); })
       .Case([&](ex::LoopOp o) { return lowerLoop(o); })
       .Case([&](ex::MapOp o) {
         return o.emitOpError("must be turned into a loop first (run scaly-map-to-loop)"),
@@ -369,6 +370,37 @@ LogicalResult ProcLowering::lowerCall(ex::CallOp call) {
   args.push_back(workspace);
   b.create<pg::CallOp>(loc, FlatSymbolRefAttr::get(b.getContext(), procName(call.getCallee())),
                        args, ArrayAttr(), ArrayAttr());
+  return success();
+}
+
+LogicalResult ProcLowering::lowerQpSolve(ex::QpSolveOp solve) {
+  Location loc = solve.getLoc();
+  SmallVector<Value> args;
+  // An empty operand or result (no rows of A, say) is a null pointer.
+  auto null = [&](bool readonly) {
+    return b.create<pg::NullOp>(loc, pg::PtrType::get(b.getContext(), b.getF64Type(), readonly))
+        .getResult();
+  };
+  for (Value operand : solve.getOperands())
+    args.push_back(ex::numElements(operand.getType()) ? asReadonly(inMemory(operand, loc), loc)
+                                                      : null(true));
+  for (Value result : solve.getResults()) {
+    Value mem = ex::numElements(result.getType()) ? resultMemory(result, loc) : null(false);
+    values[result] = Stored{{}, mem};
+    args.push_back(mem);
+  }
+  // void <name>(9 x const double*, 4 x double*), defined by the wrapper.
+  auto module = solve->getParentOfType<ModuleOp>();
+  if (!module.lookupSymbol(solve.getName())) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    SmallVector<Type> types;
+    for (Value a : args)
+      types.push_back(a.getType());
+    b.create<pg::ExternOp>(loc, solve.getName(), b.getFunctionType(types, {}), StringAttr());
+  }
+  b.create<pg::CallExternOp>(loc, TypeRange(), FlatSymbolRefAttr::get(b.getContext(), solve.getName()),
+                             args);
   return success();
 }
 

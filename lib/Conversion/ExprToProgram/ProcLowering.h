@@ -203,6 +203,9 @@ private:
   /// A call that kept the block hint becomes a prog.call of the callee's
   /// procedure; its operands are passed by pointer.
   LogicalResult lowerCall(ex::CallOp call);
+  /// A QP solve: its data in memory, then a call of the module's solver
+  /// wrapper (declared once per wrapper with prog.extern).
+  LogicalResult lowerQpSolve(ex::QpSolveOp solve);
 
   /// Inputs of a procedure are read-only pointers; a window or output pointer
   /// passed as an input is viewed as const.

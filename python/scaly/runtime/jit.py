@@ -457,6 +457,10 @@ def _verified_artifact(cc, directory: Path, name):
     return data, workspace
 
 
+from .solver_link import SolverModule, compiler_command, solver_fingerprint  # noqa: E402
+from .solver_link import link_flags as solver_link_flags  # noqa: E402
+
+
 def _load(cc, directory: Path, name, data):
     """Link the artifact into the process; returns (address, owner)."""
     _COUNTERS["load"] += 1
@@ -517,6 +521,11 @@ def compile_function(fn):
                     return _make_kernel(fn, *loaded)
         module = _render(cc, fn)
         extra = f"recompile {os.getpid()} {fn._recompile_id}" if recompiled else ""
+        from ..solvers.wrapper import wrappers_called
+        wrappers = wrappers_called(module.source)
+        if wrappers:
+            return _compile_with_solvers(cc, fn, root, module, wrappers, abi, extra,
+                                         index_key if trusted else None)
         encoded = (module.source.encode(), module.header.encode())
         key = _key(CACHE_VERSION, abi, module.name, encoded,
                    cc.fingerprint, "", compile_cmd, extra)
@@ -551,6 +560,8 @@ def _from_index(cc, fn, root: Path, index_key):
     if not isinstance(name, str) or name != fn.name:
         return None
     directory = root / rel.parts[0]
+    if "solvers" in entry:
+        return _solver_from_directory(directory, name, entry["solvers"])
     verified = _verified_artifact(cc, directory, name)
     if verified is None:
         return None  # deleted or damaged behind the entry: render and compile again
@@ -567,7 +578,169 @@ def _from_index(cc, fn, root: Path, index_key):
 def _make_kernel(fn, address, owner, workspace_bytes, name):
     kernel = _scaly.Kernel(address, owner, fn.name, fn.inputs, fn.outputs, workspace_bytes)
     fn._kernel = kernel
+    fn._solver_module = owner if isinstance(owner, SolverModule) else None
+    fn._workspace_bytes = workspace_bytes
     return kernel
+
+
+# -- modules that reach a solver ------------------------------------------------
+
+def _entry_params(header: str, name: str) -> str:
+    """The C parameter list of the entry `name` as the header declares it."""
+    import re
+    match = re.search(r"\bint\s+" + re.escape(name) + r"\s*\(([^)]*)\)\s*;", header)
+    if not match:
+        raise CompileError(f"the header of {name} declares no entry {name}(...)")
+    return match.group(1)
+
+
+def _solver_meta_ok(directory: Path, name: str, wrappers):
+    """(library bytes, workspace bytes) when a solver module's directory is complete."""
+    meta = _read_json(directory / "meta.json")
+    if not meta or meta.get("name") != name or meta.get("solvers") != list(wrappers):
+        return None
+    try:
+        files = {f: (directory / f).read_bytes()
+                 for f in (f"{name}.c", f"{name}.h", f"{name}_solvers.c", f"lib{name}.so")}
+    except OSError:
+        return None
+    if any(_sha256(data) != meta.get("sha256", {}).get(f) for f, data in files.items()):
+        return None
+    workspace = meta.get("workspace_bytes")
+    if type(workspace) is not int or not 0 <= workspace < 1 << 40:
+        return None
+    return files[f"lib{name}.so"], workspace
+
+
+def _solver_from_directory(directory: Path, name: str, wrappers):
+    if not isinstance(wrappers, list) or not all(isinstance(w, str) for w in wrappers):
+        return None
+    verified = _solver_meta_ok(directory, name, wrappers)
+    if verified is None:
+        return None
+    try:
+        module = SolverModule(directory / f"lib{name}.so", name, wrappers)
+    except (OSError, AttributeError):
+        return None
+    _COUNTERS["index_hit"] += 1
+    return (module.address, module, verified[1], name)
+
+
+def _compile_with_solvers(cc, fn, root: Path, module, wrappers, abi, extra, index_key):
+    """Build (or find) the shared library of a module that calls solver wrappers:
+    its source and its wrapper source compiled together, linked to the solvers'
+    native libraries, opened with dlmopen."""
+    from ..solvers.wrapper import render_wrappers
+    name = module.name
+    wrapper_source = render_wrappers(name, _entry_params(module.header, name), wrappers)
+    encoded = (module.source.encode(), module.header.encode(), wrapper_source.encode())
+    command = compiler_command(cc)
+    flags = cc.compile_flags() + ["-shared"]
+    links = solver_link_flags() + cc.link_flags()
+    key = _key(CACHE_VERSION, abi, name, encoded, cc.fingerprint, solver_fingerprint(),
+               " ".join(command + flags + links), extra)
+    hit = None if extra else _BY_KEY.get((root, key))
+    if hit is not None:
+        _COUNTERS["memory_hit"] += 1
+        return _make_kernel(fn, *hit)
+    directory = root / key
+    verified = _solver_meta_ok(directory, name, wrappers)
+    if verified is None:
+        files = {f"{name}.c": encoded[0], f"{name}.h": encoded[1],
+                 f"{name}_solvers.c": encoded[2]}
+        for f, data in files.items():
+            _write_atomic(directory / f, data)
+        library = directory / f"lib{name}.so"
+        tmp = library.with_name(f"{library.name}.tmp.{os.getpid()}.{threading.get_ident()}")
+        _COUNTERS["compile"] += 1
+        try:
+            _run([*command, *flags, "-o", str(tmp), str(directory / f"{name}.c"),
+                  str(directory / f"{name}_solvers.c"), *links], f"compiling {name} with its solvers")
+            data = tmp.read_bytes()
+            os.replace(tmp, library)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+        files[f"lib{name}.so"] = data
+        meta = {"name": name, "solvers": list(wrappers),
+                "sha256": {f: _sha256(d) for f, d in files.items()},
+                "workspace_bytes": module.entries[0].workspace_bytes}
+        _write_atomic(directory / "meta.json", json.dumps(meta).encode())
+    opened = SolverModule(directory / f"lib{name}.so", name, wrappers)
+    hit = (opened.address, opened, module.entries[0].workspace_bytes, name)
+    if not extra:
+        _BY_KEY[(root, key)] = hit
+    if index_key is not None:
+        entry = {"artifact": f"{key}/lib{name}.so", "name": name, "solvers": list(wrappers)}
+        _write_atomic(root / "index" / f"{index_key}.json", json.dumps(entry).encode())
+        _BY_INDEX[(root, index_key)] = hit
+    return _make_kernel(fn, *hit)
+
+
+def call_with_options(fn, args, options):
+    """Evaluate `fn` with call-time solver options through its `_with_options` entry.
+
+    `options`: a dict of QP option names to values for every solver `fn` reaches,
+    or a list with one dict (or None) per solver in the order of `fn.stats()`.
+    """
+    import ctypes
+    import numpy as np
+    from ..solvers.wrapper import option_array
+    kernel = fn._kernel or compile_function(fn)
+    del kernel
+    module = fn._solver_module
+    if module is None:
+        raise TypeError(f"{fn.name}() got options, but it reaches no solver")
+    count = len(module.wrappers)
+    if isinstance(options, dict):
+        per = [options] * count
+    elif isinstance(options, (list, tuple)):
+        if len(options) != count:
+            raise ValueError(f"{fn.name}(): options lists {len(options)} solvers, the function "
+                             f"reaches {count}")
+        per = list(options)
+    else:
+        raise TypeError(f"{fn.name}(): options must be a dict (or a list of dicts, one per "
+                        f"solver), got {type(options).__name__}")
+    arrays = [None if o is None else option_array(o) for o in per]
+    if len(args) != len(fn.inputs):
+        raise TypeError(f"{fn.name}() takes {len(fn.inputs)} inputs, got {len(args)}")
+    inputs = []
+    for (name, shape, dtype), a in zip(fn.inputs, args):
+        arr = np.ascontiguousarray(a, dtype=dtype)
+        if arr.shape != tuple(shape) and arr.size != int(np.prod(shape, dtype=np.int64)):
+            raise ValueError(f"{fn.name}(): input '{name}' has shape {arr.shape}, expected "
+                             f"{tuple(shape)}")
+        inputs.append(arr.reshape(shape))
+    outputs = [np.empty(shape, dtype=dtype) for _, shape, dtype in fn.outputs]
+    work = np.empty(max(fn._workspace_bytes, 8) // 8 + 8, np.float64)
+    arg = (ctypes.c_void_p * max(1, len(inputs)))(*[a.ctypes.data for a in inputs])
+    res = (ctypes.c_void_p * max(1, len(outputs)))(*[o.ctypes.data for o in outputs])
+    opts = (ctypes.c_void_p * count)(*[None if a is None else a.ctypes.data for a in arrays])
+    status = module.with_options(ctypes.cast(arg, ctypes.c_void_p), ctypes.cast(res, ctypes.c_void_p),
+                                 None, work.ctypes.data, 0, ctypes.cast(opts, ctypes.c_void_p))
+    if status != 0:
+        raise RuntimeError(f"{fn.name}_with_options returned status {status}")
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def solver_stats(fn):
+    """The latest statistics of each solver `fn` reaches (see Function.stats)."""
+    from ..solvers.qp import NATIVE_STATUS_NAMES, STATUS_NAMES
+    from ..solvers._native import SolverStats
+    if fn._kernel is None:
+        compile_function(fn)
+    module = fn._solver_module
+    if module is None:
+        raise TypeError(f"{fn.name} reaches no solver: it has no solver statistics")
+    out = {}
+    for k, w in enumerate(module.wrappers):
+        st = module.stats(k)
+        d = {f: getattr(st, f) for f, _ in SolverStats._fields_ if f != "_pad0"}
+        d["status"] = STATUS_NAMES[st.status] if st.version else None
+        d["native_status"] = NATIVE_STATUS_NAMES.get(st.native_status, st.native_status)
+        out[w] = d
+    return out
 
 
 def recompile_function(fn):

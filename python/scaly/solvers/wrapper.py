@@ -1,0 +1,179 @@
+"""The C of a module's solver wrappers: one translation unit beside the module's source.
+
+For each QP the module calls, the wrapper holds the solver's index tables, a
+solver object kept between calls (set up on the first, updated after), the
+statistics of the latest solve and the option values set with the option
+setter. It exports, per wrapper ``<w>``:
+
+* ``void <w>(...)``: the solve the module's body calls (hidden: only the
+  module calls it);
+* ``void <w>_stats(scaly_solver_stats *)``: the latest statistics;
+* ``int <w>_set_option(const char *name, double value)``: a default for later
+  calls (0, or -1 for an unknown name or a bad value);
+
+and, per module, ``<entry>_with_options``: the five arguments of the entry and
+a sixth, ``const double *const *options``: for wrapper k, ``options[k]`` is
+NULL (the defaults) or an array of ``scaly_qp_option_count()`` values in the
+order of ``scaly_qp_option_name``, NaN meaning "keep the default". The arrays
+are read during the call only.
+"""
+
+import re
+
+import numpy as np
+
+from .model import spec
+
+WRAPPER_NAME = re.compile(r"\b(scaly_qp_[0-9a-f]{16})\(")
+
+
+def wrappers_called(source: str) -> list:
+    """Names of the solver wrappers a rendered module calls, in first-call order."""
+    seen = []
+    for name in WRAPPER_NAME.findall(source):
+        if name not in seen:
+            seen.append(name)
+    return seen
+
+
+def _table(ctype, name, values):
+    values = [int(v) for v in values] or [0]  # C has no zero-length arrays
+    body = ", ".join(str(v) for v in values)
+    return f"static const {ctype} {name}[{len(values)}] = {{{body}}};\n"
+
+
+def _one_wrapper(s) -> str:
+    w = s.name
+    backend = "SCALY_QP_DENSE" if s.dense else "SCALY_QP_SPARSE"
+    out = [f"/* {w}: QP with n = {s.n}, p = {s.p}, m = {s.m}, "
+           f"{'dense' if s.dense else 'sparse'} backend */\n"]
+    for mat in ("P", "A", "G"):
+        colptr, rowind = getattr(s, mat)
+        out.append(_table("int32_t", f"{w}_{mat}_colptr", colptr))
+        out.append(_table("int32_t", f"{w}_{mat}_rowind", rowind))
+    out.append(f"""static scaly_qp_solver *{w}_solver;
+static scaly_solver_stats {w}_last;
+static scaly_qp_settings {w}_defaults;
+static int {w}_defaults_ready;
+static const double *{w}_call_options;
+
+static void {w}_ready(void) {{
+  if (!{w}_defaults_ready) {{
+    scaly_qp_default_settings(&{w}_defaults);
+    {w}_defaults_ready = 1;
+  }}
+}}
+
+int {w}_set_option(const char *name, double value) {{
+  {w}_ready();
+  return scaly_qp_set_option(&{w}_defaults, name, value, NULL, 0);
+}}
+
+void {w}_stats(scaly_solver_stats *out) {{
+  if (out) *out = {w}_last;
+}}
+
+SCALY_WRAPPER_HIDDEN void {w}(const double *P, const double *c, const double *A, const double *b,
+    const double *G, const double *h_l, const double *h_u, const double *x_l, const double *x_u,
+    double *x, double *y, double *z, double *z_box) {{
+  double start = scaly_wrapper_now();
+  scaly_qp_data data = {{{s.n}, {s.p}, {s.m},
+      {{{s.n}, {s.n}, {w}_P_colptr, {w}_P_rowind, P}}, c,
+      {{{s.p}, {s.n}, {w}_A_colptr, {w}_A_rowind, A}}, b,
+      {{{s.m}, {s.n}, {w}_G_colptr, {w}_G_rowind, G}}, h_l, h_u, x_l, x_u}};
+  scaly_qp_settings settings;
+  int ok = 1;
+  {w}_ready();
+  settings = {w}_defaults;
+  if ({w}_call_options) {{
+    int k;
+    for (k = 0; k < scaly_qp_option_count(); ++k)
+      if (!isnan({w}_call_options[k]) &&
+          scaly_qp_set_option(&settings, scaly_qp_option_name(k), {w}_call_options[k], NULL, 0))
+        ok = 0;
+  }}
+  if (ok && !{w}_solver)
+    ok = ({w}_solver = scaly_qp_setup(&data, {backend}, &settings, NULL, 0)) != NULL;
+  else if (ok)
+    ok = scaly_qp_update_settings({w}_solver, &settings, NULL, 0) == 0 &&
+         scaly_qp_update({w}_solver, &data, NULL, 0) == 0;
+  if (ok) {{
+    scaly_qp_solve({w}_solver, NULL, NULL, NULL, NULL);
+    scaly_qp_solution({w}_solver, x, y, z, z_box);
+    scaly_qp_get_stats({w}_solver, &{w}_last);
+  }} else {{
+    /* Bad data (NaN, a non-convex P) or options: NaN results, status ERROR. */
+    int i;
+    for (i = 0; i < {s.n}; ++i) x[i] = z_box[i] = NAN;
+    for (i = 0; i < {s.p}; ++i) y[i] = NAN;
+    for (i = 0; i < {s.m}; ++i) z[i] = NAN;
+    memset(&{w}_last, 0, sizeof {w}_last);
+    {w}_last.version = SCALY_SOLVER_STATS_VERSION;
+    {w}_last.status = SCALY_SOLVE_ERROR;
+    {w}_last.native_status = SCALY_QP_INVALID_DATA;
+  }}
+  /* The data were computed by the host body before this call: t_fe stays 0
+     and everything outside the QP library is glue. */
+  {w}_last.t_total = scaly_wrapper_now() - start;
+  {w}_last.t_glue = {w}_last.t_total - {w}_last.t_qp;
+}}
+""")
+    return "".join(out)
+
+
+def render_wrappers(entry: str, entry_params: str, names: list) -> str:
+    """The wrapper translation unit of a module whose entry is `entry` (its C
+    parameter list `entry_params`) and which calls the wrappers `names`."""
+    specs = [spec(n) for n in names]
+    parts = [f"""/* Scaly solver wrappers of {entry}: built with the module's source and linked
+ * to the QP library:
+ *   cc -O2 -fPIC -shared {entry}.c {entry}_solvers.c -I<include> -L<lib> -lscaly_qp -lm
+ */
+#define _POSIX_C_SOURCE 199309L
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "scaly_qp.h"
+
+#define SCALY_WRAPPER_HIDDEN __attribute__((visibility("hidden")))
+
+static double scaly_wrapper_now(void) {{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}}
+
+"""]
+    for s in specs:
+        parts.append(_one_wrapper(s))
+        parts.append("\n")
+    args = ", ".join(p.strip().split()[-1].lstrip("*") for p in entry_params.split(","))
+    sets = "".join(f"  {s.name}_call_options = options ? options[{k}] : NULL;\n"
+                   for k, s in enumerate(specs))
+    resets = "".join(f"  {s.name}_call_options = NULL;\n" for s in specs)
+    parts.append(f"""int {entry}({entry_params});
+
+/* The entry with call-time options: options[k] for the k-th wrapper above. */
+int {entry}_with_options({entry_params}, const double *const *options) {{
+  int status;
+{sets}  status = {entry}({args});
+{resets}  return status;
+}}
+""")
+    return "".join(parts)
+
+
+def option_array(options: dict) -> np.ndarray:
+    """A call-time option array for one QP wrapper: NaN where `options` says nothing.
+    Names, types and values are checked (ValueError/TypeError naming the option)."""
+    from .qp import make_settings, option_names
+    make_settings(options)  # checks names, types and ranges
+    names = option_names()
+    values = np.full(len(names), np.nan)
+    for k, name in enumerate(names):
+        if name in (options or {}):
+            values[k] = float(options[name])
+    return values
