@@ -82,6 +82,10 @@ Problem buildProblem(const scaly_qp_data &data, const scaly_qp_settings &setting
 /// Empty when P is positive semidefinite, else a message saying where not.
 std::string checkConvex(const Problem &problem);
 
+/// New c, b, h_l, h_u, x_l, x_u for a problem of unchanged structure and
+/// matrices: scaled with the problem's equilibration, as buildProblem would.
+void refreshVectors(Problem &problem, const scaly_qp_data &data);
+
 /// The structure buildProblem would give (sides per row and bound).
 void sides(const scaly_qp_data &data, std::vector<unsigned char> &rowSides,
            std::vector<unsigned char> &boundSides);
@@ -136,6 +140,7 @@ private:
   Solution solution_;
   scaly_qp_info info_{};
   std::vector<std::vector<int>> patterns_; // the user's P, A, G index tables
+  std::vector<std::vector<double>> values_; // and their values
   bool impossible_ = false;                // a bound pair no x satisfies
   int solves_ = 0;
 

@@ -96,6 +96,7 @@ private:
 
   double rho_ = 0, delta_ = 0, mu_ = 0, regLimit_ = 0;
   double lastPrimalStep_ = 0, lastDualStep_ = 0;
+  int directionRetries_ = 0;
   int noPrimalUpdate_ = 0, noDualUpdate_ = 0;
   Vec xi_, lambda_, nuz_, nul_, nuu_;            // proximal centres
   Vec rx_, ry_, rz_, rl_, ru_;                   // residuals without proximal terms
@@ -258,6 +259,7 @@ void Ipm::kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy
   kkt_.solve(bx, by, bz, dx, dy, dz);
   double bNorm = std::max({infNorm(bx), infNorm(by), infNorm(bz)});
   Vec ox, oy, oz, ex, ey, ez;
+  double previous = INFINITY;
   for (int it = 0; it < st_.iterative_refinement_max_iter; ++it) {
     kktMultiply(dx, dy, dz, ox, oy, oz);
     ox = bx - ox;
@@ -266,6 +268,17 @@ void Ipm::kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy
     double err = std::max({infNorm(ox), infNorm(oy), infNorm(oz)});
     if (!(err > st_.iterative_refinement_eps * (1.0 + bNorm)))
       break;
+    // A correction that did not shrink the residual (a spoilt pivot the
+    // refinement cannot repair) is taken back, and refinement stops.
+    if (!(err < 0.9 * previous)) {
+      if (it > 0) {
+        dx -= ex;
+        dy -= ey;
+        dz -= ez;
+      }
+      break;
+    }
+    previous = err;
     kkt_.solve(ox, oy, oz, ex, ey, ez);
     dx += ex;
     dy += ey;
@@ -475,6 +488,20 @@ int Ipm::run(bool warm) {
     }
     lastPrimalStep_ = primalStep;
     lastDualStep_ = dualStep;
+    if (!dx.allFinite() || !dy.allFinite() || !d.z.allFinite() || !d.s.allFinite() ||
+        !d.zl.allFinite() || !d.zu.allFinite() || !std::isfinite(primalStep) ||
+        !std::isfinite(dualStep)) {
+      // The factorization was too poor to give a direction: more
+      // regularization, and the same iteration again.
+      if (++directionRetries_ > st_.max_factor_retries)
+        return SCALY_QP_NUMERICS;
+      rho_ *= 100;
+      delta_ *= 100;
+      regLimit_ = std::min(10 * regLimit_, st_.eps_abs);
+      --info_.iter;
+      continue;
+    }
+    directionRetries_ = 0;
     x += primalStep * dx;
     q.s += primalStep * d.s;
     q.sl += primalStep * d.sl;
@@ -544,6 +571,12 @@ std::vector<int> patternOf(const scaly_qp_csc &M) {
   return out;
 }
 
+std::vector<double> valuesOf(const scaly_qp_csc &M) {
+  if (!M.colptr || !M.values)
+    return {};
+  return std::vector<double>(M.values, M.values + M.colptr[M.ncol]);
+}
+
 /// A bound pair that no x satisfies: l > u, or a side at an infinite value.
 bool impossible(const double *lo, const double *hi, int size) {
   for (int i = 0; i < size; ++i) {
@@ -569,6 +602,7 @@ void Solver::build(const scaly_qp_data &data) {
   solution_.z = Vec::Zero(problem_.userM);
   solution_.zBox = Vec::Zero(problem_.n);
   patterns_ = {patternOf(data.P), patternOf(data.A), patternOf(data.G)};
+  values_ = {valuesOf(data.P), valuesOf(data.A), valuesOf(data.G)};
   impossible_ = impossible(data.h_l, data.h_u, data.m) || impossible(data.x_l, data.x_u, data.n);
 }
 
@@ -586,13 +620,23 @@ std::string Solver::update(const scaly_qp_data &data) {
   sides(data, rowSides, boundSides);
   std::vector<std::vector<int>> patterns = {patternOf(data.P), patternOf(data.A),
                                             patternOf(data.G)};
+  std::vector<std::vector<double>> values = {valuesOf(data.P), valuesOf(data.A),
+                                              valuesOf(data.G)};
   if (rowSides == problem_.rowSides && boundSides == problem_.boundSides &&
-      patterns == patterns_) {
+      patterns == patterns_ && values == values_) {
+    // Only vectors changed (the usual MPC update): same scaling, same
+    // factorization pattern and values, nothing to check again.
+    refreshVectors(problem_, data);
+    impossible_ =
+        impossible(data.h_l, data.h_u, data.m) || impossible(data.x_l, data.x_u, data.n);
+  } else if (rowSides == problem_.rowSides && boundSides == problem_.boundSides &&
+             patterns == patterns_) {
     Problem problem = buildProblem(data, settings_);
     std::string convexity = checkConvex(problem);
     if (!convexity.empty())
       return convexity;
     problem_ = std::move(problem);
+    values_ = std::move(values);
     kkt_->refresh();
     impossible_ =
         impossible(data.h_l, data.h_u, data.m) || impossible(data.x_l, data.x_u, data.n);

@@ -92,6 +92,8 @@ def _vector(value, size, name, default=None, allow_inf=False):
 def _matrix(value, rows, cols, name, upper=False):
     """A CSC matrix with int32 sorted indices and float64 values."""
     import scipy.sparse as sp
+    if getattr(value, "_scaly_converted", None) == (rows, cols, upper):
+        return value  # converted by an earlier setup or update: reused as it is
     if value is None:
         return sp.csc_matrix((rows, cols))
     if sp.issparse(value):
@@ -114,8 +116,10 @@ def _matrix(value, rows, cols, name, upper=False):
         col = int(np.searchsorted(M.indptr, k, side="right") - 1)
         raise ValueError(f"{name}[{int(M.indices[k])}, {col}] is {M.data[k]}, expected a finite "
                          "value")
-    return sp.csc_matrix((M.data.astype(np.float64), M.indices.astype(np.int32),
-                          M.indptr.astype(np.int32)), shape=M.shape)
+    out = sp.csc_matrix((M.data.astype(np.float64), M.indices.astype(np.int32),
+                         M.indptr.astype(np.int32)), shape=M.shape)
+    out._scaly_converted = (rows, cols, upper)
+    return out
 
 
 def _ptr(a, ctype=ctypes.c_double):
@@ -240,8 +244,10 @@ class QPSolver:
         if unknown:
             raise TypeError(f"update() got unknown data {sorted(unknown)}; expected some of "
                             f"{sorted(self._args)}")
-        args = dict(self._args, **data)
         old = self._problem
+        # Matrices not passed are reused as converted, not converted again.
+        args = dict(self._args, P=old.P, A=old.A, G=old.G)
+        args.update(data)
         problem = _Problem(**args, n=old.n)
         if (problem.n, problem.p, problem.m) != (old.n, old.p, old.m):
             raise ValueError(f"update changes the dimensions (n, p, m) from "
@@ -250,7 +256,7 @@ class QPSolver:
         if self._lib.scaly_qp_update(self._handle, ctypes.byref(problem.data), err,
                                      _ERR_LEN) != 0:
             raise ValueError(err.value.decode())
-        self._args, self._problem = args, problem
+        self._args, self._problem = dict(args), problem
 
     def set_options(self, options):
         """Change numerical options for later solves (unknown or bad ones raise)."""
