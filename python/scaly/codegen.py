@@ -71,6 +71,12 @@ class RenderedModule:
     #: and the status codes an entry returns as (value, name, meaning).
     wasm_no_scalar: tuple = ()
     status_codes: tuple = ()
+    #: A module that reaches a solver: its wrapper source (<name>_solvers.c, its own
+    #: translation unit), the wrappers' names in call order, and the build manifest
+    #: (<name>.build.json: files, solvers, include and library paths, build command).
+    solver_source: str = ""
+    solvers: tuple = ()
+    manifest: str = ""
 
     @property
     def header_name(self):
@@ -78,7 +84,9 @@ class RenderedModule:
         return f"{self.name}.hpp" if self.lang == "cpp" else f"{self.name}.h"
 
     def write(self, directory):
-        """Write <name>.c and the header into `directory`; returns the two paths."""
+        """Write <name>.c and the header into `directory`; returns the two paths.
+        A module that reaches a solver also gets <name>_solvers.c and
+        <name>.build.json beside them."""
         import os
         os.makedirs(directory, exist_ok=True)
         c_path = os.path.join(directory, f"{self.name}.c")
@@ -87,6 +95,11 @@ class RenderedModule:
             f.write(self.source)
         with open(h_path, "w") as f:
             f.write(self.header)
+        if self.solver_source:
+            with open(os.path.join(directory, f"{self.name}_solvers.c"), "w") as f:
+                f.write(self.solver_source)
+            with open(os.path.join(directory, f"{self.name}.build.json"), "w") as f:
+                f.write(self.manifest)
         return c_path, h_path
 
 
@@ -155,9 +168,29 @@ def _render_recorded(functions, options, mode):
                             out.get("wasm_header", ""), tuple(out.get("wasm_exports", ())),
                             tuple(out.get("wasm_no_scalar", {}).items()),
                             tuple(out.get("status_codes", ())))
+    module = _with_solvers(module, options)
     for f in watched:
         viz.record(f, mode, module=module)
     return replace(module, stages=()) if watched and not asked else module
+
+
+def _with_solvers(module, options):
+    """`module` with its solver wrappers' source and build manifest, if it calls any."""
+    from .solvers.wrapper import build_manifest, render_wrappers, wrappers_called
+    names = wrappers_called(module.source)
+    if not names:
+        return module
+    if options.get("lang", "c") != "c" or options.get("casadi"):
+        raise ValueError("render_c_module: a module that reaches a solver is exported as C "
+                         "(lang='c', casadi=False) for now")
+    import json
+    from .runtime.jit import entry_params
+    from .solvers import native_paths
+    entries = [(e.name, entry_params(module.header, e.name)) for e in module.entries]
+    paths = native_paths()
+    manifest = build_manifest(module.name, names, paths["include"], paths["scaly_qp"])
+    return replace(module, solver_source=render_wrappers(entries, names), solvers=tuple(names),
+                   manifest=json.dumps(manifest, indent=2) + "\n")
 
 
 def default_scalarize_limit(lanes):

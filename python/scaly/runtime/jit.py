@@ -521,8 +521,7 @@ def compile_function(fn):
                     return _make_kernel(fn, *loaded)
         module = _render(cc, fn)
         extra = f"recompile {os.getpid()} {fn._recompile_id}" if recompiled else ""
-        from ..solvers.wrapper import wrappers_called
-        wrappers = wrappers_called(module.source)
+        wrappers = list(module.solvers)
         if wrappers:
             return _compile_with_solvers(cc, fn, root, module, wrappers, abi, extra,
                                          index_key if trusted else None)
@@ -585,7 +584,7 @@ def _make_kernel(fn, address, owner, workspace_bytes, name):
 
 # -- modules that reach a solver ------------------------------------------------
 
-def _entry_params(header: str, name: str) -> str:
+def entry_params(header: str, name: str) -> str:
     """The C parameter list of the entry `name` as the header declares it."""
     import re
     match = re.search(r"\bint\s+" + re.escape(name) + r"\s*\(([^)]*)\)\s*;", header)
@@ -630,9 +629,8 @@ def _compile_with_solvers(cc, fn, root: Path, module, wrappers, abi, extra, inde
     """Build (or find) the shared library of a module that calls solver wrappers:
     its source and its wrapper source compiled together, linked to the solvers'
     native libraries, opened with dlmopen."""
-    from ..solvers.wrapper import render_wrappers
     name = module.name
-    wrapper_source = render_wrappers(name, _entry_params(module.header, name), wrappers)
+    wrapper_source = module.solver_source
     encoded = (module.source.encode(), module.header.encode(), wrapper_source.encode())
     command = compiler_command(cc)
     flags = cc.compile_flags() + ["-shared"]

@@ -121,13 +121,15 @@ SCALY_WRAPPER_HIDDEN void {w}(const double *P, const double *c, const double *A,
     return "".join(out)
 
 
-def render_wrappers(entry: str, entry_params: str, names: list) -> str:
-    """The wrapper translation unit of a module whose entry is `entry` (its C
-    parameter list `entry_params`) and which calls the wrappers `names`."""
+def render_wrappers(entries, names: list) -> str:
+    """The wrapper translation unit of a module: `entries` lists its exported
+    entries as (C name, C parameter list) pairs (one `_with_options` entry each),
+    `names` the wrappers its body calls."""
     specs = [spec(n) for n in names]
-    parts = [f"""/* Scaly solver wrappers of {entry}: built with the module's source and linked
- * to the QP library:
- *   cc -O2 -fPIC -shared {entry}.c {entry}_solvers.c -I<include> -L<lib> -lscaly_qp -lm
+    first = entries[0][0]
+    parts = [f"""/* Scaly solver wrappers of {first}: compiled as their own translation unit
+ * and linked with the module to the QP library (see {first}.build.json):
+ *   cc -O2 -fPIC -shared {first}.c {first}_solvers.c -I<include> -L<lib> -lscaly_qp -lm
  */
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
@@ -150,20 +152,44 @@ static double scaly_wrapper_now(void) {{
     for s in specs:
         parts.append(_one_wrapper(s))
         parts.append("\n")
-    args = ", ".join(p.strip().split()[-1].lstrip("*") for p in entry_params.split(","))
     sets = "".join(f"  {s.name}_call_options = options ? options[{k}] : NULL;\n"
                    for k, s in enumerate(specs))
     resets = "".join(f"  {s.name}_call_options = NULL;\n" for s in specs)
-    parts.append(f"""int {entry}({entry_params});
+    for entry, params in entries:
+        args = ", ".join(p.strip().split()[-1].lstrip("*") for p in params.split(","))
+        parts.append(f"""int {entry}({params});
 
-/* The entry with call-time options: options[k] for the k-th wrapper above. */
-int {entry}_with_options({entry_params}, const double *const *options) {{
+/* {entry} with call-time options: options[k] for the k-th wrapper above. */
+int {entry}_with_options({params}, const double *const *options) {{
   int status;
 {sets}  status = {entry}({args});
 {resets}  return status;
 }}
+
 """)
     return "".join(parts)
+
+
+def build_manifest(module_name: str, names: list, include_dir: str, library: str) -> dict:
+    """The build manifest of a module that reaches solvers: its files, its solvers
+    and the commands that build it into a shared library."""
+    import os
+    libdir = os.path.dirname(library)
+    return {
+        "module": module_name,
+        "sources": [f"{module_name}.c", f"{module_name}_solvers.c"],
+        "headers": [f"{module_name}.h", "scaly_qp.h", "scaly_solver_stats.h"],
+        "solvers": [{"wrapper": s.name, "kind": "qp",
+                     "backend": "dense" if s.dense else "sparse", "n": s.n, "p": s.p, "m": s.m,
+                     "exports": [f"{s.name}_stats", f"{s.name}_set_option"]}
+                    for s in (spec(n) for n in names)],
+        "include_dirs": [include_dir],
+        "library_dirs": [libdir],
+        "libraries": ["scaly_qp", "m"],
+        "build": (f"cc -O3 -fno-math-errno -fPIC -shared -o lib{module_name}.so "
+                  f"{module_name}.c {module_name}_solvers.c -I{include_dir} -L{libdir} "
+                  f"-lscaly_qp -Wl,-rpath,{libdir} -lm"),
+    }
 
 
 def option_array(options: dict) -> np.ndarray:
