@@ -1,7 +1,8 @@
 """The documentation's examples run as written.
 
 Every ```python block of docs/guide.md, docs/jit.md, docs/lowering-hints.md,
-docs/derivatives.md, docs/casadi.md, docs/recipe.md, docs/viz.md and docs/wasm.md runs in a
+docs/derivatives.md, docs/casadi.md, docs/recipe.md, docs/viz.md, docs/wasm.md and
+docs/solvers.md runs in a
 fresh process (blocks whose first line is ``# not run`` are skipped). A C or C++ block whose first
 line is ``/* tested: <file> */`` is a complete program: the test runs the python block before
 it, which writes a module into a ``tempfile`` directory, puts the program next to that module,
@@ -24,7 +25,7 @@ DOCS = ROOT / "docs"
 PACKAGE_DIR = ROOT / "python"
 PYTHON = "/usr/bin/python3"
 RUN_FILES = ("guide.md", "jit.md", "lowering-hints.md", "derivatives.md", "casadi.md",
-             "recipe.md", "viz.md", "wasm.md")
+             "recipe.md", "viz.md", "wasm.md", "solvers.md")
 TESTED = re.compile(r"^/\* tested: ([\w.-]+\.(?:c|cpp)) \*/$")
 INCLUDE = re.compile(r'^#include "(\w+)\.(?:h|hpp)"$', re.M)
 
