@@ -44,11 +44,40 @@ def solver_fingerprint() -> str:
         h.update(lib.read_bytes())
         for header in ("scaly_qp.h", "scaly_solver_stats.h"):
             h.update((Path(paths["include"]) / header).read_bytes())
-        for dep in _dependencies(lib):
-            st = os.stat(dep)
+        for dep in _cached_dependencies(lib):
+            try:
+                st = os.stat(dep)
+            except OSError:  # a dependency gone since ldd ran: ask ldd again
+                _DEPENDENCY_CACHE.clear()
+                return solver_fingerprint()
             h.update(f"{dep} {st.st_size} {st.st_mtime_ns}".encode())
         _FINGERPRINT = h.hexdigest()
     return _FINGERPRINT
+
+
+_DEPENDENCY_CACHE: dict = {}
+
+
+def _cached_dependencies(lib: Path) -> list:
+    """`ldd`'s answer for `lib`, kept on disk under the cache root by the library's
+    path, size and modification time: running ldd costs ~0.1 s, a stat per
+    dependency (which the fingerprint still does) microseconds."""
+    import json
+    from .jit import _read_json, _write_atomic, cache_root
+    st = lib.stat()
+    stamp = f"{lib.resolve()} {st.st_size} {st.st_mtime_ns}"
+    if stamp in _DEPENDENCY_CACHE:
+        return _DEPENDENCY_CACHE[stamp]
+    path = cache_root() / "solvers" / (hashlib.sha256(stamp.encode()).hexdigest()[:32] + ".json")
+    stored = _read_json(path)
+    if (stored and stored.get("stamp") == stamp and isinstance(stored.get("deps"), list)
+            and all(isinstance(d, str) for d in stored["deps"])):
+        deps = stored["deps"]
+    else:
+        deps = _dependencies(lib)
+        _write_atomic(path, json.dumps({"stamp": stamp, "deps": deps}).encode())
+    _DEPENDENCY_CACHE[stamp] = deps
+    return deps
 
 
 def _dependencies(lib: Path) -> list:
