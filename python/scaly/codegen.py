@@ -186,10 +186,14 @@ def _with_solvers(module, options):
     import json
     from .runtime.jit import entry_params
     from .solvers import native_paths
+    from .solvers.wrapper import module_wrapper_names, rename_wrappers
+    renames = module_wrapper_names(module.name, names)
     entries = [(e.name, entry_params(module.header, e.name)) for e in module.entries]
     paths = native_paths()
-    manifest = build_manifest(module.name, names, paths["include"], paths["scaly_qp"])
-    return replace(module, solver_source=render_wrappers(entries, names), solvers=tuple(names),
+    manifest = build_manifest(module.name, names, paths["include"], paths["scaly_qp"], renames)
+    return replace(module, source=rename_wrappers(module.source, renames),
+                   solver_source=render_wrappers(entries, names, renames),
+                   solvers=tuple(renames[n] for n in names),
                    manifest=json.dumps(manifest, indent=2) + "\n")
 
 

@@ -96,10 +96,13 @@ def _dependencies(lib: Path) -> list:
 
 
 def link_flags() -> list:
-    """Include, library and rpath flags of the QP library."""
+    """Include, library and rpath flags of the QP library, and -Bsymbolic."""
     paths = native_paths()
     libdir = str(Path(paths["scaly_qp"]).parent)
-    return [f"-I{paths['include']}", f"-L{libdir}", "-lscaly_qp", f"-Wl,-rpath,{libdir}"]
+    # -Bsymbolic: the library's own calls (the _with_options entry calling the
+    # entry) bind inside it, never to a same-named kernel of the same namespace.
+    return [f"-I{paths['include']}", f"-L{libdir}", "-lscaly_qp", f"-Wl,-rpath,{libdir}",
+            "-Wl,-Bsymbolic"]
 
 
 def compiler_command(cc) -> list:

@@ -121,11 +121,26 @@ SCALY_WRAPPER_HIDDEN void {w}(const double *P, const double *c, const double *A,
     return "".join(out)
 
 
-def render_wrappers(entries, names: list) -> str:
+def module_wrapper_names(module_name: str, names: list) -> dict:
+    """The C names a module gives the wrappers it calls: `<module>_qp<k>` in call
+    order, so that two modules linked into one program never share a symbol
+    (tracing names a wrapper by a digest of its structure)."""
+    return {n: f"{module_name}_qp{k}" for k, n in enumerate(names)}
+
+
+def rename_wrappers(source: str, renames: dict) -> str:
+    """`source` with every traced wrapper name replaced by its module name."""
+    return WRAPPER_NAME.sub(lambda m: renames.get(m.group(1), m.group(1)) + "(", source)
+
+
+def render_wrappers(entries, names: list, renames=None) -> str:
     """The wrapper translation unit of a module: `entries` lists its exported
     entries as (C name, C parameter list) pairs (one `_with_options` entry each),
-    `names` the wrappers its body calls."""
-    specs = [spec(n) for n in names]
+    `names` the (traced) wrappers its body calls, `renames` their C names in
+    this module (default: unchanged)."""
+    from dataclasses import replace
+    renames = renames or {}
+    specs = [replace(spec(n), name=renames.get(n, n)) for n in names]
     first = entries[0][0]
     parts = [f"""/* Scaly solver wrappers of {first}: compiled as their own translation unit
  * and linked with the module to the QP library (see {first}.build.json):
@@ -170,7 +185,8 @@ int {entry}_with_options({params}, const double *const *options) {{
     return "".join(parts)
 
 
-def build_manifest(module_name: str, names: list, include_dir: str, library: str) -> dict:
+def build_manifest(module_name: str, names: list, include_dir: str, library: str,
+                   renames=None) -> dict:
     """The build manifest of a module that reaches solvers: its files, its solvers
     and the commands that build it into a shared library."""
     import os
@@ -179,16 +195,17 @@ def build_manifest(module_name: str, names: list, include_dir: str, library: str
         "module": module_name,
         "sources": [f"{module_name}.c", f"{module_name}_solvers.c"],
         "headers": [f"{module_name}.h", "scaly_qp.h", "scaly_solver_stats.h"],
-        "solvers": [{"wrapper": s.name, "kind": "qp",
+        "solvers": [{"wrapper": (renames or {}).get(s.name, s.name), "kind": "qp",
                      "backend": "dense" if s.dense else "sparse", "n": s.n, "p": s.p, "m": s.m,
-                     "exports": [f"{s.name}_stats", f"{s.name}_set_option"]}
+                     "exports": [f"{(renames or {}).get(s.name, s.name)}_stats",
+                                 f"{(renames or {}).get(s.name, s.name)}_set_option"]}
                     for s in (spec(n) for n in names)],
         "include_dirs": [include_dir],
         "library_dirs": [libdir],
         "libraries": ["scaly_qp", "m"],
         "build": (f"cc -O3 -fno-math-errno -fPIC -shared -o lib{module_name}.so "
                   f"{module_name}.c {module_name}_solvers.c -I{include_dir} -L{libdir} "
-                  f"-lscaly_qp -Wl,-rpath,{libdir} -lm"),
+                  f"-lscaly_qp -Wl,-rpath,{libdir} -Wl,-Bsymbolic -lm"),
     }
 
 
