@@ -783,3 +783,15 @@ def test_two_exported_modules_with_the_same_qp_link_together(tmp_path):
     words = run([str(tmp_path / "prog")], tmp_path).split()
     assert words[:2] == ["0", "0"]
     np.testing.assert_allclose([float(v) for v in words[2:]], [-1.0, 2.0, -2.0, 4.0], atol=1e-6)
+
+
+def test_webassembly_build_refuses_a_solver_function(tmp_path):
+    """The QP library has no wasm32 build: scaly.wasm says so instead of failing to link."""
+    from scaly import wasm
+
+    @sc.function(sc.arg("c", 2), outputs=sc.arg("x"))
+    def wasm_qp(c):
+        return sc.qp(np.eye(2), c, x_l=[-1.0, -1.0], x_u=[1.0, 1.0])[0]
+
+    with pytest.raises(ValueError, match="reach a solver"):
+        wasm.build(wasm_qp, tmp_path)

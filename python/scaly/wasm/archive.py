@@ -74,7 +74,12 @@ def _render(functions, name, scalarize_limit, lanes):
                                       scalarize_limit=scalarize_limit, record_stages=False,
                                       caller="scaly.wasm.build")
     options["wasm_shim"] = True
-    return functions, _render_recorded(functions, options, "wasm")
+    module = _render_recorded(functions, options, "wasm")
+    if module.solvers:
+        raise ValueError("scaly.wasm.build: these functions reach a solver (sc.qp); the QP "
+                         "library is not built for wasm32, so they cannot be built for "
+                         "WebAssembly yet")
+    return functions, module
 
 
 def _sources(module):
