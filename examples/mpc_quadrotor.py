@@ -14,7 +14,19 @@ condensed prediction matrices from them. The same MPC is then posed twice:
 
 Both run side by side in closed loop on the nonlinear model (the JIT-compiled `step`), each
 step updating only the data that depend on the measured state and starting from the previous
-solution shifted by one step (--cold: no warm start).
+solution shifted by one step (--cold: no warm start). These are the reference.
+
+The same two QPs are then solved inside compiled Scaly Functions with sc.qp, the controller
+one would ship: u0 = mpc_step(x0, ...), no Python between the measurement and the thrusts:
+
+  (c) mpc_sparse(x0): the multiple-shooting matrices are constants computed before tracing
+      from the evaluated Jacobians (their sparsity kept); only b depends on x0; sparse backend;
+  (d) mpc_condensed(x0, Ad, Bd, P_N): the prediction matrices come from the scans of
+      prediction() inside the Function, and H = Su'Qb Su + Rb, c, G and the tilt bounds are
+      expressions (dense 120 x 120); dense backend.
+
+Each drives its own closed loop on the plant; every step is checked against the Python
+QPSolver of the same formulation at the same state (main_in_model).
 """
 
 import sys
@@ -186,6 +198,68 @@ def shifted(v, block, keep_last=True):
     return out
 
 
+# -- the same MPC inside Scaly Functions: sc.qp in the trace -------------------------------
+# A controller to ship: one compiled Function from the measured state to the rotor thrusts,
+# with the QP's data computed in the generated C and the QP solved by the same library through
+# the module's solver wrapper. The wrapper keeps its solver between calls (set up on the first,
+# updated after); sc.qp takes no starting point, so every solve starts cold.
+
+def make_mpc_sparse(Ad, Bd, P_N):
+    """(c) Multiple shooting inside a Function: mpc_sparse(x0) -> (u0, X, U).
+
+    The QP's matrices are constants, taken from the numerically evaluated Jacobians before
+    tracing: P and A keep their sparsity pattern in the generated C. Only b = (Ad dx0, 0)
+    depends on the input. X: the predicted states x_1..x_N, U: the planned thrusts."""
+    data, _ = sparse_qp(Ad, Bd, P_N)
+    nx = N * NX
+
+    @sc.function(sc.arg("x0", NX),
+                 outputs=(sc.arg("u0", NU), sc.arg("X", (N, NX)), sc.arg("U", (N, NU))))
+    def mpc_sparse(x0):
+        b = sc.concat([sc.matmul(Ad, x0 - X_REF), np.zeros(nx - NX)])
+        z, _, _, _ = sc.qp(data["P"], data["c"], A=data["A"], b=b, x_l=data["x_l"],
+                           x_u=data["x_u"], sparse=True)
+        U = U_HOVER + z[nx:].reshape(N, NU)
+        return U[0], X_REF + z[:nx].reshape(N, NX), U
+
+    return mpc_sparse
+
+
+def make_mpc_condensed():
+    """(d) Condensed inside a Function: mpc_condensed(x0, Ad, Bd, P_N) -> (u0, X, U).
+
+    The linear model and the terminal cost are inputs, so the same compiled controller takes a
+    new linearization at run time. The body builds Sx and Su with the scans of prediction(),
+    then the QP's data as expressions: H = Su' Qb Su + Rb (dense 120 x 120), c = Su' Qb Sx dx0,
+    the tilt rows G = S Su and their bounds. Q is diagonal, so Qb is applied as weights.
+    (Computing Ad, Bd from step_jac_x/u inside this trace and feeding them to the scan does not
+    lower yet: "operand #0 does not dominate this use", see the report with this example.)"""
+    assert np.array_equal(Q, np.diag(np.diag(Q)))
+    q = np.tile(np.diag(Q), N - 1)                       # Qb's diagonal, less the last block
+    tilt = slice(TILT[0], TILT[-1] + 1)                  # roll, pitch: a slice, not a gather
+    assert tuple(range(NX)[tilt]) == TILT
+    Rb = np.kron(np.eye(N), R)
+    du_l, du_u = np.tile(U_MIN - U_HOVER, N), np.tile(U_MAX - U_HOVER, N)
+
+    @sc.function(sc.arg("x0", NX), sc.arg("Ad", (NX, NX)), sc.arg("Bd", (NX, NU)),
+                 sc.arg("P_N", (NX, NX)),
+                 outputs=(sc.arg("u0", NU), sc.arg("X", (N, NX)), sc.arg("U", (N, NU))))
+    def mpc_condensed(x0, Ad, Bd, P_N):
+        Sx, Su = prediction(Ad, Bd)
+        free = Sx @ (x0 - X_REF)                         # the free response dx_1..dx_N
+        S, S_N = Su[:-NX], Su[-NX:]
+        H = S.T @ (q[:, None] * S) + S_N.T @ (P_N @ S_N) + Rb
+        c = S.T @ (q * free[:-NX]) + S_N.T @ (P_N @ free[-NX:])
+        G = Su.reshape(N, NX, N * NU)[:, tilt].reshape(N * len(TILT), N * NU)
+        free_tilt = free.reshape(N, NX)[:, tilt].reshape(N * len(TILT))
+        dU, _, _, _ = sc.qp(H, c, G=G, h_l=-TILT_MAX - free_tilt, h_u=TILT_MAX - free_tilt,
+                            x_l=du_l, x_u=du_u, sparse=False)
+        U = U_HOVER + dU.reshape(N, NU)
+        return U[0], X_REF + (free + Su @ dU).reshape(N, NX), U
+
+    return mpc_condensed
+
+
 # -- closed loop ---------------------------------------------------------------------------
 
 # The solver's default gap test (1e-8 absolute, 1e-12 relative to terms as large as the
@@ -324,6 +398,106 @@ def main(steps=200, warm_start=True, verbose=True, options=QP_OPTIONS, pos_tol=N
                 prediction_error=err)
 
 
+def main_in_model(steps=200, verbose=True, options=QP_OPTIONS, pos_tol=None):
+    """The in-model controllers, each in its own closed loop of `steps` steps on the plant.
+
+    At every step the compiled Function's solve must report 'solved', its first input must
+    equal that of the Python QPSolver of the same formulation at the same state (set up from
+    the same data, cold-started like the in-model solve, the same options) to 1e-6, and its
+    plan must keep the limits; with pos_tol, the final position error must be below it.
+    Returns per variant: the logs, the trace and compile times and the final error."""
+    say = print if verbose else (lambda *a, **k: None)
+    Ad, Bd = step_jac_x(X_REF, U_HOVER), step_jac_u(X_REF, U_HOVER)
+    P_N = scipy.linalg.solve_discrete_are(Ad, Bd, Q, R)
+    Sx, Su = prediction(Ad, Bd)
+    a_data, a_b = sparse_qp(Ad, Bd, P_N)
+    b_data, b_c, b_hl, b_hu = condensed_qp(Sx, Su, P_N)
+    nx = N * NX
+    dx0 = X0 - X_REF
+    ref_sparse = QPSolver(**dict(a_data, b=a_b(dx0)), backend="sparse", options=options)
+    ref_dense = QPSolver(**dict(b_data, c=b_c(dx0), h_l=b_hl(dx0), h_u=b_hu(dx0)),
+                         backend="dense", options=options)
+
+    def solve_sparse(dx0):
+        ref_sparse.update(b=a_b(dx0))
+        res = ref_sparse.solve()
+        return res, res.x[nx:nx + NU]
+
+    def solve_dense(dx0):
+        ref_dense.update(c=b_c(dx0), h_l=b_hl(dx0), h_u=b_hu(dx0))
+        res = ref_dense.solve()
+        return res, res.x[:NU]
+
+    variants = []
+    for name, make, extra, reference in (
+            ("sparse", lambda: make_mpc_sparse(Ad, Bd, P_N), (), solve_sparse),
+            ("condensed", make_mpc_condensed, (Ad, Bd, P_N), solve_dense)):
+        start = time.perf_counter()
+        fn = make()
+        traced = time.perf_counter()
+        fn.compile()
+        variants.append((name, fn, extra, reference, traced - start,
+                         time.perf_counter() - traced))
+
+    out = {}
+    for name, fn, extra, reference, t_trace, t_compile in variants:
+        log = {k: [] for k in ("wall", "t_qp", "t_total", "iter", "wall_ref", "t_solve_ref",
+                               "iter_ref", "du_diff", "u", "x")}
+        x = X0.copy()
+        for t in range(steps):
+            start = time.perf_counter()
+            u0, X, U = fn(x, *extra, options=options)
+            log["wall"].append(time.perf_counter() - start)
+            stats = fn.stats()
+            assert stats["status"] == "solved", f"step {t}: in-model {name} QP: {stats}"
+            start = time.perf_counter()
+            ref, du_ref = reference(x - X_REF)
+            log["wall_ref"].append(time.perf_counter() - start)
+            assert ref.status == "solved", f"step {t}: Python {name} QP {ref!r}"
+            log["du_diff"].append(np.abs(u0 - (U_HOVER + du_ref)).max())
+            assert log["du_diff"][-1] < 1e-6, \
+                f"step {t}: in-model {name} u0 differs from QPSolver's by {log['du_diff'][-1]}"
+            assert np.abs(X[:, TILT]).max() <= TILT_MAX + 1e-7, f"step {t}: planned tilt"
+            assert U.min() >= U_MIN - 1e-7 and U.max() <= U_MAX + 1e-7, f"step {t}: thrust"
+            assert np.allclose(U[0], u0, rtol=0, atol=0)
+            for key, value in (("t_qp", stats["t_qp"]), ("t_total", stats["t_total"]),
+                               ("iter", stats["iter"]), ("t_solve_ref", ref.t_solve),
+                               ("iter_ref", ref.iter), ("u", u0), ("x", x)):
+                log[key].append(value)
+            x = step(x, u0)
+        log = {k: np.array(v) for k, v in log.items()}
+        log["x"] = np.vstack([log["x"], x])
+        pos_err = float(np.linalg.norm(x[:3] - X_REF[:3]))
+        if pos_tol is not None:
+            assert pos_err < pos_tol, f"in-model {name}: final position error {pos_err} m"
+        out[name] = dict(log, final_x=x, pos_err=pos_err, t_trace=t_trace, t_compile=t_compile,
+                         max_tilt=float(np.abs(log["x"][:, TILT]).max()))
+
+    say(f"\nin-model MPC (sc.qp inside the compiled Function; cold start each call; options "
+        f"{options}): {steps} steps each")
+    for name, fn, *_ in variants:
+        o = out[name]
+        say(f"  {fn.name}: traced in {1e3 * o['t_trace']:.0f} ms, compiled (or loaded from the "
+            f"cache) in {o['t_compile']:.2f} s; final position error {100 * o['pos_err']:.3f} "
+            f"cm; max |u_0 - u_0(QPSolver)| {o['du_diff'].max():.1e} N; iterations equal to "
+            f"QPSolver's on {int((o['iter'] == o['iter_ref']).sum())}/{steps} steps")
+    say("\nper step             mpc_step call (wall)  t_qp     t_total   iterations    "
+        "| QPSolver, cold: update+solve  t_solve  iterations")
+    say("                     median / max  ms      median ms  median ms  median / max  "
+        "|                 median ms      median ms  median / max")
+    for name, *_ in variants:
+        o = out[name]
+        say(f"  {name:<18} {1e3 * np.median(o['wall']):6.3f} / {1e3 * o['wall'].max():6.3f}    "
+            f"{1e3 * np.median(o['t_qp']):6.3f}   {1e3 * np.median(o['t_total']):6.3f}    "
+            f"{np.median(o['iter']):4.0f} / {o['iter'].max():<4}   |"
+            f"                 {1e3 * np.median(o['wall_ref']):6.3f}         "
+            f"{1e3 * np.median(o['t_solve_ref']):6.3f}    {np.median(o['iter_ref']):4.0f} / "
+            f"{o['iter_ref'].max()}")
+    return out
+
+
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if a != "--cold"]
-    main(int(args[0]) if args else 200, warm_start="--cold" not in sys.argv, pos_tol=0.05)
+    steps = int(args[0]) if args else 200
+    main(steps, warm_start="--cold" not in sys.argv, pos_tol=0.05)
+    main_in_model(steps, pos_tol=0.05)

@@ -54,3 +54,31 @@ def test_constraints_are_active(cache):
     u, x = out["u"], out["x"]
     assert np.any(u <= ex.U_MIN + 1e-6) or np.any(u >= ex.U_MAX - 1e-6)
     assert np.abs(x[:, list(ex.TILT)]).max() >= ex.TILT_MAX - 1e-3
+
+
+def test_in_model_closed_loop(cache):
+    """The same MPC with sc.qp inside compiled Functions (sparse: constant matrices, b from
+    x0; condensed: the prediction scans and the QP's data built in the Function), each in its
+    own closed loop. main_in_model() asserts per step that the solve is 'solved', that u0 is
+    the Python QPSolver's to 1e-6 at the same state and that the plan keeps the limits."""
+    ex = load_example()
+    steps = 70
+    out = ex.main_in_model(steps=steps, verbose=False, pos_tol=0.05)
+    assert set(out) == {"sparse", "condensed"}
+    start_err = np.linalg.norm(ex.X0[:3] - ex.X_REF[:3])
+    for name, o in out.items():
+        assert len(o["wall"]) == len(o["iter"]) == steps, name
+        assert np.all(o["iter"] > 0) and np.all(o["iter"] <= 50), name
+        assert np.all(o["t_qp"] > 0) and np.all(o["t_total"] >= o["t_qp"]), name
+        assert np.all(o["wall"] >= o["t_total"]), name
+        assert o["t_compile"] > 0 and o["t_trace"] > 0, name
+        assert o["du_diff"].max() < 1e-6, name
+        # The same library from the same data, cold-started both ways: the same iterations
+        # on (nearly) every step.
+        assert np.mean(o["iter"] == o["iter_ref"]) >= 0.9, name
+        u = o["u"]
+        assert u.min() >= ex.U_MIN - 1e-7 and u.max() <= ex.U_MAX + 1e-7, name
+        assert np.any(u <= ex.U_MIN + 1e-6) or np.any(u >= ex.U_MAX - 1e-6), name  # active
+        assert o["max_tilt"] <= ex.TILT_MAX + 0.01, name
+        assert start_err > 0.9 and o["pos_err"] < 0.05, name
+        assert np.all(np.isfinite(o["x"])), name
