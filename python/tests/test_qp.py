@@ -1301,3 +1301,26 @@ def test_solve_is_repeatable(backend):
     assert a.iter == b.iter
     c = solve(prob, backend)
     np.testing.assert_array_equal(a.x, c.x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_warm_start_setting_starts_from_the_previous_solution(backend):
+    """warm_start=1: a solve given no point starts from the previous solution, so a
+    slightly changed problem takes fewer iterations; the answer matches a cold solve."""
+    rng = np.random.default_rng(7)
+    n = 20
+    M = rng.standard_normal((n, n))
+    P = M @ M.T + np.eye(n)
+    G = rng.standard_normal((8, n))
+    c = rng.standard_normal(n)
+    args = dict(G=G, h_l=-np.ones(8), h_u=np.ones(8), x_l=-np.ones(n), x_u=np.ones(n))
+    warm = QPSolver(P, c, **args, backend=backend, options={"warm_start": 1})
+    cold = QPSolver(P, c, **args, backend=backend)
+    first = warm.solve()
+    assert first.status == "solved" and first.iter == cold.solve().iter
+    c2 = c + 1e-3 * rng.standard_normal(n)
+    warm.update(c=c2)
+    cold.update(c=c2)
+    again, reference = warm.solve(), cold.solve()
+    assert again.status == "solved" and again.iter < reference.iter
+    np.testing.assert_allclose(again.x, reference.x, atol=1e-7)

@@ -795,3 +795,25 @@ def test_webassembly_build_refuses_a_solver_function(tmp_path):
 
     with pytest.raises(ValueError, match="reach a solver"):
         wasm.build(wasm_qp, tmp_path)
+
+
+def test_warm_start_option_in_a_model():
+    """options={"warm_start": 1} lets the wrapper start each solve from the previous
+    solution: fewer iterations on a sequence of close problems, the same answers."""
+    @sc.function(sc.arg("c", 2), outputs=sc.arg("x"))
+    def warm_qp(c):
+        return sc.qp(np.array([[4.0, 1.0], [1.0, 2.0]]), c, A=[[1.0, 1.0]], b=[1.0],
+                     x_l=[0.0, 0.0], x_u=[1.0, 1.0])[0]
+
+    cold_iters, warm_iters = [], []
+    for k in range(4):
+        c = np.array([1.0, 1.0 + 0.01 * k])
+        x_cold = warm_qp(c)
+        cold_iters.append(warm_qp.stats()["iter"])
+        x_warm = warm_qp(c, options={"warm_start": 1})
+        warm_iters.append(warm_qp.stats()["iter"])
+        reference = solve_qp(np.array([[4.0, 1.0], [1.0, 2.0]]), c, A=[[1.0, 1.0]], b=[1.0],
+                             x_l=[0.0, 0.0], x_u=[1.0, 1.0])
+        np.testing.assert_allclose(x_cold, reference.x, atol=1e-8)
+        np.testing.assert_allclose(x_warm, reference.x, atol=1e-8)
+    assert all(w < c for w, c in zip(warm_iters, cold_iters))

@@ -91,6 +91,8 @@ typedef struct {
   int32_t iterative_refinement_max_iter; /* refinement steps per KKT solve (10) */
   double iterative_refinement_eps;       /* refinement stops below this residual (1e-12) */
   int32_t verbose;                       /* print one line per iteration to stdout (0) */
+  int32_t warm_start; /* a solve given no starting point starts from the previous solution
+                         when that one was solved (0) */
 } scaly_qp_settings;
 
 typedef struct {

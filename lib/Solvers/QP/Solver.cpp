@@ -653,6 +653,17 @@ std::string Solver::update(const scaly_qp_data &data) {
 
 int Solver::solve(const double *x0, const double *y0, const double *z0, const double *zBox0) {
   double t0 = monotonicSeconds();
+  // warm_start: no point given, and the previous solve of this structure
+  // solved: start from its solution (copied, as the solve overwrites it).
+  Solution previous;
+  if (settings_.warm_start && !x0 && !y0 && !z0 && !zBox0 && solves_ > 0 &&
+      info_.native_status == SCALY_QP_SOLVED && solution_.x.size() == problem_.n) {
+    previous = solution_;
+    x0 = previous.x.data();
+    y0 = previous.y.data();
+    z0 = previous.z.data();
+    zBox0 = previous.zBox.data();
+  }
   const Problem &pb = problem_;
   const double cs = pb.costScale;
   Ipm ipm(pb, *kkt_, settings_, info_);

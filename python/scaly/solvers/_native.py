@@ -51,7 +51,8 @@ class Settings(ctypes.Structure):
                 ("preconditioner_iter", ctypes.c_int32),
                 ("preconditioner_scale_cost", ctypes.c_int32), ("tau", ctypes.c_double),
                 ("iterative_refinement_max_iter", ctypes.c_int32),
-                ("iterative_refinement_eps", ctypes.c_double), ("verbose", ctypes.c_int32)]
+                ("iterative_refinement_eps", ctypes.c_double), ("verbose", ctypes.c_int32),
+                ("warm_start", ctypes.c_int32)]
 
 
 class Info(ctypes.Structure):
