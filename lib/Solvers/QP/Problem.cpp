@@ -350,15 +350,21 @@ Problem buildProblem(const scaly_qp_data &data, const scaly_qp_settings &setting
   pb.eqScale = Eigen::Map<Vec>(eqScale.data(), (int)eqScale.size());
   pb.ineqScale = Eigen::Map<Vec>(ineqScale.data(), (int)ineqScale.size());
 
+  pb.upRow = upOfRow;
+  pb.loRow = loOfRow;
+  pb.boundLo.assign(n, -1);
+  pb.boundUp.assign(n, -1);
   std::vector<double> xl, xu;
   for (int i = 0; i < n; ++i) {
     if (pb.boundSides[i] == Equal)
       continue;
     if (pb.boundSides[i] & Lower) {
+      pb.boundLo[i] = (int)pb.il.size();
       pb.il.push_back(i);
       xl.push_back(data.x_l[i] / D[i]);
     }
     if (pb.boundSides[i] & Upper) {
+      pb.boundUp[i] = (int)pb.iu.size();
       pb.iu.push_back(i);
       xu.push_back(data.x_u[i] / D[i]);
     }

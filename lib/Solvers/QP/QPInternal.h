@@ -59,6 +59,9 @@ struct Problem {
   std::vector<int> il, iu;  // variables with a finite lower / upper bound
   Vec xl, xu;               // those bounds, scaled
   std::vector<RowOrigin> eqOrigin, ineqOrigin;
+  // Per user row of G, its internal upper and lower inequality rows (-1:
+  // none); per variable, its positions in il and iu (-1: none).
+  std::vector<int> upRow, loRow, boundLo, boundUp;
 
   // Equilibration: x = D x~, row i of A~ = eqScale_i * (row of user data),
   // row i of G~ = ineqScale_i * (...), cost scaled by costScale.
