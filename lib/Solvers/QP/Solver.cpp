@@ -144,8 +144,8 @@ void Ipm::residuals() {
                          infNorm(xu.cwiseProduct(Du)), infNorm(pb.xu.cwiseProduct(Du))});
   // The gap of the multipliers the user gets: a row's two sides (and a
   // variable's two bounds) merged into one signed multiplier, whose support
-  // term uses the bound it rests on. Unmerged, the inactive side's
-  // complementarity (u - l) * min(z_u, z_l) would hide from the measure.
+  // term uses the bound it rests on; it differs from the internal gap by
+  // (u - l) * min(z_u, z_l) per two-sided row.
   double xPx = x.dot(Px), cx = pb.c.dot(x), by = pb.b.dot(y);
   double rows = 0.0, rowsRel = 0.0;
   for (size_t j = 0; j < pb.upRow.size(); ++j) {
@@ -163,8 +163,14 @@ void Ipm::residuals() {
     bounds += term;
     boundsRel = std::max(boundsRel, std::fabs(term));
   }
-  gap_ = std::fabs(xPx + cx + by + rows + bounds) / cs;
-  gapRel_ = std::max({std::fabs(xPx), std::fabs(cx), std::fabs(by), rowsRel, boundsRel}) / cs;
+  // Both gaps must be small: the merged one is what the user's multipliers
+  // show, the unmerged one also bounds each inactive side's complementarity.
+  double hz = pb.h.dot(q.z), bl = -pb.xl.dot(q.zl), bu = pb.xu.dot(q.zu);
+  double unmerged = std::fabs(xPx + cx + by + hz + bl + bu);
+  gap_ = std::max(std::fabs(xPx + cx + by + rows + bounds), unmerged) / cs;
+  gapRel_ = std::max({std::fabs(xPx), std::fabs(cx), std::fabs(by), rowsRel, boundsRel,
+                      std::fabs(hz), std::fabs(bl), std::fabs(bu)}) /
+            cs;
 }
 
 bool Ipm::converged() const {
