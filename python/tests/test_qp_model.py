@@ -817,3 +817,38 @@ def test_warm_start_option_in_a_model():
         np.testing.assert_allclose(x_cold, reference.x, atol=1e-8)
         np.testing.assert_allclose(x_warm, reference.x, atol=1e-8)
     assert all(w < c for w, c in zip(warm_iters, cold_iters))
+
+
+INDEXED = """
+import json, sys
+import numpy as np, scaly as sc
+from scaly.runtime import jit
+@sc.function(sc.arg("c", 2), outputs=sc.arg("x"))
+def indexed(c):
+    return sc.qp(np.eye(2), c, x_l=[-5.0, -5.0], x_u=[5.0, 5.0])[0]
+x = indexed(np.array([1.0, -2.0])).tolist()
+print(json.dumps({"x": x, "counters": jit.counters()}))
+"""
+
+
+def test_a_new_process_reuses_the_solver_library(tmp_path):
+    """A second process finds the solver module through the index: nothing is rendered
+    or compiled; an index entry made with another solver library is not trusted."""
+    import json
+    import time
+    from jitutil import run_snippet
+    cache = tmp_path / "cache"
+    first = run_snippet(INDEXED, cache)
+    assert first["counters"]["compile"] == 1
+    time.sleep(2.1)  # past the two-second rule on freshly written Scaly files
+    second = run_snippet(INDEXED, cache)
+    np.testing.assert_allclose(second["x"], [-1.0, 2.0], atol=1e-8)
+    assert second["counters"]["index_hit"] == 1
+    assert second["counters"]["render"] == 0 and second["counters"]["compile"] == 0
+    for entry in (cache / "index").glob("*.json"):
+        data = json.loads(entry.read_text())
+        data["solver_fingerprint"] = "another library"
+        entry.write_text(json.dumps(data))
+    third = run_snippet(INDEXED, cache)
+    np.testing.assert_allclose(third["x"], [-1.0, 2.0], atol=1e-8)
+    assert third["counters"]["index_hit"] == 0 and third["counters"]["render"] == 1

@@ -560,6 +560,11 @@ def _from_index(cc, fn, root: Path, index_key):
         return None
     directory = root / rel.parts[0]
     if "solvers" in entry:
+        # The index key digests Scaly's own files, not the solver library's: an
+        # entry built against another library (another settings layout, say) is
+        # rendered and compiled again.
+        if entry.get("solver_fingerprint") != solver_fingerprint():
+            return None
         return _solver_from_directory(directory, name, entry["solvers"])
     verified = _verified_artifact(cc, directory, name)
     if verified is None:
@@ -669,7 +674,8 @@ def _compile_with_solvers(cc, fn, root: Path, module, wrappers, abi, extra, inde
     if not extra:
         _BY_KEY[(root, key)] = hit
     if index_key is not None:
-        entry = {"artifact": f"{key}/lib{name}.so", "name": name, "solvers": list(wrappers)}
+        entry = {"artifact": f"{key}/lib{name}.so", "name": name, "solvers": list(wrappers),
+                 "solver_fingerprint": solver_fingerprint()}
         _write_atomic(root / "index" / f"{index_key}.json", json.dumps(entry).encode())
         _BY_INDEX[(root, index_key)] = hit
     return _make_kernel(fn, *hit)
