@@ -466,7 +466,7 @@ def _positional(body, count):
     ({"x_l": X_L[:-1]}, r"qp: x_l has shape \(5,\), expected \(6,\)"),
     ({"x_u": f"in:({N + 2},)"}, r"qp: x_u has shape \(8,\), expected \(6,\)"),
     ({"x_l": np.full(N, np.nan)}, r"qp: x_l has NaN entries"),
-    ({"P": np.full((N, N), np.inf)}, r"qp: P has non-finite entries"),
+    ({"P": np.full((N, N), np.inf)}, r"qp: P\[0, 0\] is inf, expected a finite value"),
     ({"c": "in:(2, 3)"}, r"qp: c must be a vector"),
     ({"A": None}, r"qp: b is given without A"),
     ({"G": None}, r"qp: h_l/h_u are given without G"),

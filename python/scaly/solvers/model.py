@@ -41,25 +41,13 @@ def spec(name):
 
 
 def _pattern_of_constant(M, rows, cols, what, upper):
-    import scipy.sparse as sp
-    if sp.issparse(M):
-        M = sp.csc_matrix(M, dtype=np.float64)
-    else:
-        dense = np.asarray(M, dtype=np.float64)
-        if dense.ndim == 1 and rows == 1:
-            dense = dense.reshape(1, -1)
-        if dense.ndim != 2:
-            raise ValueError(f"qp: {what} must be a matrix, got shape {dense.shape}")
-        M = sp.csc_matrix(dense)
-    if M.shape != (rows, cols):
-        raise ValueError(f"qp: {what} has shape {M.shape}, expected ({rows}, {cols})")
-    if upper:
-        M = sp.triu(M, format="csc")
-    M.sum_duplicates()
+    """(colptr, rowind, values) of a constant matrix's nonzeros, as the QP library reads it."""
+    from .qp import _matrix as library_matrix
+    try:
+        M = library_matrix(M, rows, cols, what, upper=upper).copy()
+    except ValueError as e:
+        raise ValueError(f"qp: {e}") from None
     M.eliminate_zeros()
-    M.sort_indices()
-    if not np.isfinite(M.data).all():
-        raise ValueError(f"qp: {what} has non-finite entries")
     return M.indptr.astype(np.int64), M.indices.astype(np.int64), M.data
 
 
