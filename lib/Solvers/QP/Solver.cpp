@@ -48,6 +48,25 @@ void scatterAdd(const std::vector<int> &index, const Vec &v, Vec &out, double si
     out[index[k]] += sign * v[k];
 }
 
+long double dotExtended(const Vec &a, const Vec &b) {
+  long double sum = 0.0L;
+  for (int i = 0; i < a.size(); ++i)
+    sum += (long double)a[i] * b[i];
+  return sum;
+}
+
+/// x'Px for P given by its upper triangle, in extended precision.
+long double quadraticForm(const Csc &upper, const Vec &x) {
+  long double sum = 0.0L;
+  for (int j = 0; j < upper.cols; ++j)
+    for (int k = upper.colptr[j]; k < upper.colptr[j + 1]; ++k) {
+      int i = upper.rowind[k];
+      long double term = (long double)upper.values[k] * x[i] * x[j];
+      sum += i == j ? term : 2.0L * term;
+    }
+  return sum;
+}
+
 /// Largest step in [0, 1] keeping v + alpha dv >= 0.
 double maxStep(const Vec &v, const Vec &dv, double alpha) {
   for (int i = 0; i < v.size(); ++i)
@@ -146,8 +165,13 @@ void Ipm::residuals() {
   // variable's two bounds) merged into one signed multiplier, whose support
   // term uses the bound it rests on; it differs from the internal gap by
   // (u - l) * min(z_u, z_l) per two-sided row.
-  double xPx = x.dot(Px), cx = pb.c.dot(x), by = pb.b.dot(y);
-  double rows = 0.0, rowsRel = 0.0;
+  // The gap adds terms of the objective's size: summed in double its value
+  // is the objective's rounding (1e-8 near 1e8), noise both ways at 1e-9.
+  // So its terms are summed in extended precision (long double).
+  double xPx = (double)quadraticForm(pb.P, x), cx = (double)dotExtended(pb.c, x),
+         by = (double)dotExtended(pb.b, y);
+  long double rows = 0.0L;
+  double rowsRel = 0.0;
   for (size_t j = 0; j < pb.upRow.size(); ++j) {
     int up = pb.upRow[j], lo = pb.loRow[j];
     double v = (up >= 0 ? q.z[up] : 0.0) - (lo >= 0 ? q.z[lo] : 0.0);
@@ -155,7 +179,8 @@ void Ipm::residuals() {
     rows += term;
     rowsRel = std::max(rowsRel, std::fabs(term));
   }
-  double bounds = 0.0, boundsRel = 0.0;
+  long double bounds = 0.0L;
+  double boundsRel = 0.0;
   for (int i = 0; i < n_; ++i) {
     int lo = pb.boundLo[i], up = pb.boundUp[i];
     double v = (up >= 0 ? q.zu[up] : 0.0) - (lo >= 0 ? q.zl[lo] : 0.0);
@@ -165,11 +190,13 @@ void Ipm::residuals() {
   }
   // Both gaps must be small: the merged one is what the user's multipliers
   // show, the unmerged one also bounds each inactive side's complementarity.
-  double hz = pb.h.dot(q.z), bl = -pb.xl.dot(q.zl), bu = pb.xu.dot(q.zu);
-  double unmerged = std::fabs(xPx + cx + by + hz + bl + bu);
-  gap_ = std::max(std::fabs(xPx + cx + by + rows + bounds), unmerged) / cs;
+  long double hz = dotExtended(pb.h, q.z), bl = -dotExtended(pb.xl, q.zl),
+              bu = dotExtended(pb.xu, q.zu);
+  long double base = quadraticForm(pb.P, x) + dotExtended(pb.c, x) + dotExtended(pb.b, y);
+  double unmerged = (double)std::fabs(base + hz + bl + bu);
+  gap_ = std::max((double)std::fabs(base + rows + bounds), unmerged) / cs;
   gapRel_ = std::max({std::fabs(xPx), std::fabs(cx), std::fabs(by), rowsRel, boundsRel,
-                      std::fabs(hz), std::fabs(bl), std::fabs(bu)}) /
+                      (double)std::fabs(hz), (double)std::fabs(bl), (double)std::fabs(bu)}) /
             cs;
 }
 
