@@ -1324,3 +1324,29 @@ def test_warm_start_setting_starts_from_the_previous_solution(backend):
     again, reference = warm.solve(), cold.solve()
     assert again.status == "solved" and again.iter < reference.iter
     np.testing.assert_allclose(again.x, reference.x, atol=1e-7)
+
+
+def test_an_unconverged_solve_returns_its_best_iterate_as_acceptable():
+    """Stopped by the iteration limit a little short of the tolerances, the solve returns
+    the best point it met and says 'acceptable' (within 1e3 of every tolerance); far from
+    them it says 'max_iter'. Both points are checked against the KKT residuals."""
+    rng = np.random.default_rng(11)
+    n = 30
+    M = rng.standard_normal((n, n))
+    P = M @ M.T + np.eye(n)
+    c = rng.standard_normal(n)
+    G = rng.standard_normal((10, n))
+    args = dict(G=G, h_l=-np.ones(10), h_u=np.ones(10), x_l=-np.ones(n), x_u=np.ones(n))
+    full = solve_qp(P, c, **args)
+    assert full.status == "solved" and full.iter > 4
+    statuses = {}
+    for k in range(1, full.iter):
+        res = solve_qp(P, c, **args, options={"max_iter": k})
+        statuses[k] = res.status
+        assert res.status in ("acceptable", "max_iter")
+        stationarity = np.abs(P @ res.x + c + G.T @ res.z + res.z_box).max()
+        if res.status == "acceptable":
+            scale = max(1.0, np.abs(P @ res.x).max(), np.abs(c).max())
+            assert stationarity <= 1e3 * (1e-8 + 1e-9 * scale) * 10
+            assert res.dual_res == pytest.approx(stationarity, rel=1e-3, abs=1e-12)
+    assert statuses[1] == "max_iter" and statuses[full.iter - 1] == "acceptable"

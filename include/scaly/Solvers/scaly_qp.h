@@ -39,6 +39,10 @@ extern "C" {
 
 /* Native statuses (PIQP's numbering). */
 #define SCALY_QP_SOLVED 1
+/* Stopped unconverged (iteration limit, numerical trouble or a doubtful
+ * infeasibility) with a best iterate within 1e3 of every tolerance: that
+ * iterate is returned. */
+#define SCALY_QP_ACCEPTABLE 2
 #define SCALY_QP_MAX_ITER_REACHED (-1)
 #define SCALY_QP_PRIMAL_INFEASIBLE (-2)
 #define SCALY_QP_DUAL_INFEASIBLE (-3)

@@ -32,6 +32,10 @@ namespace {
 
 double infNorm(const Vec &v) { return v.size() ? v.lpNorm<Eigen::Infinity>() : 0.0; }
 
+/// A solve that stops unconverged is "acceptable" when its best iterate was
+/// within this factor of every tolerance.
+constexpr double acceptableFactor = 1e3;
+
 /// How far (times its penalty) the iterate may run from a proximal centre
 /// before that is read as evidence of infeasibility.
 constexpr double infeasibilityThreshold = 0.9;
@@ -94,6 +98,8 @@ public:
   int run(bool warm);
 
 private:
+  int iterate(bool warm);
+  double merit() const;
   void residuals();
   void measure();
   bool factorWithRetries(bool &failed);
@@ -116,6 +122,13 @@ private:
   double rho_ = 0, delta_ = 0, mu_ = 0, regLimit_ = 0;
   double lastPrimalStep_ = 0, lastDualStep_ = 0;
   int directionRetries_ = 0;
+  // The iterate nearest convergence so far (see run()).
+  struct Point {
+    Vec x, y;
+    Pairs q;
+    double primal, dual, gap;
+  } best_;
+  double bestMerit_ = INFINITY;
   int noPrimalUpdate_ = 0, noDualUpdate_ = 0;
   Vec xi_, lambda_, nuz_, nul_, nuu_;            // proximal centres
   Vec rx_, ry_, rz_, rl_, ru_;                   // residuals without proximal terms
@@ -414,7 +427,36 @@ void Ipm::warmStart() {
     *w = w->cwiseMax(floorValue);
 }
 
+/// The iteration, then what it ends with: a solve that did not converge
+/// returns the best iterate it met, and calls it acceptable when that one is
+/// within acceptableFactor of every tolerance (a false infeasibility claim
+/// after the iterate had nearly converged is dropped the same way).
 int Ipm::run(bool warm) {
+  int status = iterate(warm);
+  if (status == SCALY_QP_SOLVED || !std::isfinite(bestMerit_))
+    return status;
+  bool lastIsWorse = !(merit() <= bestMerit_);
+  if (bestMerit_ <= acceptableFactor || lastIsWorse) {
+    x = best_.x;
+    y = best_.y;
+    q = best_.q;
+    info_.primal_res = best_.primal;
+    info_.dual_res = best_.dual;
+    info_.duality_gap = best_.gap;
+  }
+  return bestMerit_ <= acceptableFactor ? SCALY_QP_ACCEPTABLE : status;
+}
+
+/// How far the current point is from the tolerances: 1 is just converged.
+double Ipm::merit() const {
+  double m = std::max(primalInf_ / (st_.eps_abs + st_.eps_rel * primalRel_),
+                      dualInf_ / (st_.eps_abs + st_.eps_rel * dualRel_));
+  if (st_.check_duality_gap)
+    m = std::max(m, gap_ / (st_.eps_duality_gap_abs + st_.eps_duality_gap_rel * gapRel_));
+  return std::isfinite(m) ? m : INFINITY;
+}
+
+int Ipm::iterate(bool warm) {
   rho_ = st_.rho_init;
   delta_ = st_.delta_init;
   regLimit_ = st_.reg_lower_limit;
@@ -472,6 +514,10 @@ int Ipm::run(bool warm) {
     info_.rho = rho_;
     info_.delta = delta_;
     info_.mu = mu_;
+    if (double m = merit(); m < bestMerit_) {
+      bestMerit_ = m;
+      best_ = {x, y, q, primalInf_, dualInf_, gap_};
+    }
     if (st_.verbose)
       std::printf("%4d  pinf %.3e  dinf %.3e  gap %.3e  rho %.2e  delta %.2e  mu %.3e  "
                   "steps %.2e %.2e\n",
@@ -777,6 +823,7 @@ int Solver::solve(const double *x0, const double *y0, const double *z0, const do
 
   info_.native_status = status;
   info_.status = status == SCALY_QP_SOLVED             ? SCALY_SOLVE_OK
+                 : status == SCALY_QP_ACCEPTABLE        ? SCALY_SOLVE_ACCEPTABLE
                  : status == SCALY_QP_MAX_ITER_REACHED ? SCALY_SOLVE_MAX_ITER
                  : status == SCALY_QP_PRIMAL_INFEASIBLE ? SCALY_SOLVE_PRIMAL_INFEASIBLE
                  : status == SCALY_QP_DUAL_INFEASIBLE   ? SCALY_SOLVE_DUAL_INFEASIBLE

@@ -20,7 +20,7 @@ STATUS_NAMES = ("solved", "acceptable", "max_iter", "primal_infeasible", "dual_i
                 "numerics", "user_stop", "error")
 """Names of the SCALY_SOLVE_* codes, by value."""
 
-NATIVE_STATUS_NAMES = {1: "solved", -1: "max_iter_reached", -2: "primal_infeasible",
+NATIVE_STATUS_NAMES = {1: "solved", 2: "acceptable", -1: "max_iter_reached", -2: "primal_infeasible",
                        -3: "dual_infeasible", -8: "numerics", -9: "unsolved",
                        -10: "invalid_settings", -11: "invalid_data"}
 
