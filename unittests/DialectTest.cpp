@@ -22,9 +22,11 @@ TEST(ExprDialect, EveryOpHasADerivativeRuleOrAMarker) {
     bool rule = name.hasInterface<DifferentiableOpInterface>();
     bool zero = name.hasTrait<ZeroDerivative>();
     bool byPass = name.hasTrait<DifferentiatedByPass>();
-    EXPECT_EQ(int(rule) + int(zero) + int(byPass), 1)
+    bool refused = name.hasTrait<NotDifferentiable>();
+    EXPECT_EQ(int(rule) + int(zero) + int(byPass) + int(refused), 1)
         << name.getStringRef().str()
-        << " needs exactly one of: derivative rules, ZeroDerivative, DifferentiatedByPass";
+        << " needs exactly one of: derivative rules, ZeroDerivative, DifferentiatedByPass, "
+           "NotDifferentiable";
   }
   EXPECT_GT(ops, 20); // the dialect was really enumerated (29 ops today)
 }
@@ -32,7 +34,8 @@ TEST(ExprDialect, EveryOpHasADerivativeRuleOrAMarker) {
 // Nor without saying how its derivative's sparsity follows from its
 // operands': the shared elementwise rule, its own rule
 // (SparsityRuleOpInterface), or a marker saying it carries no dependency
-// (ZeroDerivative) or is gone before the analysis (DifferentiatedByPass).
+// (ZeroDerivative), is gone before the analysis (DifferentiatedByPass) or
+// refuses derivatives (NotDifferentiable).
 TEST(ExprDialect, EveryOpHasASparsityRuleOrAMarker) {
   MLIRContext ctx;
   ctx.loadDialect<ExprDialect>();
@@ -43,7 +46,8 @@ TEST(ExprDialect, EveryOpHasASparsityRuleOrAMarker) {
     ++ops;
     bool rule = name.hasInterface<SparsityRuleOpInterface>();
     bool elementwise = name.hasTrait<OpTrait::Elementwise>();
-    bool marker = name.hasTrait<ZeroDerivative>() || name.hasTrait<DifferentiatedByPass>();
+    bool marker = name.hasTrait<ZeroDerivative>() || name.hasTrait<DifferentiatedByPass>() ||
+                  name.hasTrait<NotDifferentiable>();
     own += rule;
     EXPECT_TRUE(rule || elementwise || marker)
         << name.getStringRef().str()

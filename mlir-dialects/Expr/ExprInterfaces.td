@@ -73,4 +73,10 @@ def Expr_DifferentiatedByPass : NativeOpTrait<"DifferentiatedByPass"> {
   let cppNamespace = "::scaly::expr";
 }
 
+// Not differentiable yet: a derivative through it is refused with a message
+// naming the op (a solver's sensitivities, say, have no rule so far).
+def Expr_NotDifferentiable : NativeOpTrait<"NotDifferentiable"> {
+  let cppNamespace = "::scaly::expr";
+}
+
 #endif // SCALY_EXPR_INTERFACES

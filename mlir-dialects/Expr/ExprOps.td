@@ -478,7 +478,7 @@ def Expr_VjpOp : Expr_Op<"vjp", [Pure, Expr_DifferentiatedByPass,
   }];
 }
 
-def Expr_QpSolveOp : Expr_Op<"qp_solve", [Pure,
+def Expr_QpSolveOp : Expr_Op<"qp_solve", [Pure, Expr_NotDifferentiable,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "solution of a convex quadratic program by Scaly's QP library";
   let description = [{

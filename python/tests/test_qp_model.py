@@ -852,3 +852,14 @@ def test_a_new_process_reuses_the_solver_library(tmp_path):
     third = run_snippet(INDEXED, cache)
     np.testing.assert_allclose(third["x"], [-1.0, 2.0], atol=1e-8)
     assert third["counters"]["index_hit"] == 0 and third["counters"]["render"] == 1
+
+
+def test_derivatives_through_a_qp_solve_are_refused_by_name():
+    """No derivative rule for a QP solve yet: jacobian and jacobian_sparsity say so."""
+    @sc.function(sc.arg("c", 2), outputs=sc.arg("x"))
+    def solved(c):
+        return sc.qp(np.eye(2), c, x_l=[-1.0, -1.0], x_u=[1.0, 1.0])[0]
+
+    for derivative in (sc.jacobian, sc.jacobian_sparsity):
+        with pytest.raises(ValueError, match="expr.qp_solve.*not differentiable yet"):
+            derivative(solved)

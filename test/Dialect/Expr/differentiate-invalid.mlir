@@ -68,3 +68,25 @@ expr.func @main(%s: tensor<i64>, %xs: tensor<4xf64>, %t: tensor<4xf64>) -> tenso
   %d = expr.jvp @f(%s, %xs, %t) wrt [false, true] : (tensor<i64>, tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
   expr.return %d : tensor<4xf64>
 }
+
+// -----
+
+// A QP solve has no derivative rule yet: the pass names it.
+expr.func @solve(%c: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["c"], res_names = ["x"]} {
+  %P = expr.constant dense<[1.0, 1.0]> : tensor<2xf64>
+  %none = expr.constant dense<> : tensor<0xf64>
+  %b = expr.constant dense<[-1.0, -1.0]> : tensor<2xf64>
+  // expected-error @+1 {{is not differentiable yet: derivatives through it have no rule}}
+  %x, %y, %z, %zb = expr.qp_solve(%P, %c, %none, %none, %none, %none, %none, %b, %P) {
+      P_colptr = array<i64: 0, 1, 2>, P_rowind = array<i64: 0, 1>,
+      A_colptr = array<i64: 0, 0, 0>, A_rowind = array<i64>,
+      G_colptr = array<i64: 0, 0, 0>, G_rowind = array<i64>, name = "w"}
+      : tensor<2xf64>, tensor<2xf64>, tensor<0xf64>, tensor<0xf64>, tensor<0xf64>,
+        tensor<0xf64>, tensor<0xf64>, tensor<2xf64>, tensor<2xf64>
+      -> tensor<2xf64>, tensor<0xf64>, tensor<0xf64>, tensor<2xf64>
+  expr.return %x : tensor<2xf64>
+}
+expr.func @main(%c: tensor<2xf64>, %t: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["c", "t"], res_names = ["y"]} {
+  %d = expr.jvp @solve(%c, %t) wrt [true] : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64>
+  expr.return %d : tensor<2xf64>
+}

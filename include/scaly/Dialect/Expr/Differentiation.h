@@ -21,6 +21,10 @@ class FuncOp;
 template <typename ConcreteType>
 class ZeroDerivative : public mlir::OpTrait::TraitBase<ConcreteType, ZeroDerivative> {};
 
+/// Derivatives through the op are refused (no rule yet).
+template <typename ConcreteType>
+class NotDifferentiable : public mlir::OpTrait::TraitBase<ConcreteType, NotDifferentiable> {};
+
 /// Marker: scaly-differentiate handles the op itself.
 template <typename ConcreteType>
 class DifferentiatedByPass

@@ -279,6 +279,8 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DepsMap &deps) {
   bool noInput = llvm::none_of(op->getOperands(), [&](Value v) { return bool(deps.lookup(v)); });
   if (noInput || op->hasTrait<ZeroDerivative>() || !anyFloat(op->getResults()))
     return success(); // results depend on nothing
+  if (op->hasTrait<NotDifferentiable>())
+    return op->emitOpError("is not differentiable yet: derivatives through it have no rule");
   if (auto math = dyn_cast<MathOp>(op))
     if (math.getFn() == MathFn::floor || math.getFn() == MathFn::ceil)
       return success();

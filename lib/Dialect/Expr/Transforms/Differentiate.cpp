@@ -124,6 +124,8 @@ void DerivativeMaker::forwardRule(Operation *op, DenseMap<Value, Value> &tangent
   if (!any || op->hasTrait<ZeroDerivative>() ||
       llvm::none_of(op->getResults(), [](Value r) { return isFloat(r); }))
     return;
+  if (op->hasTrait<NotDifferentiable>())
+    return fail(op, "is not differentiable yet: derivatives through it have no rule");
   auto rule = dyn_cast<DifferentiableOpInterface>(op);
   if (!rule)
     return fail(op, "has no derivative rule");
@@ -145,6 +147,8 @@ void DerivativeMaker::reverseRule(Operation *op, DenseMap<Value, Value> &cotange
   if (!any || op->hasTrait<ZeroDerivative>() ||
       llvm::none_of(op->getOperands(), [](Value v) { return isFloat(v); }))
     return;
+  if (op->hasTrait<NotDifferentiable>())
+    return fail(op, "is not differentiable yet: derivatives through it have no rule");
   auto rule = dyn_cast<DifferentiableOpInterface>(op);
   if (!rule)
     return fail(op, "has no derivative rule");
