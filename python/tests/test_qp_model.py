@@ -863,3 +863,73 @@ def test_derivatives_through_a_qp_solve_are_refused_by_name():
     for derivative in (sc.jacobian, sc.jacobian_sparsity):
         with pytest.raises(ValueError, match="expr.qp_solve.*not differentiable yet"):
             derivative(solved)
+
+
+def test_threads_share_a_solver_function_safely():
+    """The wrapper's statics are behind one lock: a thread calling with options and a
+    thread calling plainly (and large calls, which release the GIL) never see each
+    other's options, data or solver state."""
+    import threading
+    n = 9000  # above the size at which calls release the GIL
+    P = sc_eye_sparse(n)
+
+    @sc.function(sc.arg("c", n), outputs=sc.arg("x"))
+    def threaded(c):
+        return sc.qp(P, c, x_l=-np.ones(n), x_u=np.ones(n))[0]
+
+    cs = [np.linspace(-2, 2, n), np.linspace(2, -2, n)]
+    expected = [np.clip(-c, -1, 1) for c in cs]
+    threaded(cs[0])
+    wrong = []
+
+    def run(k, options):
+        for _ in range(40):
+            x = threaded(cs[k], options=options) if options else threaded(cs[k])
+            if options is None and not np.allclose(x, expected[k], atol=1e-6):
+                wrong.append(k)
+
+    threads = [threading.Thread(target=run, args=(0, None)),
+               threading.Thread(target=run, args=(1, None)),
+               threading.Thread(target=run, args=(0, {"max_iter": 1}))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []
+
+
+def sc_eye_sparse(n):
+    import scipy.sparse as sp
+    return sp.identity(n, format="csc")
+
+
+def test_setup_options_are_refused_per_call():
+    """The equilibration options act at setup: passed per call they are refused, by name."""
+    @sc.function(sc.arg("c", 2), outputs=sc.arg("x"))
+    def setup_only(c):
+        return sc.qp(np.eye(2), c, x_l=[-1.0, -1.0], x_u=[1.0, 1.0])[0]
+
+    with pytest.raises(ValueError, match="preconditioner_iter.*set up"):
+        setup_only(np.ones(2), options={"preconditioner_iter": 0})
+
+
+def test_a_stale_dependency_list_is_asked_again(tmp_path, monkeypatch):
+    """A dependency ldd once listed and an upgrade removed: the fingerprint asks ldd
+    again and rewrites the kept list (it once recursed without end)."""
+    import hashlib
+    import json
+    from pathlib import Path
+    from scaly.runtime import solver_link
+    monkeypatch.setenv("SCALY_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(solver_link, "_FINGERPRINT", None)
+    monkeypatch.setattr(solver_link, "_DEPENDENCY_CACHE", {})
+    lib = Path(native_paths()["scaly_qp"])
+    st = lib.stat()
+    stamp = f"{lib.resolve()} {st.st_size} {st.st_mtime_ns}"
+    kept = tmp_path / "solvers" / (hashlib.sha256(stamp.encode()).hexdigest()[:32] + ".json")
+    kept.parent.mkdir(parents=True)
+    deps = solver_link._dependencies(lib)
+    kept.write_text(json.dumps({"stamp": stamp, "deps": deps + ["/nonexistent/libgone.so.1"]}))
+    fingerprint = solver_link.solver_fingerprint()
+    assert len(fingerprint) == 64
+    assert json.loads(kept.read_text())["deps"] == deps

@@ -711,11 +711,17 @@ def call_with_options(fn, args, options):
         raise TypeError(f"{fn.name}() takes {len(fn.inputs)} inputs, got {len(args)}")
     inputs = []
     for (name, shape, dtype), a in zip(fn.inputs, args):
-        arr = np.ascontiguousarray(a, dtype=dtype)
-        if arr.shape != tuple(shape) and arr.size != int(np.prod(shape, dtype=np.int64)):
-            raise ValueError(f"{fn.name}(): input '{name}' has shape {arr.shape}, expected "
+        given = np.asarray(a)
+        # As the fast path: the exact shape, and only conversions that lose nothing.
+        if given.shape != tuple(shape):
+            raise ValueError(f"{fn.name}(): input '{name}' has shape {given.shape}, expected "
                              f"{tuple(shape)}")
-        inputs.append(arr.reshape(shape))
+        if not np.can_cast(given.dtype, dtype, "safe") and not (
+                given.dtype.kind in "iu" and np.dtype(dtype).kind in "iuf"
+                and np.array_equal(given.astype(dtype), given)):
+            raise TypeError(f"{fn.name}(): input '{name}' has dtype {given.dtype}, which does "
+                            f"not convert to {dtype} without loss")
+        inputs.append(np.ascontiguousarray(given, dtype=dtype))
     outputs = [np.empty(shape, dtype=dtype) for _, shape, dtype in fn.outputs]
     work = np.empty(max(fn._workspace_bytes, 8) // 8 + 8, np.float64)
     arg = (ctypes.c_void_p * max(1, len(inputs)))(*[a.ctypes.data for a in inputs])

@@ -44,12 +44,11 @@ def solver_fingerprint() -> str:
         h.update(lib.read_bytes())
         for header in ("scaly_qp.h", "scaly_solver_stats.h"):
             h.update((Path(paths["include"]) / header).read_bytes())
-        for dep in _cached_dependencies(lib):
-            try:
-                st = os.stat(dep)
-            except OSError:  # a dependency gone since ldd ran: ask ldd again
-                _DEPENDENCY_CACHE.clear()
-                return solver_fingerprint()
+        try:
+            stats = [(dep, os.stat(dep)) for dep in _cached_dependencies(lib)]
+        except OSError:  # a dependency gone since ldd ran (an upgrade): ask ldd again
+            stats = [(dep, os.stat(dep)) for dep in _cached_dependencies(lib, refresh=True)]
+        for dep, st in stats:
             h.update(f"{dep} {st.st_size} {st.st_mtime_ns}".encode())
         _FINGERPRINT = h.hexdigest()
     return _FINGERPRINT
@@ -58,7 +57,7 @@ def solver_fingerprint() -> str:
 _DEPENDENCY_CACHE: dict = {}
 
 
-def _cached_dependencies(lib: Path) -> list:
+def _cached_dependencies(lib: Path, refresh: bool = False) -> list:
     """`ldd`'s answer for `lib`, kept on disk under the cache root by the library's
     path, size and modification time: running ldd costs ~0.1 s, a stat per
     dependency (which the fingerprint still does) microseconds."""
@@ -66,10 +65,10 @@ def _cached_dependencies(lib: Path) -> list:
     from .jit import _read_json, _write_atomic, cache_root
     st = lib.stat()
     stamp = f"{lib.resolve()} {st.st_size} {st.st_mtime_ns}"
-    if stamp in _DEPENDENCY_CACHE:
+    if stamp in _DEPENDENCY_CACHE and not refresh:
         return _DEPENDENCY_CACHE[stamp]
     path = cache_root() / "solvers" / (hashlib.sha256(stamp.encode()).hexdigest()[:32] + ".json")
-    stored = _read_json(path)
+    stored = None if refresh else _read_json(path)
     if (stored and stored.get("stamp") == stamp and isinstance(stored.get("deps"), list)
             and all(isinstance(d, str) for d in stored["deps"])):
         deps = stored["deps"]

@@ -24,6 +24,9 @@ import numpy as np
 
 from .model import spec
 
+SETUP_OPTIONS = frozenset({"preconditioner_iter", "preconditioner_scale_cost"})
+"""Options that act when a solver is set up (its equilibration), so not per call."""
+
 WRAPPER_NAME = re.compile(r"\b(scaly_qp_[0-9a-f]{16})\(")
 
 
@@ -65,18 +68,27 @@ static void {w}_ready(void) {{
 }}
 
 int {w}_set_option(const char *name, double value) {{
+  int status;
+  pthread_mutex_lock(&scaly_solvers_lock);
   {w}_ready();
-  return scaly_qp_set_option(&{w}_defaults, name, value, NULL, 0);
+  status = scaly_qp_set_option(&{w}_defaults, name, value, NULL, 0);
+  pthread_mutex_unlock(&scaly_solvers_lock);
+  return status;
 }}
 
 void {w}_stats(scaly_solver_stats *out) {{
+  pthread_mutex_lock(&scaly_solvers_lock);
   if (out) *out = {w}_last;
+  pthread_mutex_unlock(&scaly_solvers_lock);
 }}
 
 SCALY_WRAPPER_HIDDEN void {w}(const double *P, const double *c, const double *A, const double *b,
     const double *G, const double *h_l, const double *h_u, const double *x_l, const double *x_u,
     double *x, double *y, double *z, double *z_box) {{
-  double start = scaly_wrapper_now();
+  double start;
+  pthread_mutex_lock(&scaly_solvers_lock);
+  start = scaly_wrapper_now();
+  {{
   scaly_qp_data data = {{{s.n}, {s.p}, {s.m},
       {{{s.n}, {s.n}, {w}_P_colptr, {w}_P_rowind, P}}, c,
       {{{s.p}, {s.n}, {w}_A_colptr, {w}_A_rowind, A}}, b,
@@ -116,6 +128,8 @@ SCALY_WRAPPER_HIDDEN void {w}(const double *P, const double *c, const double *A,
      and everything outside the QP library is glue. */
   {w}_last.t_total = scaly_wrapper_now() - start;
   {w}_last.t_glue = {w}_last.t_total - {w}_last.t_qp;
+  }}
+  pthread_mutex_unlock(&scaly_solvers_lock);
 }}
 """)
     return "".join(out)
@@ -146,8 +160,9 @@ def render_wrappers(entries, names: list, renames=None) -> str:
  * and linked with the module to the QP library (see {first}.build.json):
  *   cc -O2 -fPIC -shared {first}.c {first}_solvers.c -I<include> -L<lib> -lscaly_qp -lm
  */
-#define _POSIX_C_SOURCE 199309L
+#define _GNU_SOURCE /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -156,6 +171,11 @@ def render_wrappers(entries, names: list, renames=None) -> str:
 #include "scaly_qp.h"
 
 #define SCALY_WRAPPER_HIDDEN __attribute__((visibility("hidden")))
+
+/* Each wrapper keeps its solver, statistics and call options in statics: one
+ * lock serializes the module's solves (recursive: _with_options holds it
+ * around the entry, whose body takes it again per solve). */
+static pthread_mutex_t scaly_solvers_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 static double scaly_wrapper_now(void) {{
   struct timespec ts;
@@ -177,8 +197,10 @@ static double scaly_wrapper_now(void) {{
 /* {entry} with call-time options: options[k] for the k-th wrapper above. */
 int {entry}_with_options({params}, const double *const *options) {{
   int status;
+  pthread_mutex_lock(&scaly_solvers_lock);
 {sets}  status = {entry}({args});
-{resets}  return status;
+{resets}  pthread_mutex_unlock(&scaly_solvers_lock);
+  return status;
 }}
 
 """)
@@ -214,6 +236,11 @@ def option_array(options: dict) -> np.ndarray:
     Names, types and values are checked (ValueError/TypeError naming the option)."""
     from .qp import make_settings, option_names
     make_settings(options)  # checks names, types and ranges
+    fixed = sorted(set(options or {}) & SETUP_OPTIONS)
+    if fixed:
+        raise ValueError(f"QP option {fixed[0]!r} applies when the solver is set up (the "
+                         "equilibration), not per call; set it with the wrapper's "
+                         "<w>_set_option before the first call")
     names = option_names()
     values = np.full(len(names), np.nan)
     for k, name in enumerate(names):
