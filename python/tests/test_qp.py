@@ -1350,3 +1350,16 @@ def test_an_unconverged_solve_returns_its_best_iterate_as_acceptable():
             assert stationarity <= 1e3 * (1e-8 + 1e-9 * scale) * 10
             assert res.dual_res == pytest.approx(stationarity, rel=1e-3, abs=1e-12)
     assert statuses[1] == "max_iter" and statuses[full.iter - 1] == "acceptable"
+
+
+def test_bounds_no_point_meets_report_how_far_apart_they_are():
+    """x_l > x_u: primal infeasible without iterating, and the diagnostics are this
+    solve's (the gap between the bounds), not the previous solve's."""
+    solver = QPSolver(np.eye(2), [1.0, 1.0], x_l=[0.0, 0.0], x_u=[1.0, 1.0],
+                      options={"max_iter": 2})
+    solver.solve()
+    solver.update(x_l=[2.5, 0.0])
+    res = solver.solve()
+    assert res.status == "primal_infeasible" and res.iter == 0
+    assert res.primal_res == pytest.approx(1.5) and res.factorizations == 0
+    assert res.dual_res == 0.0

@@ -145,6 +145,7 @@ private:
   std::vector<std::vector<int>> patterns_; // the user's P, A, G index tables
   std::vector<std::vector<double>> values_; // and their values
   bool impossible_ = false;                // a bound pair no x satisfies
+  double impossibleBy_ = 0.0;              // by how much (l - u)
   int solves_ = 0;
 
 public:

@@ -497,6 +497,7 @@ int Ipm::iterate(bool warm) {
     std::printf("scaling: columns %.1e..%.1e, equality rows %.1e..%.1e, inequality rows "
                 "%.1e..%.1e, cost %.1e\n",
                 d0, d1, e0, e1, f0, f1, pb_.costScale);
+    std::fflush(stdout);
   }
   xi_ = x;
   lambda_ = y;
@@ -523,6 +524,8 @@ int Ipm::iterate(bool warm) {
                   "steps %.2e %.2e\n",
                   info_.iter, primalInf_, dualInf_, gap_, rho_, delta_, mu_, lastPrimalStep_,
                   lastDualStep_);
+    if (st_.verbose)
+      std::fflush(stdout); // a library opened in its own namespace has its own stdout buffer
     if (converged())
       return SCALY_QP_SOLVED;
     if (int status = infeasibility())
@@ -673,15 +676,24 @@ std::vector<double> valuesOf(const scaly_qp_csc &M) {
   return std::vector<double>(M.values, M.values + M.colptr[M.ncol]);
 }
 
-/// A bound pair that no x satisfies: l > u, or a side at an infinite value.
-bool impossible(const double *lo, const double *hi, int size) {
+/// How far apart a bound pair that no x satisfies lies (l - u, or infinity for
+/// a side at an infinite value); 0 when every pair can be met.
+double impossibleBy(const double *lo, const double *hi, int size) {
+  double worst = 0.0;
   for (int i = 0; i < size; ++i) {
     double l = lo ? lo[i] : -INFINITY, u = hi ? hi[i] : INFINITY;
     const double limit = SCALY_QP_INFINITY * (1.0 - 1e-12);
-    if (l > u || l >= limit || u <= -limit)
-      return true;
+    if (l >= limit || u <= -limit)
+      worst = INFINITY;
+    else if (l > u)
+      worst = std::max(worst, l - u);
   }
-  return false;
+  return worst;
+}
+
+bool impossible(const scaly_qp_data &data, double &by) {
+  by = std::max(impossibleBy(data.h_l, data.h_u, data.m), impossibleBy(data.x_l, data.x_u, data.n));
+  return by > 0.0;
 }
 
 } // namespace
@@ -699,7 +711,7 @@ void Solver::build(const scaly_qp_data &data) {
   solution_.zBox = Vec::Zero(problem_.n);
   patterns_ = {patternOf(data.P), patternOf(data.A), patternOf(data.G)};
   values_ = {valuesOf(data.P), valuesOf(data.A), valuesOf(data.G)};
-  impossible_ = impossible(data.h_l, data.h_u, data.m) || impossible(data.x_l, data.x_u, data.n);
+  impossible_ = impossible(data, impossibleBy_);
 }
 
 std::string Solver::update(const scaly_qp_data &data) {
@@ -723,8 +735,7 @@ std::string Solver::update(const scaly_qp_data &data) {
     // Only vectors changed (the usual MPC update): same scaling, same
     // factorization pattern and values, nothing to check again.
     refreshVectors(problem_, data);
-    impossible_ =
-        impossible(data.h_l, data.h_u, data.m) || impossible(data.x_l, data.x_u, data.n);
+    impossible_ = impossible(data, impossibleBy_);
   } else if (rowSides == problem_.rowSides && boundSides == problem_.boundSides &&
              patterns == patterns_) {
     Problem problem = buildProblem(data, settings_);
@@ -734,8 +745,7 @@ std::string Solver::update(const scaly_qp_data &data) {
     problem_ = std::move(problem);
     values_ = std::move(values);
     kkt_->refresh();
-    impossible_ =
-        impossible(data.h_l, data.h_u, data.m) || impossible(data.x_l, data.x_u, data.n);
+    impossible_ = impossible(data, impossibleBy_);
   } else {
     try {
       build(data);
@@ -792,7 +802,12 @@ int Solver::solve(const double *x0, const double *y0, const double *z0, const do
   }
   int status = impossible_ ? SCALY_QP_PRIMAL_INFEASIBLE : ipm.run(warm);
   if (impossible_) {
+    // Nothing was iterated: the diagnostics say so rather than keep the last solve's.
     info_.iter = 0;
+    info_.factorizations = 0;
+    info_.primal_res = impossibleBy_;
+    info_.dual_res = info_.duality_gap = 0.0;
+    info_.rho = info_.delta = info_.mu = 0.0;
     ipm.x = Vec::Zero(pb.n);
     ipm.y = Vec::Zero(pb.p());
     ipm.q.z = Vec::Zero(pb.m());

@@ -721,9 +721,12 @@ static LogicalResult verifyPattern(Operation *op, StringRef name, ArrayRef<int64
   if (colptr.back() != (int64_t)rowind.size() || (int64_t)rowind.size() != values)
     return op->emitOpError() << name << " stores " << rowind.size() << " entries but "
                              << name << "_values has " << values;
+  // The column pointers first, so that the rows are only read within bounds.
+  for (int64_t j = 0; j < cols; ++j)
+    if (colptr[j + 1] < colptr[j] || colptr[j + 1] > (int64_t)rowind.size())
+      return op->emitOpError() << name << "_colptr decreases or passes the "
+                               << rowind.size() << " stored entries at column " << j;
   for (int64_t j = 0; j < cols; ++j) {
-    if (colptr[j + 1] < colptr[j])
-      return op->emitOpError() << name << "_colptr decreases at column " << j;
     for (int64_t k = colptr[j]; k < colptr[j + 1]; ++k) {
       int64_t i = rowind[k];
       if (i < 0 || i >= rows || (upper && i > j) || (k > colptr[j] && i <= rowind[k - 1]))
