@@ -59,10 +59,7 @@ enum Side : unsigned char { NoSide = 0, Lower = 1, Upper = 2, Equal = 4 };
 /// the problem infeasible; solve() reports that before iterating.
 unsigned char sideOf(const double *lo, const double *hi, int i) {
   double l = lo ? lo[i] : -INFINITY, u = hi ? hi[i] : INFINITY;
-  // Within rounding of 1e20 counts as 1e20: data sets store "no bound" as
-  // values such as 9.99999999999997e19.
-  const double limit = SCALY_QP_INFINITY * (1.0 - 1e-12);
-  bool hasL = l > -limit, hasU = u < limit;
+  bool hasL = l > -absentBound, hasU = u < absentBound;
   if (hasL && hasU && l == u && std::isfinite(l))
     return Equal;
   return (hasL ? Lower : 0) | (hasU ? Upper : 0);

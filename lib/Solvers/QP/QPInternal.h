@@ -27,6 +27,10 @@ namespace scaly::qp {
 
 using Vec = Eigen::VectorXd;
 
+/// A bound at or beyond this is absent: SCALY_QP_INFINITY within rounding,
+/// as data sets store "no bound" as values such as 9.99999999999997e19.
+constexpr double absentBound = SCALY_QP_INFINITY * (1.0 - 1e-12);
+
 /// Compressed-column matrix owning its tables.
 struct Csc {
   int rows = 0, cols = 0;

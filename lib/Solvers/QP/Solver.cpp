@@ -84,6 +84,14 @@ struct Pairs {
   Vec z, s, zl, sl, zu, su;
   int size() const { return (int)(z.size() + zl.size() + zu.size()); }
   double dot() const { return s.dot(z) + sl.dot(zl) + su.dot(zu); }
+  /// Largest steps in [0, 1] along `d` that keep the slacks / the
+  /// multipliers nonnegative.
+  double slackStep(const Pairs &d) const {
+    return maxStep(su, d.su, maxStep(sl, d.sl, maxStep(s, d.s, 1.0)));
+  }
+  double multiplierStep(const Pairs &d) const {
+    return maxStep(zu, d.zu, maxStep(zl, d.zl, maxStep(z, d.z, 1.0)));
+  }
 };
 
 class Ipm {
@@ -101,13 +109,13 @@ private:
   int iterate(bool warm);
   double merit() const;
   void residuals();
-  void measure();
-  bool factorWithRetries(bool &failed);
+  bool factorWithRetries();
+  void raiseRegularization();
   void newton(const Vec &rsz, const Vec &rsl, const Vec &rsu, Vec &dx, Vec &dy, Pairs &d);
   void kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy, Vec &dz);
   void kktMultiply(const Vec &dx, const Vec &dy, const Vec &dz, Vec &ox, Vec &oy, Vec &oz);
   void setDiagonals();
-  void coldStart();
+  bool coldStart();
   void warmStart();
   void shiftInterior(double floorValue);
   bool converged() const;
@@ -136,7 +144,6 @@ private:
   double primalInf_ = 0, dualInf_ = 0, gap_ = 0; // in the user's units
   double violation_ = 0;                         // of the constraints by x alone
   double primalRel_ = 0, dualRel_ = 0, gapRel_ = 0;
-  Vec tmpN_;
 };
 
 void Ipm::residuals() {
@@ -190,8 +197,8 @@ void Ipm::residuals() {
   // The gap adds terms of the objective's size: summed in double its value
   // is the objective's rounding (1e-8 near 1e8), noise both ways at 1e-9.
   // So its terms are summed in extended precision (long double).
-  double xPx = (double)quadraticForm(pb.P, x), cx = (double)dotExtended(pb.c, x),
-         by = (double)dotExtended(pb.b, y);
+  long double xPx = quadraticForm(pb.P, x), cx = dotExtended(pb.c, x),
+              by = dotExtended(pb.b, y);
   long double rows = 0.0L;
   double rowsRel = 0.0;
   for (size_t j = 0; j < pb.upRow.size(); ++j) {
@@ -214,12 +221,12 @@ void Ipm::residuals() {
   // show, the unmerged one also bounds each inactive side's complementarity.
   long double hz = dotExtended(pb.h, q.z), bl = -dotExtended(pb.xl, q.zl),
               bu = dotExtended(pb.xu, q.zu);
-  long double base = quadraticForm(pb.P, x) + dotExtended(pb.c, x) + dotExtended(pb.b, y);
+  long double base = xPx + cx + by;
   double unmerged = (double)std::fabs(base + hz + bl + bu);
   gap_ = std::max((double)std::fabs(base + rows + bounds), unmerged) / cs;
-  gapRel_ = std::max({std::fabs(xPx), std::fabs(cx), std::fabs(by), rowsRel, boundsRel,
-                      (double)std::fabs(hz), (double)std::fabs(bl), (double)std::fabs(bu)}) /
-            cs;
+  gapRel_ = std::max({rowsRel, boundsRel}) / cs;
+  for (long double term : {xPx, cx, by, hz, bl, bu})
+    gapRel_ = std::max(gapRel_, (double)std::fabs(term) / cs);
 }
 
 /// Converged: x feasible to tolerance, the multipliers dual feasible (they
@@ -297,21 +304,24 @@ void Ipm::setDiagonals() {
   scatterAdd(pb_.iu, wu_.cwiseInverse(), hx_, 1.0);
 }
 
-bool Ipm::factorWithRetries(bool &failed) {
-  failed = false;
+bool Ipm::factorWithRetries() {
   for (int attempt = 0;; ++attempt) {
     setDiagonals();
     ++info_.factorizations;
     if (kkt_.factor(hx_, delta_, wz_))
       return true;
-    if (attempt >= st_.max_factor_retries) {
-      failed = true;
+    if (attempt >= st_.max_factor_retries)
       return false;
-    }
-    rho_ *= 100;
-    delta_ *= 100;
-    regLimit_ = std::min(10 * regLimit_, st_.eps_abs);
+    raiseRegularization();
   }
+}
+
+/// PIQP's answer to a failed factorization or direction: rho and delta x100,
+/// and a floor that stays higher for the rest of the solve.
+void Ipm::raiseRegularization() {
+  rho_ *= 100;
+  delta_ *= 100;
+  regLimit_ = std::min(10 * regLimit_, st_.eps_abs);
 }
 
 void Ipm::kktMultiply(const Vec &dx, const Vec &dy, const Vec &dz, Vec &ox, Vec &oy,
@@ -417,13 +427,30 @@ void Ipm::shiftInterior(double floorValue) {
 
 /// PIQP's starting point: the regularized least-squares solution of the
 /// KKT conditions with unit slacks and multipliers, shifted inside.
-void Ipm::coldStart() {
+bool Ipm::coldStart() {
   q.s = Vec::Ones(m_);
   q.z = Vec::Ones(m_);
   q.sl = Vec::Ones(nl_);
   q.zl = Vec::Ones(nl_);
   q.su = Vec::Ones(nu_);
   q.zu = Vec::Ones(nu_);
+  if (!factorWithRetries())
+    return false;
+  // Solve [H A' G'; A -delta 0; G 0 -W] (x, y, z) = (-c + bounds, b, h)
+  // with unit slacks, then read slacks off the constraints.
+  Vec bx = -pb_.c;
+  scatterAdd(pb_.il, pb_.xl.cwiseQuotient(wl_), bx, 1.0);
+  scatterAdd(pb_.iu, pb_.xu.cwiseQuotient(wu_), bx, 1.0);
+  kktSolve(bx, pb_.b, pb_.h, x, y, q.z);
+  Vec Gx = Vec::Zero(m_);
+  pb_.G.multiplyAdd(x.data(), Gx.data());
+  q.s = pb_.h - Gx;
+  q.sl = gather(pb_.il, x) - pb_.xl;
+  q.su = pb_.xu - gather(pb_.iu, x);
+  q.zl = -q.sl.cwiseQuotient(wl_);
+  q.zu = -q.su.cwiseQuotient(wu_);
+  shiftInterior(1e-4);
+  return true;
 }
 
 void Ipm::warmStart() {
@@ -475,26 +502,10 @@ int Ipm::iterate(bool warm) {
   info_.iter = 0;
   info_.factorizations = 0;
   const int mt = m_ + nl_ + nu_;
-  bool failed = false;
 
   if (!warm) {
-    coldStart();
-    if (!factorWithRetries(failed))
+    if (!coldStart())
       return SCALY_QP_NUMERICS;
-    // Solve [H A' G'; A -delta 0; G 0 -W] (x, y, z) = (-c + bounds, b, h)
-    // with unit slacks, then read slacks off the constraints.
-    Vec bx = -pb_.c;
-    scatterAdd(pb_.il, pb_.xl.cwiseQuotient(wl_), bx, 1.0);
-    scatterAdd(pb_.iu, pb_.xu.cwiseQuotient(wu_), bx, 1.0);
-    kktSolve(bx, pb_.b, pb_.h, x, y, q.z);
-    Vec Gx = Vec::Zero(m_);
-    pb_.G.multiplyAdd(x.data(), Gx.data());
-    q.s = pb_.h - Gx;
-    q.sl = gather(pb_.il, x) - pb_.xl;
-    q.su = pb_.xu - gather(pb_.iu, x);
-    q.zl = -q.sl.cwiseQuotient(wl_);
-    q.zu = -q.su.cwiseQuotient(wu_);
-    shiftInterior(1e-4);
   } else {
     warmStart();
   }
@@ -531,13 +542,13 @@ int Ipm::iterate(bool warm) {
       bestMerit_ = m;
       best_ = {x, y, q, violation_, dualInf_, gap_};
     }
-    if (st_.verbose)
+    if (st_.verbose) {
       std::printf("%4d  pinf %.3e  dinf %.3e  gap %.3e  rho %.2e  delta %.2e  mu %.3e  "
                   "steps %.2e %.2e\n",
                   info_.iter, primalInf_, dualInf_, gap_, rho_, delta_, mu_, lastPrimalStep_,
                   lastDualStep_);
-    if (st_.verbose)
-      std::fflush(stdout); // a library opened in its own namespace has its own stdout buffer
+      std::fflush(stdout); // a library in its own namespace has its own stdout buffer
+    }
     if (converged())
       return SCALY_QP_SOLVED;
     if (int status = infeasibility())
@@ -565,7 +576,7 @@ int Ipm::iterate(bool warm) {
         }
     if (shifted && mt > 0)
       mu_ = q.dot() / mt;
-    if (!factorWithRetries(failed))
+    if (!factorWithRetries())
       return SCALY_QP_NUMERICS;
 
     Vec dx, dy;
@@ -576,10 +587,7 @@ int Ipm::iterate(bool warm) {
       Vec rsz = -q.s.cwiseProduct(q.z), rsl = -q.sl.cwiseProduct(q.zl),
           rsu = -q.su.cwiseProduct(q.zu);
       newton(rsz, rsl, rsu, dx, dy, d);
-      double aS = maxStep(q.su, d.su, maxStep(q.sl, d.sl, maxStep(q.s, d.s, 1.0)));
-      double aZ = maxStep(q.zu, d.zu, maxStep(q.zl, d.zl, maxStep(q.z, d.z, 1.0)));
-      aS *= st_.tau;
-      aZ *= st_.tau;
+      double aS = st_.tau * q.slackStep(d), aZ = st_.tau * q.multiplierStep(d);
       double muAff = ((q.s + aS * d.s).dot(q.z + aZ * d.z) +
                       (q.sl + aS * d.sl).dot(q.zl + aZ * d.zl) +
                       (q.su + aS * d.su).dot(q.zu + aZ * d.zu)) /
@@ -591,8 +599,8 @@ int Ipm::iterate(bool warm) {
       rsl += (sigma * mu_ - d.sl.cwiseProduct(d.zl).array()).matrix();
       rsu += (sigma * mu_ - d.su.cwiseProduct(d.zu).array()).matrix();
       newton(rsz, rsl, rsu, dx, dy, d);
-      primalStep = st_.tau * maxStep(q.su, d.su, maxStep(q.sl, d.sl, maxStep(q.s, d.s, 1.0)));
-      dualStep = st_.tau * maxStep(q.zu, d.zu, maxStep(q.zl, d.zl, maxStep(q.z, d.z, 1.0)));
+      primalStep = st_.tau * q.slackStep(d);
+      dualStep = st_.tau * q.multiplierStep(d);
     } else {
       Vec none;
       newton(none, none, none, dx, dy, d);
@@ -606,9 +614,7 @@ int Ipm::iterate(bool warm) {
       // regularization, and the same iteration again.
       if (++directionRetries_ > st_.max_factor_retries)
         return SCALY_QP_NUMERICS;
-      rho_ *= 100;
-      delta_ *= 100;
-      regLimit_ = std::min(10 * regLimit_, st_.eps_abs);
+      raiseRegularization();
       --info_.iter;
       continue;
     }
@@ -694,8 +700,7 @@ double impossibleBy(const double *lo, const double *hi, int size) {
   double worst = 0.0;
   for (int i = 0; i < size; ++i) {
     double l = lo ? lo[i] : -INFINITY, u = hi ? hi[i] : INFINITY;
-    const double limit = SCALY_QP_INFINITY * (1.0 - 1e-12);
-    if (l >= limit || u <= -limit)
+    if (l >= absentBound || u <= -absentBound)
       worst = INFINITY;
     else if (l > u)
       worst = std::max(worst, l - u);
