@@ -1,0 +1,613 @@
+//===- Ipm.cpp - PIQP's proximal interior-point iteration -----------------===//
+//
+// Each iteration is one Newton step of an interior-point method on the
+// proximal-method-of-multipliers subproblem centred at (xi, lambda, nu):
+//
+//   P x + c + rho (x - xi) + A'y + G'z - E_l'z_l + E_u'z_u = 0
+//   A x - b - delta (y - lambda) = 0
+//   G x + s - h - delta (z - nu) = 0        (the bounds alike)
+//   s o z = sigma mu,  s, z >= 0
+//
+// with Mehrotra's predictor-corrector. The proximal terms make the Newton
+// matrix quasi-definite for any rho, delta > 0. A centre moves to the
+// iterate whenever its residual fell enough, and rho and delta shrink with
+// the complementarity. Infeasibility shows as centres that stop moving while
+// the iterate runs away from them.
+//
+// Everything here is in the equilibrated variables; convergence is judged on
+// residuals mapped back to the user's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Ipm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+
+namespace scaly::qp {
+namespace {
+
+double infNorm(const Vec &v) { return v.size() ? v.lpNorm<Eigen::Infinity>() : 0.0; }
+
+/// A solve that stops unconverged is "acceptable" when its best iterate was
+/// within this factor of every tolerance.
+constexpr double acceptableFactor = 1e3;
+
+/// How far (times its penalty) the iterate may run from a proximal centre
+/// before that is read as evidence of infeasibility.
+constexpr double infeasibilityThreshold = 0.9;
+
+Vec gather(const std::vector<int> &index, const Vec &x) {
+  Vec out(index.size());
+  for (size_t k = 0; k < index.size(); ++k)
+    out[k] = x[index[k]];
+  return out;
+}
+
+void scatterAdd(const std::vector<int> &index, const Vec &v, Vec &out, double sign) {
+  for (size_t k = 0; k < index.size(); ++k)
+    out[index[k]] += sign * v[k];
+}
+
+long double dotExtended(const Vec &a, const Vec &b) {
+  long double sum = 0.0L;
+  for (int i = 0; i < a.size(); ++i)
+    sum += (long double)a[i] * b[i];
+  return sum;
+}
+
+/// x'Px for P given by its upper triangle, in extended precision.
+long double quadraticForm(const Csc &upper, const Vec &x) {
+  long double sum = 0.0L;
+  for (int j = 0; j < upper.cols; ++j)
+    for (int k = upper.colptr[j]; k < upper.colptr[j + 1]; ++k) {
+      int i = upper.rowind[k];
+      long double term = (long double)upper.values[k] * x[i] * x[j];
+      sum += i == j ? term : 2.0L * term;
+    }
+  return sum;
+}
+
+/// Largest step in [0, 1] keeping v + alpha dv >= 0.
+double maxStep(const Vec &v, const Vec &dv, double alpha) {
+  for (int i = 0; i < v.size(); ++i)
+    if (dv[i] < 0)
+      alpha = std::min(alpha, -v[i] / dv[i]);
+  return alpha;
+}
+
+} // namespace
+
+double Pairs::slackStep(const Pairs &d) const {
+  return maxStep(su, d.su, maxStep(sl, d.sl, maxStep(s, d.s, 1.0)));
+}
+
+double Pairs::multiplierStep(const Pairs &d) const {
+  return maxStep(zu, d.zu, maxStep(zl, d.zl, maxStep(z, d.z, 1.0)));
+}
+
+void Ipm::residuals() {
+  const Problem &pb = pb_;
+  Vec Px(n_), Aty = Vec::Zero(n_), Gtz = Vec::Zero(n_);
+  symmetricMultiply(pb.P, x.data(), Px.data());
+  pb.A.multiplyTransposeAdd(y.data(), Aty.data());
+  pb.G.multiplyTransposeAdd(q.z.data(), Gtz.data());
+  Vec box = Vec::Zero(n_);
+  scatterAdd(pb.il, q.zl, box, -1.0);
+  scatterAdd(pb.iu, q.zu, box, 1.0);
+  rx_ = Px + pb.c + Aty + Gtz + box;
+  Vec Ax = Vec::Zero(p_), Gx = Vec::Zero(m_);
+  pb.A.multiplyAdd(x.data(), Ax.data());
+  pb.G.multiplyAdd(x.data(), Gx.data());
+  ry_ = Ax - pb.b;
+  rz_ = Gx + q.s - pb.h;
+  Vec xl = gather(pb.il, x), xu = gather(pb.iu, x);
+  rl_ = pb.xl - xl + q.sl;
+  ru_ = xu - pb.xu + q.su;
+
+  // The same in the user's units: x = D x~, rows divided by their scales,
+  // the dual residual by costScale * D.
+  const double cs = pb.costScale;
+  Vec dualUnscale = (cs * pb.D.array()).inverse().matrix();
+  dualInf_ = infNorm(rx_.cwiseProduct(dualUnscale));
+  dualRel_ = std::max({infNorm(Px.cwiseProduct(dualUnscale)),
+                       infNorm(Aty.cwiseProduct(dualUnscale)),
+                       infNorm((Gtz + box).cwiseProduct(dualUnscale)),
+                       infNorm(pb.c.cwiseProduct(dualUnscale))});
+  Vec eqInv = pb.eqScale.cwiseInverse(), inInv = pb.ineqScale.cwiseInverse();
+  Vec Dl = gather(pb.il, pb.D), Du = gather(pb.iu, pb.D);
+  primalInf_ = std::max({infNorm(ry_.cwiseProduct(eqInv)), infNorm(rz_.cwiseProduct(inInv)),
+                         infNorm(rl_.cwiseProduct(Dl)), infNorm(ru_.cwiseProduct(Du))});
+  // What the user's x violates: the equalities, and each inequality and
+  // bound only where broken. It never exceeds the slack residual above; a
+  // slack that lags behind a feasible x (degenerate rows, QPILOTNO) keeps
+  // the latter up without x being any less feasible.
+  violation_ = std::max({infNorm(ry_.cwiseProduct(eqInv)),
+                         infNorm((Gx - pb.h).cwiseMax(0.0).cwiseProduct(inInv)),
+                         infNorm((pb.xl - xl).cwiseMax(0.0).cwiseProduct(Dl)),
+                         infNorm((xu - pb.xu).cwiseMax(0.0).cwiseProduct(Du))});
+  primalRel_ = std::max({infNorm(Ax.cwiseProduct(eqInv)), infNorm(pb.b.cwiseProduct(eqInv)),
+                         infNorm(Gx.cwiseProduct(inInv)), infNorm(pb.h.cwiseProduct(inInv)),
+                         infNorm(xl.cwiseProduct(Dl)), infNorm(pb.xl.cwiseProduct(Dl)),
+                         infNorm(xu.cwiseProduct(Du)), infNorm(pb.xu.cwiseProduct(Du))});
+  // The gap of the multipliers the user gets: a row's two sides (and a
+  // variable's two bounds) merged into one signed multiplier, whose support
+  // term uses the bound it rests on; it differs from the internal gap by
+  // (u - l) * min(z_u, z_l) per two-sided row.
+  // The gap adds terms of the objective's size: summed in double its value
+  // is the objective's rounding (1e-8 near 1e8), noise both ways at 1e-9.
+  // So its terms are summed in extended precision (long double).
+  long double xPx = quadraticForm(pb.P, x), cx = dotExtended(pb.c, x),
+              by = dotExtended(pb.b, y);
+  long double rows = 0.0L;
+  double rowsRel = 0.0;
+  for (size_t j = 0; j < pb.upRow.size(); ++j) {
+    int up = pb.upRow[j], lo = pb.loRow[j];
+    double v = (up >= 0 ? q.z[up] : 0.0) - (lo >= 0 ? q.z[lo] : 0.0);
+    double term = v > 0 ? pb.h[up] * v : v < 0 ? -pb.h[lo] * v : 0.0;
+    rows += term;
+    rowsRel = std::max(rowsRel, std::fabs(term));
+  }
+  long double bounds = 0.0L;
+  double boundsRel = 0.0;
+  for (int i = 0; i < n_; ++i) {
+    int lo = pb.boundLo[i], up = pb.boundUp[i];
+    double v = (up >= 0 ? q.zu[up] : 0.0) - (lo >= 0 ? q.zl[lo] : 0.0);
+    double term = v > 0 ? pb.xu[up] * v : v < 0 ? pb.xl[lo] * v : 0.0;
+    bounds += term;
+    boundsRel = std::max(boundsRel, std::fabs(term));
+  }
+  // Both gaps must be small: the merged one is what the user's multipliers
+  // show, the unmerged one also bounds each inactive side's complementarity.
+  long double hz = dotExtended(pb.h, q.z), bl = -dotExtended(pb.xl, q.zl),
+              bu = dotExtended(pb.xu, q.zu);
+  long double base = xPx + cx + by;
+  double unmerged = (double)std::fabs(base + hz + bl + bu);
+  gap_ = std::max((double)std::fabs(base + rows + bounds), unmerged) / cs;
+  gapRel_ = std::max({rowsRel, boundsRel}) / cs;
+  for (long double term : {xPx, cx, by, hz, bl, bu})
+    gapRel_ = std::max(gapRel_, (double)std::fabs(term) / cs);
+}
+
+/// Converged: x feasible to tolerance, the multipliers dual feasible (they
+/// are nonnegative by construction) and the gap small: an approximate
+/// optimality certificate, whatever the slacks say.
+bool Ipm::converged() const {
+  bool ok = violation_ < st_.eps_abs + st_.eps_rel * primalRel_ &&
+            dualInf_ < st_.eps_abs + st_.eps_rel * dualRel_;
+  if (ok && st_.check_duality_gap)
+    ok = gap_ < st_.eps_duality_gap_abs + st_.eps_duality_gap_rel * gapRel_;
+  return ok;
+}
+
+/// Infeasibility, two ways. PIQP's: the centres have not moved for a while,
+/// the iterate ran far from them and the regularized residual is small.
+/// And certificates read off how far the iterate ran: a dual direction
+/// v = (y - lambda, z - nu, ...) with A'v_y + G'v_z - E_l'v_l + E_u'v_u = 0 and
+/// b'v_y + h'v_z - x_l'v_l + x_u'v_u < 0 proves the constraints inconsistent;
+/// a primal direction d = x - xi with P d = 0, c'd < 0, A d = 0 and d
+/// feasible for every finite side proves the cost unbounded below. Returns a
+/// native status or 0.
+int Ipm::infeasibility() {
+  const double certEps = 1e-6;
+  Vec vy = y - lambda_, vz = q.z - nuz_, vl = q.zl - nul_, vu = q.zu - nuu_;
+  double dualAway = std::max({infNorm(vy), infNorm(vz), infNorm(vl), infNorm(vu)});
+  if (noDualUpdate_ > 5 && dualAway > 1e8) {
+    double primalRegularized =
+        std::max({infNorm(ry_ - delta_ * vy), infNorm(rz_ - delta_ * vz),
+                  infNorm(rl_ - delta_ * vl), infNorm(ru_ - delta_ * vu)});
+    if (primalRegularized < st_.eps_abs)
+      return SCALY_QP_PRIMAL_INFEASIBLE;
+  }
+  if (noDualUpdate_ > 5 && dualAway > 1e3) {
+    double scale = 1.0 / dualAway;
+    Vec r = Vec::Zero(n_);
+    pb_.A.multiplyTransposeAdd(vy.data(), r.data(), scale);
+    pb_.G.multiplyTransposeAdd(vz.data(), r.data(), scale);
+    scatterAdd(pb_.il, vl * scale, r, -1.0);
+    scatterAdd(pb_.iu, vu * scale, r, 1.0);
+    double support = scale * (pb_.b.dot(vy) + pb_.h.dot(vz) - pb_.xl.dot(vl) + pb_.xu.dot(vu));
+    double negative = std::min({0.0, vz.size() ? vz.minCoeff() : 0.0,
+                                vl.size() ? vl.minCoeff() : 0.0,
+                                vu.size() ? vu.minCoeff() : 0.0}) * scale;
+    if (infNorm(r) < certEps && support < -certEps && negative > -certEps)
+      return SCALY_QP_PRIMAL_INFEASIBLE;
+  }
+  Vec d = x - xi_;
+  double primalAway = infNorm(d);
+  if (noPrimalUpdate_ > 5 && primalAway > 1e8 &&
+      infNorm(rx_ + rho_ * d) < st_.eps_abs)
+    return SCALY_QP_DUAL_INFEASIBLE;
+  if (noPrimalUpdate_ > 5 && primalAway > 1e3) {
+    d /= primalAway;
+    Vec Pd(n_), Ad = Vec::Zero(p_), Gd = Vec::Zero(m_);
+    symmetricMultiply(pb_.P, d.data(), Pd.data());
+    pb_.A.multiplyAdd(d.data(), Ad.data());
+    pb_.G.multiplyAdd(d.data(), Gd.data());
+    double worst = std::max({infNorm(Pd), infNorm(Ad), Gd.size() ? Gd.maxCoeff() : 0.0});
+    for (int i : pb_.il)
+      worst = std::max(worst, -d[i]);
+    for (int i : pb_.iu)
+      worst = std::max(worst, d[i]);
+    if (worst < certEps && pb_.c.dot(d) < -certEps)
+      return SCALY_QP_DUAL_INFEASIBLE;
+  }
+  return 0;
+}
+
+void Ipm::setDiagonals() {
+  wz_ = (q.s.array() / q.z.array() + delta_).matrix();
+  wl_ = (q.sl.array() / q.zl.array() + delta_).matrix();
+  wu_ = (q.su.array() / q.zu.array() + delta_).matrix();
+  hx_ = Vec::Constant(n_, rho_);
+  scatterAdd(pb_.il, wl_.cwiseInverse(), hx_, 1.0);
+  scatterAdd(pb_.iu, wu_.cwiseInverse(), hx_, 1.0);
+}
+
+bool Ipm::factorWithRetries() {
+  for (int attempt = 0;; ++attempt) {
+    setDiagonals();
+    ++info_.factorizations;
+    if (kkt_.factor(hx_, delta_, wz_))
+      return true;
+    if (attempt >= st_.max_factor_retries)
+      return false;
+    raiseRegularization();
+  }
+}
+
+/// PIQP's answer to a failed factorization or direction: rho and delta x100,
+/// and a floor that stays higher for the rest of the solve.
+void Ipm::raiseRegularization() {
+  rho_ *= 100;
+  delta_ *= 100;
+  regLimit_ = std::min(10 * regLimit_, st_.eps_abs);
+}
+
+void Ipm::kktMultiply(const Vec &dx, const Vec &dy, const Vec &dz, Vec &ox, Vec &oy,
+                      Vec &oz) {
+  ox.resize(n_);
+  symmetricMultiply(pb_.P, dx.data(), ox.data());
+  ox += hx_.cwiseProduct(dx);
+  pb_.A.multiplyTransposeAdd(dy.data(), ox.data());
+  pb_.G.multiplyTransposeAdd(dz.data(), ox.data());
+  oy = -delta_ * dy;
+  pb_.A.multiplyAdd(dx.data(), oy.data());
+  oz = -wz_.cwiseProduct(dz);
+  pb_.G.multiplyAdd(dx.data(), oz.data());
+}
+
+/// Solves the factored system, refining iteratively against the exact
+/// (regularized) matrix: the factorization's rounding would otherwise limit
+/// the accuracy reachable at high tolerance.
+void Ipm::kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy, Vec &dz) {
+  kkt_.solve(bx, by, bz, dx, dy, dz);
+  double bNorm = std::max({infNorm(bx), infNorm(by), infNorm(bz)});
+  Vec ox, oy, oz, ex, ey, ez;
+  double previous = INFINITY;
+  for (int it = 0; it < st_.iterative_refinement_max_iter; ++it) {
+    kktMultiply(dx, dy, dz, ox, oy, oz);
+    ox = bx - ox;
+    oy = by - oy;
+    oz = bz - oz;
+    double err = std::max({infNorm(ox), infNorm(oy), infNorm(oz)});
+    if (!(err > st_.iterative_refinement_eps * (1.0 + bNorm)))
+      break;
+    // A correction that did not shrink the residual (a spoilt pivot the
+    // refinement cannot repair) is taken back, and refinement stops.
+    if (!(err < 0.9 * previous)) {
+      if (it > 0) {
+        dx -= ex;
+        dy -= ey;
+        dz -= ez;
+      }
+      break;
+    }
+    previous = err;
+    kkt_.solve(ox, oy, oz, ex, ey, ez);
+    dx += ex;
+    dy += ey;
+    dz += ez;
+  }
+}
+
+/// One Newton step for complementarity targets rs* (sigma mu - s o z - ...),
+/// with the proximal residuals of the current centres.
+void Ipm::newton(const Vec &rsz, const Vec &rsl, const Vec &rsu, Vec &dx, Vec &dy, Pairs &d) {
+  Vec rx = rx_ + rho_ * (x - xi_);
+  Vec ry = ry_ - delta_ * (y - lambda_);
+  Vec rz = rz_ - delta_ * (q.z - nuz_);
+  Vec rl = rl_ - delta_ * (q.zl - nul_);
+  Vec ru = ru_ - delta_ * (q.zu - nuu_);
+  Vec tz = -rz - rsz.cwiseQuotient(q.z);
+  Vec tl = -rl - rsl.cwiseQuotient(q.zl);
+  Vec tu = -ru - rsu.cwiseQuotient(q.zu);
+  Vec bx = -rx;
+  scatterAdd(pb_.il, tl.cwiseQuotient(wl_), bx, -1.0);
+  scatterAdd(pb_.iu, tu.cwiseQuotient(wu_), bx, 1.0);
+  kktSolve(bx, -ry, tz, dx, dy, d.z);
+  d.zl = (-gather(pb_.il, dx) - tl).cwiseQuotient(wl_);
+  d.zu = (gather(pb_.iu, dx) - tu).cwiseQuotient(wu_);
+  d.s = (rsz - q.s.cwiseProduct(d.z)).cwiseQuotient(q.z);
+  d.sl = (rsl - q.sl.cwiseProduct(d.zl)).cwiseQuotient(q.zl);
+  d.su = (rsu - q.su.cwiseProduct(d.zu)).cwiseQuotient(q.zu);
+}
+
+/// Mehrotra's shift of slacks and multipliers into the interior.
+void Ipm::shiftInterior(double floorValue) {
+  int mt = q.size();
+  if (mt == 0)
+    return;
+  auto minOf = [](const Vec &a, const Vec &b, const Vec &c) {
+    double v = INFINITY;
+    for (const Vec *w : {&a, &b, &c})
+      if (w->size())
+        v = std::min(v, w->minCoeff());
+    return v;
+  };
+  double maxSlack = std::max({infNorm(q.s), infNorm(q.sl), infNorm(q.su)});
+  if (maxSlack <= floorValue) {
+    for (Vec *w : {&q.s, &q.sl, &q.su, &q.z, &q.zl, &q.zu})
+      w->setConstant(0.1);
+  }
+  double ds = std::max(-1.5 * minOf(q.s, q.sl, q.su), 0.0);
+  double dz = std::max(-1.5 * minOf(q.z, q.zl, q.zu), 0.0);
+  double prod = (q.s.array() + ds).matrix().dot((q.z.array() + dz).matrix()) +
+                (q.sl.array() + ds).matrix().dot((q.zl.array() + dz).matrix()) +
+                (q.su.array() + ds).matrix().dot((q.zu.array() + dz).matrix());
+  double zSum = q.z.sum() + q.zl.sum() + q.zu.sum() + mt * dz;
+  double sSum = q.s.sum() + q.sl.sum() + q.su.sum() + mt * ds;
+  double dsBar = ds + 0.5 * prod / std::max(zSum, 1e-300);
+  double dzBar = dz + 0.5 * prod / std::max(sSum, 1e-300);
+  for (Vec *w : {&q.s, &q.sl, &q.su})
+    w->array() += dsBar;
+  for (Vec *w : {&q.z, &q.zl, &q.zu})
+    w->array() += dzBar;
+}
+
+/// PIQP's starting point: the regularized least-squares solution of the
+/// KKT conditions with unit slacks and multipliers, shifted inside.
+bool Ipm::coldStart() {
+  q.s = Vec::Ones(m_);
+  q.z = Vec::Ones(m_);
+  q.sl = Vec::Ones(nl_);
+  q.zl = Vec::Ones(nl_);
+  q.su = Vec::Ones(nu_);
+  q.zu = Vec::Ones(nu_);
+  if (!factorWithRetries())
+    return false;
+  // Solve [H A' G'; A -delta 0; G 0 -W] (x, y, z) = (-c + bounds, b, h)
+  // with unit slacks, then read slacks off the constraints.
+  Vec bx = -pb_.c;
+  scatterAdd(pb_.il, pb_.xl.cwiseQuotient(wl_), bx, 1.0);
+  scatterAdd(pb_.iu, pb_.xu.cwiseQuotient(wu_), bx, 1.0);
+  kktSolve(bx, pb_.b, pb_.h, x, y, q.z);
+  Vec Gx = Vec::Zero(m_);
+  pb_.G.multiplyAdd(x.data(), Gx.data());
+  q.s = pb_.h - Gx;
+  q.sl = gather(pb_.il, x) - pb_.xl;
+  q.su = pb_.xu - gather(pb_.iu, x);
+  q.zl = -q.sl.cwiseQuotient(wl_);
+  q.zu = -q.su.cwiseQuotient(wu_);
+  shiftInterior(1e-4);
+  return true;
+}
+
+void Ipm::warmStart() {
+  // Slacks from the given x; multipliers as given (already mapped), both
+  // kept off the boundary so the iteration can move.
+  Vec Gx = Vec::Zero(m_);
+  pb_.G.multiplyAdd(x.data(), Gx.data());
+  q.s = pb_.h - Gx;
+  q.sl = gather(pb_.il, x) - pb_.xl;
+  q.su = pb_.xu - gather(pb_.iu, x);
+  const double floorValue = 1e-3;
+  for (Vec *w : {&q.s, &q.sl, &q.su, &q.z, &q.zl, &q.zu})
+    *w = w->cwiseMax(floorValue);
+}
+
+/// The iteration, then what it ends with: a solve that did not converge
+/// returns the best iterate it met, and calls it acceptable when that one is
+/// within acceptableFactor of every tolerance (a false infeasibility claim
+/// after the iterate had nearly converged is dropped the same way).
+int Ipm::run(bool warm) {
+  int status = iterate(warm);
+  if (status == SCALY_QP_SOLVED || !std::isfinite(bestMerit_))
+    return status;
+  bool lastIsWorse = !(merit() <= bestMerit_);
+  if (bestMerit_ <= acceptableFactor || lastIsWorse) {
+    x = best_.x;
+    y = best_.y;
+    q = best_.q;
+    info_.primal_res = best_.primal;
+    info_.dual_res = best_.dual;
+    info_.duality_gap = best_.gap;
+  }
+  return bestMerit_ <= acceptableFactor ? SCALY_QP_ACCEPTABLE : status;
+}
+
+/// How far the current point is from the tolerances: 1 is just converged.
+double Ipm::merit() const {
+  double m = std::max(violation_ / (st_.eps_abs + st_.eps_rel * primalRel_),
+                      dualInf_ / (st_.eps_abs + st_.eps_rel * dualRel_));
+  if (st_.check_duality_gap)
+    m = std::max(m, gap_ / (st_.eps_duality_gap_abs + st_.eps_duality_gap_rel * gapRel_));
+  return std::isfinite(m) ? m : INFINITY;
+}
+
+int Ipm::iterate(bool warm) {
+  rho_ = st_.rho_init;
+  delta_ = st_.delta_init;
+  regLimit_ = st_.reg_lower_limit;
+  info_.iter = 0;
+  info_.factorizations = 0;
+  const int mt = m_ + nl_ + nu_;
+
+  if (!warm) {
+    if (!coldStart())
+      return SCALY_QP_NUMERICS;
+  } else {
+    warmStart();
+  }
+  mu_ = q.size() ? q.dot() / q.size() : 0.0;
+  if (st_.verbose) {
+    auto range = [](const Vec &v) {
+      return v.size() ? std::make_pair(v.minCoeff(), v.maxCoeff()) : std::make_pair(1.0, 1.0);
+    };
+    auto [d0, d1] = range(pb_.D);
+    auto [e0, e1] = range(pb_.eqScale);
+    auto [f0, f1] = range(pb_.ineqScale);
+    std::printf("scaling: columns %.1e..%.1e, equality rows %.1e..%.1e, inequality rows "
+                "%.1e..%.1e, cost %.1e\n",
+                d0, d1, e0, e1, f0, f1, pb_.costScale);
+    std::fflush(stdout);
+  }
+  xi_ = x;
+  lambda_ = y;
+  nuz_ = q.z;
+  nul_ = q.zl;
+  nuu_ = q.zu;
+  residuals();
+
+  while (true) {
+    if (!x.allFinite() || !y.allFinite() || !std::isfinite(mu_))
+      return SCALY_QP_NUMERICS;
+    info_.primal_res = violation_;
+    info_.dual_res = dualInf_;
+    info_.duality_gap = gap_;
+    info_.rho = rho_;
+    info_.delta = delta_;
+    info_.mu = mu_;
+    if (double m = merit(); m < bestMerit_) {
+      bestMerit_ = m;
+      best_ = {x, y, q, violation_, dualInf_, gap_};
+    }
+    if (st_.verbose) {
+      std::printf("%4d  pinf %.3e  dinf %.3e  gap %.3e  rho %.2e  delta %.2e  mu %.3e  "
+                  "steps %.2e %.2e\n",
+                  info_.iter, primalInf_, dualInf_, gap_, rho_, delta_, mu_, lastPrimalStep_,
+                  lastDualStep_);
+      std::fflush(stdout); // a library in its own namespace has its own stdout buffer
+    }
+    if (converged())
+      return SCALY_QP_SOLVED;
+    if (int status = infeasibility())
+      return status;
+    if (info_.iter >= st_.max_iter)
+      return SCALY_QP_MAX_ITER_REACHED;
+    ++info_.iter;
+
+    // Stalled at the floor of the regularization: lower the floor once.
+    if ((noPrimalUpdate_ > 5 && rho_ == regLimit_) ||
+        (noDualUpdate_ > 5 && delta_ == regLimit_)) {
+      if (regLimit_ != st_.reg_finetune_lower_limit) {
+        regLimit_ = st_.reg_finetune_lower_limit;
+        noPrimalUpdate_ = noDualUpdate_ = 0;
+      }
+    }
+    // Multipliers at exactly zero would divide by zero in s/z.
+    const double eps = std::numeric_limits<double>::epsilon();
+    bool shifted = false;
+    for (Vec *w : {&q.z, &q.zl, &q.zu})
+      for (int i = 0; i < w->size(); ++i)
+        if ((*w)[i] < eps) {
+          (*w)[i] += eps;
+          shifted = true;
+        }
+    if (shifted && mt > 0)
+      mu_ = q.dot() / mt;
+    if (!factorWithRetries())
+      return SCALY_QP_NUMERICS;
+
+    Vec dx, dy;
+    Pairs d;
+    double primalStep = 1.0, dualStep = 1.0, muRate = 0.0;
+    if (mt > 0) {
+      // Predictor: the affine direction towards s o z = 0.
+      Vec rsz = -q.s.cwiseProduct(q.z), rsl = -q.sl.cwiseProduct(q.zl),
+          rsu = -q.su.cwiseProduct(q.zu);
+      newton(rsz, rsl, rsu, dx, dy, d);
+      double aS = st_.tau * q.slackStep(d), aZ = st_.tau * q.multiplierStep(d);
+      double muAff = ((q.s + aS * d.s).dot(q.z + aZ * d.z) +
+                      (q.sl + aS * d.sl).dot(q.zl + aZ * d.zl) +
+                      (q.su + aS * d.su).dot(q.zu + aZ * d.zu)) /
+                     mt;
+      double sigma = std::pow(std::max(muAff, 0.0) / mu_, 3);
+      sigma = std::min(sigma, 1.0);
+      // Corrector: second-order term and centring.
+      rsz += (sigma * mu_ - d.s.cwiseProduct(d.z).array()).matrix();
+      rsl += (sigma * mu_ - d.sl.cwiseProduct(d.zl).array()).matrix();
+      rsu += (sigma * mu_ - d.su.cwiseProduct(d.zu).array()).matrix();
+      newton(rsz, rsl, rsu, dx, dy, d);
+      primalStep = st_.tau * q.slackStep(d);
+      dualStep = st_.tau * q.multiplierStep(d);
+    } else {
+      Vec none;
+      newton(none, none, none, dx, dy, d);
+    }
+    lastPrimalStep_ = primalStep;
+    lastDualStep_ = dualStep;
+    if (!dx.allFinite() || !dy.allFinite() || !d.z.allFinite() || !d.s.allFinite() ||
+        !d.zl.allFinite() || !d.zu.allFinite() || !std::isfinite(primalStep) ||
+        !std::isfinite(dualStep)) {
+      // The factorization was too poor to give a direction: more
+      // regularization, and the same iteration again.
+      if (++directionRetries_ > st_.max_factor_retries)
+        return SCALY_QP_NUMERICS;
+      raiseRegularization();
+      --info_.iter;
+      continue;
+    }
+    directionRetries_ = 0;
+    x += primalStep * dx;
+    q.s += primalStep * d.s;
+    q.sl += primalStep * d.sl;
+    q.su += primalStep * d.su;
+    y += dualStep * dy;
+    q.z += dualStep * d.z;
+    q.zl += dualStep * d.zl;
+    q.zu += dualStep * d.zu;
+    if (mt > 0) {
+      double muPrev = mu_;
+      mu_ = q.dot() / mt;
+      muRate = std::max(0.0, (muPrev - mu_) / muPrev);
+    }
+
+    double prevPrimal = primalInf_, prevDual = dualInf_;
+    residuals();
+    // Move a centre when its residual fell enough (or is already within
+    // tolerance), and shrink its penalty with the complementarity. A centre
+    // that stays keeps its penalty once the iterate has run far from it
+    // (the proximal term then carries the infeasibility evidence).
+    double fast = mt > 0 ? 1.0 - muRate : 0.1, slow = mt > 0 ? 1.0 - 0.666 * muRate : 0.5;
+    bool dualDone = dualInf_ < st_.eps_abs + st_.eps_rel * dualRel_;
+    bool primalDone = primalInf_ < st_.eps_abs + st_.eps_rel * primalRel_;
+    if (dualInf_ < 0.95 * prevDual || dualDone) {
+      xi_ = x;
+      rho_ = std::max(regLimit_, fast * rho_);
+    } else {
+      ++noPrimalUpdate_;
+      if (info_.iter < 5 || rho_ * infNorm(x - xi_) < infeasibilityThreshold)
+        rho_ = std::max(regLimit_, slow * rho_);
+    }
+    if (primalInf_ < 0.95 * prevPrimal || primalDone) {
+      lambda_ = y;
+      nuz_ = q.z;
+      nul_ = q.zl;
+      nuu_ = q.zu;
+      delta_ = std::max(regLimit_, fast * delta_);
+    } else {
+      ++noDualUpdate_;
+      double away = std::max({infNorm(y - lambda_), infNorm(q.z - nuz_), infNorm(q.zl - nul_),
+                              infNorm(q.zu - nuu_)});
+      if (info_.iter < 5 || delta_ * away < infeasibilityThreshold)
+        delta_ = std::max(regLimit_, slow * delta_);
+    }
+  }
+}
+
+
+} // namespace scaly::qp

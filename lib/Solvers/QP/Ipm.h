@@ -1,0 +1,81 @@
+//===- Ipm.h - the QP solver's interior-point iteration ---------*- C++ -*-===//
+//
+// One solve of an equilibrated Problem with a factored KKT backend: the
+// iteration of Ipm.cpp. The Solver (Solver.cpp) maps the user's data and
+// starting point in and the solution out.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SCALY_SOLVERS_QP_IPM_H
+#define SCALY_SOLVERS_QP_IPM_H
+
+#include "QPInternal.h"
+
+namespace scaly::qp {
+
+/// Slack and multiplier pairs of the three kinds of inequality.
+struct Pairs {
+  Vec z, s, zl, sl, zu, su;
+  int size() const { return (int)(z.size() + zl.size() + zu.size()); }
+  double dot() const { return s.dot(z) + sl.dot(zl) + su.dot(zu); }
+  /// Largest steps in [0, 1] along `d` that keep the slacks / the
+  /// multipliers nonnegative.
+  double slackStep(const Pairs &d) const;
+  double multiplierStep(const Pairs &d) const;
+};
+
+class Ipm {
+public:
+  Ipm(const Problem &pb, KKT &kkt, const scaly_qp_settings &st, scaly_qp_info &info)
+      : pb_(pb), kkt_(kkt), st_(st), info_(info), n_(pb.n), p_(pb.p()), m_(pb.m()),
+        nl_((int)pb.il.size()), nu_((int)pb.iu.size()) {}
+
+  Vec x, y;
+  Pairs q;
+
+  int run(bool warm);
+
+private:
+  int iterate(bool warm);
+  double merit() const;
+  void residuals();
+  bool factorWithRetries();
+  void raiseRegularization();
+  void newton(const Vec &rsz, const Vec &rsl, const Vec &rsu, Vec &dx, Vec &dy, Pairs &d);
+  void kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy, Vec &dz);
+  void kktMultiply(const Vec &dx, const Vec &dy, const Vec &dz, Vec &ox, Vec &oy, Vec &oz);
+  void setDiagonals();
+  bool coldStart();
+  void warmStart();
+  void shiftInterior(double floorValue);
+  bool converged() const;
+  int infeasibility();
+
+  const Problem &pb_;
+  KKT &kkt_;
+  const scaly_qp_settings &st_;
+  scaly_qp_info &info_;
+  int n_, p_, m_, nl_, nu_;
+
+  double rho_ = 0, delta_ = 0, mu_ = 0, regLimit_ = 0;
+  double lastPrimalStep_ = 0, lastDualStep_ = 0;
+  int directionRetries_ = 0;
+  // The iterate nearest convergence so far (see run()).
+  struct Point {
+    Vec x, y;
+    Pairs q;
+    double primal, dual, gap;
+  } best_;
+  double bestMerit_ = INFINITY;
+  int noPrimalUpdate_ = 0, noDualUpdate_ = 0;
+  Vec xi_, lambda_, nuz_, nul_, nuu_;            // proximal centres
+  Vec rx_, ry_, rz_, rl_, ru_;                   // residuals without proximal terms
+  Vec hx_, wz_, wl_, wu_;                        // KKT diagonals
+  double primalInf_ = 0, dualInf_ = 0, gap_ = 0; // in the user's units
+  double violation_ = 0;                         // of the constraints by x alone
+  double primalRel_ = 0, dualRel_ = 0, gapRel_ = 0;
+};
+
+} // namespace scaly::qp
+
+#endif // SCALY_SOLVERS_QP_IPM_H
