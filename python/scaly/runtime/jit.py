@@ -690,8 +690,8 @@ def call_with_options(fn, args, options):
     import ctypes
     import numpy as np
     from ..solvers.wrapper import option_array
-    kernel = fn._kernel or compile_function(fn)
-    del kernel
+    if fn._kernel is None:
+        compile_function(fn)
     module = fn._solver_module
     if module is None:
         raise TypeError(f"{fn.name}() got options, but it reaches no solver")
@@ -736,21 +736,13 @@ def call_with_options(fn, args, options):
 
 def solver_stats(fn):
     """The latest statistics of each solver `fn` reaches (see Function.stats)."""
-    from ..solvers.qp import NATIVE_STATUS_NAMES, STATUS_NAMES
-    from ..solvers._native import SolverStats
+    from ..solvers.qp import stats_dict
     if fn._kernel is None:
         compile_function(fn)
     module = fn._solver_module
     if module is None:
         raise TypeError(f"{fn.name} reaches no solver: it has no solver statistics")
-    out = {}
-    for k, w in enumerate(module.wrappers):
-        st = module.stats(k)
-        d = {f: getattr(st, f) for f, _ in SolverStats._fields_ if f != "_pad0"}
-        d["status"] = STATUS_NAMES[st.status] if st.version else None
-        d["native_status"] = NATIVE_STATUS_NAMES.get(st.native_status, st.native_status)
-        out[w] = d
-    return out
+    return {w: stats_dict(module.stats(k)) for k, w in enumerate(module.wrappers)}
 
 
 def recompile_function(fn):

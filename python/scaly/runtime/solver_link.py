@@ -9,6 +9,7 @@ from the Python process's.
 """
 
 import ctypes
+import functools
 import hashlib
 import os
 from pathlib import Path
@@ -21,7 +22,9 @@ _NAMESPACES: dict = {}  # dependency fingerprint -> Lmid
 _FINGERPRINT = None
 
 
+@functools.lru_cache(maxsize=None)
 def _libc():
+    """The process's libc with dlmopen, dlsym, dlerror and dlinfo typed (once)."""
     libc = ctypes.CDLL(None)
     libc.dlmopen.restype = ctypes.c_void_p
     libc.dlmopen.argtypes = [ctypes.c_long, ctypes.c_char_p, ctypes.c_int]

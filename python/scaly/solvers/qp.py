@@ -283,10 +283,16 @@ class QPSolver:
         """The latest solve's ``scaly_solver_stats`` as a dict; ``status`` by name."""
         st = SolverStats()
         self._lib.scaly_qp_get_stats(self._handle, ctypes.byref(st))
-        out = {name: getattr(st, name) for name, _ in SolverStats._fields_ if name != "_pad0"}
-        out["status"] = STATUS_NAMES[st.status] if st.version else None
-        out["native_status"] = NATIVE_STATUS_NAMES.get(st.native_status, st.native_status)
-        return out
+        return stats_dict(st)
+
+
+def stats_dict(st: SolverStats) -> dict:
+    """A ``scaly_solver_stats`` as a dict of its fields; ``status`` and ``native_status``
+    by name (``status`` None before the first solve)."""
+    out = {name: getattr(st, name) for name, _ in SolverStats._fields_ if name != "_pad0"}
+    out["status"] = STATUS_NAMES[st.status] if st.version else None
+    out["native_status"] = NATIVE_STATUS_NAMES.get(st.native_status, st.native_status)
+    return out
 
 
 def solve_qp(P, c, A=None, b=None, G=None, h_l=None, h_u=None, x_l=None, x_u=None, *,
