@@ -15,7 +15,7 @@ packages=(
   python3 python3-dev python3-numpy python3-pytest python3-pybind11 pybind11-dev
   python3-scipy python3-sympy
   googletest libgtest-dev
-  libeigen3-dev libsuitesparse-dev
+  libeigen3-dev libsuitesparse-dev coinor-libipopt-dev pkg-config
   chromium
   wasi-libc libclang-rt-19-dev-wasm32 wabt
 )

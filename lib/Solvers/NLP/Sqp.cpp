@@ -1,0 +1,679 @@
+//===- Sqp.cpp - Scaly SQP: a line-search SQP on the QP library -----------===//
+//
+// Each iteration solves the QP model
+//
+//   minimize 1/2 d'(H + delta I)d + grad f'd
+//   s.t.     lbg - g <= J d <= ubg - g,  lbx - x <= d <= ubx - x
+//
+// with scaly_qp (set up once, then updated in place), takes the QP's
+// multipliers as the new estimates and steps along d with a backtracking
+// line search on the l1 merit function f + nu * ||constraint violation||_1.
+// H is the exact Hessian of the Lagrangian with delta the smallest tried
+// multiple of the identity that makes it positive definite (a Cholesky
+// test), or a damped BFGS matrix. When the linearized constraints are
+// inconsistent the step comes from the elastic QP (slacks on every row,
+// penalized in l1), which also detects points of locally least
+// infeasibility. A full step the merit refuses gets one second-order
+// correction (the constraints relinearized at the trial point) before
+// backtracking.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NLPInternal.h"
+
+#include "scaly/Solvers/scaly_qp.h"
+
+#include <Eigen/Dense>
+#include <Eigen/SparseCholesky>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace scaly::nlp {
+namespace {
+
+using Vec = Eigen::VectorXd;
+using SpMat = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+
+/// Violation of lo <= v <= hi, l1 or max.
+double violation(const double *v, const std::vector<double> &lo, const std::vector<double> &hi,
+                 bool maxNorm) {
+  double s = 0;
+  for (size_t i = 0; i < lo.size(); ++i) {
+    double e = std::max({0.0, lo[i] - v[i], v[i] - hi[i]});
+    s = maxNorm ? std::max(s, e) : s + e;
+  }
+  return s;
+}
+
+/// Complementarity of multiplier `lam` with lo <= v <= hi: lam > 0 rests on
+/// hi, lam < 0 on lo (a multiplier of an absent side is all error).
+double complementarity(double lam, double v, double lo, double hi) {
+  if (lam > 0)
+    return std::isinf(hi) ? lam : lam * std::fabs(hi - v);
+  if (lam < 0)
+    return std::isinf(lo) ? -lam : -lam * std::fabs(v - lo);
+  return 0;
+}
+
+/// The point the iteration is at: values, derivatives and multipliers.
+struct Iterate {
+  Vec x, g, grad, jac, lamG, lamX;
+  double f = 0;
+};
+
+class SqpBackend : public Backend {
+public:
+  explicit SqpBackend(int qpBackend) : qpBackend_(qpBackend) {}
+  ~SqpBackend() override {
+    scaly_qp_free(qp_);
+    scaly_qp_free(elastic_);
+  }
+
+  int solve(Oracles &o, const Options &opt, const SolveData &data, Solution &out,
+            scaly_solver_stats &stats) override;
+
+private:
+  // Set up on the first solve, for the Hessian mode it used.
+  void buildPattern(const Oracles &o, bool bfgs);
+  bool positiveDefinite(const std::vector<double> &p, double delta);
+  double regularize(const std::vector<double> &p, double initial);
+  void convexify(const Oracles &o, const Iterate &it, const SolveData &data, double initial);
+  int solveQp(const Oracles &o, const Options &opt, const Iterate &it, const SolveData &data,
+              const std::vector<double> &lo, const std::vector<double> &hi, Vec &d, Vec &lamG,
+              Vec &lamX, scaly_solver_stats &stats);
+  int solveElastic(const Oracles &o, const Options &opt, const Iterate &it, const SolveData &data,
+                   double penalty, Vec &d, Vec &lamG, Vec &lamX, scaly_solver_stats &stats);
+
+  int qpBackend_;
+  scaly_qp_solver *qp_ = nullptr, *elastic_ = nullptr;
+  bool patternBfgs_ = false, haveLast_ = false, analyzed_ = false;
+  std::vector<int32_t> pColptr_, pRowind_;
+  std::vector<int> hessToP_, diagP_;
+  std::vector<double> pValues_; // H (+ delta I) in the QP's pattern
+  double deltaLast_ = 0;
+  Eigen::MatrixXd bfgs_;
+  Vec lastLamG_, lastLamX_;
+  Eigen::SimplicialLLT<SpMat, Eigen::Upper, Eigen::AMDOrdering<int>> llt_;
+  std::vector<int32_t> eColptr_, eRowind_, epColptr_, epRowind_; // elastic patterns
+  // Per row of J, the products J_ik J_il it adds to P's entry (k, l), k <= l.
+  struct Product {
+    int a, b, pos;
+  };
+  std::vector<int> rowStart_;
+  std::vector<Product> products_;
+  Vec qpGrad_; // the QP's linear term: grad f, plus the convexification's shift
+  double rho_ = 0, delta_ = 0; // the latest convexification, for the iteration log
+};
+
+void SqpBackend::buildPattern(const Oracles &o, bool bfgs) {
+  int n = o.n;
+  patternBfgs_ = bfgs;
+  analyzed_ = false;
+  scaly_qp_free(qp_);
+  scaly_qp_free(elastic_);
+  qp_ = elastic_ = nullptr;
+  // The upper triangle: the transpose of the lower one, plus the whole
+  // diagonal (delta I goes there); BFGS fills the whole triangle.
+  std::vector<std::map<int, int>> columns(n); // column -> row -> Hessian entry (-1: none)
+  for (int j = 0; j < n; ++j) {
+    columns[j][j] = -1;
+    if (bfgs)
+      for (int i = 0; i < j; ++i)
+        columns[j][i] = -1;
+  }
+  // J'J's pattern too: the convexification adds rho J_A'J_A (see convexify).
+  std::vector<std::vector<std::pair<int, int>>> rows(o.m); // row -> (column, entry)
+  if (!bfgs) {
+    for (int j = 0; j < n; ++j)
+      for (int k = o.jacColptr[j]; k < o.jacColptr[j + 1]; ++k)
+        rows[o.jacRowind[k]].push_back({j, k});
+    for (const auto &row : rows)
+      for (auto [k, a] : row)
+        for (auto [l, b] : row)
+          if (k < l)
+            columns[l].emplace(k, -1);
+    for (int j = 0; j < n; ++j)
+      for (int k = o.hessColptr[j]; k < o.hessColptr[j + 1]; ++k)
+        columns[o.hessRowind[k]][j] = k; // lower (i, j) is upper (j, i)
+  }
+  pColptr_.assign(1, 0);
+  pRowind_.clear();
+  hessToP_.assign(o.hessNnz(), -1);
+  diagP_.assign(n, -1);
+  for (int j = 0; j < n; ++j) {
+    for (auto [i, k] : columns[j]) {
+      if (k >= 0)
+        hessToP_[k] = (int)pRowind_.size();
+      if (i == j)
+        diagP_[j] = (int)pRowind_.size();
+      pRowind_.push_back(i);
+    }
+    pColptr_.push_back((int32_t)pRowind_.size());
+  }
+  pValues_.assign(pRowind_.size(), 0.0);
+  // Where each product of two entries of a row of J lands in P.
+  rowStart_.assign(1, 0);
+  products_.clear();
+  for (const auto &row : rows) {
+    for (auto [k, a] : row)
+      for (auto [l, b] : row)
+        if (k <= l) {
+          int pos = pColptr_[l];
+          while (pRowind_[pos] != k)
+            ++pos;
+          products_.push_back({a, b, pos});
+        }
+    rowStart_.push_back((int)products_.size());
+  }
+}
+
+bool SqpBackend::positiveDefinite(const std::vector<double> &p, double delta) {
+  int n = (int)diagP_.size();
+  std::vector<double> shifted(p);
+  for (int j = 0; j < n; ++j)
+    shifted[diagP_[j]] += delta;
+  Eigen::Map<const SpMat> upper(n, n, (int)shifted.size(), pColptr_.data(), pRowind_.data(),
+                                shifted.data());
+  if (!analyzed_) {
+    llt_.analyzePattern(upper);
+    analyzed_ = true;
+  }
+  llt_.factorize(upper);
+  return llt_.info() == Eigen::Success;
+}
+
+/// The delta to add to H's diagonal: 0 when H is positive definite (to a
+/// tolerance relative to its size), else the first of a rising sequence
+/// that starts from a third of the last one used (IPOPT's rule).
+double SqpBackend::regularize(const std::vector<double> &p, double initial) {
+  double scale = 1.0;
+  for (double v : p)
+    scale = std::max(scale, std::fabs(v));
+  if (positiveDefinite(p, 1e-12 * scale))
+    return 0.0;
+  double delta = deltaLast_ > 0 ? std::max(1e-20, deltaLast_ / 3) : initial;
+  while (!positiveDefinite(p, delta) && delta < 1e40)
+    delta *= deltaLast_ > 0 ? 8 : 100;
+  deltaLast_ = delta;
+  return delta;
+}
+
+/// Makes the model convex where it need not be: H (in pValues_) plus
+/// rho J_A'J_A over the rows and bounds predicted active (equalities, and
+/// those with a nonzero multiplier), with qpGrad_ shifted by rho J_A' r_A
+/// (r_A: their residuals). The term rho/2 ||J_A d + r_A||^2 it adds to the
+/// model vanishes, with its gradient, at every step that keeps those rows
+/// active, so near a solution the QP's step is the exact-Hessian one while
+/// H itself may be indefinite (positive definiteness on the null space of
+/// J_A suffices: Finsler's lemma). Only what that cannot fix gets delta I.
+void SqpBackend::convexify(const Oracles &o, const Iterate &it, const SolveData &data,
+                           double initial) {
+  int n = o.n, m = o.m;
+  qpGrad_ = it.grad;
+  rho_ = delta_ = 0;
+  double scale = 1.0;
+  for (double v : pValues_)
+    scale = std::max(scale, std::fabs(v));
+  if (positiveDefinite(pValues_, 1e-12 * scale))
+    return;
+  // Residual of each predicted-active row (NaN: not active).
+  std::vector<double> residual(m, NAN), boundResidual(n, NAN);
+  double jmax = 0;
+  // A multiplier counts as nonzero above the QP's accuracy, relative to the largest.
+  double lamMax = std::max({1.0, it.lamG.lpNorm<Eigen::Infinity>(),
+                            it.lamX.lpNorm<Eigen::Infinity>()});
+  double tiny = 1e-7 * lamMax;
+  // Active: an equality, or a side the multiplier rests on that the iterate
+  // is at (or beyond) to a small tolerance; a multiplier on a side far away
+  // predicts nothing, and its residual would pull the step there.
+  auto near = [](double residual, double bound) {
+    return std::fabs(residual) <= 1e-3 * (1 + std::fabs(bound));
+  };
+  for (int i = 0; i < m; ++i) {
+    double up = it.g[i] - data.ubg[i], down = it.g[i] - data.lbg[i];
+    if (data.lbg[i] == data.ubg[i])
+      residual[i] = up;
+    else if (it.lamG[i] > tiny && std::isfinite(data.ubg[i]) && (up > 0 || near(up, data.ubg[i])))
+      residual[i] = up;
+    else if (it.lamG[i] < -tiny && std::isfinite(data.lbg[i]) &&
+             (down < 0 || near(down, data.lbg[i])))
+      residual[i] = down;
+  }
+  for (int j = 0; j < n; ++j) {
+    double up = it.x[j] - data.ubx[j], down = it.x[j] - data.lbx[j];
+    if (it.lamX[j] > tiny && std::isfinite(data.ubx[j]) && near(up, data.ubx[j]))
+      boundResidual[j] = up;
+    else if (it.lamX[j] < -tiny && std::isfinite(data.lbx[j]) && near(down, data.lbx[j]))
+      boundResidual[j] = down;
+    if (!std::isnan(boundResidual[j]))
+      jmax = std::max(jmax, 1.0);
+  }
+  for (int j = 0; j < n; ++j)
+    for (int k = o.jacColptr[j]; k < o.jacColptr[j + 1]; ++k)
+      if (!std::isnan(residual[o.jacRowind[k]]))
+        jmax = std::max(jmax, std::fabs(it.jac[k]));
+  std::vector<double> h(pValues_), p;
+  if (jmax > 0) {
+    auto withRho = [&](double rho) {
+      p = h;
+      for (int i = 0; i < m; ++i)
+        if (!std::isnan(residual[i]))
+          for (int q = rowStart_[i]; q < rowStart_[i + 1]; ++q)
+            p[products_[q].pos] += rho * it.jac[products_[q].a] * it.jac[products_[q].b];
+      for (int j = 0; j < n; ++j)
+        if (!std::isnan(boundResidual[j]))
+          p[diagP_[j]] += rho;
+    };
+    double base = scale / (jmax * jmax);
+    for (double rho = 1e-2 * base; rho <= 1e4 * base; rho *= 10) {
+      withRho(rho);
+      if (!positiveDefinite(p, 1e-12 * scale))
+        continue;
+      pValues_ = p;
+      rho_ = rho;
+      for (int j = 0; j < n; ++j) {
+        for (int k = o.jacColptr[j]; k < o.jacColptr[j + 1]; ++k)
+          if (!std::isnan(residual[o.jacRowind[k]]))
+            qpGrad_[j] += rho * it.jac[k] * residual[o.jacRowind[k]];
+        if (!std::isnan(boundResidual[j]))
+          qpGrad_[j] += rho * boundResidual[j];
+      }
+      return;
+    }
+  }
+  double delta = regularize(pValues_, initial);
+  delta_ = delta;
+  for (int j = 0; j < n; ++j)
+    pValues_[diagP_[j]] += delta;
+}
+
+/// The QP library's form of the bounds: infinite sides as they are.
+int SqpBackend::solveQp(const Oracles &o, const Options &opt, const Iterate &it,
+                        const SolveData &data, const std::vector<double> &lo,
+                        const std::vector<double> &hi, Vec &d, Vec &lamG, Vec &lamX,
+                        scaly_solver_stats &stats) {
+  int n = o.n, m = o.m;
+  std::vector<double> xl(n), xu(n);
+  for (int i = 0; i < n; ++i) {
+    xl[i] = data.lbx[i] - it.x[i];
+    xu[i] = data.ubx[i] - it.x[i];
+  }
+  scaly_qp_data qd{n, 0, m,
+                   {n, n, pColptr_.data(), pRowind_.data(), pValues_.data()}, qpGrad_.data(),
+                   {0, n, nullptr, nullptr, nullptr}, nullptr,
+                   {m, n, o.jacColptr.data(), o.jacRowind.data(), it.jac.data()}, lo.data(),
+                   hi.data(), xl.data(), xu.data()};
+  std::vector<int32_t> zeros(n + 1, 0);
+  qd.A.colptr = zeros.data();
+  scaly_qp_settings settings;
+  scaly_qp_default_settings(&settings);
+  settings.eps_abs = opt["qp_eps_abs"];
+  settings.max_iter = (int32_t)opt["qp_max_iter"];
+  double t0 = now();
+  bool ready = qp_ ? scaly_qp_update_settings(qp_, &settings, nullptr, 0) == 0 &&
+                         scaly_qp_update(qp_, &qd, nullptr, 0) == 0
+                   : (qp_ = scaly_qp_setup(&qd, qpBackend_, &settings, nullptr, 0)) != nullptr;
+  int status = SCALY_SOLVE_ERROR;
+  if (ready) {
+    bool warm = opt["qp_warm_start"] != 0;
+    status = scaly_qp_solve(qp_, nullptr, nullptr, warm ? it.lamG.data() : nullptr,
+                            warm ? it.lamX.data() : nullptr);
+    d.resize(n);
+    lamG.resize(m);
+    lamX.resize(n);
+    scaly_qp_solution(qp_, d.data(), nullptr, lamG.data(), lamX.data());
+    scaly_qp_info info;
+    scaly_qp_get_info(qp_, &info);
+    stats.qp_iter += info.iter;
+  }
+  stats.t_qp += now() - t0;
+  return status;
+}
+
+/// The elastic QP: d and slacks s, t >= 0 per row, lbg - g <= J d + s - t <=
+/// ubg - g, with penalty * sum(s + t) added to the model.
+int SqpBackend::solveElastic(const Oracles &o, const Options &opt, const Iterate &it,
+                             const SolveData &data, double penalty, Vec &d, Vec &lamG, Vec &lamX,
+                             scaly_solver_stats &stats) {
+  int n = o.n, m = o.m, ne = n + 2 * m;
+  if (eColptr_.empty()) {
+    eColptr_.assign(o.jacColptr.begin(), o.jacColptr.end());
+    eRowind_.assign(o.jacRowind.begin(), o.jacRowind.end());
+    for (int k = 0; k < 2 * m; ++k) {
+      eRowind_.push_back(k % m);
+      eColptr_.push_back((int32_t)eRowind_.size());
+    }
+    epColptr_.assign(pColptr_.begin(), pColptr_.end());
+    epRowind_.assign(pRowind_.begin(), pRowind_.end());
+    for (int k = 0; k < 2 * m; ++k) {
+      epRowind_.push_back(n + k);
+      epColptr_.push_back((int32_t)epRowind_.size());
+    }
+  }
+  std::vector<double> jac(it.jac.data(), it.jac.data() + o.jacNnz()), p(pValues_);
+  for (int k = 0; k < 2 * m; ++k) {
+    jac.push_back(k < m ? 1.0 : -1.0);
+    p.push_back(1e-8); // a little curvature keeps the slacks' steps bounded
+  }
+  std::vector<double> c(qpGrad_.data(), qpGrad_.data() + n), lo(m), hi(m), xl(ne), xu(ne);
+  c.resize(ne, penalty);
+  for (int i = 0; i < m; ++i) {
+    lo[i] = data.lbg[i] - it.g[i];
+    hi[i] = data.ubg[i] - it.g[i];
+  }
+  for (int i = 0; i < ne; ++i) {
+    xl[i] = i < n ? data.lbx[i] - it.x[i] : 0.0;
+    xu[i] = i < n ? data.ubx[i] - it.x[i] : inf;
+  }
+  std::vector<int32_t> zeros(ne + 1, 0);
+  scaly_qp_data qd{ne, 0, m,
+                   {ne, ne, epColptr_.data(), epRowind_.data(), p.data()}, c.data(),
+                   {0, ne, zeros.data(), nullptr, nullptr}, nullptr,
+                   {m, ne, eColptr_.data(), eRowind_.data(), jac.data()}, lo.data(), hi.data(),
+                   xl.data(), xu.data()};
+  scaly_qp_settings settings;
+  scaly_qp_default_settings(&settings);
+  settings.eps_abs = opt["qp_eps_abs"];
+  settings.max_iter = (int32_t)opt["qp_max_iter"];
+  double t0 = now();
+  bool ready = elastic_ ? scaly_qp_update(elastic_, &qd, nullptr, 0) == 0
+                        : (elastic_ = scaly_qp_setup(&qd, qpBackend_, &settings, nullptr, 0)) !=
+                              nullptr;
+  int status = SCALY_SOLVE_ERROR;
+  if (ready) {
+    status = scaly_qp_solve(elastic_, nullptr, nullptr, nullptr, nullptr);
+    Vec de(ne), ze(ne);
+    lamG.resize(m);
+    scaly_qp_solution(elastic_, de.data(), nullptr, lamG.data(), ze.data());
+    d = de.head(n);
+    lamX = ze.head(n);
+    scaly_qp_info info;
+    scaly_qp_get_info(elastic_, &info);
+    stats.qp_iter += info.iter;
+  }
+  stats.t_qp += now() - t0;
+  return status;
+}
+
+int SqpBackend::solve(Oracles &o, const Options &opt, const SolveData &data, Solution &out,
+                      scaly_solver_stats &stats) {
+  const int n = o.n, m = o.m;
+  const bool bfgs = opt["hessian_approximation"] == 1, rti = opt["rti"] == 1;
+  const int maxIter = rti ? 1 : (int)opt["max_iter"];
+  const double tol = opt["tol"], violTol = opt["constr_viol_tol"];
+  const int verbose = (int)opt["print_level"];
+  if (pColptr_.empty() || bfgs != patternBfgs_)
+    buildPattern(o, bfgs);
+  if (bfgs && bfgs_.rows() != n)
+    bfgs_ = Eigen::MatrixXd::Identity(n, n);
+
+  Iterate it;
+  it.x = Eigen::Map<const Vec>(data.x0.data(), n);
+  for (int i = 0; i < n; ++i) // start inside the bounds: every QP step keeps it there
+    it.x[i] = std::min(std::max(it.x[i], data.lbx[i]), data.ubx[i]);
+  bool fromLast = rti && haveLast_ && lastLamG_.size() == m && lastLamX_.size() == n;
+  it.lamG = fromLast ? lastLamG_ : Eigen::Map<const Vec>(data.lamG0.data(), m).eval();
+  it.lamX = fromLast ? lastLamX_ : Eigen::Map<const Vec>(data.lamX0.data(), n).eval();
+  it.g.resize(m);
+  it.grad.resize(n);
+  it.jac.resize(o.jacNnz());
+  std::vector<double> hess(o.hessNnz());
+  auto finish = [&](int status, int native) {
+    out.x.assign(it.x.data(), it.x.data() + n);
+    out.lamG.assign(it.lamG.data(), it.lamG.data() + m);
+    out.lamX.assign(it.lamX.data(), it.lamX.data() + n);
+    lastLamG_ = it.lamG;
+    lastLamX_ = it.lamX;
+    haveLast_ = true;
+    stats.native_status = native;
+    stats.obj = it.f;
+    stats.primal_viol = std::max(violation(it.g.data(), data.lbg, data.ubg, true),
+                                 violation(it.x.data(), data.lbx, data.ubx, true));
+    return status;
+  };
+  auto evaluate = [&](bool withDerivatives) {
+    return o.f(it.x.data(), it.f) && o.g(it.x.data(), it.g.data()) &&
+           (!withDerivatives || (o.gradF(it.x.data(), it.grad.data()) &&
+                                 o.jacG(it.x.data(), it.jac.data())));
+  };
+  if (!evaluate(true))
+    return finish(SCALY_SOLVE_ERROR, SCALY_SQP_EVAL_ERROR);
+
+  double nu = opt["penalty_init"];
+  int unboundedModels = 0;
+  double globalization = 0; // line-search time, oracles included (removed below)
+  double feAtGlobalization = 0;
+  std::vector<double> lo(m), hi(m);
+  Vec d, lamG, lamX;
+  for (int iter = 0;; ++iter) {
+    // Convergence: the KKT conditions at the iterate, scaled as IPOPT does.
+    Vec stationarity = it.grad + it.lamX;
+    for (int j = 0; j < n; ++j)
+      for (int k = o.jacColptr[j]; k < o.jacColptr[j + 1]; ++k)
+        stationarity[j] += it.jac[k] * it.lamG[o.jacRowind[k]];
+    double compl_ = 0;
+    for (int i = 0; i < m; ++i)
+      compl_ = std::max(compl_, complementarity(it.lamG[i], it.g[i], data.lbg[i], data.ubg[i]));
+    for (int i = 0; i < n; ++i)
+      compl_ = std::max(compl_, complementarity(it.lamX[i], it.x[i], data.lbx[i], data.ubx[i]));
+    double sd = std::max(100.0, (it.lamG.lpNorm<1>() + it.lamX.lpNorm<1>()) /
+                                    std::max(1, n + m)) / 100.0;
+    double viol = std::max(violation(it.g.data(), data.lbg, data.ubg, true),
+                           violation(it.x.data(), data.lbx, data.ubx, true));
+    double kkt = std::max(stationarity.lpNorm<Eigen::Infinity>(), compl_) / sd;
+    if (verbose)
+      std::printf("sqp %3d  f %+.10e  viol %.2e  kkt %.2e  nu %.2e\n", iter, it.f, viol, kkt, nu);
+    stats.iter = iter;
+    if (!rti && kkt <= tol && viol <= violTol)
+      return finish(SCALY_SOLVE_OK, SCALY_SQP_SOLVED);
+    if (iter >= maxIter) {
+      if (rti)
+        return finish(SCALY_SOLVE_ACCEPTABLE, SCALY_SQP_RTI_STEP);
+      bool acceptable = kkt <= opt["acceptable_tol"] && viol <= std::sqrt(violTol);
+      return finish(acceptable ? SCALY_SOLVE_ACCEPTABLE : SCALY_SOLVE_MAX_ITER,
+                    acceptable ? SCALY_SQP_ACCEPTABLE : SCALY_SQP_MAX_ITER);
+    }
+    if (it.f < opt["obj_lower_limit"] || it.x.lpNorm<Eigen::Infinity>() >= 1e20)
+      return finish(SCALY_SOLVE_DUAL_INFEASIBLE, SCALY_SQP_UNBOUNDED);
+
+    // The model's Hessian.
+    double t0 = now();
+    std::fill(pValues_.begin(), pValues_.end(), 0.0);
+    if (bfgs) {
+      for (int j = 0, k = 0; j < n; ++j)
+        for (int i = 0; i <= j; ++i, ++k)
+          pValues_[k] = bfgs_(i, j);
+    } else {
+      if (!o.hessL(it.x.data(), 1.0, it.lamG.data(), hess.data()))
+        return finish(SCALY_SOLVE_NUMERICS, SCALY_SQP_EVAL_ERROR);
+      for (int k = 0; k < o.hessNnz(); ++k)
+        pValues_[hessToP_[k]] += hess[k];
+    }
+    double tFe0 = stats.t_fe;
+    double delta = 0;
+    if (bfgs)
+      qpGrad_ = it.grad;
+    else
+      convexify(o, it, data, opt["regularization_init"]);
+    stats.t_solver += now() - t0 - (stats.t_fe - tFe0);
+
+    // The step: the QP model, with more curvature when it is unbounded, or
+    // the elastic model when its constraints are inconsistent.
+    for (int i = 0; i < m; ++i) {
+      lo[i] = data.lbg[i] - it.g[i];
+      hi[i] = data.ubg[i] - it.g[i];
+    }
+    int qpStatus = solveQp(o, opt, it, data, lo, hi, d, lamG, lamX, stats);
+    bool elastic = false;
+    for (int retry = 0; qpStatus == SCALY_SOLVE_DUAL_INFEASIBLE && retry < 8; ++retry) {
+      unboundedModels += retry == 0 && delta == 0;
+      double more = std::max(delta * 8, deltaLast_ > 0 ? deltaLast_ : opt["regularization_init"]);
+      for (int j = 0; j < n; ++j)
+        pValues_[diagP_[j]] += more - delta;
+      delta = deltaLast_ = more;
+      qpStatus = solveQp(o, opt, it, data, lo, hi, d, lamG, lamX, stats);
+    }
+    if (qpStatus != SCALY_SOLVE_DUAL_INFEASIBLE && delta == 0)
+      unboundedModels = 0;
+    if (unboundedModels >= 5)
+      return finish(SCALY_SOLVE_DUAL_INFEASIBLE, SCALY_SQP_UNBOUNDED);
+    if (qpStatus == SCALY_SOLVE_PRIMAL_INFEASIBLE && m > 0) {
+      elastic = true;
+      nu = std::max({nu, 10 * it.lamG.lpNorm<Eigen::Infinity>(), 1.0});
+      qpStatus = solveElastic(o, opt, it, data, nu, d, lamG, lamX, stats);
+    }
+    if (qpStatus != SCALY_SOLVE_OK && qpStatus != SCALY_SOLVE_ACCEPTABLE && !elastic && m > 0) {
+      // An unsolved model (iteration limit, numerical trouble): its elastic
+      // form has a strictly feasible interior and is solved instead.
+      elastic = true;
+      nu = std::max({nu, 10 * it.lamG.lpNorm<Eigen::Infinity>(), 1.0});
+      qpStatus = solveElastic(o, opt, it, data, nu, d, lamG, lamX, stats);
+    }
+    if (qpStatus != SCALY_SOLVE_OK && qpStatus != SCALY_SOLVE_ACCEPTABLE &&
+        qpStatus != SCALY_SOLVE_MAX_ITER)
+      return finish(qpStatus == SCALY_SOLVE_PRIMAL_INFEASIBLE ? SCALY_SOLVE_PRIMAL_INFEASIBLE
+                                                              : SCALY_SOLVE_NUMERICS,
+                    qpStatus == SCALY_SOLVE_PRIMAL_INFEASIBLE ? SCALY_SQP_INFEASIBLE
+                                                              : SCALY_SQP_QP_FAILED);
+    double stepInf = d.lpNorm<Eigen::Infinity>();
+    stats.step_inf = stepInf;
+
+    // The linearized violation the step leaves, and the merit's slope.
+    Vec lin = it.g;
+    for (int j = 0; j < n; ++j)
+      for (int k = o.jacColptr[j]; k < o.jacColptr[j + 1]; ++k)
+        lin[o.jacRowind[k]] += it.jac[k] * d[j];
+    double v1 = violation(it.g.data(), data.lbg, data.ubg, false);
+    double linV1 = violation(lin.data(), data.lbg, data.ubg, false);
+    if (elastic && stepInf <= opt["min_step"] * (1 + it.x.lpNorm<Eigen::Infinity>()) &&
+        viol > violTol)
+      return finish(SCALY_SOLVE_PRIMAL_INFEASIBLE, SCALY_SQP_INFEASIBLE);
+    // nu above the multipliers: then the step is a descent direction of the
+    // merit (Han; Powell). Powell's update lets it come down again halfway.
+    double gd = it.grad.dot(d);
+    if (!elastic) {
+      double needed = 1.01 * lamG.lpNorm<Eigen::Infinity>() + 1e-8;
+      nu = std::max(needed, 0.5 * (nu + needed));
+    }
+    stats.merit_penalty = nu;
+    double slope = gd - nu * (v1 - linV1);
+
+    // The line search (or, for a real-time iteration, the full step).
+    double tLs = now(), feLs = stats.t_fe;
+    double merit0 = it.f + nu * v1, alpha = 1.0;
+    Vec xTrial(n), gTrial(m);
+    double fTrial = 0;
+    bool accepted = rti;
+    if (!rti) {
+      const double eta = opt["armijo"];
+      bool triedSoc = !(opt["second_order_correction"] == 1) || m == 0;
+      for (int bt = 0; bt <= (int)opt["max_backtracks"]; ++bt) {
+        xTrial = it.x + alpha * d;
+        if (o.f(xTrial.data(), fTrial) && o.g(xTrial.data(), gTrial.data())) {
+          double merit = fTrial + nu * violation(gTrial.data(), data.lbg, data.ubg, false);
+          if (merit <= merit0 + eta * alpha * std::min(slope, 0.0) + 1e-14 * std::fabs(merit0)) {
+            accepted = true;
+            break;
+          }
+          // One second-order correction of a refused full step: the
+          // constraints relinearized at the trial point.
+          if (!triedSoc && alpha == 1.0 &&
+              violation(gTrial.data(), data.lbg, data.ubg, false) > v1 * 0.0) {
+            triedSoc = true;
+            Vec jd = lin - it.g;
+            std::vector<double> slo(m), shi(m);
+            for (int i = 0; i < m; ++i) {
+              slo[i] = data.lbg[i] - gTrial[i] + jd[i];
+              shi[i] = data.ubg[i] - gTrial[i] + jd[i];
+            }
+            Vec dc, lc, lx;
+            int s = solveQp(o, opt, it, data, slo, shi, dc, lc, lx, stats);
+            if (s == SCALY_SOLVE_OK || s == SCALY_SOLVE_ACCEPTABLE) {
+              Vec xc = it.x + dc;
+              double fc;
+              Vec gc(m);
+              if (o.f(xc.data(), fc) && o.g(xc.data(), gc.data()) &&
+                  fc + nu * violation(gc.data(), data.lbg, data.ubg, false) <=
+                      merit0 + eta * std::min(slope, 0.0)) {
+                xTrial = xc;
+                fTrial = fc;
+                gTrial = gc;
+                d = dc;
+                accepted = true;
+                break;
+              }
+            }
+          }
+        }
+        alpha *= 0.5;
+        ++stats.backtracks;
+      }
+    }
+    globalization += now() - tLs;
+    feAtGlobalization += stats.t_fe - feLs;
+    stats.t_globalization = std::max(0.0, globalization - feAtGlobalization);
+    if (!accepted) {
+      if (verbose)
+        std::printf("    line search failed: step %.2e  slope %.2e  rho %.1e  delta %.1e\n", stepInf,
+                    slope, rho_, delta_);
+      // No decrease along d: the iterate is as good as the merit can tell.
+      bool acceptable = kkt <= opt["acceptable_tol"] && viol <= std::sqrt(violTol);
+      return finish(acceptable ? SCALY_SOLVE_ACCEPTABLE : SCALY_SOLVE_NUMERICS,
+                    acceptable ? SCALY_SQP_ACCEPTABLE : SCALY_SQP_LINE_SEARCH);
+    }
+    stats.alpha = rti ? 1.0 : alpha;
+    if (verbose)
+      std::printf("    step %.2e  alpha %.2e  rho %.1e  delta %.1e  qp %d%s\n", stepInf, stats.alpha,
+                  rho_, delta_, qpStatus, elastic ? "  elastic" : "");
+
+    // Move, and take the QP's multipliers.
+    Vec gradLagOld;
+    if (bfgs) {
+      gradLagOld = it.grad;
+      for (int j = 0; j < n; ++j)
+        for (int k = o.jacColptr[j]; k < o.jacColptr[j + 1]; ++k)
+          gradLagOld[j] += it.jac[k] * lamG[o.jacRowind[k]];
+    }
+    Vec step = rti ? d : (xTrial - it.x).eval();
+    it.x += step;
+    it.lamG = lamG;
+    it.lamX = lamX;
+    bool ok = rti ? evaluate(!rti) : (it.f = fTrial, it.g = gTrial, o.gradF(it.x.data(), it.grad.data()) &&
+                                                    o.jacG(it.x.data(), it.jac.data()));
+    if (rti) {
+      stats.iter = 1;
+      if (!ok)
+        return finish(SCALY_SOLVE_NUMERICS, SCALY_SQP_EVAL_ERROR);
+      continue;
+    }
+    if (!ok)
+      return finish(SCALY_SOLVE_NUMERICS, SCALY_SQP_EVAL_ERROR);
+    if (bfgs) {
+      // Powell's damped update keeps the matrix positive definite.
+      Vec y = it.grad - gradLagOld;
+      for (int j = 0; j < n; ++j)
+        for (int k = o.jacColptr[j]; k < o.jacColptr[j + 1]; ++k)
+          y[j] += it.jac[k] * lamG[o.jacRowind[k]];
+      Vec bs = bfgs_ * step;
+      double sbs = step.dot(bs), sy = step.dot(y);
+      if (sbs > 1e-16) {
+        double theta = sy >= 0.2 * sbs ? 1.0 : 0.8 * sbs / (sbs - sy);
+        Vec r = theta * y + (1 - theta) * bs;
+        double sr = step.dot(r);
+        if (sr > 1e-16)
+          bfgs_ += r * r.transpose() / sr - bs * bs.transpose() / sbs;
+      }
+    }
+  }
+}
+
+} // namespace
+
+std::unique_ptr<Backend> makeSqp(int qpBackend) {
+  return std::make_unique<SqpBackend>(qpBackend);
+}
+
+} // namespace scaly::nlp
