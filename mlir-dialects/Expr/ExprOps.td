@@ -512,4 +512,31 @@ def Expr_QpSolveOp : Expr_Op<"qp_solve", [Pure, Expr_NotDifferentiable,
   let hasVerifier = 1;
 }
 
+def Expr_NlpSolveOp : Expr_Op<"nlp_solve", [Pure, Expr_NotDifferentiable,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "solution of a nonlinear program by a solver wrapper (IPOPT or Scaly SQP)";
+  let description = [{
+    minimize f(x, p) subject to lbg <= g(x, p) <= ubg, lbx <= x <= ubx,
+    from x0 and the multiplier guesses lam_g0, lam_x0. f and g, with their
+    derivatives, are oracle functions the wrapper `name` owns: the module
+    only passes the operands and receives x, lam_g and lam_x (CasADi's sign
+    convention: grad f + J'lam_g + lam_x = 0). `solver` names the backend,
+    a structural choice of the generated interface. Lowering calls the
+    wrapper; a solve that does not converge still returns its last
+    iterate, and the wrapper's statistics say why.
+  }];
+  let arguments = (ins Expr_FloatArray:$x0, Expr_FloatArray:$p, Expr_FloatArray:$lbx,
+                       Expr_FloatArray:$ubx, Expr_FloatArray:$lbg, Expr_FloatArray:$ubg,
+                       Expr_FloatArray:$lam_g0, Expr_FloatArray:$lam_x0,
+                       StrAttr:$name, StrAttr:$solver);
+  let results = (outs Expr_FloatArray:$x, Expr_FloatArray:$lam_g, Expr_FloatArray:$lam_x);
+  let assemblyFormat = [{
+    `(` $x0 `,` $p `,` $lbx `,` $ubx `,` $lbg `,` $ubg `,` $lam_g0 `,` $lam_x0 `)`
+    attr-dict `:` type($x0) `,` type($p) `,` type($lbx) `,` type($ubx) `,` type($lbg) `,`
+    type($ubg) `,` type($lam_g0) `,` type($lam_x0) `->` type($x) `,` type($lam_g) `,`
+    type($lam_x)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SCALY_EXPR_OPS

@@ -328,7 +328,8 @@ LogicalResult ProcLowering::lowerOp(Operation *op) {
         return success();
       })
       .Case([&](ex::CallOp o) { return lowerCall(o); })
-      .Case([&](ex::QpSolveOp o) { return lowerQpSolve(o); })
+      .Case([&](ex::QpSolveOp o) { return lowerSolverCall(o, o.getName()); })
+      .Case([&](ex::NlpSolveOp o) { return lowerSolverCall(o, o.getName()); })
       .Case([&](ex::LoopOp o) { return lowerLoop(o); })
       .Case([&](ex::MapOp o) {
         return o.emitOpError("must be turned into a loop first (run scaly-map-to-loop)"),
@@ -373,33 +374,33 @@ LogicalResult ProcLowering::lowerCall(ex::CallOp call) {
   return success();
 }
 
-LogicalResult ProcLowering::lowerQpSolve(ex::QpSolveOp solve) {
-  Location loc = solve.getLoc();
+LogicalResult ProcLowering::lowerSolverCall(Operation *solve, StringRef name) {
+  Location loc = solve->getLoc();
   SmallVector<Value> args;
   // An empty operand or result (no rows of A, say) is a null pointer.
   auto null = [&](bool readonly) {
     return b.create<pg::NullOp>(loc, pg::PtrType::get(b.getContext(), b.getF64Type(), readonly))
         .getResult();
   };
-  for (Value operand : solve.getOperands())
+  for (Value operand : solve->getOperands())
     args.push_back(ex::numElements(operand.getType()) ? asReadonly(inMemory(operand, loc), loc)
                                                       : null(true));
-  for (Value result : solve.getResults()) {
+  for (Value result : solve->getResults()) {
     Value mem = ex::numElements(result.getType()) ? resultMemory(result, loc) : null(false);
     values[result] = Stored{{}, mem};
     args.push_back(mem);
   }
-  // void <name>(9 x const double*, 4 x double*), defined by the wrapper.
+  // void <name>(const double* per operand, double* per result), defined by the wrapper.
   auto module = solve->getParentOfType<ModuleOp>();
-  if (!module.lookupSymbol(solve.getName())) {
+  if (!module.lookupSymbol(name)) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
     SmallVector<Type> types;
     for (Value a : args)
       types.push_back(a.getType());
-    b.create<pg::ExternOp>(loc, solve.getName(), b.getFunctionType(types, {}), StringAttr());
+    b.create<pg::ExternOp>(loc, name, b.getFunctionType(types, {}), StringAttr());
   }
-  b.create<pg::CallExternOp>(loc, TypeRange(), FlatSymbolRefAttr::get(b.getContext(), solve.getName()),
+  b.create<pg::CallExternOp>(loc, TypeRange(), FlatSymbolRefAttr::get(b.getContext(), name),
                              args);
   return success();
 }

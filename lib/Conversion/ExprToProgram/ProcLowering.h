@@ -203,9 +203,10 @@ private:
   /// A call that kept the block hint becomes a prog.call of the callee's
   /// procedure; its operands are passed by pointer.
   LogicalResult lowerCall(ex::CallOp call);
-  /// A QP solve: its data in memory, then a call of the module's solver
-  /// wrapper (declared once per wrapper with prog.extern).
-  LogicalResult lowerQpSolve(ex::QpSolveOp solve);
+  /// A solver op (qp_solve, nlp_solve): its operands in memory, then a call
+  /// of the module's solver wrapper `name` (declared once with prog.extern),
+  /// one pointer per operand then per result (null when empty).
+  LogicalResult lowerSolverCall(Operation *solve, StringRef name);
 
   /// Inputs of a procedure are read-only pointers; a window or output pointer
   /// passed as an input is viewed as const.

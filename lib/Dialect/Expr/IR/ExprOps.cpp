@@ -759,3 +759,37 @@ LogicalResult QpSolveOp::verify() {
     return emitOpError("needs the C name of its solver wrapper");
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// NlpSolveOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult NlpSolveOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>,
+                                           ValueRange operands, DictionaryAttr,
+                                           OpaqueProperties, RegionRange,
+                                           SmallVectorImpl<Type> &inferred) {
+  if (operands.size() != 8)
+    return failure();
+  auto length = [&](unsigned k) { return scaly::expr::numElements(operands[k].getType()); };
+  Type f64 = Float64Type::get(ctx);
+  for (int64_t size : {length(0), length(4), length(0)})
+    inferred.push_back(RankedTensorType::get({size}, f64));
+  return success();
+}
+
+LogicalResult NlpSolveOp::verify() {
+  for (Value v : getOperands())
+    if (tensorOf(v.getType()).getRank() != 1 || !tensorOf(v.getType()).getElementType().isF64())
+      return emitOpError("operands must be 1-D float64 arrays");
+  auto length = [](Value v) { return scaly::expr::numElements(v.getType()); };
+  int64_t n = length(getX0()), m = length(getLbg());
+  if (length(getLbx()) != n || length(getUbx()) != n || length(getLamX0()) != n)
+    return emitOpError("lbx, ubx and lam_x0 must have the length of x0 (") << n << ")";
+  if (length(getUbg()) != m || length(getLamG0()) != m)
+    return emitOpError("ubg and lam_g0 must have the length of lbg (") << m << ")";
+  if (getName().empty())
+    return emitOpError("needs the C name of its solver wrapper");
+  if (getSolver() != "ipopt" && getSolver() != "sqp")
+    return emitOpError("solver must be \"ipopt\" or \"sqp\", got \"") << getSolver() << "\"";
+  return success();
+}
