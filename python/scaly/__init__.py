@@ -11,6 +11,7 @@ from ._function import Arg, Function, L, arg, function
 from ._trace import DTYPES, Expr
 from .derivatives import gradient, hessian, jacobian, jacobian_sparsity, jvp, vjp
 from .solvers.model import qp
+from .solvers.nlp_model import nlp
 from .ops import (abs, acos, asin, atan, atan2, cast, ceil, concat, cos, cosh, dot, exp, expm1,
                   expr_op, floor, fmax, fmin, log, log1p, matmul, max, mean, min, norm2, pow,
                   prod, sin, scan, sinh, sqrt, stack, sum, sumsqr, tan, tanh, transpose, vmap,
@@ -25,7 +26,7 @@ __all__ = [
     "atan2", "cast", "ceil", "concat", "cos", "cosh", "dot", "exp", "expm1", "expr_op", "floor",
     "fmax", "fmin", "log", "log1p", "matmul", "max", "mean", "min", "norm2", "pow", "prod",
     "scan", "sin", "sinh", "sqrt", "stack", "sum", "sumsqr", "tan", "tanh", "transpose", "vmap",
-    "where", "gradient", "hessian", "jacobian", "jacobian_sparsity", "jvp", "vjp", "qp",
+    "where", "gradient", "hessian", "jacobian", "jacobian_sparsity", "jvp", "vjp", "qp", "nlp",
 ]
 
 # Every math function of the dialect's ODS enum is sc.<name>, those added

@@ -191,8 +191,9 @@ def _with_solvers(module, options):
     entries = [(e.name, entry_params(module.header, e.name)) for e in module.entries]
     paths = native_paths()
     manifest = build_manifest(module.name, names, paths["include"], paths["scaly_qp"], renames)
+    recipe = {k: v for k, v in options.items() if k not in ("name", "record_stages")}
     return replace(module, source=rename_wrappers(module.source, renames),
-                   solver_source=render_wrappers(entries, names, renames),
+                   solver_source=render_wrappers(entries, names, renames, recipe),
                    solvers=tuple(renames[n] for n in names),
                    manifest=json.dumps(manifest, indent=2) + "\n")
 

@@ -684,11 +684,13 @@ def _compile_with_solvers(cc, fn, root: Path, module, wrappers, abi, extra, inde
 def call_with_options(fn, args, options):
     """Evaluate `fn` with call-time solver options through its `_with_options` entry.
 
-    `options`: a dict of QP option names to values for every solver `fn` reaches,
-    or a list with one dict (or None) per solver in the order of `fn.stats()`.
+    `options`: a dict of option names to values for every solver `fn` reaches
+    (QP options, or the NLP backend's), or a list with one dict (or None) per
+    solver in the order of `fn.stats()`.
     """
     import ctypes
     import numpy as np
+    from ..solvers.nlp_options import option_array as nlp_option_array
     from ..solvers.wrapper import option_array
     if fn._kernel is None:
         compile_function(fn)
@@ -706,7 +708,9 @@ def call_with_options(fn, args, options):
     else:
         raise TypeError(f"{fn.name}(): options must be a dict (or a list of dicts, one per "
                         f"solver), got {type(options).__name__}")
-    arrays = [None if o is None else option_array(o) for o in per]
+    kinds = [module.kind(k) for k in range(count)]
+    arrays = [None if o is None else option_array(o) if kind == "qp" else
+              nlp_option_array(kind, o, f"{fn.name}()") for o, kind in zip(per, kinds)]
     if len(args) != len(fn.inputs):
         raise TypeError(f"{fn.name}() takes {len(fn.inputs)} inputs, got {len(args)}")
     inputs = []
@@ -736,13 +740,16 @@ def call_with_options(fn, args, options):
 
 def solver_stats(fn):
     """The latest statistics of each solver `fn` reaches (see Function.stats)."""
+    from ..solvers.nlp_options import IPOPT_STATUS_NAMES, SQP_STATUS_NAMES
     from ..solvers.qp import stats_dict
     if fn._kernel is None:
         compile_function(fn)
     module = fn._solver_module
     if module is None:
         raise TypeError(f"{fn.name} reaches no solver: it has no solver statistics")
-    return {w: stats_dict(module.stats(k)) for k, w in enumerate(module.wrappers)}
+    names = {"ipopt": IPOPT_STATUS_NAMES, "sqp": SQP_STATUS_NAMES}
+    return {w: stats_dict(module.stats(k), names.get(module.kind(k)))
+            for k, w in enumerate(module.wrappers)}
 
 
 def recompile_function(fn):

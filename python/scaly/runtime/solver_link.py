@@ -36,21 +36,24 @@ def _libc():
 
 
 def solver_fingerprint() -> str:
-    """SHA-256 over the QP library and its headers: the bytes of libscaly_qp.so,
-    scaly_qp.h and scaly_solver_stats.h, and the real paths, sizes and
-    modification times of the native libraries it resolves to (ldd)."""
+    """SHA-256 over the solver libraries and their headers: the bytes of
+    libscaly_qp.so, libscaly_nlp.so, scaly_qp.h, scaly_nlp.h and
+    scaly_solver_stats.h, and the real paths, sizes and modification times of
+    the native libraries they resolve to (ldd: IPOPT and its dependencies too)."""
     global _FINGERPRINT
     if _FINGERPRINT is None:
         paths = native_paths()
         h = hashlib.sha256()
-        lib = Path(paths["scaly_qp"])
-        h.update(lib.read_bytes())
-        for header in ("scaly_qp.h", "scaly_solver_stats.h"):
+        libs = [Path(paths["scaly_qp"]), Path(paths["scaly_nlp"])]
+        for lib in libs:
+            h.update(lib.read_bytes())
+        for header in ("scaly_qp.h", "scaly_nlp.h", "scaly_solver_stats.h"):
             h.update((Path(paths["include"]) / header).read_bytes())
         try:
-            stats = [(dep, os.stat(dep)) for dep in _cached_dependencies(lib)]
+            stats = [(dep, os.stat(dep)) for lib in libs for dep in _cached_dependencies(lib)]
         except OSError:  # a dependency gone since ldd ran (an upgrade): ask ldd again
-            stats = [(dep, os.stat(dep)) for dep in _cached_dependencies(lib, refresh=True)]
+            stats = [(dep, os.stat(dep)) for lib in libs
+                     for dep in _cached_dependencies(lib, refresh=True)]
         for dep, st in stats:
             h.update(f"{dep} {st.st_size} {st.st_mtime_ns}".encode())
         _FINGERPRINT = h.hexdigest()
@@ -98,13 +101,15 @@ def _dependencies(lib: Path) -> list:
 
 
 def link_flags() -> list:
-    """Include, library and rpath flags of the QP library, and -Bsymbolic."""
+    """Include, library and rpath flags of the solver libraries, and -Bsymbolic."""
     paths = native_paths()
     libdir = str(Path(paths["scaly_qp"]).parent)
     # -Bsymbolic: the library's own calls (the _with_options entry calling the
     # entry) bind inside it, never to a same-named kernel of the same namespace.
-    return [f"-I{paths['include']}", f"-L{libdir}", "-lscaly_qp", f"-Wl,-rpath,{libdir}",
-            "-Wl,-Bsymbolic"]
+    # --as-needed: a module that solves only QPs does not load the NLP library
+    # (nor IPOPT behind it).
+    return [f"-I{paths['include']}", f"-L{libdir}", "-Wl,--as-needed", "-lscaly_nlp",
+            "-lscaly_qp", "-Wl,--no-as-needed", f"-Wl,-rpath,{libdir}", "-Wl,-Bsymbolic"]
 
 
 def compiler_command(cc) -> list:
@@ -148,6 +153,13 @@ class SolverModule:
         proto = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                  ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
         self.with_options = proto(symbol(self.handle, f"{entry}_with_options"))
+
+    def kind(self, k: int) -> str:
+        """What wrapper k solves with: "qp", or an NLP's backend ("ipopt", "sqp")."""
+        addr = _libc().dlsym(ctypes.c_void_p(self.handle), f"{self.wrappers[k]}_kind".encode())
+        if not addr:
+            return "qp"
+        return ctypes.CFUNCTYPE(ctypes.c_char_p)(addr)().decode()
 
     def stats(self, k: int) -> SolverStats:
         out = SolverStats()

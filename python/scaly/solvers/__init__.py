@@ -7,8 +7,10 @@ See docs/solvers.md.
 """
 
 from ._native import native_paths
+from .nlp_options import nlp_default_options, nlp_option_names
 from .qp import (BACKENDS, STATUS_NAMES, QPResult, QPSolver, default_options, option_names,
                  solve_qp)
 
 __all__ = ["BACKENDS", "STATUS_NAMES", "QPResult", "QPSolver", "default_options",
-           "native_paths", "option_names", "solve_qp"]
+           "native_paths", "nlp_default_options", "nlp_option_names", "option_names",
+           "solve_qp"]

@@ -117,3 +117,30 @@ def qp_library() -> ctypes.CDLL:
         fn.argtypes = argtypes
     _lib = lib
     return lib
+
+
+_nlp = None
+
+
+def nlp_library() -> ctypes.CDLL:
+    """The NLP library (``libscaly_nlp.so``: IPOPT and Scaly SQP), loaded once, typed."""
+    global _nlp
+    if _nlp is not None:
+        return _nlp
+    lib = ctypes.CDLL(native_paths()["scaly_nlp"])
+    cp, sz, i32 = ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int32
+    sig = {
+        "scaly_nlp_option_count": (ctypes.c_int, [i32]),
+        "scaly_nlp_option_name": (cp, [i32, ctypes.c_int]),
+        "scaly_nlp_option_default": (ctypes.c_double, [i32, ctypes.c_int]),
+        "scaly_nlp_option_choices": (cp, [i32, ctypes.c_int]),
+        "scaly_nlp_check_option": (ctypes.c_int, [i32, cp, ctypes.c_double, cp, sz]),
+        "scaly_nlp_check_ipopt_option": (ctypes.c_int, [cp, cp, cp, sz]),
+        "scaly_nlp_version": (cp, []),
+    }
+    for name, (restype, argtypes) in sig.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    _nlp = lib
+    return lib

@@ -286,12 +286,14 @@ class QPSolver:
         return stats_dict(st)
 
 
-def stats_dict(st: SolverStats) -> dict:
+def stats_dict(st: SolverStats, native_names=None) -> dict:
     """A ``scaly_solver_stats`` as a dict of its fields; ``status`` and ``native_status``
-    by name (``status`` None before the first solve)."""
+    by name (``status`` None before the first solve); `native_names` maps the
+    backend's native statuses (default: the QP library's)."""
     out = {name: getattr(st, name) for name, _ in SolverStats._fields_ if name != "_pad0"}
     out["status"] = STATUS_NAMES[st.status] if st.version else None
-    out["native_status"] = NATIVE_STATUS_NAMES.get(st.native_status, st.native_status)
+    names = NATIVE_STATUS_NAMES if native_names is None else native_names
+    out["native_status"] = names.get(st.native_status, st.native_status)
     return out
 
 
