@@ -109,9 +109,11 @@ class Function:
     def stats(self):
         """Statistics of the latest solve of each solver this Function reaches.
 
-        A dict of the ``scaly_solver_stats`` fields (status by name) for a
-        Function with one solver; with several, a dict of such dicts by wrapper
-        name. Compiles the Function if needed; TypeError if it reaches no solver.
+        A dict of the ``scaly_solver_stats`` fields (status by name) and
+        ``solver`` ("qp", "ipopt" or "sqp") for a Function with one solver;
+        with several, a dict of such dicts by wrapper name, in the order the
+        module calls them. Compiles the Function if needed; TypeError if it
+        reaches no solver.
         """
         from .runtime.jit import solver_stats
         stats = solver_stats(self)

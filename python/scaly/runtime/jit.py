@@ -748,8 +748,11 @@ def solver_stats(fn):
     if module is None:
         raise TypeError(f"{fn.name} reaches no solver: it has no solver statistics")
     names = {"ipopt": IPOPT_STATUS_NAMES, "sqp": SQP_STATUS_NAMES}
-    return {w: stats_dict(module.stats(k), names.get(module.kind(k)))
-            for k, w in enumerate(module.wrappers)}
+    out = {}
+    for k, w in enumerate(module.wrappers):
+        kind = module.kind(k)
+        out[w] = dict(stats_dict(module.stats(k), names.get(kind)), solver=kind)
+    return out
 
 
 def recompile_function(fn):
