@@ -13,6 +13,8 @@ tables, the NLP library's problem description over them, and exports:
 * ``const char *<w>_kind(void)``: "ipopt" or "sqp".
 """
 
+import re
+
 from .nlp_model import spec as nlp_spec
 from .nlp_options import BACKEND_CODES, nlp_option_names
 
@@ -32,10 +34,15 @@ def render_oracles(specs, module_name, recipe):
     out = _scaly.render([fn._traced for fn in functions], options)
     include = f'#include "{module_name}_oracles.h"'
     source = out["source"].replace(include, "")
+    header = out["header"]
+    for e in out["entries"]:
+        # Hidden: the declaration's visibility carries to the definition. (A
+        # visibility pragma around the code would also hide the libm and
+        # libmvec functions it calls, which the library must import.)
+        header = re.sub(r"\bint\s+" + re.escape(e["name"]) + r"\s*\(",
+                        f"SCALY_WRAPPER_HIDDEN int {e['name']}(", header, count=1)
     text = ("/* The NLP oracles, rendered from the traced f and g and their derivatives;\n"
-            " * hidden: only the wrappers below call them. */\n"
-            "#pragma GCC visibility push(hidden)\n" + out["header"] + source +
-            "#pragma GCC visibility pop\n\n")
+            " * hidden: only the wrappers below call them. */\n" + header + source + "\n")
     workspace = {e["name"]: int(e["workspace_bytes"]) for e in out["entries"]}
     return text, workspace
 
