@@ -134,53 +134,32 @@ Bool noH(Index, Number *, Bool, Number, Index, Number *, Bool, Index, Index *, I
 
 class IpoptBackend : public Backend {
 public:
+  ~IpoptBackend() override {
+    if (problem_)
+      FreeIpoptProblem(problem_);
+  }
+
   int solve(Oracles &oracles, const Options &options, const SolveData &data, Solution &out,
             scaly_solver_stats &stats) override {
-    Callbacks cb{&oracles, {}, {}, {}, {}, 0};
-    triplets(oracles.jacColptr, oracles.jacRowind, cb.jacRow, cb.jacCol);
-    // IPOPT reads the lower triangle as (row, column) with row >= column.
-    triplets(oracles.hessColptr, oracles.hessRowind, cb.hessRow, cb.hessCol);
-    // IPOPT's time: creating the problem (its option registry) and solving,
-    // less the oracles'.
-    double t0 = now();
-    std::vector<Number> xl = ipoptBounds(data.lbx), xu = ipoptBounds(data.ubx),
-                        gl = ipoptBounds(data.lbg), gu = ipoptBounds(data.ubg);
-    IpoptProblem p = CreateIpoptProblem(oracles.n, xl.data(), xu.data(), oracles.m, gl.data(),
-                                        gu.data(), oracles.jacNnz(), oracles.hessNnz(), 0, evalF,
-                                        evalG, evalGradF, evalJacG, evalH);
+    if (cb_.jacRow.empty() && cb_.hessRow.empty()) {
+      triplets(oracles.jacColptr, oracles.jacRowind, cb_.jacRow, cb_.jacCol);
+      // IPOPT reads the lower triangle as (row, column) with row >= column.
+      triplets(oracles.hessColptr, oracles.hessRowind, cb_.hessRow, cb_.hessCol);
+    }
+    cb_.oracles = &oracles;
+    cb_.iterations = 0;
     out.x = data.x0;
     out.lamG = data.lamG0;
     out.lamX = data.lamX0;
-    if (!p) {
-      stats.native_status = Invalid_Problem_Definition;
+    // IPOPT's time: (re)creating the problem and solving, less the oracles'.
+    double t0 = now();
+    if (!ready(oracles, options, data)) {
+      stats.native_status = problem_ ? Invalid_Option : Invalid_Problem_Definition;
+      if (problem_)
+        FreeIpoptProblem(problem_);
+      problem_ = nullptr;
       return SCALY_SOLVE_ERROR;
     }
-    SetIntermediateCallback(p, intermediate);
-    AddIpoptStrOption(p, const_cast<char *>("sb"), const_cast<char *>("yes"));
-    const auto &table = optionTable(SCALY_NLP_IPOPT);
-    for (size_t i = 0; i < table.size(); ++i) {
-      if (!options.isSet((int)i))
-        continue;
-      char *key = const_cast<char *>(table[i].name);
-      double v = options.at((int)i);
-      if (table[i].kind == Kind::Real) {
-        AddIpoptNumOption(p, key, v);
-      } else if (table[i].kind == Kind::Integer) {
-        AddIpoptIntOption(p, key, (Int)v);
-      } else {
-        std::string choices = table[i].choices;
-        for (int k = 0; k < (int)v; ++k)
-          choices = choices.substr(choices.find('|') + 1);
-        choices = choices.substr(0, choices.find('|'));
-        AddIpoptStrOption(p, key, const_cast<char *>(choices.c_str()));
-      }
-    }
-    for (const auto &[name, value] : ipoptOptions)
-      if (!setByName(p, name, value)) {
-        FreeIpoptProblem(p);
-        stats.native_status = Invalid_Option;
-        return SCALY_SOLVE_ERROR;
-      }
     // IPOPT's bound multipliers are both nonnegative: lam_x = z_U - z_L.
     std::vector<Number> zl(oracles.n), zu(oracles.n), g(oracles.m);
     for (int i = 0; i < oracles.n; ++i) {
@@ -188,14 +167,13 @@ public:
       zu[i] = std::max(0.0, data.lamX0[i]);
     }
     Number obj = 0;
-    int native = IpoptSolve(p, out.x.data(), g.data(), &obj, out.lamG.data(), zl.data(),
-                            zu.data(), &cb);
+    int native = IpoptSolve(problem_, out.x.data(), g.data(), &obj, out.lamG.data(), zl.data(),
+                            zu.data(), &cb_);
     double elapsed = now() - t0;
-    FreeIpoptProblem(p);
     for (int i = 0; i < oracles.n; ++i)
       out.lamX[i] = zu[i] - zl[i];
     stats.native_status = native;
-    stats.iter = cb.iterations;
+    stats.iter = cb_.iterations;
     stats.obj = obj;
     stats.t_solver = std::max(0.0, elapsed - stats.t_fe);
     double viol = 0;
@@ -206,6 +184,73 @@ public:
     stats.primal_viol = std::isfinite(viol) ? viol : 0.0;
     return statusOf(native);
   }
+
+private:
+  /// The IPOPT problem for these bounds and options: the previous solve's
+  /// when they are the same (creating one sets up IPOPT's whole option
+  /// registry, about a millisecond), else a new one. False when IPOPT
+  /// refuses the problem or an option.
+  bool ready(Oracles &oracles, const Options &options, const SolveData &data) {
+    std::vector<Number> bounds;
+    for (const auto *v : {&data.lbx, &data.ubx, &data.lbg, &data.ubg}) {
+      std::vector<Number> b = ipoptBounds(*v);
+      bounds.insert(bounds.end(), b.begin(), b.end());
+    }
+    const auto &table = optionTable(SCALY_NLP_IPOPT);
+    std::vector<double> given;
+    for (size_t i = 0; i < table.size(); ++i)
+      given.push_back(options.isSet((int)i) ? options.at((int)i) : NAN);
+    auto same = [](const std::vector<double> &a, const std::vector<double> &b) {
+      if (a.size() != b.size())
+        return false;
+      for (size_t i = 0; i < a.size(); ++i)
+        if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))))
+          return false;
+      return true;
+    };
+    if (problem_ && same(bounds, bounds_) && same(given, options_) && strings_ == ipoptOptions)
+      return true;
+    if (problem_)
+      FreeIpoptProblem(problem_);
+    int n = oracles.n, m = oracles.m;
+    problem_ = CreateIpoptProblem(n, bounds.data(), bounds.data() + n, m, bounds.data() + 2 * n,
+                                  bounds.data() + 2 * n + m, oracles.jacNnz(), oracles.hessNnz(),
+                                  0, evalF, evalG, evalGradF, evalJacG, evalH);
+    if (!problem_)
+      return false;
+    bounds_ = bounds;
+    options_ = given;
+    strings_ = ipoptOptions;
+    SetIntermediateCallback(problem_, intermediate);
+    AddIpoptStrOption(problem_, const_cast<char *>("sb"), const_cast<char *>("yes"));
+    for (size_t i = 0; i < table.size(); ++i) {
+      if (std::isnan(given[i]))
+        continue;
+      char *key = const_cast<char *>(table[i].name);
+      double v = given[i];
+      if (table[i].kind == Kind::Real) {
+        AddIpoptNumOption(problem_, key, v);
+      } else if (table[i].kind == Kind::Integer) {
+        AddIpoptIntOption(problem_, key, (Int)v);
+      } else {
+        std::string choices = table[i].choices;
+        for (int k = 0; k < (int)v; ++k)
+          choices = choices.substr(choices.find('|') + 1);
+        choices = choices.substr(0, choices.find('|'));
+        AddIpoptStrOption(problem_, key, const_cast<char *>(choices.c_str()));
+      }
+    }
+    for (const auto &[name, value] : ipoptOptions)
+      if (!setByName(problem_, name, value))
+        return false;
+    return true;
+  }
+
+  Callbacks cb_{nullptr, {}, {}, {}, {}, 0};
+  IpoptProblem problem_ = nullptr;
+  std::vector<Number> bounds_;
+  std::vector<double> options_;
+  std::vector<std::pair<std::string, std::string>> strings_;
 };
 
 } // namespace
