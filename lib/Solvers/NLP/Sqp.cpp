@@ -267,11 +267,7 @@ void SqpBackend::convexify(const Oracles &o, const Iterate &it, const SolveData 
         if (!std::isnan(boundResidual[j]))
           p[diagP_[j]] += rho;
     };
-    double base = scale / (jmax * jmax);
-    for (double rho = 1e-2 * base; rho <= 1e4 * base; rho *= 10) {
-      withRho(rho);
-      if (!positiveDefinite(p, 1e-12 * scale))
-        continue;
+    auto take = [&](double rho) {
       pValues_ = p;
       rho_ = rho;
       for (int j = 0; j < n; ++j) {
@@ -281,8 +277,19 @@ void SqpBackend::convexify(const Oracles &o, const Iterate &it, const SolveData 
         if (!std::isnan(boundResidual[j]))
           qpGrad_[j] += rho * boundResidual[j];
       }
-      return;
+    };
+    double base = scale / (jmax * jmax), rho = 1e-2 * base;
+    for (; rho <= 1e4 * base; rho *= 10) {
+      withRho(rho);
+      if (positiveDefinite(p, 1e-12 * scale)) {
+        take(rho);
+        return;
+      }
     }
+    // The reduced Hessian itself is indefinite (far from a solution, or a
+    // wrong guess of the active set): the identity goes on top of the
+    // largest rho, where it needs to be smallest.
+    take(rho / 10);
   }
   double delta = regularize(pValues_, initial);
   delta_ = delta;
