@@ -12,8 +12,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace scaly::nlp {
 namespace {
@@ -255,7 +260,32 @@ private:
 
 } // namespace
 
+/// Runs `body` with the standard output discarded: IPOPT 3.11's C interface
+/// gives no access to the journal on which it prints why it refuses an
+/// option, and the caller reports that refusal itself.
+template <typename Body> bool quietly(Body body) {
+  static std::mutex lock;
+  std::lock_guard<std::mutex> guard(lock);
+  std::fflush(stdout);
+  int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
+  if (saved >= 0 && null >= 0)
+    dup2(null, STDOUT_FILENO);
+  bool result = body();
+  std::fflush(stdout);
+  if (saved >= 0 && null >= 0)
+    dup2(saved, STDOUT_FILENO);
+  if (saved >= 0)
+    close(saved);
+  if (null >= 0)
+    close(null);
+  return result;
+}
+
 bool ipoptAccepts(const std::string &name, const std::string &value) {
+  return quietly([&] { return ipoptAcceptsLoudly(name, value); });
+}
+
+bool ipoptAcceptsLoudly(const std::string &name, const std::string &value) {
   Number lo = 0, hi = 1;
   IpoptProblem p = CreateIpoptProblem(1, &lo, &hi, 0, nullptr, nullptr, 0, 0, 0, noF, noG, noF,
                                       noJ, noH);

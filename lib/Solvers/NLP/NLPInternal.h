@@ -119,8 +119,10 @@ public:
 };
 
 std::unique_ptr<Backend> makeIpopt();
-/// Whether IPOPT takes `value` for its option `name`.
+/// Whether IPOPT takes `value` for its option `name` (IPOPT's own message
+/// about a refusal is discarded; the caller reports it).
 bool ipoptAccepts(const std::string &name, const std::string &value);
+bool ipoptAcceptsLoudly(const std::string &name, const std::string &value);
 std::unique_ptr<Backend> makeSqp(int qpBackend);
 
 } // namespace scaly::nlp

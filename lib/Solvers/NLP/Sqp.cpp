@@ -414,6 +414,15 @@ int SqpBackend::solve(Oracles &o, const Options &opt, const SolveData &data, Sol
   const int verbose = (int)opt["print_level"];
   if (pColptr_.empty() || bfgs != patternBfgs_)
     buildPattern(o, bfgs);
+  if (!rti) {
+    // A solve depends on its data only: nothing of the previous solve's
+    // regularization, nor its QP solvers' state (a real-time iteration
+    // keeps both: it continues the previous call).
+    deltaLast_ = 0;
+    scaly_qp_free(qp_);
+    scaly_qp_free(elastic_);
+    qp_ = elastic_ = nullptr;
+  }
   if (bfgs && bfgs_.rows() != n)
     bfgs_ = Eigen::MatrixXd::Identity(n, n);
 
@@ -569,7 +578,7 @@ int SqpBackend::solve(Oracles &o, const Options &opt, const SolveData &data, Sol
     double slope = gd - nu * (v1 - linV1);
 
     // The line search (or, for a real-time iteration, the full step).
-    double tLs = now(), feLs = stats.t_fe;
+    double tLs = now(), feLs = stats.t_fe, qpLs = stats.t_qp;
     double merit0 = it.f + nu * v1, alpha = 1.0;
     Vec xTrial(n), gTrial(m);
     double fTrial = 0;
@@ -619,8 +628,10 @@ int SqpBackend::solve(Oracles &o, const Options &opt, const SolveData &data, Sol
         ++stats.backtracks;
       }
     }
+    // The line search's own time: its oracle calls are t_fe, and the QP of a
+    // second-order correction is t_qp.
     globalization += now() - tLs;
-    feAtGlobalization += stats.t_fe - feLs;
+    feAtGlobalization += (stats.t_fe - feLs) + (stats.t_qp - qpLs);
     stats.t_globalization = std::max(0.0, globalization - feAtGlobalization);
     if (!accepted) {
       if (verbose)

@@ -138,11 +138,18 @@ static void {w}_ready(void) {{
 
 const char *{w}_kind(void) {{ return "{s.solver}"; }}
 
+/* NaN gives an option back to the backend's default. */
 int {w}_set_option(const char *name, double value) {{
   int k;
   pthread_mutex_lock(&scaly_solvers_lock);
   {w}_ready();
-  k = scaly_nlp_check_option({backend}, name, value, NULL, 0);
+  if (isnan(value)) {{
+    for (k = {count} - 1; k >= 0; --k)
+      if (name && strcmp(scaly_nlp_option_name({backend}, k), name) == 0)
+        break;
+  }} else {{
+    k = scaly_nlp_check_option({backend}, name, value, NULL, 0);
+  }}
   if (k >= 0)
     {w}_defaults[k] = value;
   pthread_mutex_unlock(&scaly_solvers_lock);
