@@ -140,6 +140,12 @@ scaly_qp_solver *scaly_qp_setup(const scaly_qp_data *data, int32_t backend,
 int scaly_qp_update(scaly_qp_solver *solver, const scaly_qp_data *data, char *err,
                     size_t err_len);
 
+/* As scaly_qp_update; known_convex nonzero skips the convexity check of a
+ * changed P (a factorization), for a caller that knows P is positive
+ * semidefinite (Scaly SQP, which has just factored it). */
+int scaly_qp_update_convex(scaly_qp_solver *solver, const scaly_qp_data *data,
+                           int32_t known_convex, char *err, size_t err_len);
+
 int scaly_qp_update_settings(scaly_qp_solver *solver, const scaly_qp_settings *settings,
                              char *err, size_t err_len);
 

@@ -228,12 +228,17 @@ scaly_qp_solver *scaly_qp_setup(const scaly_qp_data *data, int32_t backend,
 }
 
 int scaly_qp_update(scaly_qp_solver *s, const scaly_qp_data *data, char *err, size_t len) {
+  return scaly_qp_update_convex(s, data, 0, err, len);
+}
+
+int scaly_qp_update_convex(scaly_qp_solver *s, const scaly_qp_data *data, int32_t known_convex,
+                           char *err, size_t len) {
   if (!s || !data) {
     writeError(err, len, "solver and data must not be NULL");
     return -1;
   }
   try {
-    std::string e = s->solver.update(*data);
+    std::string e = s->solver.update(*data, !known_convex);
     if (!e.empty()) {
       writeError(err, len, e);
       return -1;

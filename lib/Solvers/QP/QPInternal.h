@@ -127,7 +127,8 @@ public:
   /// Throws std::invalid_argument for a non-convex problem.
   Solver(const scaly_qp_data &data, int backend, const scaly_qp_settings &settings);
   /// Replaces the data; returns an empty string or what is wrong.
-  std::string update(const scaly_qp_data &data);
+  /// New data; `checkConvexity` false trusts the caller that P is PSD.
+  std::string update(const scaly_qp_data &data, bool checkConvexity = true);
   void setSettings(const scaly_qp_settings &settings) { settings_ = settings; }
   int solve(const double *x0, const double *y0, const double *z0, const double *zBox0);
 

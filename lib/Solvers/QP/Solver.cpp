@@ -78,7 +78,7 @@ void Solver::build(const scaly_qp_data &data) {
   impossible_ = impossible(data, impossibleBy_);
 }
 
-std::string Solver::update(const scaly_qp_data &data) {
+std::string Solver::update(const scaly_qp_data &data, bool checkConvexity) {
   std::string error = validate(data);
   if (!error.empty())
     return error;
@@ -103,7 +103,7 @@ std::string Solver::update(const scaly_qp_data &data) {
   } else if (rowSides == problem_.rowSides && boundSides == problem_.boundSides &&
              patterns == patterns_) {
     Problem problem = buildProblem(data, settings_);
-    std::string convexity = checkConvex(problem);
+    std::string convexity = checkConvexity ? checkConvex(problem) : std::string();
     if (!convexity.empty())
       return convexity;
     problem_ = std::move(problem);
