@@ -320,8 +320,9 @@ int SqpBackend::solveQp(const Oracles &o, const Options &opt, const Iterate &it,
   settings.eps_abs = opt["qp_eps_abs"];
   settings.max_iter = (int32_t)opt["qp_max_iter"];
   double t0 = now();
+  // P was just found positive definite (convexify): the QP need not check it again.
   bool ready = qp_ ? scaly_qp_update_settings(qp_, &settings, nullptr, 0) == 0 &&
-                         scaly_qp_update(qp_, &qd, nullptr, 0) == 0
+                         scaly_qp_update_convex(qp_, &qd, 1, nullptr, 0) == 0
                    : (qp_ = scaly_qp_setup(&qd, qpBackend_, &settings, nullptr, 0)) != nullptr;
   int status = SCALY_SOLVE_ERROR;
   if (ready) {
@@ -386,7 +387,7 @@ int SqpBackend::solveElastic(const Oracles &o, const Options &opt, const Iterate
   settings.eps_abs = opt["qp_eps_abs"];
   settings.max_iter = (int32_t)opt["qp_max_iter"];
   double t0 = now();
-  bool ready = elastic_ ? scaly_qp_update(elastic_, &qd, nullptr, 0) == 0
+  bool ready = elastic_ ? scaly_qp_update_convex(elastic_, &qd, 1, nullptr, 0) == 0
                         : (elastic_ = scaly_qp_setup(&qd, qpBackend_, &settings, nullptr, 0)) !=
                               nullptr;
   int status = SCALY_SOLVE_ERROR;
@@ -430,7 +431,11 @@ int SqpBackend::solve(Oracles &o, const Options &opt, const SolveData &data, Sol
   it.x = Eigen::Map<const Vec>(data.x0.data(), n);
   for (int i = 0; i < n; ++i) // start inside the bounds: every QP step keeps it there
     it.x[i] = std::min(std::max(it.x[i], data.lbx[i]), data.ubx[i]);
-  bool fromLast = rti && haveLast_ && lastLamG_.size() == m && lastLamX_.size() == n;
+  // A real-time iteration continues from the previous call's multipliers,
+  // unless the caller gives some (shifted ones, say).
+  bool given = std::any_of(data.lamG0.begin(), data.lamG0.end(), [](double v) { return v != 0; }) ||
+               std::any_of(data.lamX0.begin(), data.lamX0.end(), [](double v) { return v != 0; });
+  bool fromLast = rti && !given && haveLast_ && lastLamG_.size() == m && lastLamX_.size() == n;
   it.lamG = fromLast ? lastLamG_ : Eigen::Map<const Vec>(data.lamG0.data(), m).eval();
   it.lamX = fromLast ? lastLamX_ : Eigen::Map<const Vec>(data.lamX0.data(), n).eval();
   it.g.resize(m);
@@ -496,7 +501,7 @@ int SqpBackend::solve(Oracles &o, const Options &opt, const SolveData &data, Sol
       return finish(SCALY_SOLVE_DUAL_INFEASIBLE, SCALY_SQP_UNBOUNDED);
 
     // The model's Hessian.
-    double t0 = now();
+    double t0 = now(), tFe0 = stats.t_fe;
     std::fill(pValues_.begin(), pValues_.end(), 0.0);
     if (bfgs) {
       for (int j = 0, k = 0; j < n; ++j)
@@ -508,7 +513,6 @@ int SqpBackend::solve(Oracles &o, const Options &opt, const SolveData &data, Sol
       for (int k = 0; k < o.hessNnz(); ++k)
         pValues_[hessToP_[k]] += hess[k];
     }
-    double tFe0 = stats.t_fe;
     double delta = 0;
     if (bfgs)
       qpGrad_ = it.grad;
