@@ -25,6 +25,8 @@ import types
 import numpy as np
 import pytest
 
+import scaly as sc
+
 from symbolic import (FD_TOL, TIGHT, Sym, assert_pattern, build, derived, fd_jacobian,
                       outputs_of, rng)
 
@@ -410,6 +412,116 @@ def test_prod_with_zeros(zeros):
     np.testing.assert_allclose(J, want, rtol=1e-14, atol=0)
     np.testing.assert_allclose(J, fd_jacobian(f, [v, x], wrt=1, of=1), **FD_TOL)
     assert np.array_equal(J[1], np.zeros(12))
+
+
+def _prod_hessian(v):
+    """H[i, j] = the product of v without elements i and j (0 on the diagonal), from NumPy."""
+    n = v.size
+    return np.array([[np.prod(np.delete(v, [i, j])) if i != j else 0.0 for j in range(n)]
+                     for i in range(n)])
+
+
+@functools.lru_cache(maxsize=None)
+def vector_prod_function(n):
+    return build(f"vprod_{n}", [("x", n)], lambda m, x: m.prod(x), ("p",))
+
+
+@pytest.mark.parametrize("x", [[2.0, 0.0, 3.0, 4.0],      # one zero
+                               [0.0, 2.0, 0.0, 5.0],      # two zeros
+                               [0.0, 0.0, 0.0, 1.5],      # three
+                               [1.5, -2.0, 0.5, 3.0]],    # none
+                         ids=["one_zero", "two_zeros", "three_zeros", "no_zero"])
+def test_prod_hessian_with_zeros(x):
+    """Second derivatives of prod are products of the other elements, exact with zeros:
+    the rows of the elements that are not zero are not lost (issue 33)."""
+    f = vector_prod_function(4)
+    x = np.array(x)
+    want = _prod_hessian(x)
+    np.testing.assert_array_equal(derived("hessian", f)(x), want)
+    np.testing.assert_array_equal(derived("hessian", f, layout="csc")(x).toarray(), want)
+    grad = derived("gradient", f)
+    np.testing.assert_array_equal(grad(x), [np.prod(np.delete(x, k)) for k in range(4)])
+    np.testing.assert_array_equal(derived("jacobian", grad)(x), want)
+    hvp = derived("jvp", grad)
+    np.testing.assert_array_equal(np.stack([hvp(x, e) for e in np.eye(4)], axis=1), want)
+
+
+# Products over chosen axes of a (2, 3, 4) array, weighted, with zeros in some slices.
+PROD_AXES = [(None, False), (0, False), (1, True), (-1, False), ((0, 2), True), ((1, 2), False)]
+
+
+@functools.lru_cache(maxsize=None)
+def axis_prod_function(axis, keepdims):
+    body = axis_prod_body(axis, keepdims)
+    axes = "all" if axis is None else "_".join(str(a).replace("-", "m")
+                                               for a in np.atleast_1d(axis))
+    return build(f"aprod_{axes}_{int(keepdims)}", [("x", (2, 3, 4))], body, ("s",)), body
+
+
+def axis_prod_body(axis, keepdims):
+    def body(m, x):
+        shape = np.ones((2, 3, 4)).prod(axis=axis, keepdims=keepdims).shape
+        weights = np.linspace(0.5, 1.5, int(np.prod(shape))).reshape(shape)
+        return m.sum(m.prod(x, axis=axis, keepdims=keepdims) * weights)
+    return body
+
+
+@pytest.mark.parametrize("axis,keepdims", PROD_AXES)
+def test_prod_over_axes_with_zeros_first_and_second_order(axis, keepdims):
+    f, body = axis_prod_function(axis, keepdims)
+    x = rng(13).uniform(0.5, 1.5, (2, 3, 4)) * rng(14).choice([-1.0, 1.0], (2, 3, 4))
+    x[0, 0, 1] = x[0, 2, 1] = x[0, 2, 3] = x[1, 1, 0] = 0.0  # one or two per slice, or none
+    sym = Sym(body, [(2, 3, 4)])
+    g = derived("gradient", f)(x)
+    np.testing.assert_allclose(g.ravel(), sym.value(sym.jacobian(), [x]).ravel(), **TIGHT)
+    H = derived("hessian", f)(x)
+    ref = sym.hessian()
+    np.testing.assert_allclose(H, sym.value(ref, [x]), **TIGHT)
+    Hs = derived("hessian", f, layout="csc")
+    np.testing.assert_allclose(Hs(x).toarray(), H, **TIGHT)
+    # The stored pattern is SymPy's structural one: no diagonal, no pair of different slices.
+    shape, colind, row = Hs.sparsity()
+    stored = np.zeros(shape, bool)
+    stored[row, np.repeat(np.arange(shape[1]), np.diff(colind))] = True
+    assert_pattern(stored, ref)
+
+
+def _prod_hessian_rows(x, rows):
+    """Rows `rows` of the Hessian of prod(x), each entry from NumPy's product of the rest."""
+    return np.array([[np.prod(np.delete(x, [i, j])) if i != j else 0.0 for j in range(x.size)]
+                     for i in rows])
+
+
+def test_prod_derivatives_of_a_large_array_stay_loops():
+    """1000 elements (loops, not scalarized code), with one and two zeros: the gradient
+    and Hessian-vector products against NumPy; the C of the Hessian-vector product
+    does not grow with n (two loops, not n copies or log n steps)."""
+    import re
+
+    from scaly.codegen import render_c_module
+
+    f = vector_prod_function(1000)
+    grad, hvp = derived("gradient", f), derived("jvp", derived("gradient", f))
+    x = rng(15).uniform(0.9, 1.1, 1000)
+    v = rng(16).normal(size=1000)
+    x[17] = 0.0  # the Hessian is row and column 17
+    row = _prod_hessian_rows(x, [17])[0]
+    want_g = np.zeros(1000)
+    want_g[17] = np.prod(np.delete(x, 17))
+    np.testing.assert_allclose(grad(x), want_g, rtol=1e-13, atol=0)
+    want_hv = row * v[17]
+    want_hv[17] = row @ v
+    np.testing.assert_allclose(hvp(x, v), want_hv, rtol=1e-10, atol=1e-13)
+    x[600] = 0.0  # only entries (17, 600) and (600, 17)
+    want_hv = np.zeros(1000)
+    h = np.prod(np.delete(x, [17, 600]))
+    want_hv[17], want_hv[600] = h * v[600], h * v[17]
+    np.testing.assert_array_equal(grad(x), np.zeros(1000))
+    np.testing.assert_allclose(hvp(x, v), want_hv, rtol=1e-13, atol=0)
+    digits = re.compile(r"\d+")
+    small, large = (render_c_module(sc.jvp(sc.gradient(vector_prod_function(n))),
+                                    name="h").source for n in (1000, 100000))
+    assert digits.sub("N", small) == digits.sub("N", large)
 
 
 def test_max_min_gradient_is_one_hot():

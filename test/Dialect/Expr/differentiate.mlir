@@ -141,3 +141,34 @@ expr.func @grad_guarded(%x: tensor<3xf64>, %w: tensor<3xf64>) -> tensor<3xf64> a
   %gx = expr.vjp @guarded(%x, %w) wrt [true] of [true] : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
   expr.return %gx : tensor<3xf64>
 }
+
+// -----
+
+// Reverse mode through a product over an axis: each element's partial is the
+// product of the elements before it times the product of those after it, two
+// scans of one running-product step along that axis (moved to the front), so
+// it is exact with zeros to every order: no division, no select on zeros.
+// CHECK-LABEL: expr.func @rowprod_vjp_1_1(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<3x4xf64>, %[[W:[^:]*]]: tensor<3xf64>)
+// CHECK-NOT:     expr.div
+// CHECK-NOT:     expr.select
+// CHECK:         %[[T:.*]] = expr.transpose %[[X]] [1, 0] : tensor<3x4xf64> to tensor<4x3xf64>
+// CHECK:         %[[R:.*]] = expr.slice %[[T]] starts [3, 0] steps [-1, 1]
+// CHECK:         %[[AFTER:.*]]:2 = expr.scan @[[STEP:rowprod_vjp_1_1_running_prod]](%{{.*}}, %[[R]]) count 4
+// CHECK:         %[[A:.*]] = expr.slice %[[AFTER]]#1 starts [3, 0] steps [-1, 1]
+// CHECK:         %[[BEFORE:.*]]:2 = expr.scan @[[STEP]](%{{.*}}, %[[T]]) count 4
+// CHECK:         %[[O:.*]] = expr.mul %[[BEFORE]]#1, %[[A]] : tensor<4x3xf64>
+// CHECK:         %[[OT:.*]] = expr.transpose %[[O]] [1, 0] : tensor<4x3xf64> to tensor<3x4xf64>
+// CHECK:         expr.mul %{{.*}}, %[[OT]]
+// CHECK-LABEL: expr.func @rowprod_vjp_1_1_running_prod(
+// CHECK-SAME:    %[[P:[^:]*]]: tensor<3xf64>, %[[E:[^:]*]]: tensor<3xf64>)
+// CHECK:         %[[N:.*]] = expr.mul %[[P]], %[[E]]
+// CHECK:         expr.return %[[N]], %[[P]]
+expr.func @rowprod(%x: tensor<3x4xf64>) -> tensor<3xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %r = expr.reduce prod %x axes [1] : tensor<3x4xf64> to tensor<3xf64>
+  expr.return %r : tensor<3xf64>
+}
+expr.func @grad_rowprod(%x: tensor<3x4xf64>, %w: tensor<3xf64>) -> tensor<3x4xf64> attributes {arg_names = ["x", "w"], res_names = ["g"], entry} {
+  %g = expr.vjp @rowprod(%x, %w) wrt [true] of [true] : (tensor<3x4xf64>, tensor<3xf64>) -> tensor<3x4xf64>
+  expr.return %g : tensor<3x4xf64>
+}

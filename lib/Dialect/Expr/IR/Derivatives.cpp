@@ -566,28 +566,89 @@ static Value expandReduced(ReduceOp op, Differentiator &d, Value v) {
   return d.broadcast(d.reshape(v, kept), shapeOf(op.getOperand()));
 }
 
+/// The step of a running product, (p, x) -> (p * x, p): scanned over the
+/// elements, it stacks the product of those before each one.
+static FuncOp runningProductStep(Differentiator &d, FuncOp near, Type state) {
+  FuncOp step = d.newFunction(near, (near.getSymName() + "_running_prod").str(), {state, state},
+                              {"p", "x"}, {state, state}, {"p_next", "before"});
+  OpBuilder::InsertionGuard guard(d.b);
+  Block &body = step.getBody().front();
+  d.b.setInsertionPointToStart(&body);
+  Value p = body.getArgument(0);
+  d.b.create<ReturnOp>(d.loc, ValueRange{d.mul(p, body.getArgument(1)), p});
+  return step;
+}
+
+/// The product, at each position along the leading axis of `lead`, of the
+/// elements before it (`forward`) or after it: a scan of `step` with the
+/// state starting at one. Only products, so it is exact with zeros and so
+/// are its own derivatives (nothing is divided by an element), and it stays
+/// one loop whatever the length.
+static Value exclusiveProducts(Differentiator &d, FuncOp step, Value lead, bool forward) {
+  Type state = step.getArgumentTypes()[0];
+  if (!forward)
+    lead = d.reverseLeading(lead);
+  auto scan = d.b.create<ScanOp>(
+      d.loc, TypeRange{state, lead.getType()}, FlatSymbolRefAttr::get(step.getSymNameAttr()),
+      d.b.getI64IntegerAttr(shapeOf(lead)[0]), ValueRange{d.constant(state, 1.0), lead},
+      UnitAttr(), d.b.getDenseBoolArrayAttr({false, true}));
+  Value p = scan.getResult(1);
+  return forward ? p : d.reverseLeading(p);
+}
+
+/// The product of the other elements of each element's slice along `axis`:
+/// the products before it times those after it, computed with that axis
+/// moved to the front.
+static Value othersAlong(Differentiator &d, Value x, int64_t axis) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  if (shape[axis] <= 1) // nothing else along it (or no element at all)
+    return d.constant(x.getType(), 1.0);
+  SmallVector<int64_t> perm{axis}, inverse(shape.size());
+  for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i)
+    if (i != axis)
+      perm.push_back(i);
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = i;
+  Value lead = axis == 0 ? x : d.transpose(x, perm);
+  FuncOp near = x.getParentRegion()->getParentOfType<FuncOp>();
+  FuncOp step = runningProductStep(d, near, withShape(x, shapeOf(lead).drop_front()));
+  Value others = d.mul(exclusiveProducts(d, step, lead, true),
+                       exclusiveProducts(d, step, lead, false));
+  return axis == 0 ? others : d.transpose(others, inverse);
+}
+
+/// dprod/dx of a product over `op`'s axes: at each element, the product of
+/// the other elements it is reduced with. Over axes a1, ..., ak the others
+/// differ from the element first in a1 (the others along a1), or agree in a1
+/// and differ first in a2 (the others along a2 of the products over a1), and
+/// so on, so the partial is a product of one such factor per axis.
+static Value prodPartials(ReduceOp op, Differentiator &d) {
+  Value x = op.getOperand(), partial, reduced = x;
+  SmallVector<int64_t> shape(shapeOf(x));
+  ArrayRef<int64_t> axes = op.getAxes();
+  for (auto [k, a] : llvm::enumerate(axes)) {
+    Value factor = d.broadcast(othersAlong(d, reduced, a), shapeOf(x));
+    partial = partial ? d.mul(partial, factor) : factor;
+    if (k + 1 == axes.size())
+      break;
+    shape[a] = 1; // the products over the axes done so far, kept as size 1
+    reduced = d.reshape(d.reduce("prod", reduced, {a}), shape);
+  }
+  return partial ? partial : d.constant(x.getType(), 1.0); // no axis: the identity
+}
+
 /// The elementwise partial derivative of a product or extremum by each
 /// element of its operand, shaped like the operand.
 static Value reducePartials(ReduceOp op, Differentiator &d) {
+  if (op.getKind() == ReduceKind::prod)
+    return prodPartials(op, d);
+  // Split evenly among the elements equal to the extremum.
   Value x = op.getOperand();
   Type t = x.getType();
   Value y = expandReduced(op, d, op.getResult());
-  if (op.getKind() == ReduceKind::max || op.getKind() == ReduceKind::min) {
-    // Split evenly among the elements equal to the extremum.
-    Value hit = d.select(d.cmp("eq", x, y), d.constant(t, 1.0), d.zeros(t));
-    Value count = expandReduced(op, d, d.reduce("sum", hit, op.getAxes()));
-    return d.div(hit, count);
-  }
-  // Product of the other elements, exact when elements are zero: with no
-  // zero it is y / x; with one zero, the product of the non-zeros at the
-  // zero and 0 elsewhere; with more, 0.
-  Value zero = d.zeros(t), one = d.constant(t, 1.0);
-  Value isZero = d.cmp("eq", x, zero);
-  Value zeros = expandReduced(op, d, d.reduce("sum", d.select(isZero, one, zero), op.getAxes()));
-  Value nonzero = expandReduced(op, d, d.reduce("prod", d.select(isZero, one, x), op.getAxes()));
-  Value atZero = d.select(d.cmp("eq", zeros, one), nonzero, zero);
-  Value noZero = d.cmp("eq", zeros, zero);
-  return d.select(isZero, atZero, d.select(noZero, d.div(y, d.select(isZero, one, x)), zero));
+  Value hit = d.select(d.cmp("eq", x, y), d.constant(t, 1.0), d.zeros(t));
+  Value count = expandReduced(op, d, d.reduce("sum", hit, op.getAxes()));
+  return d.div(hit, count);
 }
 
 SmallVector<Value> ReduceOp::jvp(Differentiator &d, ArrayRef<Value> t) {
