@@ -93,7 +93,7 @@ private:
   std::vector<int32_t> pColptr_, pRowind_;
   std::vector<int> hessToP_, diagP_;
   std::vector<double> pValues_; // H (+ delta I) in the QP's pattern
-  double deltaLast_ = 0;
+  double deltaLast_ = 0, rhoLast_ = 0;
   Eigen::MatrixXd bfgs_;
   Vec lastLamG_, lastLamX_;
   Eigen::SimplicialLLT<SpMat, Eigen::Upper, Eigen::AMDOrdering<int>> llt_;
@@ -278,17 +278,23 @@ void SqpBackend::convexify(const Oracles &o, const Iterate &it, const SolveData 
           qpGrad_[j] += rho * boundResidual[j];
       }
     };
-    double base = scale / (jmax * jmax), rho = 1e-2 * base;
+    // From a tenth of the last rho that worked (the active set and the
+    // curvature change little between iterations: one or two Cholesky
+    // tests), else from 1e-2 of H's size over J's squared.
+    double base = scale / (jmax * jmax);
+    double rho = rhoLast_ > 0 ? std::clamp(rhoLast_ / 10, 1e-2 * base, 1e4 * base) : 1e-2 * base;
     for (; rho <= 1e4 * base; rho *= 10) {
       withRho(rho);
       if (positiveDefinite(p, 1e-12 * scale)) {
         take(rho);
+        rhoLast_ = rho;
         return;
       }
     }
     // The reduced Hessian itself is indefinite (far from a solution, or a
     // wrong guess of the active set): the identity goes on top of the
     // largest rho, where it needs to be smallest.
+    withRho(rho / 10);
     take(rho / 10);
   }
   double delta = regularize(pValues_, initial);
@@ -419,7 +425,7 @@ int SqpBackend::solve(Oracles &o, const Options &opt, const SolveData &data, Sol
     // A solve depends on its data only: nothing of the previous solve's
     // regularization, nor its QP solvers' state (a real-time iteration
     // keeps both: it continues the previous call).
-    deltaLast_ = 0;
+    deltaLast_ = rhoLast_ = 0;
     scaly_qp_free(qp_);
     scaly_qp_free(elastic_);
     qp_ = elastic_ = nullptr;
