@@ -227,12 +227,22 @@ class SparseOutputFunction(Function):
         return None if info is None else (info[1],) + tuple(v for _, v in info[2])
 
     def _index(self, output):
+        """The position of output `output`: a name, or an index counted from the end when
+        negative, as `of=` takes them. Anything else is refused: a bad index would find no
+        pattern and look like a dense output."""
+        names = [n for n, _, _ in self.outputs]
         if isinstance(output, str):
-            names = [n for n, _, _ in self.outputs]
             if output not in names:
                 raise ValueError(f"{self.name}() has no output named {output!r}")
             return names.index(output)
-        return output
+        if not isinstance(output, numbers.Integral) or isinstance(output, bool):
+            raise TypeError(f"{self.name}(): outputs are chosen by name or index, "
+                            f"got {output!r}")
+        if not -len(names) <= output < len(names):
+            raise IndexError(f"{self.name}(): output index {output} is out of range; "
+                             f"{len(names)} output(s), valid indices "
+                             f"{-len(names)}..{len(names) - 1}")
+        return int(output) % len(names)
 
     def layout(self, output=0):
         """The layout of output `output` (name or index): "csc", "csr", "coo", "batched"

@@ -200,6 +200,21 @@ def test_layout_and_sparsity_by_output_name():
         J.layout("nope")
 
 
+def test_layout_and_sparsity_by_output_index():
+    """Indices count from the end when negative, as of= does; any other index is an
+    error naming the valid range, never a dense output without a pattern (issue 33)."""
+    J = sc.jacobian(chain(), layout="csc")
+    assert J.layout(-1) == "csc" and J.sparsity(-1)[0] == J.sparsity(0)[0] == (5, 7)
+    for bad in (1, 5, -2):
+        for method in (J.layout, J.sparsity):
+            with pytest.raises(IndexError, match=rf"output index {bad} is out of range; "
+                                                 r"1 output\(s\), valid indices -1\.\.0"):
+                method(bad)
+    for bad in (0.0, True, None):
+        with pytest.raises(TypeError, match="outputs are chosen by name or index"):
+            J.sparsity(bad)
+
+
 @pytest.mark.parametrize("layout", ["dense", "csc"])
 def test_reverse_sweeps_take_the_output_dtype(layout):
     # Two outputs and ten inputs: reverse mode; its sweeps are in the input's dtype.
