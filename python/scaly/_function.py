@@ -8,7 +8,9 @@ import re
 from . import _scaly
 from ._trace import Expr, as_expr, normalize_dtype, normalize_shape
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Names become C identifiers and parts of derivative names. fullmatch: with
+# match and `$`, a name ending in a newline would pass ($ matches before it).
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class Arg:
@@ -19,7 +21,7 @@ class Arg:
     def __init__(self, name, shape=None, dtype=None):
         if not isinstance(name, str):
             raise TypeError(f"argument name must be a str, got {type(name).__name__} {name!r}")
-        if not _IDENTIFIER.match(name):
+        if not _IDENTIFIER.fullmatch(name):
             raise ValueError(
                 f"argument name {name!r} is not a valid identifier (letters, digits and _, "
                 "not starting with a digit)")
@@ -215,7 +217,7 @@ def _split_declarations(pyfunc, decls, outputs):
 def trace(pyfunc, inputs, outputs):
     """Trace `pyfunc` on symbolic inputs; returns a `Function`."""
     name = pyfunc.__name__
-    if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name or ""):
+    if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
         raise ValueError(f"function name {name!r} is not a valid identifier")
     graph = _scaly.Graph()
     args = [Expr(graph, graph.input(i, list(d.shape), d.dtype or "float64"))

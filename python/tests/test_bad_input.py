@@ -326,7 +326,7 @@ def test_exprs_of_another_trace(leaked, body, match):
 
 # -- declarations: sc.arg and sc.function -------------------------------------
 
-@pytest.mark.parametrize("name", ["1x", "", "a-b", "a b", "é", "x.y"])
+@pytest.mark.parametrize("name", ["1x", "", "a-b", "a b", "é", "x.y", "x\n", "x\n\n", "\nx"])
 def test_invalid_argument_name(name):
     with pytest.raises(ValueError, match=rf"argument name {re.escape(repr(name))} is not a valid "
                                          r"identifier \(letters, digits and _"):
@@ -425,7 +425,7 @@ def test_decorating_a_non_callable():
         sc.function(sc.arg("x", 3))(42)
 
 
-@pytest.mark.parametrize("name", ["<lambda>", "é", "a-b"])
+@pytest.mark.parametrize("name", ["<lambda>", "é", "a-b", "f\n"])
 def test_function_name_not_an_identifier(name):
     with pytest.raises(ValueError, match=f"function name {re.escape(repr(name))} is not a valid identifier"):
         trace1(lambda x: x, vec(), name=name)
