@@ -315,15 +315,17 @@ def _aot_options(fn, *, name, cpu, lanes, dialect, vector_libm, reciprocal, lang
     return functions, options
 
 
-def render_native(fn, fp_contract="off", lanes=1, vector_libm="none"):
+def render_native(fn, fp_contract="off", lanes=1, vector_libm="none", name=None):
     """The module the JIT compiles: the host recipe (cpu="native", the lanes and
     vector math the host probe chose), the header without sparse index tables
     (the source never reads them), otherwise defaults (fp_contract: the JIT's
-    SCALY_FP_CONTRACT)."""
+    SCALY_FP_CONTRACT). `name` names the module's files, as in render_c_module."""
     _check("fp_contract", fp_contract, FP_CONTRACTS)
     _check("vector_libm", vector_libm, VECTOR_LIBMS)
     _check_recipe("native", lanes, "gnu", vector_libm)
     options = {"cpu": "native", "lanes": lanes, "dialect": "gnu", "vector_libm": vector_libm,
                "reciprocal": False, "lang": "c", "fp_contract": fp_contract,
                "scalarize_limit": default_scalarize_limit(lanes), "sparse_tables": False}
+    if name is not None:
+        options["name"] = name
     return _render_recorded([fn], options, "jit")

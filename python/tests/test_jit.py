@@ -183,6 +183,43 @@ def test_external_compiler_builds_a_shared_library(cache, monkeypatch, cc):
     assert sorted(os.listdir(cache / key)) == sorted([f"{name}.c", f"{name}.h", f"lib{name}.so", "meta.json"])
 
 
+LONG = "energy_" + "x" * 293  # 300 characters: beyond a file name's 255 with lib, .so, .tmp...
+
+
+def _cached_files(cache):
+    return [f for d, _, files in os.walk(cache) for f in files]
+
+
+@pytest.mark.parametrize("cc", [None, "gcc"])
+def test_a_long_function_name_is_hashed_in_file_names_not_in_c(cache, monkeypatch, cc):
+    """Any valid identifier works: the cache names its files after the start of a long
+    name and a hash of it, while the entry keeps the name (issue 33)."""
+    if cc:
+        monkeypatch.setenv("SCALY_CC", cc)
+    energy = make_energy(LONG)
+    x = np.array([3.0, 4.0, 12.0])
+    assert energy(x) == 169.0
+    (key,) = key_dirs(cache)
+    (source,) = [f for f in os.listdir(cache / key) if f.endswith(".c")]
+    assert len(source) < 140 and f"int {LONG}(" in (cache / key / source).read_text()
+    np.testing.assert_allclose(sc.gradient(energy)(x), 2 * x)  # derivatives add to the name
+    assert np.allclose(sc.hessian(energy, layout="csc")(x).toarray(), 2 * np.eye(3))
+    assert len(key_dirs(cache)) > 2 and all(len(f) <= 255 for f in _cached_files(cache))
+    # Short names are the file names, as before.
+    make_energy().compile()
+    assert "energy.c" in _cached_files(cache)
+
+
+def test_a_long_function_name_hits_the_index_in_a_new_process(cache):
+    code = ENERGY.replace("def energy", f"def {LONG}").replace("sc.L(\"energy\"", "sc.L(\"e\"") + \
+        f"import json\nfrom scaly.runtime import counters\nv = float({LONG}([1, 2, 3]))\n" \
+        "print(json.dumps({**counters(), 'v': v}))"
+    first = run_snippet(code, cache)
+    assert first["compiled"] == 1 and first["v"] == 14.0
+    second = run_snippet(code, cache)
+    assert second["index_hit"] == 1 and second["compiled"] == 0 and second["v"] == 14.0
+
+
 def test_missing_compiler_is_a_clear_error(cache, monkeypatch):
     monkeypatch.setenv("SCALY_CC", "/nonexistent/bin/cc")
     with pytest.raises(CompileError, match="SCALY_CC"):

@@ -14,7 +14,10 @@ else ``$XDG_CACHE_HOME/scaly``, else ``~/.cache/scaly``)::
                                    compiler's path, size and mtime stay the same
 
 Every file is written to a temporary named after the process and renamed into
-place, so parallel processes never see a half-written file.
+place, so parallel processes never see a half-written file. `<name>` is the
+module's name: the Function's, or for a name too long for a file name its
+first characters and a hash (`_file_stem`); the C symbol is always the
+Function's name.
 """
 
 from __future__ import annotations
@@ -394,13 +397,27 @@ def _key(*parts):
 
 # -- build and load -----------------------------------------------------------
 
+# A file name holds at most 255 bytes; the cache adds up to 43 characters to a
+# module's name (lib, _solvers.c, a temporary's pid and thread id).
+_STEM_LIMIT = 128
+
+
+def _file_stem(name):
+    """The module name the cache's files are named after: `name`, or for a longer
+    one than _STEM_LIMIT its start and a hash of it, so that every identifier
+    makes valid file names (the entry's C symbol stays `name`)."""
+    if len(name) <= _STEM_LIMIT:
+        return name
+    return f"{name[:_STEM_LIMIT - 17]}_{hashlib.sha256(name.encode()).hexdigest()[:16]}"
+
+
 def _artifact_name(cc, name):
     return f"lib{name}.so" if cc.external else f"{name}.o"
 
 
 def _render(cc, fn):
     _COUNTERS["render"] += 1
-    return render_native(fn, cc.fp_contract, cc.lanes, cc.vector_libm)
+    return render_native(fn, cc.fp_contract, cc.lanes, cc.vector_libm, name=_file_stem(fn.name))
 
 
 def _build(cc, directory: Path, module, encoded):
@@ -461,15 +478,16 @@ from .solver_link import SolverModule, compiler_command, solver_fingerprint  # n
 from .solver_link import link_flags as solver_link_flags  # noqa: E402
 
 
-def _load(cc, directory: Path, name, data):
-    """Link the artifact into the process; returns (address, owner)."""
+def _load(cc, directory: Path, name, symbol, data):
+    """Link the artifact of module `name` into the process; returns (address of entry
+    `symbol`, owner)."""
     _COUNTERS["load"] += 1
     if cc.external:
         import ctypes  # only shared libraries from SCALY_CC are opened with dlopen
         lib = ctypes.CDLL(str(directory / f"lib{name}.so"), mode=os.RTLD_LOCAL | os.RTLD_NOW)
-        return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value, lib
+        return ctypes.cast(getattr(lib, symbol), ctypes.c_void_p).value, lib
     obj = _scaly.jit_load(data, name)
-    return obj.lookup(name), obj
+    return obj.lookup(symbol), obj
 
 
 def _load_or_build(cc, fn, root: Path, key, module, encoded):
@@ -482,7 +500,7 @@ def _load_or_build(cc, fn, root: Path, key, module, encoded):
         if data is None:
             data = _build(cc, directory, module, encoded)
         try:
-            address, owner = _load(cc, directory, name, data)
+            address, owner = _load(cc, directory, name, fn.name, data)
             return address, owner, directory
         except (OSError, RuntimeError, AttributeError):
             if attempt:
@@ -556,7 +574,7 @@ def _from_index(cc, fn, root: Path, index_key):
     if rel.is_absolute() or ".." in rel.parts or len(rel.parts) != 2:
         return None
     name = entry.get("name")
-    if not isinstance(name, str) or name != fn.name:
+    if not isinstance(name, str) or name != _file_stem(fn.name):
         return None
     directory = root / rel.parts[0]
     if "solvers" in entry:
@@ -565,14 +583,14 @@ def _from_index(cc, fn, root: Path, index_key):
         # rendered and compiled again.
         if entry.get("solver_fingerprint") != solver_fingerprint():
             return None
-        return _solver_from_directory(directory, name, entry["solvers"])
+        return _solver_from_directory(directory, name, fn.name, entry["solvers"])
     verified = _verified_artifact(cc, directory, name)
     if verified is None:
         return None  # deleted or damaged behind the entry: render and compile again
     data, workspace = verified
     try:
         # The workspace size comes from the verified meta.json, never the index entry.
-        address, owner = _load(cc, directory, name, data)
+        address, owner = _load(cc, directory, name, fn.name, data)
     except (OSError, RuntimeError, AttributeError, ValueError):
         return None
     _COUNTERS["index_hit"] += 1
@@ -616,14 +634,14 @@ def _solver_meta_ok(directory: Path, name: str, wrappers):
     return files[f"lib{name}.so"], workspace
 
 
-def _solver_from_directory(directory: Path, name: str, wrappers):
+def _solver_from_directory(directory: Path, name: str, symbol: str, wrappers):
     if not isinstance(wrappers, list) or not all(isinstance(w, str) for w in wrappers):
         return None
     verified = _solver_meta_ok(directory, name, wrappers)
     if verified is None:
         return None
     try:
-        module = SolverModule(directory / f"lib{name}.so", name, wrappers)
+        module = SolverModule(directory / f"lib{name}.so", symbol, wrappers)
     except (OSError, AttributeError):
         return None
     _COUNTERS["index_hit"] += 1
@@ -669,7 +687,7 @@ def _compile_with_solvers(cc, fn, root: Path, module, wrappers, abi, extra, inde
                 "sha256": {f: _sha256(d) for f, d in files.items()},
                 "workspace_bytes": module.entries[0].workspace_bytes}
         _write_atomic(directory / "meta.json", json.dumps(meta).encode())
-    opened = SolverModule(directory / f"lib{name}.so", name, wrappers)
+    opened = SolverModule(directory / f"lib{name}.so", fn.name, wrappers)
     hit = (opened.address, opened, module.entries[0].workspace_bytes, name)
     if not extra:
         _BY_KEY[(root, key)] = hit
