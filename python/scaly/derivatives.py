@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+import threading
 
 import numpy as np
 
@@ -108,14 +109,36 @@ def _size(shape):
 # Function transforms
 # ---------------------------------------------------------------------------
 
+class _Made:
+    """One derivative of a Function: built by the first thread that asks, while the
+    others wait for it (a derivative is traced, analysed and compiled once)."""
+
+    def __init__(self):
+        # Reentrant: a build that asked for itself would otherwise wait forever.
+        self.lock = threading.RLock()
+        self.value = None
+
+    def get(self, make):
+        with self.lock:
+            if self.value is None:  # a failed build leaves it for the next to try
+                self.value = make()
+            return self.value
+
+
+# Guards every Function's table of derivatives (not their builds, which take
+# each its own entry's lock: a Hessian's build asks for its gradient meanwhile).
+_MADE_LOCK = threading.Lock()
+
+
 def _once_per_function(make):
     """`make(f, *selection)`, built once per Function and selection.
 
     A Function's derivatives are kept with it, as CasADi keeps a Function's
     derivative functions: asking again (or building another derivative that
     needs this one, as a Hessian needs a gradient) returns the same Function
-    instead of tracing, analysing and colouring it afresh. A selection
-    spelled differently (a name, then an index) is a new entry.
+    instead of tracing, analysing and colouring it afresh, also when threads
+    ask at once. A selection spelled differently (a name, then an index) is
+    a new entry.
     """
     def typed(value):  # 1.0 == 1, but only the int is a valid index
         if isinstance(value, (list, tuple)):
@@ -129,10 +152,9 @@ def _once_per_function(make):
             hash(key)
         except TypeError:  # an unusual selection: let make() check it
             return make(f, *selection)
-        made = f.__dict__.setdefault("_derivatives", {})
-        if key not in made:
-            made[key] = make(f, *selection)
-        return made[key]
+        with _MADE_LOCK:
+            entry = f.__dict__.setdefault("_derivatives", {}).setdefault(key, _Made())
+        return entry.get(lambda: make(f, *selection))
     return once
 
 

@@ -5,6 +5,8 @@ test_derivatives.py for the references used).
 """
 
 import functools
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -353,6 +355,50 @@ def test_each_derivative_is_built_once_per_function(monkeypatch):
     assert sc.jacobian(g, wrt=0, layout="csc") is sc.jacobian(g, wrt=0, layout="csc")
     with pytest.raises(TypeError, match="chosen by name or index"):
         sc.jacobian(g, wrt=0.0, layout="csc")
+
+
+def test_threads_asking_at_once_get_one_derivative(monkeypatch):
+    """Eight threads asking for the same Hessian get one Function: one thread builds each
+    derivative (the Hessian, its gradient, the gradient's vjp) while the others wait; two
+    were built before (issue 33). A build that fails is left for the next caller."""
+    g = build("hess_threads", [("x", 4)], hess_body, ("s",))
+    analysed = []
+    pattern = sc._scaly.jacobian_pattern
+
+    def slow_pattern(*a, **k):  # widens the window in which the others ask
+        analysed.append(a[1:])
+        time.sleep(0.05)
+        return pattern(*a, **k)
+
+    monkeypatch.setattr(sc._scaly, "jacobian_pattern", slow_pattern)
+    barrier, out = threading.Barrier(8), [None] * 8
+
+    def ask(k):
+        barrier.wait()
+        out[k] = sc.hessian(g, layout="csc")
+
+    threads = [threading.Thread(target=ask, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(H is out[0] for H in out) and len(analysed) == 1
+    assert out[0] is sc.hessian(g, layout="csc")
+    x = np.array([0.3, -0.7, 0.5, 0.9])
+    sym = Sym(hess_body, [(4,)])
+    np.testing.assert_allclose(out[0](x).toarray(), sym.value(sym.hessian(), [x]),
+                               rtol=1e-10, atol=1e-12)
+
+    def failing(*a, **k):
+        raise RuntimeError("analysis failed")
+
+    monkeypatch.setattr(sc._scaly, "jacobian_pattern", failing)
+    with pytest.raises(RuntimeError, match="analysis failed"):
+        sc.jacobian(g, layout="csc")
+    monkeypatch.setattr(sc._scaly, "jacobian_pattern", pattern)
+    J = sc.jacobian(g, layout="csc")
+    assert J is sc.jacobian(g, layout="csc")
+    np.testing.assert_allclose(J(x).toarray(), fd_jacobian(g, [x]), **FD_TOL)
 
 
 # ---------------------------------------------------------------------------
