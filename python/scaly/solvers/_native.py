@@ -86,6 +86,15 @@ assert ctypes.sizeof(SolverStats) == 136
 _lib = None
 
 
+def _typed(lib, signatures):
+    """`lib` with each function of `signatures` ({name: (restype, argtypes)}) typed."""
+    for name, (restype, argtypes) in signatures.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    return lib
+
+
 def qp_library() -> ctypes.CDLL:
     """The QP library (``libscaly_qp.so``), loaded once, with its functions typed."""
     global _lib
@@ -111,11 +120,7 @@ def qp_library() -> ctypes.CDLL:
         "scaly_qp_free": (None, [vp]),
         "scaly_qp_version": (cp, []),
     }
-    for name, (restype, argtypes) in sig.items():
-        fn = getattr(lib, name)
-        fn.restype = restype
-        fn.argtypes = argtypes
-    _lib = lib
+    _lib = _typed(lib, sig)
     return lib
 
 
@@ -138,9 +143,5 @@ def nlp_library() -> ctypes.CDLL:
         "scaly_nlp_check_ipopt_option": (ctypes.c_int, [cp, cp, cp, sz]),
         "scaly_nlp_version": (cp, []),
     }
-    for name, (restype, argtypes) in sig.items():
-        fn = getattr(lib, name)
-        fn.restype = restype
-        fn.argtypes = argtypes
-    _nlp = lib
+    _nlp = _typed(lib, sig)
     return lib

@@ -17,6 +17,7 @@ import re
 
 from .nlp_model import spec as nlp_spec
 from .nlp_options import BACKEND_CODES, nlp_option_names
+from .wrapper import stats_accessor
 
 
 def _table(ctype, name, values):
@@ -167,12 +168,7 @@ int {w}_set_ipopt_option(const char *name, const char *value) {{
   return status;
 }}
 
-void {w}_stats(scaly_solver_stats *out) {{
-  pthread_mutex_lock(&scaly_solvers_lock);
-  if (out) *out = {w}_last;
-  pthread_mutex_unlock(&scaly_solvers_lock);
-}}
-
+{stats_accessor(w)}
 SCALY_WRAPPER_HIDDEN void {w}(const double *x0, const double *p, const double *lbx,
     const double *ubx, const double *lbg, const double *ubg, const double *lam_g0,
     const double *lam_x0, double *x, double *lam_g, double *lam_x) {{

@@ -63,6 +63,16 @@ def _table(ctype, name, values):
     return f"static const {ctype} {name}[{len(values)}] = {{{body}}};\n"
 
 
+def stats_accessor(w: str) -> str:
+    """The C of `<w>_stats`, which every wrapper exports: a copy of the latest statistics."""
+    return f"""void {w}_stats(scaly_solver_stats *out) {{
+  pthread_mutex_lock(&scaly_solvers_lock);
+  if (out) *out = {w}_last;
+  pthread_mutex_unlock(&scaly_solvers_lock);
+}}
+"""
+
+
 def _one_wrapper(s) -> str:
     w = s.name
     backend = "SCALY_QP_DENSE" if s.dense else "SCALY_QP_SPARSE"
@@ -94,12 +104,7 @@ int {w}_set_option(const char *name, double value) {{
   return status;
 }}
 
-void {w}_stats(scaly_solver_stats *out) {{
-  pthread_mutex_lock(&scaly_solvers_lock);
-  if (out) *out = {w}_last;
-  pthread_mutex_unlock(&scaly_solvers_lock);
-}}
-
+{stats_accessor(w)}
 SCALY_WRAPPER_HIDDEN void {w}(const double *P, const double *c, const double *A, const double *b,
     const double *G, const double *h_l, const double *h_u, const double *x_l, const double *x_u,
     double *x, double *y, double *z, double *z_box) {{
