@@ -4,6 +4,7 @@
 #include "scaly/JIT/ObjectLoader.h"
 
 #include <cmath>
+#include <cstdio>
 #include <malloc.h>
 #include <gtest/gtest.h>
 
@@ -100,4 +101,23 @@ TEST(JIT, RememberedCommandLinesKeepEachFilesNameAndLanguage) {
   EXPECT_NE(object.find("sixth.c"), std::string::npos);
   EXPECT_EQ(object.find("fifth.c"), std::string::npos);
   EXPECT_EQ(object.find("scaly-placeholder"), std::string::npos);
+}
+
+// The resource directory comes from the libclang-cpp this process loaded; it
+// must be the one the clang-19 executable of the same installation reports.
+TEST(JIT, ResourceDirectoryOfTheLinkedClang) {
+  std::string dir = clangResourceDir();
+  ASSERT_FALSE(dir.empty());
+  FILE *pipe = popen("clang-19 -print-resource-dir 2>/dev/null", "r");
+  if (!pipe)
+    GTEST_SKIP() << "no clang-19 executable to compare with";
+  char line[512] = {0};
+  bool got = fgets(line, sizeof line, pipe) != nullptr;
+  pclose(pipe);
+  if (!got)
+    GTEST_SKIP() << "clang-19 -print-resource-dir printed nothing";
+  std::string expected(line);
+  while (!expected.empty() && (expected.back() == '\n' || expected.back() == '\r'))
+    expected.pop_back();
+  EXPECT_EQ(dir, expected);
 }

@@ -17,6 +17,7 @@
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/OptBisect.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
@@ -24,6 +25,8 @@
 #include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
+
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <atomic>
@@ -36,7 +39,57 @@ using namespace clang;
 namespace scaly::jit {
 namespace {
 
-constexpr const char *kClangPath = "/usr/lib/llvm-19/bin/clang";
+/// The Clang this library links, as the driver's own path: the driver finds
+/// its resource directory (<root>/lib/clang/19: stddef.h, stdint.h, ...)
+/// from it. It is <root>/bin/clang for the libclang-cpp loaded in this
+/// process at <root>/lib, the path as loaded first (Debian's
+/// /usr/lib/llvm-19/lib), then with symbolic links resolved; whichever has
+/// a resource directory. Empty when neither does (see clangSetupProblem).
+struct LinkedClang {
+  std::string library;    // the libclang-cpp this process loaded
+  std::string executable; // <root>/bin/clang: the driver's path
+  std::string resourceDir;
+};
+
+const LinkedClang &linkedClang() {
+  static const LinkedClang found = [] {
+    LinkedClang clang;
+    Dl_info info;
+    if (!dladdr(reinterpret_cast<void *>(&driver::Driver::GetResourcesPath), &info) ||
+        !info.dli_fname)
+      return clang;
+    clang.library = info.dli_fname;
+    llvm::SmallString<256> resolved;
+    std::vector<std::string> candidates{clang.library};
+    if (!llvm::sys::fs::real_path(clang.library, resolved))
+      candidates.push_back(std::string(resolved));
+    for (const std::string &library : candidates) {
+      llvm::SmallString<256> executable(
+          llvm::sys::path::parent_path(llvm::sys::path::parent_path(library)));
+      llvm::sys::path::append(executable, "bin", "clang");
+      std::string resources = driver::Driver::GetResourcesPath(executable);
+      if (llvm::sys::fs::exists(resources + "/include/stddef.h")) {
+        clang.executable = std::string(executable);
+        clang.resourceDir = resources;
+        break;
+      }
+    }
+    return clang;
+  }();
+  return found;
+}
+
+/// Why the in-process compiler cannot work here, or empty.
+std::string clangSetupProblem() {
+  const LinkedClang &clang = linkedClang();
+  if (clang.library.empty())
+    return "scaly jit: cannot tell which libclang-cpp this process loaded (dladdr failed)";
+  if (clang.resourceDir.empty())
+    return "scaly jit: no Clang resource directory (lib/clang/" CLANG_VERSION_MAJOR_STRING
+           "/include/stddef.h) next to " +
+           clang.library + " (Debian: apt install libclang-common-19-dev)";
+  return "";
+}
 constexpr const char *kPreludeDir = "/scaly-jit/prelude";
 constexpr const char *kWorkDir = "/scaly-jit/src";
 
@@ -148,13 +201,13 @@ bool cc1Arguments(const std::vector<std::string> &flags, const std::string &file
   auto it = memo.find(key);
   if (it == memo.end()) {
     lock.unlock();
-    std::vector<std::string> argStore{kClangPath};
+    std::vector<std::string> argStore{linkedClang().executable};
     argStore.insert(argStore.end(), flags.begin(), flags.end());
     argStore.push_back(placeholder);
     std::vector<const char *> args;
     for (auto &a : argStore)
       args.push_back(a.c_str());
-    driver::Driver driver(kClangPath, llvm::sys::getDefaultTargetTriple(), diags,
+    driver::Driver driver(linkedClang().executable, llvm::sys::getDefaultTargetTriple(), diags,
                           "scaly jit", fs);
     driver.setCheckInputsExist(false);
     std::unique_ptr<driver::Compilation> compilation(driver.BuildCompilation(args));
@@ -189,6 +242,10 @@ std::unique_ptr<CompilerInstance> makeInstance(const std::vector<std::string> &f
                                                llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs,
                                                llvm::raw_ostream &diagOS, bool &ok) {
   ok = false;
+  if (std::string problem = clangSetupProblem(); !problem.empty()) {
+    diagOS << problem << "\n";
+    return nullptr;
+  }
   auto diagOpts = llvm::makeIntrusiveRefCnt<DiagnosticOptions>();
   auto *printer = new TextDiagnosticPrinter(diagOS, &*diagOpts);
   auto diagIDs = llvm::makeIntrusiveRefCnt<DiagnosticIDs>();
@@ -207,7 +264,8 @@ std::unique_ptr<CompilerInstance> makeInstance(const std::vector<std::string> &f
   auto instance = std::make_unique<CompilerInstance>();
   instance->createDiagnostics(new TextDiagnosticPrinter(diagOS, &*diagOpts), true);
   if (!CompilerInvocation::CreateFromArgs(instance->getInvocation(), cc1,
-                                          instance->getDiagnostics(), kClangPath))
+                                          instance->getDiagnostics(),
+                                          linkedClang().executable.c_str()))
     return nullptr;
   // The driver asks cc1 to leak its AST, Sema and code generator at exit (a
   // compiler process is about to end anyway). This process is not: without
@@ -287,6 +345,8 @@ bool compileUncounted(const VirtualFiles &files, const std::vector<std::string> 
   countCompiles = true;
   return ok;
 }
+
+std::string clangResourceDir() { return linkedClang().resourceDir; }
 
 std::string clangVersion() { return getClangFullVersion(); }
 

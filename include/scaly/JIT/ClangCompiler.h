@@ -54,6 +54,11 @@ std::string hostCPU();
 /// Clang's version string, e.g. "clang version 19.1.7 (...)".
 std::string clangVersion();
 
+/// The resource directory of the Clang this process links (found from where
+/// libclang-cpp was loaded, not from a fixed path), e.g.
+/// /usr/lib/llvm-19/lib/clang/19; empty when there is none.
+std::string clangResourceDir();
+
 /// Declarations of the C library that generated modules use (math.h,
 /// stddef.h, stdint.h), exactly as the C standard declares them. The JIT
 /// puts these in front of the system's headers: parsing glibc's math.h is
