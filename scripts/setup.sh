@@ -13,6 +13,7 @@ packages=(
   llvm-19-dev libmlir-19-dev mlir-19-tools libclang-19-dev libclang-cpp19-dev clang-19 lld-19
   llvm-19-tools libclang-rt-19-dev
   python3 python3-dev python3-numpy python3-pytest python3-pybind11 pybind11-dev
+  python3-pip python3-venv python3-setuptools python3-wheel
   python3-scipy python3-sympy
   googletest libgtest-dev
   libeigen3-dev libsuitesparse-dev coinor-libipopt-dev pkg-config

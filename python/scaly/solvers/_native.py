@@ -11,16 +11,19 @@ def native_paths() -> dict:
     """Paths of the built solver libraries and of their C headers.
 
     Written by the CMake build next to this file (``_native.json``): the keys are
-    ``scaly_qp`` (the QP library) and ``include`` (the folder of ``scaly_qp.h`` and
-    ``scaly_solver_stats.h``).
+    ``scaly_qp`` (the QP library), ``scaly_nlp`` (the NLP library) and ``include`` (the
+    folder of ``scaly_qp.h``, ``scaly_nlp.h`` and ``scaly_solver_stats.h``); absolute in a
+    build tree, relative to this folder in an installed package.
     """
     path = _HERE / "_native.json"
     try:
-        return json.loads(path.read_text())
+        paths = json.loads(path.read_text())
     except FileNotFoundError:
         raise RuntimeError(
             f"the solver libraries are not built: {path} is missing; run scripts/setup.sh "
             "(it configures and builds Scaly, solvers included)") from None
+    # An installed package names them relative to this folder.
+    return {key: str((_HERE / value).resolve()) for key, value in paths.items()}
 
 
 class Csc(ctypes.Structure):
