@@ -1,8 +1,9 @@
 //===- scaly-embed.cpp - an MLIR tool that embeds an installed Scaly ------===//
 //
 // Registers Scaly's dialects and passes next to upstream ones, parses a
-// module, runs a pass pipeline (by default Scaly's whole lowering, then the
-// conversion to EmitC) and prints the C:
+// module, runs a pass pipeline on it (by default Scaly's whole lowering, then
+// the conversion to EmitC) and prints the C, or the IR when the pipeline
+// stops before EmitC:
 //
 //   scaly-embed model.mlir [pipeline]
 //
@@ -12,6 +13,7 @@
 #include "scaly/Target/CEmitter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Dialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -19,6 +21,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
@@ -45,5 +48,13 @@ int main(int argc, char **argv) {
     return 1;
   if (mlir::failed(pm.run(*module)))
     return 1;
+  // C once the pipeline has reached EmitC; the IR where it stopped before.
+  bool allEmitC = llvm::all_of(module->getBody()->getOperations(), [](mlir::Operation &op) {
+    return op.getDialect() && op.getDialect()->getNamespace() == "emitc";
+  });
+  if (!allEmitC) {
+    module->print(llvm::outs());
+    return 0;
+  }
   return mlir::failed(scaly::c::printC(*module, llvm::outs())) ? 1 : 0;
 }
