@@ -15,7 +15,8 @@ namespace scaly {
 /// Adds expr, prog and the upstream dialects the pipeline produces
 /// (arith, math, emitc) to `registry`.
 void registerScalyDialects(mlir::DialectRegistry &registry);
-/// Registers every Scaly pass and the `scaly-pipeline` pass pipeline.
+/// Registers every Scaly pass, canonicalize and cse, and the `scaly-lower`
+/// pass pipeline (the whole lowering from expr to prog).
 void registerScalyPasses();
 } // namespace scaly
 
