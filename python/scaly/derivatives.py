@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _scaly
 from ._function import Arg, Function, trace
-from ._trace import Expr, as_expr
+from ._trace import MAX_ELEMENTS, Expr, as_expr
 
 _FLOATS = ("float64", "float32")
 
@@ -576,6 +576,18 @@ def values_concat(values, dtype):
     return concat([values, as_expr(np.zeros(1, dtype=dtype), values._g)])
 
 
+def _check_dense(layout, nrow, ncol, what, fname, of, wrt):
+    """A dense matrix is one array: refused past the array limit before anything
+    is traced or analysed (a pattern of its size would take minutes and memory
+    before failing)."""
+    if layout == "dense" and nrow * ncol > MAX_ELEMENTS:
+        raise ValueError(
+            f"{what}: the dense {what.capitalize()} of {fname}()'s {of} by input {wrt!r} would be "
+            f"{nrow} x {ncol} = {nrow * ncol} elements; an array holds at most "
+            f"2**31 - 1 = {MAX_ELEMENTS} elements. Ask for layout='csc' (only the stored "
+            f"entries) or differentiate a smaller function")
+
+
 @_once_per_function
 def _jacobian(f, wrt, of, layout):
     _check_layout(layout, "jacobian")
@@ -583,6 +595,8 @@ def _jacobian(f, wrt, of, layout):
     j = _one(f.outputs, of, "output", "jacobian", f.name)
     in_name, in_shape, in_dtype = f.inputs[i]
     out_name, out_shape, out_dtype = f.outputs[j]
+    _check_dense(layout, _size(out_shape), _size(in_shape), "jacobian", f.name,
+                 f"output {out_name!r}", in_name)
     pattern = _Pattern(*_scaly.jacobian_pattern(f._traced, i, j))
     compressed = index = None
     if pattern.nnz:
@@ -601,6 +615,8 @@ def _hessian(f, wrt, of, multipliers, layout):
     _check_layout(layout, "hessian")
     i = _one(f.inputs, wrt, "input", "hessian", f.name)
     in_name, in_shape, in_dtype = f.inputs[i]
+    _check_dense(layout, _size(in_shape), _size(in_shape), "hessian", f.name,
+                 "output" if of is None else f"output {of!r}", in_name)
     if not multipliers:
         grad = _gradient(f, i, of)
     else:

@@ -77,6 +77,21 @@ Deps explicitSets(DepsMap &deps, Value v) {
   return it == deps.end() ? nullptr : explicitSets(it->second);
 }
 
+/// Where compose() only counts: the entries the sets would have, refused
+/// (TooManyEntries) as soon as they pass kMaxEntries.
+struct EntryCount {
+  int64_t entries = 0;
+  void append(ArrayRef<int32_t> set) {
+    entries += static_cast<int64_t>(set.size());
+    checkEntries(entries, /*exact=*/false);
+  }
+  void appendUnsorted(SmallVectorImpl<int32_t> &list) {
+    llvm::sort(list);
+    entries += std::unique(list.begin(), list.end()) - list.begin();
+    checkEntries(entries, /*exact=*/false);
+  }
+};
+
 class DependencyAnalysis {
 public:
   explicit DependencyAnalysis(ModuleOp module) : symbols(module) {}
@@ -92,6 +107,7 @@ private:
 
   FailureOr<const LocalPattern *> local(FuncOp f);
   LogicalResult visit(Operation *op, DepsMap &deps);
+  LogicalResult visitOp(Operation *op, DepsMap &deps);
   /// A map of a function of scalars over banded (or independent) operands:
   /// each result is the union of the bands of the operands its local
   /// pattern reads. False (nothing set) when the map is not of that form.
@@ -99,8 +115,8 @@ private:
   /// Append one application of a callee's local pattern to `out` (one per
   /// result), with `argElement(k, j)` giving the set of argument k's element
   /// j (empty when it depends on nothing).
-  template <typename ArgFn>
-  static void compose(const LocalPattern &lp, ArgFn argElement, std::vector<DepSets> &out);
+  template <typename ArgFn, typename Sets>
+  static void compose(const LocalPattern &lp, ArgFn argElement, std::vector<Sets> &out);
 };
 
 FailureOr<const LocalPattern *> DependencyAnalysis::local(FuncOp f) {
@@ -139,9 +155,9 @@ FailureOr<const LocalPattern *> DependencyAnalysis::local(FuncOp f) {
   return &(locals[f] = std::move(lp));
 }
 
-template <typename ArgFn>
+template <typename ArgFn, typename Sets>
 void DependencyAnalysis::compose(const LocalPattern &lp, ArgFn argElement,
-                                 std::vector<DepSets> &out) {
+                                 std::vector<Sets> &out) {
   SmallVector<int32_t, 16> list;
   for (auto [r, local] : llvm::enumerate(lp.results)) {
     if (!local) {
@@ -275,7 +291,45 @@ private:
   DepsMap &deps;
 };
 
+/// The entries of the element-wise union of `varying` (n elements each),
+/// empty where `zeroAt` is set; counted without making it, and refused
+/// (TooManyEntries) past kMaxEntries.
+size_t unionEntries(ArrayRef<Deps> varying, const std::vector<bool> &zeroAt, int64_t n) {
+  int64_t entries = 0;
+  SmallVector<int32_t, 16> list;
+  for (int64_t e = 0; e < n; ++e) {
+    if (!zeroAt.empty() && zeroAt[e])
+      continue;
+    list.clear();
+    for (const Deps &d : varying)
+      list.append((*d)[e].begin(), (*d)[e].end());
+    llvm::sort(list);
+    entries += std::unique(list.begin(), list.end()) - list.begin();
+  }
+  checkEntries(entries);
+  return static_cast<size_t>(entries);
+}
+
+/// A result past kMaxEntries entries, as an error on `op`.
+LogicalResult tooManyEntries(Operation *op, const TooManyEntries &e) {
+  return op->emitOpError("sparsity analysis: the pattern of its result (its Jacobian by the "
+                         "input) would hold ")
+         << (e.exact ? "" : "more than ") << e.entries
+         << " entries; a pattern holds at most 2^31 - 1 (2147483647). Refused before it is "
+            "allocated";
+}
+
 LogicalResult DependencyAnalysis::visit(Operation *op, DepsMap &deps) {
+  // Sets past kMaxEntries are refused by their builders (TooManyEntries)
+  // before they are allocated: an error on this op.
+  try {
+    return visitOp(op, deps);
+  } catch (const TooManyEntries &e) {
+    return tooManyEntries(op, e);
+  }
+}
+
+LogicalResult DependencyAnalysis::visitOp(Operation *op, DepsMap &deps) {
   bool noInput = llvm::none_of(op->getOperands(), [&](Value v) { return bool(deps.lookup(v)); });
   if (noInput || op->hasTrait<ZeroDerivative>() || !anyFloat(op->getResults()))
     return success(); // results depend on nothing
@@ -324,6 +378,8 @@ LogicalResult DependencyAnalysis::visit(Operation *op, DepsMap &deps) {
     size_t bound = 0; // the union has at most the operands' entries
     for (const Deps &d : varying)
       bound += d->cols.size();
+    if (bound > static_cast<size_t>(kMaxEntries))
+      bound = unionEntries(varying, zeroAt, n); // exact, refused past the limit
     out.cols.reserve(bound);
     SmallVector<int32_t, 16> list;
     for (int64_t e = 0; e < n; ++e) {
@@ -438,9 +494,28 @@ LogicalResult DependencyAnalysis::apply(Operation *application, DepsMap &deps) {
           compose(**lp, [&](size_t k, int64_t j) -> ArrayRef<int32_t> {
             return args[k] ? (*args[k])[it * strides[k] + j] : ArrayRef<int32_t>();
           }, stacked);
-          if (it == 0) // about as many entries per iteration as the first has
+          if (it > 0)
+            continue;
+          // About as many entries per iteration as the first has: reserved,
+          // unless that passes the limit; then the iterations are counted
+          // first, and a result past it refused before it is allocated.
+          bool large = llvm::any_of(stacked, [&](const DepSets &s) {
+            return static_cast<int64_t>(s.cols.size()) * map.getCount() > kMaxEntries;
+          });
+          if (!large) {
             for (DepSets &s : stacked)
               s.cols.reserve(s.cols.size() * map.getCount() + 16);
+            continue;
+          }
+          std::vector<EntryCount> counts(stacked.size());
+          for (int64_t i = 0; i < map.getCount(); ++i)
+            compose(**lp, [&](size_t k, int64_t j) -> ArrayRef<int32_t> {
+              return args[k] ? (*args[k])[i * strides[k] + j] : ArrayRef<int32_t>();
+            }, counts);
+          for (auto [s, count] : llvm::zip(stacked, counts)) {
+            checkEntries(count.entries);
+            s.cols.reserve(count.entries);
+          }
         }
         for (auto [r, s] : llvm::zip(map.getResults(), stacked))
           deps[r] = finish(std::move(s));
@@ -591,5 +666,9 @@ FailureOr<SparsityPattern> scaly::expr::jacobianPattern(ModuleOp module, FuncOp 
   // Every set is gone when patternOf returns (or throws): the reused arrays
   // are given back then.
   auto release = llvm::make_scope_exit([] { releaseRecycledSets(); });
-  return patternOf(module, f, wrt, of, symmetric);
+  try {
+    return patternOf(module, f, wrt, of, symmetric);
+  } catch (const TooManyEntries &e) { // sets expanded outside an op's rule
+    return tooManyEntries(f, e);
+  }
 }

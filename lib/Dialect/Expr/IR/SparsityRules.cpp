@@ -56,10 +56,20 @@ Deps scaly::expr::finish(DepSets sets) {
 }
 
 Deps scaly::expr::fromLists(std::vector<SmallVector<int32_t, 4>> &lists) {
+  // Each list made sorted and distinct in place first, so that the value is
+  // sized exactly (and refused past kMaxEntries) before it is allocated.
+  int64_t entries = 0;
+  for (auto &l : lists) {
+    std::sort(l.begin(), l.end());
+    l.erase(std::unique(l.begin(), l.end()), l.end());
+    entries += static_cast<int64_t>(l.size());
+  }
+  checkEntries(entries);
   DepSets out = freshSets();
   out.reserve(static_cast<int64_t>(lists.size()));
+  out.cols.reserve(entries);
   for (auto &l : lists)
-    out.appendUnsorted(l);
+    out.append(l);
   return finish(std::move(out));
 }
 
@@ -71,6 +81,7 @@ Deps scaly::expr::expandBands(const BandedSets &b) {
   size_t total = 0;
   for (const Band &band : b.bands)
     total += static_cast<size_t>(band.hi - band.lo) * band.offsets.size();
+  checkEntries(static_cast<int64_t>(total));
   out.cols.resize(total);
   int64_t *start = out.start.data();
   int32_t *cols = out.cols.data();
@@ -236,6 +247,7 @@ Deps scaly::expr::moveAffine(const Deps &from, ArrayRef<int64_t> shape, int64_t 
     for (int64_t j = 0; j < inner; ++j, src += step)
       start[e + j + 1] = start[e + j] + in[src + 1] - in[src];
   });
+  checkEntries(start[count]);
   out.cols.resize(start[count]);
   int32_t *to = out.cols.data();
   forEachRow(shape, base, strides, [&](int64_t src, int64_t e) {
@@ -384,6 +396,7 @@ LogicalResult ConcatOp::propagateDependencies(DependencyContext &ctx) {
   forEachBlock([&](const DepSets *part, int64_t first, int64_t count, int64_t e) {
     blockStarts(part, first, count, start, e);
   });
+  checkEntries(start[n]);
   out.cols.resize(start[n]);
   forEachBlock([&](const DepSets *part, int64_t first, int64_t count, int64_t e) {
     blockCols(part, first, count, out.cols.data() + start[e]);
@@ -426,15 +439,39 @@ LogicalResult SumOp::propagateDependencies(DependencyContext &ctx) {
   return success();
 }
 
+/// The entries of the sets R_i | C_j over every (i, j), counted by merges
+/// without making them (|R| + |C| - |R & C|); the sets sorted and distinct.
+static int64_t unionEntries(ArrayRef<SmallVector<int32_t, 4>> rowSets,
+                            ArrayRef<SmallVector<int32_t, 4>> colSets) {
+  int64_t entries = 0;
+  for (auto &r : rowSets)
+    for (auto &c : colSets) {
+      int64_t common = 0;
+      for (auto x = r.begin(), y = c.begin(); x != r.end() && y != c.end();) {
+        if (*x < *y)
+          ++x;
+        else if (*y < *x)
+          ++y;
+        else
+          ++common, ++x, ++y;
+      }
+      entries += static_cast<int64_t>(r.size() + c.size()) - common;
+    }
+  return entries;
+}
+
 LogicalResult MatmulOp::propagateDependencies(DependencyContext &ctx) {
   // C[b,i,j] depends on row i of A and column j of B (all k).
   ArrayRef<int64_t> c = shapeOf(getResult());
   int64_t rows = c[c.size() - 2], cols = c.back(), inner = shapeOf(getLhs()).back();
   int64_t batch = numElements(getType()) / std::max<int64_t>(rows * cols, 1);
   Deps a = ctx.operand(0), b = ctx.operand(1);
-  std::vector<SmallVector<int32_t, 4>> lists(numElements(getType()));
-  for (int64_t bi = 0; bi < batch; ++bi) {
-    std::vector<SmallVector<int32_t, 4>> rowSets(rows), colSets(cols);
+  std::vector<SmallVector<int32_t, 4>> rowSets(rows), colSets(cols);
+  auto setsOf = [&](int64_t bi) { // of the rows of A and columns of B, sorted and distinct
+    for (auto &l : rowSets)
+      l.clear();
+    for (auto &l : colSets)
+      l.clear();
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t k = 0; k < inner && a; ++k) {
         ArrayRef<int32_t> s = (*a)[(bi * rows + i) * inner + k];
@@ -445,6 +482,33 @@ LogicalResult MatmulOp::propagateDependencies(DependencyContext &ctx) {
         ArrayRef<int32_t> s = (*b)[(bi * inner + k) * cols + j];
         colSets[j].append(s.begin(), s.end());
       }
+    int64_t total = 0;
+    for (auto *sets : {&rowSets, &colSets})
+      for (auto &l : *sets) {
+        llvm::sort(l);
+        l.erase(std::unique(l.begin(), l.end()), l.end());
+        total += static_cast<int64_t>(l.size()) * (sets == &rowSets ? cols : rows);
+      }
+    return total; // the entries of the batch's sets with repeats: a bound
+  };
+  // The result's entries, refused past kMaxEntries before its sets are made
+  // (a dense product of n x n by a vector of n depends on n^2): bounded
+  // first, counted exactly only when the bound passes the limit.
+  int64_t bound = 0;
+  for (int64_t bi = 0; bi < batch; ++bi)
+    bound += setsOf(bi);
+  if (bound > kMaxEntries) {
+    int64_t entries = 0;
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      setsOf(bi);
+      entries += unionEntries(rowSets, colSets);
+    }
+    checkEntries(entries);
+  }
+  std::vector<SmallVector<int32_t, 4>> lists(numElements(getType()));
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    if (batch > 1 || bound > kMaxEntries)
+      setsOf(bi);
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < cols; ++j) {
         auto &s = lists[(bi * rows + i) * cols + j];

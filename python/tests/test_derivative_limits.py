@@ -1,0 +1,147 @@
+"""Size limits of derivatives, refused before anything that size is allocated (issue 33).
+
+A pattern holds at most 2^31 - 1 entries and a dense Jacobian or Hessian is one array of at
+most 2^31 - 1 elements (docs/derivatives.md). Each case past a limit runs in a subprocess with
+its address space capped at a few GB: refused there with an error naming the limit, within
+seconds. Before the check moved ahead of the allocations, `x * x.sum()` at n = 50,000 built
+10 GB of dependency sets and died with `MemoryError: std::bad_alloc` after 39 s.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import scaly as sc
+
+PYTHON = os.path.join(os.path.dirname(__file__), "..")
+
+# The address space a refusal may use: the analysis of a 50,000-element model
+# needs a few hundred MB, the refused patterns 10 to 20 GB.
+LIMIT_BYTES = 4 << 30
+
+
+def refused(body):
+    """Run `body` (defining f and calling one derivative of it) capped at LIMIT_BYTES;
+    (the ValueError's message, seconds it took)."""
+    code = textwrap.dedent("""
+        import resource, time
+        resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
+        import numpy as np
+        import scaly as sc
+        t = time.perf_counter()
+        try:
+        {body}
+            print("NOT REFUSED")
+        except ValueError as e:
+            print("SECONDS", time.perf_counter() - t)
+            print(e)
+    """).format(limit=LIMIT_BYTES, body=textwrap.indent(textwrap.dedent(body), "    "))
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(PYTHON))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = r.stdout
+    assert "NOT REFUSED" not in out and "SECONDS" in out, out + r.stderr[-2000:]
+    first, _, message = out.partition("\n")
+    return message, float(first.split()[1])
+
+
+@pytest.mark.parametrize("layout", ["csc", "coo"])
+def test_broadcast_of_a_sum_refused_before_allocating(layout):
+    # Every one of 50,000 outputs depends on every input: 2.5e9 entries.
+    message, seconds = refused(f"""
+        n = 50_000
+        @sc.function(sc.arg("x", n), outputs=sc.arg("y"))
+        def f(x):
+            return x * x.sum()
+        sc.jacobian(f, layout={layout!r})
+    """)
+    assert "2500000000 entries" in message and "at most 2^31 - 1" in message, message
+    assert "expr.broadcast" in message, message  # the op whose result is too large
+    assert seconds < 5, seconds
+
+
+def test_matmul_refused_before_its_sets_are_made():
+    # 1000 x 1000 outputs, each depending on all 5,000 inputs: 5e9 entries.
+    message, seconds = refused("""
+        m, n = 1000, 5000
+        C = np.ones((n, m))
+        @sc.function(sc.arg("x", n), outputs=sc.arg("y"))
+        def f(x):
+            return ((x.reshape(1, n) * np.ones((m, 1))) @ C).vec()
+        sc.jacobian_sparsity(f)
+    """)
+    assert "5000000000 entries" in message and "expr.matmul" in message, message
+    assert seconds < 10, seconds
+
+
+def test_hessian_of_a_broadcast_sum_refused():
+    # The gradient 2 * x * sum(x)**2-like terms: every entry of the Hessian stored.
+    message, seconds = refused("""
+        n = 50_000
+        @sc.function(sc.arg("x", n), outputs=sc.arg("s"))
+        def f(x):
+            return (x * x.sum() * x).sum()
+        sc.hessian(f, layout="csc")
+    """)
+    assert "at most 2^31 - 1" in message, message
+    assert seconds < 10, seconds
+
+
+@pytest.mark.parametrize("which", ["jacobian", "hessian"])
+def test_dense_matrix_past_the_array_limit_refused_at_once(which):
+    # A diagonal of 50,000 entries, but dense it is 2.5e9 elements: past the array limit.
+    message, seconds = refused(f"""
+        n = 50_000
+        @sc.function(sc.arg("x", n), outputs=sc.arg("y"))
+        def f(x):
+            return sc.sin(x)
+        @sc.function(sc.arg("x", n), outputs=sc.arg("s"))
+        def g(x):
+            return (x * x).sum()
+        sc.jacobian(f) if {which!r} == "jacobian" else sc.hessian(g)
+    """)
+    assert ("50000 x 50000 = 2500000000 elements; an array holds at most 2**31 - 1"
+            in message), message
+    assert "layout='csc'" in message, message
+    assert seconds < 0.5, seconds
+
+
+@pytest.mark.parametrize("which", ["jacobian", "hessian"])
+def test_same_derivative_sparse_is_built(which, cache):
+    n = 50_000
+
+    @sc.function(sc.arg("x", n), outputs=sc.arg("y"))
+    def f(x):
+        return sc.sin(x)
+
+    @sc.function(sc.arg("x", n), outputs=sc.arg("s"))
+    def g(x):
+        return (x * x).sum()
+
+    J = sc.jacobian(f, layout="csc") if which == "jacobian" else sc.hessian(g, layout="csc")
+    shape, colind, row = J.sparsity()
+    assert shape == (n, n) and len(row) == n
+    x = np.linspace(0.1, 1.0, n)
+    values = J(x).diagonal()
+    assert np.allclose(values, np.cos(x) if which == "jacobian" else 2.0)
+
+
+def test_below_the_limit_unchanged(cache):
+    # The same model small: every entry stored, values right.
+    n = 300
+
+    @sc.function(sc.arg("x", n), outputs=sc.arg("y"))
+    def f(x):
+        return x * x.sum()
+
+    x = np.linspace(0.1, 1.0, n)
+    J = sc.jacobian(f, layout="csc")(x)
+    assert J.nnz == n * n
+    assert np.allclose(J.toarray(), np.eye(n) * x.sum() + x[:, None])
