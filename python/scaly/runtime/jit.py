@@ -8,7 +8,8 @@ else ``$XDG_CACHE_HOME/scaly``, else ``~/.cache/scaly``)::
 
     <key>/<name>.c, <name>.h      the exact source compiled
     <key>/<name>.o | lib<name>.so  the artifact
-    <key>/meta.json                SHA-256 of source and artifact, written last
+    <key>/meta.json                SHA-256 of source and artifact, the index keys
+                                   bound to it (_bind), written last
     index/<index key>.json         graph digest -> artifact, relative to the root
     compilers/<id>.json            compiler fingerprints, reused while the
                                    compiler's path, size and mtime stay the same
@@ -55,6 +56,12 @@ class CompileError(RuntimeError):
     """The C compiler failed or is missing; the message shows its diagnostics."""
 
 
+class CacheError(OSError):
+    """A path of the cache is taken by the wrong kind of file (a directory where
+    Scaly writes a file, or a file where it keeps a directory) that Scaly will not
+    delete; the message names the path to delete."""
+
+
 def counters():
     """This process's JIT counters: renders, compiles, loads, index and memory hits, and
     the C++ side's counts of lowering, rendering and in-process compiling."""
@@ -75,13 +82,46 @@ def cache_root():
 
 # -- files -------------------------------------------------------------------
 
+def _make_dirs(directory):
+    """Make `directory` and its parents; a file (or anything not a directory) where
+    one of them goes is a CacheError naming it: Scaly does not delete it, and
+    every compile would fail on it the same way."""
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        taken = [p for p in (Path(directory), *Path(directory).parents)
+                 if os.path.lexists(p) and not os.path.isdir(p)]
+        if not taken:
+            raise
+        raise CacheError(f"the cache is damaged: {taken[-1]} is a file where Scaly keeps a "
+                         f"directory; delete it (rm '{taken[-1]}') and call again") from None
+
+
+def _replace(tmp, path):
+    """os.replace(tmp, path), a new file into place. An empty directory at `path`
+    (nothing lost) is removed first; a directory holding anything is a CacheError
+    naming it (a directory there made every call fail with IsADirectoryError)."""
+    try:
+        os.replace(tmp, path)
+    except IsADirectoryError:
+        if not os.path.isdir(path) or os.path.islink(path):
+            raise
+        try:
+            os.rmdir(path)
+        except OSError:
+            raise CacheError(f"the cache is damaged: {path} is a directory where Scaly writes "
+                             f"a file, and it is not empty; delete it (rm -r '{path}') and call "
+                             "again") from None
+        os.replace(tmp, path)
+
+
 def _write_atomic(path: Path, data: bytes):
     """Write `data` to a file named after this process and thread, then rename it
     into place: readers see the old file or the new one, never a partial one."""
     path = os.fspath(path)
     directory = os.path.dirname(path)
     if not os.path.isdir(directory):
-        os.makedirs(directory, exist_ok=True)
+        _make_dirs(directory)
     tmp = f"{path}.tmp.{os.getpid()}.{threading.get_ident()}"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -91,7 +131,7 @@ def _write_atomic(path: Path, data: bytes):
                 view = view[os.write(fd, view):]
         finally:
             os.close(fd)
-        os.replace(tmp, path)
+        _replace(tmp, path)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -420,9 +460,10 @@ def _render(cc, fn):
     return render_native(fn, cc.fp_contract, cc.lanes, cc.vector_libm, name=_file_stem(fn.name))
 
 
-def _build(cc, directory: Path, module, encoded):
+def _build(cc, directory: Path, module, encoded, index_key=None):
     """Compile `module` into `directory`; write source, artifact, then meta.json.
-    `encoded`: its source and header as UTF-8 bytes (encoded once, for the key too)."""
+    `encoded`: its source and header as UTF-8 bytes (encoded once, for the key too);
+    `index_key`: the index key bound to the artifact (see _bind), if any."""
     name = module.name
     source, header = encoded
     _write_atomic(directory / f"{name}.c", source)
@@ -436,7 +477,7 @@ def _build(cc, directory: Path, module, encoded):
                    str(directory / f"{name}.c"), *cc.link_flags()]
             _run(cmd, f"compiling {name}")
             data = tmp.read_bytes()
-            os.replace(tmp, artifact)
+            _replace(tmp, artifact)
         finally:
             if tmp.exists():
                 tmp.unlink()
@@ -449,15 +490,48 @@ def _build(cc, directory: Path, module, encoded):
         _write_atomic(artifact, data)
     meta = {"name": name, "artifact": artifact.name, "source_sha256": _sha256(source),
             "header_sha256": _sha256(header), "artifact_sha256": _sha256(data),
-            "workspace_bytes": module.entries[0].workspace_bytes}
+            "workspace_bytes": module.entries[0].workspace_bytes,
+            "index_keys": [index_key] if index_key else []}
     _write_atomic(directory / "meta.json", json.dumps(meta).encode())
     return data
 
 
-def _verified_artifact(cc, directory: Path, name):
-    """(artifact bytes, workspace bytes) when the directory is complete and intact, else None."""
+# The index keys a meta.json lists (the latest bound last): each index entry
+# is bound to its artifact by its key there. A key pushed out by newer ones
+# (other graphs or versions of Scaly rendering the same C) is bound again the
+# next time its graph renders.
+_BOUND_KEYS = 64
+
+
+def _bound_to(meta, index_key):
+    """Whether `meta` lists `index_key`: an index entry naming an artifact that does
+    not (another function's, with the same name and signature) is refused."""
+    keys = meta.get("index_keys")
+    return isinstance(keys, list) and index_key in keys
+
+
+def _bind(directory: Path, index_key):
+    """List `index_key` in the meta.json of `directory` (rewritten atomically), before
+    an index entry under that key names its artifact. Returns False when there is
+    no meta.json to bind to (the entry is not written)."""
+    meta = _read_json(directory / "meta.json")
+    if meta is None:
+        return False
+    if not _bound_to(meta, index_key):
+        keys = meta.get("index_keys")
+        keys = [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else []
+        meta["index_keys"] = (keys + [index_key])[-_BOUND_KEYS:]
+        _write_atomic(directory / "meta.json", json.dumps(meta).encode())
+    return True
+
+
+def _verified_artifact(cc, directory: Path, name, index_key=None):
+    """(artifact bytes, workspace bytes) when the directory is complete and intact (and,
+    given an `index_key`, bound to it), else None."""
     meta = _read_json(directory / "meta.json")
     if not meta or meta.get("name") != name or meta.get("artifact") != _artifact_name(cc, name):
+        return None
+    if index_key is not None and not _bound_to(meta, index_key):
         return None
     try:
         source = (directory / f"{name}.c").read_bytes()
@@ -490,7 +564,7 @@ def _load(cc, directory: Path, name, symbol, data):
     return obj.lookup(symbol), obj
 
 
-def _load_or_build(cc, fn, root: Path, key, module, encoded):
+def _load_or_build(cc, fn, root: Path, key, module, encoded, index_key=None):
     """Load the artifact under `key`, rebuilding it when missing or damaged."""
     directory = root / key
     name = module.name
@@ -498,7 +572,7 @@ def _load_or_build(cc, fn, root: Path, key, module, encoded):
     data = verified[0] if verified else None
     for attempt in range(2):
         if data is None:
-            data = _build(cc, directory, module, encoded)
+            data = _build(cc, directory, module, encoded, index_key)
         try:
             address, owner = _load(cc, directory, name, fn.name, data)
             return address, owner, directory
@@ -550,14 +624,15 @@ def compile_function(fn):
         if hit is not None:
             _COUNTERS["memory_hit"] += 1
         else:
-            address, owner, directory = _load_or_build(cc, fn, root, key, module, encoded)
+            address, owner, directory = _load_or_build(cc, fn, root, key, module, encoded,
+                                                       index_key if trusted else None)
             # The workspace size comes back from rendering as data.
             hit = (address, owner, module.entries[0].workspace_bytes, module.name)
             if not recompiled:
                 _BY_KEY[(root, key)] = hit
             # Only code that matches the files on disk may be indexed under
             # their digest (the two-second rule works both ways).
-            if index_key is not None and trusted:
+            if index_key is not None and trusted and _bind(directory, index_key):
                 entry = {"artifact": f"{key}/{_artifact_name(cc, module.name)}",
                          "name": module.name}
                 _write_atomic(root / "index" / f"{index_key}.json", json.dumps(entry).encode())
@@ -583,8 +658,9 @@ def _from_index(cc, fn, root: Path, index_key):
         # rendered and compiled again.
         if entry.get("solver_fingerprint") != solver_fingerprint():
             return None
-        return _solver_from_directory(directory, name, fn.name, entry["solvers"])
-    verified = _verified_artifact(cc, directory, name)
+        return _solver_from_directory(directory, name, fn.name, entry["solvers"], index_key)
+    # Bound to this key: not another function's artifact under the same name.
+    verified = _verified_artifact(cc, directory, name, index_key)
     if verified is None:
         return None  # deleted or damaged behind the entry: render and compile again
     data, workspace = verified
@@ -616,10 +692,13 @@ def entry_params(header: str, name: str) -> str:
     return match.group(1)
 
 
-def _solver_meta_ok(directory: Path, name: str, wrappers):
-    """(library bytes, workspace bytes) when a solver module's directory is complete."""
+def _solver_meta_ok(directory: Path, name: str, wrappers, index_key=None):
+    """(library bytes, workspace bytes) when a solver module's directory is complete
+    (and, given an `index_key`, bound to it)."""
     meta = _read_json(directory / "meta.json")
     if not meta or meta.get("name") != name or meta.get("solvers") != list(wrappers):
+        return None
+    if index_key is not None and not _bound_to(meta, index_key):
         return None
     try:
         files = {f: (directory / f).read_bytes()
@@ -634,10 +713,10 @@ def _solver_meta_ok(directory: Path, name: str, wrappers):
     return files[f"lib{name}.so"], workspace
 
 
-def _solver_from_directory(directory: Path, name: str, symbol: str, wrappers):
+def _solver_from_directory(directory: Path, name: str, symbol: str, wrappers, index_key):
     if not isinstance(wrappers, list) or not all(isinstance(w, str) for w in wrappers):
         return None
-    verified = _solver_meta_ok(directory, name, wrappers)
+    verified = _solver_meta_ok(directory, name, wrappers, index_key)
     if verified is None:
         return None
     try:
@@ -678,20 +757,21 @@ def _compile_with_solvers(cc, fn, root: Path, module, wrappers, abi, extra, inde
             _run([*command, *flags, "-o", str(tmp), str(directory / f"{name}.c"),
                   str(directory / f"{name}_solvers.c"), *links], f"compiling {name} with its solvers")
             data = tmp.read_bytes()
-            os.replace(tmp, library)
+            _replace(tmp, library)
         finally:
             if tmp.exists():
                 tmp.unlink()
         files[f"lib{name}.so"] = data
         meta = {"name": name, "solvers": list(wrappers),
                 "sha256": {f: _sha256(d) for f, d in files.items()},
-                "workspace_bytes": module.entries[0].workspace_bytes}
+                "workspace_bytes": module.entries[0].workspace_bytes,
+                "index_keys": [index_key] if index_key else []}
         _write_atomic(directory / "meta.json", json.dumps(meta).encode())
     opened = SolverModule(directory / f"lib{name}.so", fn.name, wrappers)
     hit = (opened.address, opened, module.entries[0].workspace_bytes, name)
     if not extra:
         _BY_KEY[(root, key)] = hit
-    if index_key is not None:
+    if index_key is not None and _bind(directory, index_key):
         entry = {"artifact": f"{key}/lib{name}.so", "name": name, "solvers": list(wrappers),
                  "solver_fingerprint": solver_fingerprint()}
         _write_atomic(root / "index" / f"{index_key}.json", json.dumps(entry).encode())

@@ -1,0 +1,152 @@
+"""Cache faults that used to repeat on every call (issue 33, item 7).
+
+A path of the cache layout taken by the wrong kind of file made every call fail the same way:
+`<key>/energy.o` replaced by a directory gave IsADirectoryError on every call, `index/`
+replaced by a file FileExistsError on every compile. An empty directory where a file goes is
+removed and the file rebuilt; anything else makes an error that names the path to delete.
+An index entry pointing at another function's artifact with the same name and signature was
+loaded: the artifact's meta.json now lists the index keys bound to it, and an entry it does not
+list is refused (rendered and compiled again).
+"""
+
+import json
+import os
+
+import pytest
+
+from scaly.runtime import CacheError
+
+from jitutil import key_dirs, run_snippet, temporaries
+
+SQUARES = """
+import json
+import scaly as sc
+from scaly.runtime import counters
+@sc.function(sc.L("x", 3), sc.L("energy", ...))
+def energy(x):
+    return {body}
+v = float(energy([1.0, 2.0, 3.0]))
+print(json.dumps({{**counters(), "v": v}}))
+"""
+SUMSQR = SQUARES.format(body="sc.sumsqr(x)")  # 14 at [1, 2, 3]
+CUBES = SQUARES.format(body="(x * x * x).sum()")  # 36: the same name and signature
+
+
+def first_run(cache, code=SUMSQR):
+    out = run_snippet(code, cache)
+    (key,) = key_dirs(cache)
+    return key, out
+
+
+@pytest.mark.parametrize("cc", [None, "gcc"])
+def test_an_empty_directory_in_place_of_the_artifact_is_replaced(cache, cc):
+    env = {"SCALY_CC": cc} if cc else {}
+    run_snippet(SUMSQR, cache, env)
+    (key,) = key_dirs(cache)
+    artifact = cache / key / ("libenergy.so" if cc else "energy.o")
+    artifact.unlink()
+    artifact.mkdir()
+    for _ in range(2):  # rebuilt once, then found
+        out = run_snippet(SUMSQR, cache, env)
+        assert out["v"] == 14.0
+    assert artifact.is_file() and out["compiled"] == 0
+    assert not temporaries(cache)
+
+
+def test_a_directory_with_files_in_place_of_the_artifact_is_named_in_the_error(cache):
+    key, _ = first_run(cache)
+    artifact = cache / key / "energy.o"
+    artifact.unlink()
+    artifact.mkdir()
+    (artifact / "something").write_text("not Scaly's")
+    proc = run_snippet(SUMSQR, cache, check=False)
+    assert proc.returncode != 0
+    message = proc.stderr.strip().splitlines()[-1]
+    assert message.startswith("scaly.runtime.jit.CacheError:"), message
+    assert str(artifact) in message and "delete it" in message, message
+    assert (artifact / "something").read_text() == "not Scaly's"  # nothing deleted
+    assert not temporaries(cache)
+    # Deleted as told: built again.
+    (artifact / "something").unlink()
+    artifact.rmdir()
+    assert run_snippet(SUMSQR, cache)["v"] == 14.0
+
+
+def test_a_file_in_place_of_the_index_directory_is_named_in_the_error(cache):
+    first_run(cache)
+    index = cache / "index"
+    for entry in index.iterdir():
+        entry.unlink()
+    index.rmdir()
+    index.write_text("not a directory")
+    proc = run_snippet(SUMSQR, cache, check=False)
+    assert proc.returncode != 0
+    message = proc.stderr.strip().splitlines()[-1]
+    assert message.startswith("scaly.runtime.jit.CacheError:"), message
+    assert str(index) in message and "delete it" in message, message
+    assert index.read_text() == "not a directory"
+    index.unlink()
+    out = run_snippet(SUMSQR, cache)
+    assert out["v"] == 14.0 and len(os.listdir(index)) == 1
+
+
+def test_a_file_in_place_of_a_key_directory_is_named_in_the_error(cache):
+    key, _ = first_run(cache)
+    directory = cache / key
+    for f in directory.iterdir():
+        f.unlink()
+    directory.rmdir()
+    directory.write_text("")
+    for entry in (cache / "index").iterdir():
+        entry.unlink()  # so that the module is built into <key>/ again
+    proc = run_snippet(SUMSQR, cache, check=False)
+    message = proc.stderr.strip().splitlines()[-1]
+    assert "CacheError" in message and str(directory) in message, message
+
+
+def test_an_index_entry_pointing_at_another_functions_artifact_is_refused(cache):
+    """Two Functions named energy with one signature: the entry of the first edited to
+    name the artifact of the second is refused, and the first's own result comes back."""
+    run_snippet(SUMSQR, cache)
+    (sumsqr_key,) = key_dirs(cache)
+    (sumsqr_entry,) = os.listdir(cache / "index")
+    out = run_snippet(CUBES, cache)
+    assert out["v"] == 36.0
+    (cubes_key,) = set(key_dirs(cache)) - {sumsqr_key}
+    entry_path = cache / "index" / sumsqr_entry
+    entry = json.loads(entry_path.read_text())
+    assert entry["artifact"] == f"{sumsqr_key}/energy.o"
+    entry["artifact"] = f"{cubes_key}/energy.o"  # the same name, another function
+    entry_path.write_text(json.dumps(entry))
+    out = run_snippet(SUMSQR, cache)
+    assert out["v"] == 14.0 and out["index_hit"] == 0 and out["rendered"] == 1
+    # The entry is rewritten to its own artifact, which is then used from the index.
+    assert json.loads(entry_path.read_text())["artifact"] == f"{sumsqr_key}/energy.o"
+    out = run_snippet(SUMSQR, cache)
+    assert out["v"] == 14.0 and out["index_hit"] == 1 and out["rendered"] == 0
+
+
+def test_meta_lists_the_index_keys_bound_to_it(cache):
+    key, _ = first_run(cache)
+    (entry,) = os.listdir(cache / "index")
+    meta = json.loads((cache / key / "meta.json").read_text())
+    assert meta["index_keys"] == [entry[:-len(".json")]]
+
+
+def test_an_artifact_from_before_the_binding_is_bound_on_first_use(cache):
+    """meta.json without index keys (an older cache): the entry is refused once, the module
+    rendered, its artifact found by cache key and bound; then the index hits."""
+    key, _ = first_run(cache)
+    meta_path = cache / key / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    del meta["index_keys"]
+    meta_path.write_text(json.dumps(meta))
+    out = run_snippet(SUMSQR, cache)
+    assert out["v"] == 14.0 and out["index_hit"] == 0 and out["compiled"] == 0
+    assert len(json.loads(meta_path.read_text())["index_keys"]) == 1
+    out = run_snippet(SUMSQR, cache)
+    assert out["index_hit"] == 1 and out["rendered"] == 0
+
+
+def test_cache_error_is_an_os_error():
+    assert issubclass(CacheError, OSError)
