@@ -140,6 +140,14 @@ Deps finish(DepSets sets);
 /// distinct.
 Deps fromLists(std::vector<llvm::SmallVector<int32_t, 4>> &lists);
 
+/// Whether every element of `v` is zero whatever the inputs: a zero
+/// constant, or a product, quotient or rearrangement of such a value.
+bool isKnownZero(mlir::Value v);
+/// Per element of `v` (row-major), whether it is zero whatever the inputs:
+/// all of them for a known-zero value, a float constant's zero elements;
+/// empty when nothing is known.
+std::vector<bool> knownZeroElements(mlir::Value v);
+
 /// Each of `count` result elements reads the one element `source(e)` of
 /// `from` (gathers; `source` is called twice per element). The arrays are
 /// sized exactly first, then filled: no growth, no copy of a grown array.

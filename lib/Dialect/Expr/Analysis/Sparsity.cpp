@@ -211,24 +211,6 @@ FailureOr<std::vector<ValueDeps>> DependencyAnalysis::run(FuncOp f,
   return out;
 }
 
-/// Whether every element of `v` is zero whatever the inputs: a zero
-/// constant, or a product, quotient or rearrangement of such a value.
-bool isKnownZero(Value v) {
-  Operation *def = v.getDefiningOp();
-  if (!def)
-    return false;
-  if (auto c = dyn_cast<ConstantOp>(def)) {
-    auto attr = dyn_cast<DenseElementsAttr>(c.getValue());
-    return attr && isa<FloatType>(attr.getElementType()) &&
-           llvm::all_of(attr.getValues<APFloat>(), [](const APFloat &f) { return f.isZero(); });
-  }
-  if (isa<MulOp>(def))
-    return isKnownZero(def->getOperand(0)) || isKnownZero(def->getOperand(1));
-  if (isa<DivOp, NegOp, BroadcastOp, ReshapeOp, TransposeOp, SliceOp>(def))
-    return isKnownZero(def->getOperand(0));
-  return false;
-}
-
 /// For a product (either factor) or quotient (numerator) with a constant or
 /// known-zero operand, the elements where that operand is zero; empty
 /// otherwise.
@@ -237,22 +219,13 @@ std::vector<bool> zeroElements(Operation *op) {
   if (!isa<MulOp, DivOp>(op))
     return zero;
   unsigned candidates = isa<MulOp>(op) ? 2 : 1;
-  int64_t count = numElements(op->getResult(0).getType());
   for (unsigned i = 0; i < candidates; ++i) {
-    if (isKnownZero(op->getOperand(i)))
-      return std::vector<bool>(count, true);
-    auto c = op->getOperand(i).getDefiningOp<ConstantOp>();
-    if (!c)
+    std::vector<bool> known = knownZeroElements(op->getOperand(i));
+    if (known.empty())
       continue;
-    auto attr = dyn_cast<DenseElementsAttr>(c.getValue());
-    if (!attr || !isa<FloatType>(attr.getElementType()))
-      continue;
-    int64_t n = numElements(op->getResult(0).getType());
-    zero.resize(n, false);
-    auto values = attr.getValues<APFloat>();
-    for (int64_t e = 0; e < n; ++e)
-      if ((attr.isSplat() ? *values.begin() : values[e]).isZero())
-        zero[e] = true;
+    zero.resize(known.size(), false);
+    for (size_t e = 0; e < known.size(); ++e)
+      zero[e] = zero[e] || known[e];
   }
   return zero;
 }

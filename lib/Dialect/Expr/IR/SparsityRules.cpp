@@ -405,6 +405,41 @@ LogicalResult ConcatOp::propagateDependencies(DependencyContext &ctx) {
   return success();
 }
 
+// -- values zero whatever the inputs -----------------------------------------
+
+bool scaly::expr::isKnownZero(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (auto c = dyn_cast<ConstantOp>(def)) {
+    auto attr = dyn_cast<DenseElementsAttr>(c.getValue());
+    return attr && isa<FloatType>(attr.getElementType()) &&
+           (attr.isSplat() ? attr.getSplatValue<APFloat>().isZero()
+                           : llvm::all_of(attr.getValues<APFloat>(),
+                                          [](const APFloat &f) { return f.isZero(); }));
+  }
+  if (isa<MulOp>(def))
+    return isKnownZero(def->getOperand(0)) || isKnownZero(def->getOperand(1));
+  if (isa<DivOp, NegOp, BroadcastOp, ReshapeOp, TransposeOp, SliceOp>(def))
+    return isKnownZero(def->getOperand(0));
+  return false;
+}
+
+std::vector<bool> scaly::expr::knownZeroElements(Value v) {
+  int64_t n = numElements(v.getType());
+  if (isKnownZero(v))
+    return std::vector<bool>(n, true);
+  auto c = v.getDefiningOp<ConstantOp>();
+  auto attr = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
+  if (!attr || !isa<FloatType>(attr.getElementType()) || attr.isSplat())
+    return {}; // a nonzero splat: no zero
+  std::vector<bool> zero(n, false);
+  auto values = attr.getValues<APFloat>();
+  for (int64_t e = 0; e < n; ++e)
+    zero[e] = values[e].isZero();
+  return zero;
+}
+
 // -- reductions and products: a union per result element --------------------
 
 /// A reduction over `axes` of `x`: each kept position unites its slice.
@@ -460,12 +495,81 @@ static int64_t unionEntries(ArrayRef<SmallVector<int32_t, 4>> rowSets,
   return entries;
 }
 
+/// A matrix product where A or B has elements zero whatever the inputs
+/// (`zeroA`, `zeroB`: per element, or empty): A[i,k] does not reach C[i,j]
+/// where B[k,j] is such a zero, nor B[k,j] where A[i,k] is, so the product
+/// with a constant matrix has the constant's structure (issue 33).
+static LogicalResult matmulWithZeros(MatmulOp op, DependencyContext &ctx, const Deps &a,
+                                     const Deps &b, const std::vector<bool> &zeroA,
+                                     const std::vector<bool> &zeroB) {
+  ArrayRef<int64_t> c = shapeOf(op.getResult());
+  int64_t rows = c[c.size() - 2], cols = c.back(), inner = shapeOf(op.getLhs()).back();
+  int64_t batch = numElements(op.getType()) / std::max<int64_t>(rows * cols, 1);
+  std::vector<SmallVector<int32_t, 4>> lists(numElements(op.getType()));
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    // Per row i of A: its sets united over k (when B has no known zeros),
+    // else the k where B[k,j] is not zero, per column j; likewise for B.
+    std::vector<SmallVector<int32_t, 4>> rowSets(rows), colSets(cols);
+    std::vector<SmallVector<int64_t, 4>> rowTerms(rows), colTerms(cols);
+    auto elemA = [&](int64_t i, int64_t k) { return (bi * rows + i) * inner + k; };
+    auto elemB = [&](int64_t k, int64_t j) { return (bi * inner + k) * cols + j; };
+    if (a && zeroB.empty())
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t k = 0; k < inner; ++k) {
+          ArrayRef<int32_t> s = (*a)[elemA(i, k)];
+          rowSets[i].append(s.begin(), s.end());
+        }
+    if (a && !zeroB.empty())
+      for (int64_t j = 0; j < cols; ++j)
+        for (int64_t k = 0; k < inner; ++k)
+          if (!zeroB[elemB(k, j)])
+            colTerms[j].push_back(k);
+    if (b && zeroA.empty())
+      for (int64_t j = 0; j < cols; ++j)
+        for (int64_t k = 0; k < inner; ++k) {
+          ArrayRef<int32_t> s = (*b)[elemB(k, j)];
+          colSets[j].append(s.begin(), s.end());
+        }
+    if (b && !zeroA.empty())
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t k = 0; k < inner; ++k)
+          if (!zeroA[elemA(i, k)])
+            rowTerms[i].push_back(k);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        auto &s = lists[(bi * rows + i) * cols + j];
+        if (a && zeroB.empty())
+          s = rowSets[i];
+        else if (a)
+          for (int64_t k : colTerms[j]) {
+            ArrayRef<int32_t> t = (*a)[elemA(i, k)];
+            s.append(t.begin(), t.end());
+          }
+        if (b && zeroA.empty())
+          s.append(colSets[j].begin(), colSets[j].end());
+        else if (b)
+          for (int64_t k : rowTerms[i]) {
+            ArrayRef<int32_t> t = (*b)[elemB(k, j)];
+            s.append(t.begin(), t.end());
+          }
+      }
+  }
+  ctx.setResult(0, fromLists(lists));
+  return success();
+}
+
 LogicalResult MatmulOp::propagateDependencies(DependencyContext &ctx) {
-  // C[b,i,j] depends on row i of A and column j of B (all k).
+  // C[b,i,j] depends on row i of A and column j of B (all k), except through
+  // the terms whose other factor is zero whatever the inputs (an element of
+  // a constant matrix, matmulWithZeros).
   ArrayRef<int64_t> c = shapeOf(getResult());
   int64_t rows = c[c.size() - 2], cols = c.back(), inner = shapeOf(getLhs()).back();
   int64_t batch = numElements(getType()) / std::max<int64_t>(rows * cols, 1);
   Deps a = ctx.operand(0), b = ctx.operand(1);
+  std::vector<bool> zeroA = b ? knownZeroElements(getLhs()) : std::vector<bool>();
+  std::vector<bool> zeroB = a ? knownZeroElements(getRhs()) : std::vector<bool>();
+  if (!zeroA.empty() || !zeroB.empty())
+    return matmulWithZeros(*this, ctx, a, b, zeroA, zeroB);
   std::vector<SmallVector<int32_t, 4>> rowSets(rows), colSets(cols);
   auto setsOf = [&](int64_t bi) { // of the rows of A and columns of B, sorted and distinct
     for (auto &l : rowSets)
