@@ -153,7 +153,7 @@ static void checkDerivativeArgs(const Function &fn, const std::vector<int32_t> &
 }
 
 std::vector<int32_t> Graph::jvp(std::shared_ptr<const Function> fn, std::vector<int32_t> args,
-                                std::vector<bool> wrt) {
+                                std::vector<bool> wrt, bool exactZeros) {
   SmallVector<Value> operands = valuesOf(*this, args); // each id is checked here
   checkDerivativeArgs(*fn, args, *this, fn->inputs, wrt, "jvp");
   auto types = outputTypes(ctx_, *fn, -1, false);
@@ -161,11 +161,13 @@ std::vector<int32_t> Graph::jvp(std::shared_ptr<const Function> fn, std::vector<
   StringRef callee = calleeSymbol(fn).getValue();
   auto op = builder_.create<expr::JvpOp>(loc_, types, callee,
                                          operands, flags);
+  op.setExactZeros(exactZeros);
   return applied(op);
 }
 
 std::vector<int32_t> Graph::vjp(std::shared_ptr<const Function> fn, std::vector<int32_t> args,
-                                std::vector<bool> wrt, std::vector<bool> of) {
+                                std::vector<bool> wrt, std::vector<bool> of,
+                                bool exactZeros) {
   SmallVector<Value> operands = valuesOf(*this, args); // each id is checked here
   if (wrt.size() != fn->inputs.size())
     throw std::invalid_argument("vjp of " + fn->name + "(): " + std::to_string(wrt.size()) +
@@ -184,6 +186,7 @@ std::vector<int32_t> Graph::vjp(std::shared_ptr<const Function> fn, std::vector<
   StringRef callee = calleeSymbol(fn).getValue();
   auto op = builder_.create<expr::VjpOp>(loc_, types, callee,
                                          operands, wrtFlags, ofFlags);
+  op.setExactZeros(exactZeros);
   return applied(op);
 }
 

@@ -246,8 +246,25 @@ class Expr_BinaryOp<string mnemonic, list<Trait> traits = []>
 
 def Expr_AddOp : Expr_BinaryOp<"add", [Commutative]> { let summary = "elementwise sum"; }
 def Expr_SubOp : Expr_BinaryOp<"sub"> { let summary = "elementwise difference"; }
-def Expr_MulOp : Expr_BinaryOp<"mul", [Commutative]> { let summary = "elementwise product"; }
-def Expr_DivOp : Expr_BinaryOp<"div"> { let summary = "elementwise quotient"; }
+def Expr_MulOp : Expr_BinaryOp<"mul", [Commutative]> {
+  let summary = "elementwise product";
+  let description = [{
+    With the unit attribute `exact_zeros`, a zero factor gives zero whatever
+    the other one (0 * inf = 0 * NaN = 0): the products of tangents that
+    scaly-differentiate builds for an expr.jvp / expr.vjp with
+    `exact_zeros`, so that a compressed sweep's zero seeds never meet an
+    infinite or NaN partial.
+  }];
+  let arguments = (ins Expr_Array:$lhs, Expr_Array:$rhs, UnitAttr:$exact_zeros);
+}
+def Expr_DivOp : Expr_BinaryOp<"div"> {
+  let summary = "elementwise quotient";
+  let description = [{
+    With the unit attribute `exact_zeros`, a zero numerator gives zero
+    whatever the divisor (0 / 0 = 0 / NaN = 0), as expr.mul's.
+  }];
+  let arguments = (ins Expr_Array:$lhs, Expr_Array:$rhs, UnitAttr:$exact_zeros);
+}
 
 def Expr_Math2Fn : I32EnumAttr<"Math2Fn", "binary math function", [
     I32EnumAttrCase<"pow", 0>, I32EnumAttrCase<"atan2", 1>,
@@ -450,10 +467,13 @@ def Expr_JvpOp : Expr_Op<"jvp", [Pure, Expr_DifferentiatedByPass,
     The operands are the callee's inputs, then one tangent per input marked
     in `wrt` (same type). The results are the tangents of all the callee's
     results: J(x) . t. `scaly-differentiate` replaces the op by a call of a
-    generated function built from each op's forward rule.
+    generated function built from each op's forward rule. With the unit
+    attribute `exact_zeros`, a zero tangent times a factor (or a factor's
+    constant zero times a tangent) is zero even where the other side is
+    infinite or NaN, as the compressed sweeps of Jacobians need.
   }];
   let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Expr_Array>:$operands,
-                       DenseBoolArrayAttr:$wrt);
+                       DenseBoolArrayAttr:$wrt, UnitAttr:$exact_zeros);
   let results = (outs Variadic<Expr_Array>:$results);
   let assemblyFormat = [{
     $callee `(` $operands `)` `wrt` $wrt attr-dict `:` functional-type($operands, results)
@@ -468,10 +488,12 @@ def Expr_VjpOp : Expr_Op<"vjp", [Pure, Expr_DifferentiatedByPass,
     marked in `of` (same type). The results are the cotangents of the inputs
     marked in `wrt`: w . J(x). `scaly-differentiate` replaces the op by a
     call of a generated function that recomputes the callee and then applies
-    each op's reverse rule, last op first.
+    each op's reverse rule, last op first. `exact_zeros` as for expr.jvp,
+    for cotangents.
   }];
   let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Expr_Array>:$operands,
-                       DenseBoolArrayAttr:$wrt, DenseBoolArrayAttr:$of);
+                       DenseBoolArrayAttr:$wrt, DenseBoolArrayAttr:$of,
+                       UnitAttr:$exact_zeros);
   let results = (outs Variadic<Expr_Array>:$results);
   let assemblyFormat = [{
     $callee `(` $operands `)` `wrt` $wrt `of` $of attr-dict `:` functional-type($operands, results)

@@ -159,19 +159,22 @@ def _once_per_function(make):
 
 
 @_once_per_function
-def _jvp(f, wrt):
+def _jvp(f, wrt, exact_zeros=False):
+    """`exact_zeros`: a zero tangent times a factor is zero even where the
+    factor is infinite or NaN (the compressed sweeps: expr.jvp's exact_zeros)."""
     flags = _flags(f.inputs, wrt, "input", "jvp", f.name)
     tangents = [(f"d_{n}", s, d) for (n, s, d), on in zip(f.inputs, flags) if on]
 
     def body(*args):
         g = args[0]._g
-        return tuple(Expr(g, r) for r in g.jvp(f._traced, [a._id for a in args], flags))
+        return tuple(Expr(g, r) for r in g.jvp(f._traced, [a._id for a in args], flags,
+                                               exact_zeros=exact_zeros))
 
     return _build(f"{f.name}_jvp", f.inputs + tangents, [f"d_{n}" for n, _, _ in f.outputs], body)
 
 
 @_once_per_function
-def _vjp(f, of, wrt):
+def _vjp(f, of, wrt, exact_zeros=False):
     of_flags = _flags(f.outputs, of, "output", "vjp", f.name)
     wrt_flags = _flags(f.inputs, wrt, "input", "vjp", f.name)
     cotangents = [(f"adj_{n}", s, d) for (n, s, d), on in zip(f.outputs, of_flags) if on]
@@ -179,7 +182,8 @@ def _vjp(f, of, wrt):
     def body(*args):
         g = args[0]._g
         return tuple(Expr(g, r)
-                     for r in g.vjp(f._traced, [a._id for a in args], wrt_flags, of_flags))
+                     for r in g.vjp(f._traced, [a._id for a in args], wrt_flags, of_flags,
+                                    exact_zeros=exact_zeros))
 
     outs = [f"adj_{n}" for (n, _, _), on in zip(f.inputs, wrt_flags) if on]
     return _build(f"{f.name}_vjp", f.inputs + cotangents, outs, body)
@@ -462,14 +466,17 @@ def _gather(flat, table, depth=0):
 def _compressed(f, i, j, colours, forward):
     """A Function of f's inputs returning the compressed derivative (sweeps, size).
 
-    Sweep k seeds the columns (forward) or rows (reverse) of colour k.
+    Sweep k seeds the columns (forward) or rows (reverse) of colour k. The
+    sweeps are exact with zeros (expr.jvp / expr.vjp's exact_zeros): an
+    unseeded column's infinite or NaN entries, times its zero seed, do not
+    spread into the entries of the seeded ones (issue 33).
     """
     in_name, in_shape, in_dtype = f.inputs[i]
     out_name, out_shape, out_dtype = f.outputs[j]
     n, m = _size(in_shape), _size(out_shape)
     sweeps = int(colours.max()) + 1
     nin = len(f.inputs)
-    kernel = _jvp(f, i) if forward else _vjp(f, j, i)
+    kernel = _jvp(f, i, True) if forward else _vjp(f, j, i, True)
     seed_shape, seed_dtype = (in_shape, in_dtype) if forward else (out_shape, out_dtype)
 
     def one_sweep(*args):

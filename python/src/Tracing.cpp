@@ -470,14 +470,17 @@ void python::bindGraph(py::module_ &m) {
              return g.scan(std::move(fn), count, std::move(args), std::move(mapped));
            }))
       .def("jvp", located(+[](Graph &g, std::shared_ptr<trace::Function> fn,
-                              std::vector<int32_t> args, std::vector<bool> wrt) {
-             return g.jvp(std::move(fn), std::move(args), std::move(wrt));
-           }))
+                              std::vector<int32_t> args, std::vector<bool> wrt, bool exact) {
+             return g.jvp(std::move(fn), std::move(args), std::move(wrt), exact);
+           }),
+           py::arg("fn"), py::arg("args"), py::arg("wrt"), py::arg("exact_zeros") = false)
       .def("vjp",
            located(+[](Graph &g, std::shared_ptr<trace::Function> fn, std::vector<int32_t> args,
-                       std::vector<bool> wrt, std::vector<bool> of) {
-             return g.vjp(std::move(fn), std::move(args), std::move(wrt), std::move(of));
-           }))
+                       std::vector<bool> wrt, std::vector<bool> of, bool exact) {
+             return g.vjp(std::move(fn), std::move(args), std::move(wrt), std::move(of), exact);
+           }),
+           py::arg("fn"), py::arg("args"), py::arg("wrt"), py::arg("of"),
+           py::arg("exact_zeros") = false)
       .def(
           "op",
           [](Graph &g, const std::string &name, std::vector<int32_t> operands,

@@ -147,12 +147,15 @@ public:
 
   /// Forward derivative of `fn`: args are fn's inputs, then one tangent per
   /// input flagged in `wrt` (float only); one result (a tangent) per output.
+  /// `exactZeros`: zero tangents stay zero through products with infinite or
+  /// NaN factors (the op's `exact_zeros`; compressed Jacobian sweeps).
   std::vector<int32_t> jvp(std::shared_ptr<const Function> fn, std::vector<int32_t> args,
-                           std::vector<bool> wrt);
+                           std::vector<bool> wrt, bool exactZeros = false);
   /// Reverse derivative of `fn`: args are fn's inputs, then one cotangent per
   /// output flagged in `of`; one result (a cotangent) per input in `wrt`.
   std::vector<int32_t> vjp(std::shared_ptr<const Function> fn, std::vector<int32_t> args,
-                           std::vector<bool> wrt, std::vector<bool> of);
+                           std::vector<bool> wrt, std::vector<bool> of,
+                           bool exactZeros = false);
   /// The inputs created so far, by position (-1 where none).
   std::vector<int32_t> inputs() const;
 

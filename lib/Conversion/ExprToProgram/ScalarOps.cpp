@@ -46,12 +46,26 @@ Value scalarOf(OpBuilder &b, Operation *op, ArrayRef<Value> a, Location l) {
         if (isFloat) return b.create<arith::SubFOp>(l, a[0], a[1]);
         return b.create<arith::SubIOp>(l, a[0], a[1]);
       })
-      .Case([&](ex::MulOp) -> Value {
+      .Case([&](ex::MulOp o) -> Value {
         if (isBool) return b.create<arith::AndIOp>(l, a[0], a[1]);
+        if (isFloat && o.getExactZeros()) { // a zero factor gives zero
+          Value zero = constant(b, elem, b.getZeroAttr(elem), l);
+          Value anyZero = b.create<arith::OrIOp>(
+              l, b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, a[0], zero),
+              b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, a[1], zero));
+          return b.create<arith::SelectOp>(l, anyZero, zero,
+                                           b.create<arith::MulFOp>(l, a[0], a[1]));
+        }
         if (isFloat) return b.create<arith::MulFOp>(l, a[0], a[1]);
         return b.create<arith::MulIOp>(l, a[0], a[1]);
       })
-      .Case([&](ex::DivOp) -> Value {
+      .Case([&](ex::DivOp o) -> Value {
+        if (isFloat && o.getExactZeros()) { // a zero numerator gives zero
+          Value zero = constant(b, elem, b.getZeroAttr(elem), l);
+          return b.create<arith::SelectOp>(
+              l, b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, a[0], zero), zero,
+              b.create<arith::DivFOp>(l, a[0], a[1]));
+        }
         if (isFloat) return b.create<arith::DivFOp>(l, a[0], a[1]);
         return b.create<arith::DivSIOp>(l, a[0], a[1]);
       })

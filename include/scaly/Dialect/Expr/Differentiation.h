@@ -86,6 +86,23 @@ public:
   /// (reverse of expr.slice), built from reshapes, concats and slices.
   mlir::Value stridedInsert(mlir::Value a, llvm::ArrayRef<int64_t> starts,
                             llvm::ArrayRef<int64_t> steps, llvm::ArrayRef<int64_t> shape);
+  /// Products of a linear value (a tangent or cotangent, `lin`) with a
+  /// factor the rules computed from the primal values. In exact-zeros mode
+  /// (`exactZeros`, set by scaly-differentiate for an expr.jvp / expr.vjp
+  /// with the `exact_zeros` attribute) a zero of `lin`, or an element of a
+  /// constant factor that is zero, contributes exactly zero even where the
+  /// other side is infinite or NaN: the compressed sweeps of a Jacobian or
+  /// Hessian seed several columns at once with zeros elsewhere, and 0 * NaN
+  /// would spread a non-finite entry into its colour group. Otherwise they
+  /// are plain products. Null-aware (null `lin`: null).
+  mlir::Value scale(mlir::Value lin, mlir::Value factor);
+  /// lin / divisor; a zero of `lin` gives zero in exact-zeros mode.
+  mlir::Value scaleDiv(mlir::Value lin, mlir::Value divisor);
+  /// lin @ other (`linLeft`) or other @ lin, exact with zeros as `scale`.
+  mlir::Value scaleMatmul(mlir::Value lin, mlir::Value other, bool linLeft);
+  /// Whether products with linear values are exact with zeros (see `scale`).
+  bool exactZeros = false;
+
   /// `a` (null: zero) as a value of `type`.
   mlir::Value orZeros(mlir::Value a, mlir::Type type) { return a ? a : zeros(type); }
 

@@ -96,6 +96,93 @@ Value Differentiator::div(Value x, Value y) {
   return remask(b.create<DivOp>(loc, x.getType(), x, y), marksOf(x));
 }
 
+namespace {
+/// What is known of a factor at compile time: whether it is a constant (seen
+/// through broadcasts, reshapes and transposes) and then whether all its
+/// elements are finite and whether any is zero.
+struct ConstantFacts {
+  bool constant = false, finite = true, zero = false;
+};
+} // namespace
+
+static ConstantFacts constantFacts(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<BroadcastOp, ReshapeOp, TransposeOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  ConstantFacts facts;
+  auto c = v.getDefiningOp<ConstantOp>();
+  auto attr = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
+  if (!attr || !isa<FloatType>(attr.getElementType()))
+    return facts;
+  facts.constant = true;
+  auto note = [&](const APFloat &x) {
+    facts.finite &= x.isFinite();
+    facts.zero |= x.isZero();
+  };
+  if (attr.isSplat())
+    note(attr.getSplatValue<APFloat>());
+  else
+    for (const APFloat &x : attr.getValues<APFloat>())
+      note(x);
+  return facts;
+}
+
+Value Differentiator::scale(Value lin, Value factor) {
+  if (!lin || !factor)
+    return Value();
+  ConstantFacts facts = constantFacts(factor);
+  if (!exactZeros || (facts.constant && facts.finite && !facts.zero))
+    return mul(lin, factor);
+  // One op, exact with zeros (a zero factor gives zero: lin's zeros and the
+  // constant factor's), so the sweep's loops stay fused.
+  auto product = b.create<MulOp>(loc, lin.getType(), lin, factor);
+  product.setExactZeros(true);
+  return remask(product, marksOf(lin));
+}
+
+Value Differentiator::scaleDiv(Value lin, Value divisor) {
+  if (!lin)
+    return Value();
+  ConstantFacts facts = constantFacts(divisor);
+  if (!exactZeros || (facts.constant && facts.finite && !facts.zero))
+    return div(lin, divisor);
+  auto quotient = b.create<DivOp>(loc, lin.getType(), lin, divisor);
+  quotient.setExactZeros(true);
+  return remask(quotient, marksOf(lin));
+}
+
+Value Differentiator::scaleMatmul(Value lin, Value other, bool linLeft) {
+  if (!lin)
+    return Value();
+  auto product = [&](Value l, Value o) { return linLeft ? matmul(l, o) : matmul(o, l); };
+  ConstantFacts facts = constantFacts(other);
+  if (!exactZeros || (facts.constant && facts.finite && !facts.zero))
+    return product(lin, other);
+  // A matrix product sums terms lin[k] * other[k]; the terms exact with zeros
+  // are those of the matrices with their non-finite elements set to zero, and
+  // a sum is non-finite where some term pairs a non-finite element with a
+  // nonzero one (`poisoned`: a product of their 0/1 indicators). There the
+  // plain product is taken.
+  Type lt = lin.getType(), ot = other.getType();
+  auto nonFinite = [&](Value v) { // v - v is NaN at inf and NaN
+    return cmp("ne", b.create<SubOp>(loc, v.getType(), v, v), zeros(v.getType()));
+  };
+  auto indicator = [&](Value cond, Type t) { return select(cond, constant(t, 1.0), Value()); };
+  Value finite, poisoned;
+  if (facts.constant && facts.finite) { // zeros of the constant: lin's non-finite elements
+    Value bad = nonFinite(lin);
+    finite = product(select(bad, Value(), lin), other);
+    poisoned = product(indicator(bad, lt), indicator(cmp("ne", other, zeros(ot)), ot));
+  } else { // non-finite elements of the factor: lin's zeros
+    Value bad = nonFinite(other);
+    finite = product(lin, select(bad, Value(), other));
+    poisoned = product(indicator(cmp("ne", lin, zeros(lt)), lt), indicator(bad, ot));
+  }
+  return select(cmp("gt", poisoned, zeros(poisoned.getType())), product(lin, other), finite);
+}
+
 Value Differentiator::maskedSelect(Value cond, Value x, bool taken) {
   if (!x)
     return Value();
@@ -304,19 +391,25 @@ SmallVector<Value> SubOp::jvp(Differentiator &d, ArrayRef<Value> t) { return {d.
 SmallVector<Value> SubOp::vjp(Differentiator &d, ArrayRef<Value> c) { return {c[0], d.neg(c[0])}; }
 
 SmallVector<Value> MulOp::jvp(Differentiator &d, ArrayRef<Value> t) {
-  return {d.add(d.mul(t[0], getRhs()), d.mul(getLhs(), t[1]))};
+  Value l = d.scale(t[0], getRhs()); // in this order, as the IR reads
+  Value r = d.scale(t[1], getLhs());
+  return {d.add(l, r)};
 }
 SmallVector<Value> MulOp::vjp(Differentiator &d, ArrayRef<Value> c) {
-  return {d.mul(c[0], getRhs()), d.mul(c[0], getLhs())};
+  Value ca = d.scale(c[0], getRhs());
+  Value cb = d.scale(c[0], getLhs());
+  return {ca, cb};
 }
 
 // y = a / b: dy = da / b - db * y / b.
 SmallVector<Value> DivOp::jvp(Differentiator &d, ArrayRef<Value> t) {
-  return {d.sub(d.div(t[0], getRhs()), d.div(d.mul(t[1], getResult()), getRhs()))};
+  Value l = d.scaleDiv(t[0], getRhs());
+  Value r = d.scaleDiv(d.scale(t[1], getResult()), getRhs());
+  return {d.sub(l, r)};
 }
 SmallVector<Value> DivOp::vjp(Differentiator &d, ArrayRef<Value> c) {
-  Value ca = d.div(c[0], getRhs());
-  return {ca, d.neg(d.mul(ca, getResult()))};
+  Value ca = d.scaleDiv(c[0], getRhs());
+  return {ca, d.neg(d.scale(ca, getResult()))};
 }
 
 SmallVector<Value> NegOp::jvp(Differentiator &d, ArrayRef<Value> t) { return {d.neg(t[0])}; }
@@ -354,10 +447,10 @@ static Value mathDerivative(MathOp op, Differentiator &d) {
 }
 
 SmallVector<Value> MathOp::jvp(Differentiator &d, ArrayRef<Value> t) {
-  return {d.mul(t[0], mathDerivative(*this, d))};
+  return {d.scale(t[0], mathDerivative(*this, d))};
 }
 SmallVector<Value> MathOp::vjp(Differentiator &d, ArrayRef<Value> c) {
-  return {d.mul(c[0], mathDerivative(*this, d))};
+  return {d.scale(c[0], mathDerivative(*this, d))};
 }
 
 /// Partial derivatives of y = fn(a, b) by a and by b (built only when
@@ -410,11 +503,15 @@ static std::pair<Value, Value> math2Derivatives(Math2Op op, Differentiator &d, b
 
 SmallVector<Value> Math2Op::jvp(Differentiator &d, ArrayRef<Value> t) {
   auto [da, db] = math2Derivatives(*this, d, bool(t[0]), bool(t[1]));
-  return {d.add(d.mul(t[0], da), d.mul(t[1], db))};
+  Value l = d.scale(t[0], da);
+  Value r = d.scale(t[1], db);
+  return {d.add(l, r)};
 }
 SmallVector<Value> Math2Op::vjp(Differentiator &d, ArrayRef<Value> c) {
   auto [da, db] = math2Derivatives(*this, d, true, true);
-  return {d.mul(c[0], da), d.mul(c[0], db)};
+  Value ca = d.scale(c[0], da);
+  Value cb = d.scale(c[0], db);
+  return {ca, cb};
 }
 
 SmallVector<Value> SelectOp::jvp(Differentiator &d, ArrayRef<Value> t) {
@@ -656,7 +753,7 @@ SmallVector<Value> ReduceOp::jvp(Differentiator &d, ArrayRef<Value> t) {
     return {Value()};
   if (getKind() == ReduceKind::sum)
     return {d.reduce("sum", t[0], getAxes())};
-  return {d.reduce("sum", d.mul(t[0], reducePartials(*this, d)), getAxes())};
+  return {d.reduce("sum", d.scale(t[0], reducePartials(*this, d)), getAxes())};
 }
 SmallVector<Value> ReduceOp::vjp(Differentiator &d, ArrayRef<Value> c) {
   if (!c[0])
@@ -664,17 +761,19 @@ SmallVector<Value> ReduceOp::vjp(Differentiator &d, ArrayRef<Value> c) {
   Value spread = expandReduced(*this, d, c[0]);
   if (getKind() == ReduceKind::sum)
     return {spread};
-  return {d.mul(spread, reducePartials(*this, d))};
+  return {d.scale(spread, reducePartials(*this, d))};
 }
 
 // C = A B: dC = dA B + A dB; Abar = Cbar B^T, Bbar = A^T Cbar.
 SmallVector<Value> MatmulOp::jvp(Differentiator &d, ArrayRef<Value> t) {
-  Value l = t[0] ? d.matmul(t[0], getRhs()) : Value();
-  Value r = t[1] ? d.matmul(getLhs(), t[1]) : Value();
+  Value l = d.scaleMatmul(t[0], getRhs(), true); // in this order: dA B, then A dB
+  Value r = d.scaleMatmul(t[1], getLhs(), false);
   return {d.add(l, r)};
 }
 SmallVector<Value> MatmulOp::vjp(Differentiator &d, ArrayRef<Value> c) {
   if (!c[0])
     return {Value(), Value()};
-  return {d.matmul(c[0], d.swapLastAxes(getRhs())), d.matmul(d.swapLastAxes(getLhs()), c[0])};
+  Value ca = d.scaleMatmul(c[0], d.swapLastAxes(getRhs()), true);
+  Value cb = d.scaleMatmul(c[0], d.swapLastAxes(getLhs()), false);
+  return {ca, cb};
 }

@@ -396,6 +396,10 @@ OpFoldResult MulOp::fold(FoldAdaptor a) {
     return getLhs();
   if (splatValue(a.getLhs()) == 1.0)
     return getRhs();
+  if (getExactZeros())
+    return foldFloats({a.getLhs(), a.getRhs()}, getType(), [](ArrayRef<double> v) {
+      return v[0] == 0.0 || v[1] == 0.0 ? 0.0 : v[0] * v[1];
+    });
   return foldFloats({a.getLhs(), a.getRhs()}, getType(),
                     [](ArrayRef<double> v) { return v[0] * v[1]; });
 }
@@ -403,6 +407,9 @@ OpFoldResult MulOp::fold(FoldAdaptor a) {
 OpFoldResult DivOp::fold(FoldAdaptor a) {
   if (splatValue(a.getRhs()) == 1.0)
     return getLhs();
+  if (getExactZeros())
+    return foldFloats({a.getLhs(), a.getRhs()}, getType(),
+                      [](ArrayRef<double> v) { return v[0] == 0.0 ? 0.0 : v[0] / v[1]; });
   return foldFloats({a.getLhs(), a.getRhs()}, getType(),
                     [](ArrayRef<double> v) { return v[0] / v[1]; });
 }

@@ -11,6 +11,11 @@
 //    first, then each op's reverse rule runs, last op first, adding up the
 //    cotangents of values used more than once.
 //
+// With the unit attribute `exact_zeros` (the compressed sweeps of Jacobians
+// and Hessians), products of tangents or cotangents are exact with zeros
+// (Differentiator::scale): the function and every callee derivative it asks
+// for are made in that mode, named with an `_exact` suffix.
+//
 // Calls, maps and scans inside @f ask for their callees' derivative
 // functions, so derivatives stay calls and maps (and callees made once per
 // flags). Derivative ops inside a function are eliminated before the
@@ -160,7 +165,8 @@ void DerivativeMaker::reverseRule(Operation *op, DenseMap<Value, Value> &cotange
 }
 
 FuncOp DerivativeMaker::jvpFunction(FuncOp f, ArrayRef<bool> wrt) {
-  std::string key = "jvp " + f.getSymName().str() + " " + flagString(wrt);
+  std::string mode = exactZeros ? "_exact" : "";
+  std::string key = "jvp " + f.getSymName().str() + " " + flagString(wrt) + mode;
   if (auto it = made.find(key); it != made.end())
     return it->second;
   if (!enter(f))
@@ -175,8 +181,8 @@ FuncOp DerivativeMaker::jvpFunction(FuncOp f, ArrayRef<bool> wrt) {
   SmallVector<Attribute> outNames;
   for (Attribute n : f.getResNames())
     outNames.push_back(b.getStringAttr("d_" + cast<StringAttr>(n).str()));
-  FuncOp g = makeFunction(f, f.getSymName().str() + "_jvp_" + flagString(wrt), ins, inNames,
-                         f.getResultTypes(), outNames);
+  FuncOp g = makeFunction(f, f.getSymName().str() + "_jvp_" + flagString(wrt) + mode, ins,
+                         inNames, f.getResultTypes(), outNames);
   made[key] = g;
   inProgress.insert(f);
 
@@ -211,7 +217,9 @@ FuncOp DerivativeMaker::jvpFunction(FuncOp f, ArrayRef<bool> wrt) {
 }
 
 FuncOp DerivativeMaker::vjpFunction(FuncOp f, ArrayRef<bool> wrt, ArrayRef<bool> of) {
-  std::string key = "vjp " + f.getSymName().str() + " " + flagString(wrt) + " " + flagString(of);
+  std::string mode = exactZeros ? "_exact" : "";
+  std::string key =
+      "vjp " + f.getSymName().str() + " " + flagString(wrt) + " " + flagString(of) + mode;
   if (auto it = made.find(key); it != made.end())
     return it->second;
   if (!enter(f))
@@ -229,7 +237,7 @@ FuncOp DerivativeMaker::vjpFunction(FuncOp f, ArrayRef<bool> wrt, ArrayRef<bool>
       outNames.push_back(b.getStringAttr("adj_" + cast<StringAttr>(f.getArgNames()[i]).str()));
     }
   FuncOp g = makeFunction(f, f.getSymName().str() + "_vjp_" + flagString(wrt) + "_" +
-                                flagString(of),
+                                flagString(of) + mode,
                          ins, inNames, outs, outNames);
   made[key] = g;
   inProgress.insert(f);
@@ -286,9 +294,13 @@ void DerivativeMaker::eliminate(FuncOp f) {
         op, op->getAttrOfType<FlatSymbolRefAttr>("callee"));
     if (!callee)
       return fail(op, "differentiates an unknown function");
+    // The op's mode, for its function and the callee derivatives it asks for.
+    bool outer = exactZeros;
+    exactZeros = op->hasAttr("exact_zeros");
     FuncOp g = isa<JvpOp>(op)
                    ? jvpFunction(callee, cast<JvpOp>(op).getWrt())
                    : vjpFunction(callee, cast<VjpOp>(op).getWrt(), cast<VjpOp>(op).getOf());
+    exactZeros = outer;
     if (!g)
       return;
     OpBuilder::InsertionGuard guard(b);
