@@ -46,6 +46,7 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
     widen.lanes = lanes == 0 ? 8 : lanes;
     pm.addPass(prog::createWidenLanes(widen));
   }
+  pm.addPass(prog::createSplitLongProcs());
   pm.addPass(prog::createPlanWorkspace());
 }
 

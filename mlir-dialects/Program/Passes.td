@@ -40,4 +40,22 @@ def Reciprocal : Pass<"scaly-reciprocal", "::mlir::ModuleOp"> {
   let dependentDialects = ["::scaly::prog::ProgDialect", "::mlir::arith::ArithDialect"];
 }
 
+def SplitLongProcs : Pass<"scaly-split-long-procs", "::mlir::ModuleOp"> {
+  let summary = "Cut procedures longer than max-ops operations into noinline parts called in order, so C compile time stays linear";
+  let description = [{
+    The top-level block of a procedure with more than `max-ops` operations
+    (nested ones counted) is cut into consecutive parts, each a procedure
+    `<name>_part<k>` marked `scaly.outlined` (printed noinline) that takes
+    the parent's inputs and outputs, one carried-values buffer per element
+    type (f64, f32, i64, i32) and the workspace. Values used after the part
+    that computes them travel through slots of those buffers, windows of
+    the parent's workspace; constants, offsets, tables and nulls are
+    recomputed instead. A cut waits while a lane vector, an i1 or a
+    workspace window is live across it. Run before scaly-plan-workspace.
+  }];
+  let options = [Option<"maxOps", "max-ops", "int64_t", "2000",
+                        "operations per procedure above which it is cut">];
+  let dependentDialects = ["::scaly::prog::ProgDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // SCALY_PROGRAM_PASSES

@@ -696,7 +696,10 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     // Few call sites: `static inline`, the compiler decides. Many: never
     // inlined, so the C compiler's time stays linear in the C's size (Clang
     // inlines a small static inline function at every call site).
-    if (callSites.lookup(proc.getSymName()) >= kNoInlineCallSites)
+    // A part of a long procedure (scaly-split-long-procs) is never inlined
+    // back: keeping each C function short is why it exists.
+    if (callSites.lookup(proc.getSymName()) >= kNoInlineCallSites ||
+        proc->hasAttr("scaly.outlined"))
       fn.setSpecifiersAttr(b.getStrArrayAttr({"static", "__attribute__((noinline))"}));
     else
       fn.setSpecifiersAttr(b.getStrArrayAttr({"static", "inline"}));
