@@ -236,7 +236,7 @@ __attribute__((noinline, cold, noreturn)) static void scaly_shim_fail(const char
 
 /// sizeof, _Alignof and offsetof of every typed struct, as the wasm32
 /// compiler lays them out: {count, then per struct: size, align, fields,
-/// offset of each field with values}.
+/// the offset of each field with values, then the size of each}.
 ShimExport layoutExport(const RenderedModule &module) {
   WasmExport decl{"", WasmExportKind::Layout, "", module.name + "__scaly_layout",
                   "const uint32_t*", {}};
@@ -245,18 +245,21 @@ ShimExport layoutExport(const RenderedModule &module) {
   for (const RenderedEntry &e : module.entries)
     for (auto [suffix, ports] : {std::pair{"in", &e.inputs}, std::pair{"out", &e.outputs}}) {
       std::string type = e.name + "_" + suffix;
-      std::vector<std::string> offsets;
+      std::vector<std::string> offsets, sizes;
       for (const RenderedPort &p : *ports)
-        if (hasValues(p))
+        if (hasValues(p)) {
           offsets.push_back(formatv("offsetof({0}, {1})", type, p.field).str());
-      rows += formatv("  sizeof({0}), _Alignof({0}), {1}{2}{3},\n", type, offsets.size(),
-                      offsets.empty() ? "" : ", ", join(offsets))
+          sizes.push_back(formatv("sizeof((({0}*)0)->{1})", type, p.field).str());
+        }
+      rows += formatv("  sizeof({0}), _Alignof({0}), {1}{2}{3}{2}{4},\n", type, offsets.size(),
+                      offsets.empty() ? "" : ", ", join(offsets), join(sizes))
                   .str();
       ++count;
     }
   std::string s = formatv(R"C(/* The typed structs as this compiler lays them out, for the host's layout
  * check: the number of structs, then per struct (in the manifest's order)
- * sizeof, _Alignof, the number of fields with values and their offsets. */
+ * sizeof, _Alignof, the number of fields with values, their offsets, then
+ * their sizes in bytes. */
 static const uint32_t scaly_shim_layout_table[] = {{
   {0},
 {1}};

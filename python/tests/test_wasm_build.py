@@ -461,7 +461,9 @@ def test_standalone_module_runs(mod, tmp_path):
     expected = []
     for e in mod.manifest["entries"]:
         for s in (e["structs"]["in"], e["structs"]["out"]):
-            expected.append([s["size"], s["align"], [f["offset"] for f in s["fields"]]])
+            bytes_ = {"double": 8, "float": 4, "int32_t": 4, "int64_t": 8, "uint8_t": 1}
+            expected.append([s["size"], s["align"], [f["offset"] for f in s["fields"]],
+                             [f["count"] * bytes_[f["c_type"]] for f in s["fields"]]])
             offsets, size, align = sw.typed_struct_layout(
                 e["inputs"] if s is e["structs"]["in"] else e["outputs"])
             assert (size, align, [offsets[f["field"]] for f in s["fields"]]) == \

@@ -424,6 +424,9 @@ def test_host_module_with_its_own_malloc(kern, host, tmp_path):
     before, mid = result["before"], result["afterCalls"]
     assert mid["mallocs"] - before["mallocs"] > len(calls), (before, mid)
     assert mid["live"] == before["live"] and mid["mallocs"] - mid["frees"] == before["mallocs"] - before["frees"]
+    # Before release(), call() kept one in and one out struct per entry it called.
+    assert result["kept"]["mallocs"] - result["kept"]["frees"] == \
+        before["mallocs"] - before["frees"] + 2 * len(KERN), (before, result["kept"])
     # The layout the host's copy of the archive was compiled with is the manifest's.
     assert result["layout"]["kern"] == manifest_table(kern.manifest)
     # Failing calls in the host's instance (its stack is wasm-ld's default
@@ -618,8 +621,12 @@ def test_python_to_wasm_takes_numpy_scalars():
 # -- 4. layout ---------------------------------------------------------------------------------
 
 
+C_BYTES = {"double": 8, "float": 4, "int32_t": 4, "int64_t": 8, "uint8_t": 1}
+
+
 def manifest_table(manifest):
-    return [{"size": s["size"], "align": s["align"], "offsets": [f["offset"] for f in s["fields"]]}
+    return [{"size": s["size"], "align": s["align"], "offsets": [f["offset"] for f in s["fields"]],
+             "sizes": [f["count"] * C_BYTES[f["c_type"]] for f in s["fields"]]}
             for e in manifest["entries"] for s in (e["structs"]["in"], e["structs"]["out"])]
 
 

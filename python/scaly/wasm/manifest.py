@@ -114,7 +114,8 @@ def make_manifest(module, functions, wasm_path, key, flags=()):
                        "note": "exported by the standalone module; a host linking the archive "
                                "uses its own malloc, or links libscaly_alloc.a (with wasi-libc) "
                                "for these exports"},
-        "layout": _export(layout, binary),
+        # The table lists, per struct, each field's offset, then each field's size.
+        "layout": dict(_export(layout, binary), table_fields=["offset", "size"]),
         "status_codes": [{"value": v, "name": n, "meaning": m} for v, n, m in module.status_codes],
         "entries": entries,
         "left_out": left_out,

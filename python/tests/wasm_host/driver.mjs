@@ -248,6 +248,9 @@ const scenarios = {
     const before = stats();
     const out = {};
     for (const [name, calls] of Object.entries(job.calls)) out[name] = runCalls(kernels[name], calls);
+    // call() keeps each entry's structs for the next call; release() frees them.
+    const kept = stats();
+    for (const k of Object.values(kernels)) k.release();
     const afterCalls = stats();
     const layout = {};
     for (const [name, k] of Object.entries(kernels)) layout[name] = k.layoutTable();
@@ -259,7 +262,7 @@ const scenarios = {
       errors.after = runCalls(k, job.errors.after);
       k.free(pout);
     }
-    return { calls: out, before, afterCalls, after: stats(), layout, errors };
+    return { calls: out, before, kept, afterCalls, after: stats(), layout, errors };
   },
 
   /** Test 3: marshalling rules (toWasm/fromWasm) and calls on addresses >= 2^31. */

@@ -23,9 +23,10 @@ const count = u32[i++];
 out.layout = [];
 for (let s = 0; s < count; ++s) {
   const size = u32[i++], align = u32[i++], n = u32[i++];
-  const offsets = [];
+  const offsets = [], sizes = [];
   for (let k = 0; k < n; ++k) offsets.push(u32[i++]);
-  out.layout.push([size, align, offsets]);
+  for (let k = 0; k < n; ++k) sizes.push(u32[i++]);
+  out.layout.push([size, align, offsets, sizes]);
 }
 
 // Scalar exports returning their result.

@@ -65,15 +65,15 @@
 // CHECK-NEXT:  }
 
 // The layout table: six structs, each with sizeof, _Alignof, its number of
-// fields and their offsets.
+// fields, their offsets and their sizes.
 // CHECK:       static const uint32_t scaly_shim_layout_table[] = {
 // CHECK-NEXT:    6,
-// CHECK-NEXT:    sizeof(rollout_in), _Alignof(rollout_in), 2, offsetof(rollout_in, zs), offsetof(rollout_in, us),
-// CHECK-NEXT:    sizeof(rollout_out), _Alignof(rollout_out), 1, offsetof(rollout_out, zn),
-// CHECK-NEXT:    sizeof(scal_in), _Alignof(scal_in), 2, offsetof(scal_in, x), offsetof(scal_in, k),
-// CHECK-NEXT:    sizeof(scal_out), _Alignof(scal_out), 1, offsetof(scal_out, y),
-// CHECK-NEXT:    sizeof(pair_in), _Alignof(pair_in), 1, offsetof(pair_in, x),
-// CHECK-NEXT:    sizeof(pair_out), _Alignof(pair_out), 2, offsetof(pair_out, s), offsetof(pair_out, d),
+// CHECK-NEXT:    sizeof(rollout_in), _Alignof(rollout_in), 2, offsetof(rollout_in, zs), offsetof(rollout_in, us), sizeof(((rollout_in*)0)->zs), sizeof(((rollout_in*)0)->us),
+// CHECK-NEXT:    sizeof(rollout_out), _Alignof(rollout_out), 1, offsetof(rollout_out, zn), sizeof(((rollout_out*)0)->zn),
+// CHECK-NEXT:    sizeof(scal_in), _Alignof(scal_in), 2, offsetof(scal_in, x), offsetof(scal_in, k), sizeof(((scal_in*)0)->x), sizeof(((scal_in*)0)->k),
+// CHECK-NEXT:    sizeof(scal_out), _Alignof(scal_out), 1, offsetof(scal_out, y), sizeof(((scal_out*)0)->y),
+// CHECK-NEXT:    sizeof(pair_in), _Alignof(pair_in), 1, offsetof(pair_in, x), sizeof(((pair_in*)0)->x),
+// CHECK-NEXT:    sizeof(pair_out), _Alignof(pair_out), 2, offsetof(pair_out, s), offsetof(pair_out, d), sizeof(((pair_out*)0)->s), sizeof(((pair_out*)0)->d),
 // CHECK-NEXT:  };
 // CHECK-NEXT:  __attribute__((export_name("m__scaly_layout"))) const uint32_t* m__scaly_layout(void) { return scaly_shim_layout_table; }
 

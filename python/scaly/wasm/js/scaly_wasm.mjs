@@ -23,6 +23,14 @@ export class SignatureError extends Error {
   }
 }
 
+/** A manifest paired with a binary whose compiled layout table differs from it. */
+export class LayoutError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "LayoutError";
+  }
+}
+
 const WASM_TYPES = { float64: "f64", float32: "f32", int32: "i32", int64: "i64", bool: "i32", uint32: "i32" };
 
 /** The value a call takes for `value` of `dtype` (docs/wasm.md, "Marshalling"). */
@@ -90,6 +98,46 @@ export function scalyImports(state) {
   };
 }
 
+/** (Re)create the typed-array views of a call plan's fields over `buffer`
+ * (views die when memory grows). */
+function bindViews(plan, buffer) {
+  for (const port of plan.inputs)
+    port.view = port.count ? new port.Array(buffer, plan.pin + port.offset, port.count) : null;
+  for (const port of plan.outputs)
+    port.view = port.count ? new port.Array(buffer, plan.pout + port.offset, port.count) : null;
+  plan.buffer = buffer;
+}
+
+/** Write input value `v` into its field's view, by the marshalling rules: a
+ * typed array of the field's own type is copied whole; numbers are checked
+ * element by element, as toWasm does. */
+function writeInput(entry, port, v) {
+  const view = port.view;
+  const isArray = typeof v === "object" && v !== null && "length" in v;
+  if (!isArray) {
+    if (port.count !== 1)
+      throw new TypeError(`${entry}: input ${port.name} has 1 value, expected ${port.count}`);
+    view[0] = toWasm(v, port.dtype);
+    return;
+  }
+  const n = v.length;
+  if (n !== port.count)
+    throw new TypeError(`${entry}: input ${port.name} has ${n} values, expected ${port.count}`);
+  if (v instanceof port.Array && port.dtype !== "bool") view.set(v);
+  else if (port.dtype === "float64" || port.dtype === "float32") copyNumbers(view, v, n, port.dtype);
+  else for (let i = 0; i < n; ++i) view[i] = toWasm(v[i], port.dtype);
+}
+
+/** view[i] = v[i], each a number (else toWasm's TypeError): kept apart, so
+ * that the engine compiles this loop for float views alone. */
+function copyNumbers(view, v, n, dtype) {
+  for (let i = 0; i < n; ++i) {
+    const x = v[i];
+    if (typeof x !== "number") toWasm(x, dtype); // throws
+    view[i] = x;
+  }
+}
+
 /** Kernels of one built module inside an instance (standalone or a host's). */
 export class ScalyKernels {
   /**
@@ -99,7 +147,7 @@ export class ScalyKernels {
    * @param alloc (bytes) => address, free (address) => void: the host's allocator
    *        (default: the standalone module's scaly_alloc / scaly_free)
    */
-  constructor(exports, manifest, state, { alloc, free } = {}) {
+  constructor(exports, manifest, state, { alloc, free, checkLayout = true } = {}) {
     this.exports = exports;
     this.manifest = manifest;
     this.state = state;
@@ -110,6 +158,9 @@ export class ScalyKernels {
       return address;
     });
     this.free = free || ((p) => exports.scaly_free(toWasm(p, "uint32")));
+    // Per entry: what call() needs, worked out once, and the structs it keeps.
+    this._plans = new Map();
+    if (checkLayout) this.checkLayout();
   }
 
   /** Call export `name` with raw wasm values; a trap after a reported error
@@ -121,11 +172,7 @@ export class ScalyKernels {
     try {
       return fn(...args);
     } catch (e) {
-      const p = this.state.pending;
-      this.state.pending = null;
-      if (p && e instanceof WebAssembly.RuntimeError)
-        throw new ScalyWasmError(p.status, p.message, this.manifest.status_codes);
-      throw e;
+      throw this._failure(e);
     }
   }
 
@@ -148,38 +195,92 @@ export class ScalyKernels {
     return new ARRAYS[dtype](this.exports.memory.buffer, address, count);
   }
 
+  /** What call() needs of entry `name`: its export, and per port the field's
+   * offset, count and array type. The structs themselves are allocated on the
+   * first call and kept (release() frees them). */
+  _plan(name) {
+    const e = this.entry(name);
+    const fn = this.exports[e.exports.struct.name];
+    if (typeof fn !== "function") throw new TypeError(`the instance has no export ${e.exports.struct.name}`);
+    const ports = (list, s) => list.map((port) => {
+      const field = s.fields.find((f) => f.field === port.field);
+      return { name: port.name, dtype: port.dtype, Array: ARRAYS[port.dtype],
+               offset: field ? field.offset : 0, count: field ? field.count : 0, view: null };
+    });
+    const plan = { entry: e, fn, inSize: e.structs.in.size, outSize: e.structs.out.size,
+                   inputs: ports(e.inputs, e.structs.in), outputs: ports(e.outputs, e.structs.out),
+                   pin: 0, pout: 0, buffer: null };
+    this._plans.set(name, plan);
+    return plan;
+  }
+
   /** Call entry `name` through its typed structs: `inputs` maps each input's
    * name to a number (bigint for int64, boolean for bool) or an array of its
-   * values in C order; returns the outputs the same way (typed-array copies). */
-  call(name, inputs) {
-    const e = this.entry(name);
-    const sIn = e.structs.in, sOut = e.structs.out;
-    let pin = 0, pout = 0;
-    try {
-      pin = this.alloc(sIn.size);
-      pout = this.alloc(sOut.size);
-      for (const port of e.inputs) {
-        if (!(port.name in inputs)) throw new TypeError(`${name}: missing input ${port.name}`);
-        const field = sIn.fields.find((f) => f.field === port.field);
-        if (!field) continue; // a port without values
-        const v = inputs[port.name];
-        const values = typeof v === "object" && v !== null && "length" in v ? Array.from(v) : [v];
-        if (values.length !== field.count)
-          throw new TypeError(`${name}: input ${port.name} has ${values.length} values, expected ${field.count}`);
-        const view = this.view(port.dtype, pin + field.offset, field.count);
-        values.forEach((x, i) => (view[i] = toWasm(x, port.dtype)));
+   * values in C order (a typed array of the port's type is copied in whole);
+   * returns the outputs the same way, as typed-array copies, or written into
+   * the typed arrays `into` maps output names to (then nothing is allocated).
+   * The structs are allocated on the first call of each entry and reused. */
+  call(name, inputs, into) {
+    const plan = this._plans.get(name) || this._plan(name);
+    if (plan.pin === 0) {
+      plan.pin = this.alloc(plan.inSize);
+      try {
+        plan.pout = this.alloc(plan.outSize);
+      } catch (err) {
+        this.free(plan.pin);
+        plan.pin = 0;
+        throw err;
       }
-      this.invoke(e.exports.struct.name, toWasm(pout, "uint32"), toWasm(pin, "uint32"));
-      const out = {};
-      for (const port of e.outputs) {
-        const field = sOut.fields.find((f) => f.field === port.field);
-        out[port.name] = field ? this.view(port.dtype, pout + field.offset, field.count).slice() : [];
-      }
-      return out;
-    } finally {
-      if (pin) this.free(pin);
-      if (pout) this.free(pout);
+      plan.buffer = null;
     }
+    let buffer = this.exports.memory.buffer;
+    if (plan.buffer !== buffer) bindViews(plan, buffer);
+    for (const port of plan.inputs) {
+      const v = inputs[port.name];
+      if (v === undefined && !(port.name in inputs)) throw new TypeError(`${name}: missing input ${port.name}`);
+      if (port.count !== 0) writeInput(name, port, v);
+    }
+    this.state.pending = null;
+    try {
+      plan.fn(toWasm(plan.pout, "uint32"), toWasm(plan.pin, "uint32"));
+    } catch (e) {
+      throw this._failure(e);
+    }
+    buffer = this.exports.memory.buffer;
+    if (plan.buffer !== buffer) bindViews(plan, buffer);
+    const out = {};
+    for (const port of plan.outputs) {
+      const target = into ? into[port.name] : undefined;
+      if (target !== undefined) {
+        if (!(target instanceof port.Array) || target.length !== port.count)
+          throw new TypeError(`${name}: into.${port.name} must be a ${port.Array.name} of ${port.count} values`);
+        target.set(port.view);
+        out[port.name] = target;
+      } else {
+        out[port.name] = port.count ? port.view.slice() : [];
+      }
+    }
+    return out;
+  }
+
+  /** Free the structs call() keeps (the next call allocates them again). */
+  release() {
+    for (const plan of this._plans.values()) {
+      if (plan.pin) this.free(plan.pin);
+      if (plan.pout) this.free(plan.pout);
+      plan.pin = plan.pout = 0;
+      plan.buffer = null;
+    }
+  }
+
+  /** The exception a failed call raises: a ScalyWasmError when the kernel
+   * reported a status just before trapping, else `e` itself. */
+  _failure(e) {
+    const p = this.state.pending;
+    this.state.pending = null;
+    if (p && e instanceof WebAssembly.RuntimeError)
+      return new ScalyWasmError(p.status, p.message, this.manifest.status_codes);
+    return e;
   }
 
   /** Call an all-scalar entry through its direct scalar export: host values in,
@@ -206,29 +307,88 @@ export class ScalyKernels {
     }
   }
 
-  /** The compiled layout table: [{size, align, offsets}] per typed struct, in
-   * the manifest's order (each entry's in, then out). */
+  /** The compiled layout table: [{size, align, offsets, sizes}] per typed
+   * struct, in the manifest's order (each entry's in, then out); `sizes` are
+   * the fields' sizes in bytes (absent from the tables of older builds, whose
+   * manifests do not list "size" in layout.table_fields). */
   layoutTable() {
-    const address = fromWasm(this.invoke(this.manifest.layout.name), "uint32");
+    const layout = this.manifest.layout;
+    if (!layout || typeof this.exports[layout.name] !== "function")
+      throw new LayoutError(`the instance has no export ${layout ? layout.name : "(none in the manifest)"}: ` +
+                            `it holds no kernels of module ${this.manifest.module}`);
+    const withSizes = (layout.table_fields || ["offset"]).includes("size");
+    const address = fromWasm(this.invoke(layout.name), "uint32");
     const words = new Uint32Array(this.exports.memory.buffer, address);
     const structs = [];
     let k = 1;
-    for (let i = 0; i < words[0]; ++i) {
+    for (let i = 0; i < words[0] && k + 3 <= words.length; ++i) {
       const [size, align, n] = [words[k], words[k + 1], words[k + 2]];
-      structs.push({ size, align, offsets: Array.from(words.subarray(k + 3, k + 3 + n)) });
+      const s = { size, align, offsets: Array.from(words.subarray(k + 3, k + 3 + n)) };
       k += 3 + n;
+      if (withSizes) {
+        s.sizes = Array.from(words.subarray(k, k + n));
+        k += n;
+      }
+      structs.push(s);
     }
     return structs;
   }
+
+  /** The run-time layout guard: compare the binary's layout table with the
+   * manifest's structs (each entry's in, then out: size, alignment and every
+   * field's offset and size) and throw a LayoutError naming the first field
+   * that differs. Returns the table. The constructor (and instantiate) call
+   * it unless given { checkLayout: false }. */
+  checkLayout() {
+    const table = this.layoutTable();
+    const m = this.manifest;
+    const fail = (what) => {
+      throw new LayoutError(`module ${m.module}: the manifest does not match the binary's layout table ` +
+                            `(${m.layout.name}): ${what}; the manifest belongs to another build: use the ` +
+                            `manifest.json written with this .wasm (or pass { checkLayout: false })`);
+    };
+    const structs = m.entries.flatMap((e) => [["in", e, e.inputs], ["out", e, e.outputs]]);
+    const bytes = { float64: 8, float32: 4, int32: 4, int64: 8, bool: 1 };
+    for (const [i, [side, e, ports]] of structs.entries()) {
+      const s = e.structs[side];
+      const t = table[i];
+      if (!t) fail(`it has ${table.length} typed structs, the manifest ${structs.length}: none for ${s.c_name} (entry ${e.name})`);
+      for (const [j, f] of s.fields.entries()) {
+        const port = ports.find((p) => p.field === f.field);
+        const ours = `${f.count} ${port ? port.dtype : f.c_type} value${f.count === 1 ? "" : "s"}`;
+        const label = `${s.c_name}.${f.field} (entry ${e.name}, ${side === "in" ? "input" : "output"} ` +
+                      `${port ? port.name : f.field})`;
+        if (j >= t.offsets.length)
+          fail(`${label} is missing: the binary's ${s.c_name} has ${t.offsets.length} fields, the manifest's ${s.fields.length}`);
+        const size = port ? f.count * bytes[port.dtype] : undefined;
+        if (t.offsets[j] !== f.offset || (t.sizes && size !== undefined && t.sizes[j] !== size)) {
+          const theirs = t.sizes ? `bytes [${t.offsets[j]}, ${t.offsets[j] + t.sizes[j]})` : `offset ${t.offsets[j]}`;
+          const mine = t.sizes ? `bytes [${f.offset}, ${f.offset + size})` : `offset ${f.offset}`;
+          fail(`${label} is at ${theirs} in the binary but at ${mine} in the manifest (${ours})`);
+        }
+      }
+      if (t.offsets.length > s.fields.length)
+        fail(`${s.c_name} (entry ${e.name}) has ${t.offsets.length} fields in the binary, ${s.fields.length} in the manifest: ` +
+             `the binary's field ${s.fields.length + 1} at offset ${t.offsets[s.fields.length]} is not in the manifest`);
+      if (t.size !== s.size || t.align !== s.align)
+        fail(`${s.c_name} (entry ${e.name}) has sizeof ${t.size}, _Alignof ${t.align} in the binary but ` +
+             `${s.size}, ${s.align} in the manifest`);
+    }
+    if (table.length > structs.length)
+      fail(`it has ${table.length} typed structs, the manifest ${structs.length} (entries ${m.entries.map((e) => e.name).join(", ")})`);
+    return table;
+  }
 }
 
-/** Instantiate a standalone module (<name>.wasm) and its kernels. */
-export async function instantiate(bytes, manifest, imports = {}) {
+/** Instantiate a standalone module (<name>.wasm) and its kernels. The
+ * binary's layout table is checked against the manifest first (a LayoutError
+ * names the first field that differs); { checkLayout: false } skips that. */
+export async function instantiate(bytes, manifest, imports = {}, { checkLayout = true } = {}) {
   if ("scaly" in imports) throw new TypeError("the import namespace 'scaly' is the runtime's own (scaly.error)");
   const state = {};
   const { instance } = await WebAssembly.instantiate(bytes, { ...imports, ...scalyImports(state) });
   if (instance.exports._initialize) instance.exports._initialize();
-  return new ScalyKernels(instance.exports, manifest, state);
+  return new ScalyKernels(instance.exports, manifest, state, { checkLayout });
 }
 
 export { WASM_TYPES };
