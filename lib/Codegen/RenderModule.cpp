@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <set>
 
 using namespace mlir;
@@ -52,24 +53,40 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
 
 namespace {
 /// Prints the module after each pass (with its locations: file:line of the
-/// Python operation each op came from).
+/// Python operation each op came from), and times each pass: the wall time
+/// from runBeforePass to runAfterPass, printing excluded.
 struct StageObserver : public PassInstrumentation {
-  std::function<void(StringRef, std::string)> observe;
-  explicit StageObserver(std::function<void(StringRef, std::string)> observe)
+  std::function<void(StringRef, std::string, double)> observe;
+  std::vector<std::chrono::steady_clock::time_point> started;
+  explicit StageObserver(std::function<void(StringRef, std::string, double)> observe)
       : observe(std::move(observe)) {}
+  void runBeforePass(Pass *pass, Operation *op) override {
+    if (isa<ModuleOp>(op))
+      started.push_back(std::chrono::steady_clock::now());
+  }
   void runAfterPass(Pass *pass, Operation *op) override {
     if (!isa<ModuleOp>(op))
       return;
+    double seconds = 0;
+    if (!started.empty()) {
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started.back())
+                    .count();
+      started.pop_back();
+    }
     std::string text;
     llvm::raw_string_ostream os(text);
     op->print(os, OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/true));
-    observe(pass->getArgument(), std::move(text));
+    observe(pass->getArgument(), std::move(text), seconds);
+  }
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    if (isa<ModuleOp>(op) && !started.empty())
+      started.pop_back();
   }
 };
 } // namespace
 
 std::unique_ptr<PassInstrumentation>
-makeStageObserver(std::function<void(StringRef, std::string)> observe) {
+makeStageObserver(std::function<void(StringRef, std::string, double)> observe) {
   return std::make_unique<StageObserver>(std::move(observe));
 }
 
@@ -473,14 +490,16 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
                             .str());
         }
   out.stages.clear();
-  auto record = [&](StringRef stage, std::string text) {
+  out.stageSeconds.clear();
+  auto record = [&](StringRef stage, std::string text, double seconds) {
     out.stages.emplace_back(stage.str(), std::move(text));
+    out.stageSeconds.push_back(seconds);
   };
   if (options.recordStages) {
     std::string text;
     llvm::raw_string_ostream os(text);
     module->print(os, OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/true));
-    record("input", std::move(text));
+    record("input", std::move(text), 0.0);
   }
   PassManager lower(ctx);
   if (options.recordStages)

@@ -77,6 +77,9 @@ class RenderedModule:
     solver_source: str = ""
     solvers: tuple = ()
     manifest: str = ""
+    #: With `record_stages=True`: the wall time in seconds of each stage's pass,
+    #: parallel to `stages` (0.0 for "input"), measured by the pass instrumentation.
+    stage_seconds: tuple = ()
 
     @property
     def header_name(self):
@@ -167,11 +170,12 @@ def _render_recorded(functions, options, mode):
                             tuple(out["functions"]), out.get("wasm_shim", ""),
                             out.get("wasm_header", ""), tuple(out.get("wasm_exports", ())),
                             tuple(out.get("wasm_no_scalar", {}).items()),
-                            tuple(out.get("status_codes", ())))
+                            tuple(out.get("status_codes", ())),
+                            stage_seconds=tuple(out.get("stage_seconds", ())))
     module = _with_solvers(module, options)
     for f in watched:
         viz.record(f, mode, module=module)
-    return replace(module, stages=()) if watched and not asked else module
+    return replace(module, stages=(), stage_seconds=()) if watched and not asked else module
 
 
 def _with_solvers(module, options):

@@ -417,6 +417,10 @@ py::dict render(py::object functions, const py::dict &options) {
   for (auto &[stage, text] : out.stages)
     stages.append(py::make_tuple(stage, text));
   d["stages"] = stages;
+  py::list stageSeconds;
+  for (double seconds : out.stageSeconds)
+    stageSeconds.append(seconds);
+  d["stage_seconds"] = stageSeconds;
   d["entries"] = entries;
   d["recipe"] = out.recipe;
   return d;

@@ -712,3 +712,36 @@ def test_graph_nodes_carry_their_attributes():
     assert math["attrs"] == {"fn": "#expr<math_fn sin>"} and " sin " in text
     assert reduce["attrs"]["axes"] == "array<i64: 1>"
     assert reduce["attrs"]["kind"] == "#expr<reduce_kind sum>"
+
+
+def test_each_pass_is_timed_and_marked_changed_or_not():
+    """Every pass stage has its wall time (the pass instrumentation's, > 0) and whether it
+    changed the IR; the recording sums them and names the slowest pass."""
+    fn = viz.visualize(make_model("timed"))
+    module = render_c_module(fn, record_stages=True)
+    assert len(module.stage_seconds) == len(module.stages) and module.stage_seconds[0] == 0.0
+    assert all(t > 0 for t in module.stage_seconds[1:])
+    assert render_c_module(make_model("plain")).stage_seconds == ()
+    (rec,) = viz.recordings()
+    ir = [s for s in rec["steps"] if s["kind"] == "ir"]
+    assert ir[0]["name"] == "input" and "changed" not in ir[0]
+    passes = ir[1:]
+    assert all(isinstance(s["seconds"], float) and 0 < s["seconds"] < 60 for s in passes)
+    texts = [s["text"] for s in ir]
+    assert [s["changed"] for s in passes] == [b != a for a, b in zip(texts, texts[1:])]
+    assert any(s["changed"] for s in passes) and not all(s["changed"] for s in passes)
+    timing = rec["passes"]
+    assert timing["total"] == pytest.approx(sum(s["seconds"] for s in passes))
+    slowest = max(passes, key=lambda s: s["seconds"])
+    assert (timing["slowest"], timing["slowest_seconds"]) == (slowest["name"], slowest["seconds"])
+    assert timing["unchanged"] == sum(not s["changed"] for s in passes)
+
+
+def test_a_failing_render_has_no_pass_timing():
+    """A render that fails before its stages records no timing."""
+    def gamma(x):
+        return 2.0 * x
+    fn = viz.visualize(sc.function(sc.arg("x", 3), outputs=sc.arg("y"))(gamma))
+    with pytest.raises(ValueError):
+        render_c_module(fn)
+    assert viz.recordings()[0]["passes"] is None

@@ -75,6 +75,18 @@ def test_page_lists_draws_steps_and_shows_c(tmp_path, monkeypatch):
     lowered = next(s for s in rec["steps"] if s["name"] == "scaly-lower-to-program")
     assert seen["ir"] == lowered["text"] and "prog.proc @rollout" in seen["ir"]
     assert seen["diffAdded"] > 0 and seen["diffRemoved"] > 0
+    # Item 1 of issue 32: each pass's time, the total and the slowest at a glance,
+    # and the passes that changed nothing folded away (a click unfolds them).
+    passes = [s for s in rec["steps"] if s["kind"] == "ir"][1:]
+    timing = rec["passes"]
+    assert f"slowest {timing['slowest']}" in seen["timing"] and "in all" in seen["timing"]
+    assert len(seen["stepTimes"]) == len(passes)
+    assert all(t.endswith(" ms") or t.endswith(" s") for t in seen["stepTimes"])
+    assert seen["slowest"] == [timing["slowest"]]
+    unchanged = [s["name"] for s in passes if not s["changed"]]
+    assert unchanged and seen["folded"] == unchanged and seen["visibleUnchanged"] == 0
+    assert seen["unfolded"] == len(unchanged)
+    assert sum(int(f.split()[1]) for f in seen["folds"]) == len(unchanged)
     assert seen["c"] == module.source
     assert "int rollout(const double** arg, double** res, int* iw, double* w, int mem)" in seen["c"]
     assert seen["highlighted"] > 0

@@ -80,6 +80,9 @@ struct RenderedModule {
   /// With RenderOptions::recordStages: (stage, IR text) in pipeline order,
   /// from "input" (the traced expression module) through every pass.
   std::vector<std::pair<std::string, std::string>> stages;
+  /// The wall time of each stage's pass in seconds, parallel to `stages`
+  /// ("input" is 0).
+  std::vector<double> stageSeconds;
 };
 
 /// The lowering pipeline from the expression dialect to the program dialect:
@@ -90,10 +93,11 @@ void buildLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef entry = "",
                            int64_t scalarizeLimit = 64, int64_t lanes = 1,
                            bool reciprocal = false);
 
-/// Pass instrumentation that calls `observe(pass argument, IR)` after every
-/// pass that runs on a module (the hook the visualizer records through).
+/// Pass instrumentation that calls `observe(pass argument, IR, seconds)` after
+/// every pass that runs on a module (the hook the visualizer records through);
+/// `seconds` is the pass's wall time, the printing of the IR not included.
 std::unique_ptr<mlir::PassInstrumentation>
-makeStageObserver(std::function<void(llvm::StringRef, std::string)> observe);
+makeStageObserver(std::function<void(llvm::StringRef, std::string, double)> observe);
 
 /// Recipe comment text (without /* */) for `name` and `options`.
 /// `newerGlibcFunctions`: vector math the module calls that needs glibc >= 2.35.

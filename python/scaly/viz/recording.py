@@ -185,15 +185,29 @@ def record(fun, mode, *, module=None, error=None):
     except Exception as e:  # the graph of a function that cannot be built
         steps.append({"kind": "graph", "name": "expression graph", "functions": [],
                       "error": str(e)})
+    timing = None
     if module is not None:
-        for name, text in module.stages:
-            steps.append({"kind": "ir", "name": name, "text": text})
+        seconds = tuple(getattr(module, "stage_seconds", ()))
+        previous = None
+        for k, (name, text) in enumerate(module.stages):
+            step = {"kind": "ir", "name": name, "text": text,
+                    "seconds": seconds[k] if k < len(seconds) else None}
+            if previous is not None:
+                step["changed"] = text != previous
+            previous = text
+            steps.append(step)
+        timed = [s for s in steps[2:] if s.get("kind") == "ir" and s["seconds"] is not None]
+        if timed:
+            slowest = max(timed, key=lambda s: s["seconds"])
+            timing = {"total": sum(s["seconds"] for s in timed), "slowest": slowest["name"],
+                      "slowest_seconds": slowest["seconds"],
+                      "unchanged": sum(not s.get("changed", True) for s in timed)}
         steps.append({"kind": "c", "name": "C", "source": module.source,
                       "header": module.header, "recipe": module.recipe})
     recording = {"name": _label(fun), "function": fun.name, "mode": mode,
                  "error": None if error is None else str(error),
                  "time": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-                 "pid": os.getpid(), "steps": steps}
+                 "pid": os.getpid(), "passes": timing, "steps": steps}
     with _RECORDING_LOCK:
         _RECORDINGS.append(recording)
     try:

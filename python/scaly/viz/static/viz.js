@@ -217,8 +217,8 @@ function showIR(rec, index, view) {
 function showStep(rec, index) {
   const view = $("view");
   view.replaceChildren();
-  document.querySelectorAll("#steps li").forEach((li, k) =>
-    li.classList.toggle("selected", k === index));
+  document.querySelectorAll("#steps li").forEach((li) =>
+    li.classList.toggle("selected", li.dataset.step === String(index)));
   const step = rec.steps[index];
   if (step.kind === "graph") showGraph(step, view);
   else if (step.kind === "ir") showIR(rec, index, view);
@@ -230,19 +230,66 @@ function showStep(rec, index) {
   }
 }
 
+function ms(seconds) {
+  return seconds >= 1 ? `${seconds.toFixed(2)} s` : `${(seconds * 1e3).toFixed(seconds < 0.01 ? 2 : 1)} ms`;
+}
+
+// The passes' wall time at a glance: the total and the slowest pass.
+function timingSummary(rec) {
+  const t = rec.passes;
+  if (!t) return null;
+  const share = t.total > 0 ? Math.round((100 * t.slowest_seconds) / t.total) : 0;
+  const p = text("p", `Passes: ${ms(t.total)} in all; slowest ${t.slowest} ${ms(t.slowest_seconds)} ` +
+    `(${share}%); ${t.unchanged} unchanged pass${t.unchanged === 1 ? "" : "es"} folded`, "timing");
+  p.id = "timing";
+  return p;
+}
+
+// The steps, each pass with its wall time; runs of passes that changed
+// nothing are folded into one item that unfolds on click.
 function showRecording(rec, li) {
   window.currentRecording = rec;
   document.querySelectorAll("#recordings li").forEach((x) => x.classList.remove("selected"));
-  li.classList.add("selected");
+  if (li) li.classList.add("selected");
   $("title").textContent = `${rec.name} (${rec.function}, ${rec.mode})`;
   const steps = $("steps");
   steps.replaceChildren();
   $("view").replaceChildren();
+  const old = $("timing");
+  if (old) old.remove();
+  const summary = timingSummary(rec);
+  if (summary) steps.before(summary);
   if (rec.error) $("view").appendChild(text("p", rec.error, "error"));
+  const slowest = rec.passes ? rec.passes.slowest_seconds : null;
+  let fold = null;
   rec.steps.forEach((step, k) => {
     const item = text("li", step.name);
     item.dataset.kind = step.kind;
+    item.dataset.step = k;
+    item.dataset.name = step.name;
+    if (step.kind === "ir" && typeof step.seconds === "number" && step.name !== "input") {
+      item.appendChild(text("span", ms(step.seconds), "seconds"));
+      if (step.seconds === slowest) item.classList.add("slowest");
+    }
     item.addEventListener("click", () => showStep(rec, k));
+    if (step.changed === false) {
+      item.classList.add("unchanged", "folded");
+      if (!fold) {
+        fold = text("li", "", "fold");
+        fold.members = [];
+        const members = fold.members, f = fold;
+        fold.addEventListener("click", () => {
+          const open = !f.classList.contains("open");
+          f.classList.toggle("open", open);
+          members.forEach((m) => m.classList.toggle("folded", !open));
+          f.firstChild.textContent = `${open ? "▾" : "▸"} ${members.length} unchanged`;
+        });
+        steps.appendChild(fold);
+      }
+      fold.members.push(item);
+      fold.textContent = `▸ ${fold.members.length} unchanged`;
+      fold.title = fold.members.map((m) => m.firstChild.textContent).join(", ");
+    } else fold = null;
     steps.appendChild(item);
   });
 }

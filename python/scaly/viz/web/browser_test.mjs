@@ -30,7 +30,19 @@ try {
   await page.click('#view > svg.graph g.node[data-op="expr.reshape"]');
   await page.waitForSelector("#origin h4");
   out.origin = await page.textContent("#origin");
-  await page.click(`#steps li:text-is("${pass}")`);
+  // The passes' timing at a glance, and the unchanged passes folded away.
+  out.timing = await page.textContent("#timing");
+  out.stepTimes = await page.$$eval("#steps li[data-kind=ir] .seconds", (s) => s.map((x) => x.textContent));
+  out.slowest = await page.$$eval("#steps li.slowest", (s) => s.map((x) => x.dataset.name));
+  out.folded = await page.$$eval("#steps li.folded", (s) => s.map((x) => x.dataset.name));
+  out.visibleUnchanged = await page.$$eval("#steps li.unchanged", (s) => s.filter((x) => x.offsetParent !== null).length);
+  if (out.folded.length) {
+    out.folds = await page.$$eval("#steps li.fold", (f) => f.map((x) => x.textContent));
+    await page.$$eval("#steps li.fold", (f) => f.forEach((x) => x.click()));
+    out.unfolded = await page.$$eval("#steps li.unchanged", (s) => s.filter((x) => x.offsetParent !== null).length);
+    await page.$$eval("#steps li.fold", (f) => f.forEach((x) => x.click()));
+  }
+  await page.click(`#steps li[data-name="${pass}"]`);
   await page.waitForSelector("pre.ir");
   out.ir = await page.textContent("pre.ir");
   out.diffAdded = await page.$$eval("pre.diff div.added", (d) => d.length);
