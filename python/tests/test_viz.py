@@ -745,3 +745,43 @@ def test_a_failing_render_has_no_pass_timing():
     with pytest.raises(ValueError):
         render_c_module(fn)
     assert viz.recordings()[0]["passes"] is None
+
+
+def _browser_lines(tmp_path, **env):
+    """The first two lines `scaly_viz --browser --port 0` prints with `env`, then SIGINT."""
+    environ = {k: v for k, v in subprocess_env(tmp_path).items()
+               if k not in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")}
+    environ.update(env)
+    proc = subprocess.Popen([PYTHON, "-m", "scaly.viz", "--browser", "--port", "0"], env=environ,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        lines = [proc.stdout.readline(), proc.stdout.readline()]
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return lines
+
+
+def test_browser_without_a_display_prints_the_url_and_why(tmp_path):
+    """--browser with neither DISPLAY nor WAYLAND_DISPLAY says why no browser opened and
+    names the URL to open (issue 32, item 6); with a display but no browser found, too."""
+    serving, why = _browser_lines(tmp_path)
+    url = re.search(r"on (http://127\.0\.0\.1:\d+)", serving).group(1)
+    assert why.startswith("*** no browser opened: no display (DISPLAY and WAYLAND_DISPLAY")
+    assert f"open {url} yourself" in why
+    serving, why = _browser_lines(tmp_path, DISPLAY=":99", PATH=str(tmp_path))  # no browser on PATH
+    url = re.search(r"on (http://127\.0\.0\.1:\d+)", serving).group(1)
+    assert "no browser opened" in why and "set BROWSER" in why and url in why
+
+
+def test_no_browser_reason():
+    """A display is needed on Linux; macOS and Windows open their browser without one."""
+    from scaly.viz.serve import no_browser_reason
+    assert "no display" in no_browser_reason({}, "linux")
+    assert no_browser_reason({"DISPLAY": ":0"}, "linux") is None
+    assert no_browser_reason({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
+    assert no_browser_reason({}, "darwin") is None and no_browser_reason({}, "win32") is None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import threading
 import webbrowser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -81,6 +82,31 @@ class _Handler(BaseHTTPRequestHandler):
     do_HEAD = do_GET
 
 
+def no_browser_reason(environ=None, platform=None) -> str | None:
+    """Why no browser can be opened here, or None. On Linux and the BSDs a graphical
+    browser needs a display: without DISPLAY or WAYLAND_DISPLAY, webbrowser would
+    find none, or start a text browser (lynx, w3m) in the server's terminal."""
+    import sys
+    environ = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    if platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        if not environ.get("DISPLAY") and not environ.get("WAYLAND_DISPLAY"):
+            return "no display (DISPLAY and WAYLAND_DISPLAY are not set)"
+    return None
+
+
+def _open(url):
+    try:
+        opened = webbrowser.open(url)
+    except webbrowser.Error as e:
+        opened, why = False, str(e)
+    else:
+        why = ("Python's webbrowser module found no browser, or the browser it ran failed "
+               "(set BROWSER to choose one)")
+    if not opened:
+        print(f"*** no browser opened: {why}; open {url} yourself", flush=True)
+
+
 def serve(*, host: str = "127.0.0.1", port: int = 8000, path=None,
           open_browser: bool = False) -> None:
     """Serve the recordings at ``path`` (default ``recording_path()``) until
@@ -90,7 +116,11 @@ def serve(*, host: str = "127.0.0.1", port: int = 8000, path=None,
     url = f"http://{host}:{server.server_address[1]}"
     print(f"*** scaly viz serving {recording_file} on {url}", flush=True)
     if open_browser:
-        threading.Timer(0.2, lambda: webbrowser.open(url)).start()
+        reason = no_browser_reason()
+        if reason:
+            print(f"*** no browser opened: {reason}; open {url} yourself", flush=True)
+        else:
+            threading.Timer(0.2, lambda: _open(url)).start()
     try:
         server.serve_forever()
     except KeyboardInterrupt:
