@@ -411,14 +411,15 @@ def test_concurrent_processes_lose_no_recording(tmp_path):
     for p, (_, err) in zip(procs, results):
         assert p.returncode == 0, err
     path = viz.recording_path()
-    data = json.loads(path.read_text())
-    assert isinstance(data, list) and len(data) == 24
+    index = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(index) == 24 and len({e["id"] for e in index}) == 24
     recs = viz.load_recordings()
-    assert recs == data
+    assert [r["id"] for r in recs] == [e["id"] for e in index]
+    assert sorted(os.listdir(path.parent / "recordings")) == sorted(f"{e['id']}.json" for e in index)
     assert Counter(r["name"] for r in recs) == {f"proc {i}": 3 for i in range(8)}
     assert Counter(r["pid"] for r in recs) == {p.pid: 3 for p in procs}
     assert all(r["error"] is None and r["steps"][-1]["kind"] == "c" for r in recs)
-    assert sorted(os.listdir(path.parent)) == ["recordings.json", "recordings.lock"]
+    assert sorted(os.listdir(path.parent)) == ["index.jsonl", "recordings", "recordings.lock"]
 
 
 THREADS = """
@@ -467,7 +468,7 @@ def test_concurrent_threads_lose_no_recording(tmp_path):
     assert Counter(out["names"]) == {f"thread {i}": 3 for i in range(6)}
     on_disk = viz.load_recordings()
     assert Counter(r["name"] for r in on_disk) == Counter(out["names"])
-    assert sorted(os.listdir(viz.recording_dir())) == ["recordings.json", "recordings.lock"]
+    assert sorted(os.listdir(viz.recording_dir())) == ["index.jsonl", "recordings", "recordings.lock"]
 
 
 def test_concurrent_records_in_threads_lose_nothing():
@@ -495,7 +496,7 @@ def test_concurrent_records_in_threads_lose_nothing():
     expected = {f"thread {i}": 5 for i in range(6)}
     assert Counter(r["name"] for r in viz.recordings()) == expected
     assert Counter(r["name"] for r in viz.load_recordings()) == expected
-    assert sorted(os.listdir(viz.recording_dir())) == ["recordings.json", "recordings.lock"]
+    assert sorted(os.listdir(viz.recording_dir())) == ["index.jsonl", "recordings", "recordings.lock"]
 
 
 def test_load_recordings_missing_and_corrupt_files(tmp_path):
@@ -520,6 +521,7 @@ def test_clear_recordings_memory_and_disk():
     assert viz.recordings() == [] and len(viz.load_recordings()) == 1
     viz.clear_recordings(disk=True)
     assert not path.exists() and viz.load_recordings() == []
+    assert not (path.parent / "recordings").exists()
     viz.clear_recordings(disk=True)  # no file: fine
     render_c_module(fn)
     assert len(viz.load_recordings()) == 1 and len(viz.recordings()) == 1
@@ -531,18 +533,19 @@ def test_recording_dir_precedence(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("SCALY_VIZ_DIR", str(tmp_path / "explicit"))
     assert viz.recording_dir() == tmp_path / "explicit"
-    assert viz.recording_path() == tmp_path / "explicit" / "recordings.json"
+    assert viz.recording_path() == tmp_path / "explicit" / "index.jsonl"
     monkeypatch.delenv("SCALY_VIZ_DIR")
     assert viz.recording_dir() == tmp_path / "xdg" / "scaly" / "viz"
     monkeypatch.delenv("XDG_CACHE_HOME")
     assert viz.recording_dir() == tmp_path / "home" / ".cache" / "scaly" / "viz"
-    assert viz.recording_path() == tmp_path / "home" / ".cache" / "scaly" / "viz" / "recordings.json"
+    assert viz.recording_path() == tmp_path / "home" / ".cache" / "scaly" / "viz" / "index.jsonl"
 
 
 @pytest.fixture
 def server(tmp_path):
-    """A VizServer on a free port of 127.0.0.1 serving tmp_path/served.json, in a thread."""
-    path = tmp_path / "served.json"
+    """A VizServer on a free port of 127.0.0.1 serving the recordings directory
+    tmp_path/served, in a thread."""
+    path = tmp_path / "served"
     srv = VizServer(("127.0.0.1", 0), path)
     thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
@@ -578,42 +581,117 @@ def test_server_serves_the_page_and_its_assets(server):
     assert status == 200 and body == b""
 
 
-def test_server_serves_the_recordings_file(server):
-    """/recordings.json is the file's list; a missing, corrupt or non-list file is a JSON error naming it."""
+def test_server_serves_the_index_then_recordings_on_demand(server, monkeypatch):
+    """/index.json lists the recordings (from the from-th on); /recording?id= serves one;
+    an unknown id is 404; recordings appended later appear in the index (issue 32, item 4)."""
     srv, path = server
-    status, content_type, body = get(srv, "/recordings.json")
+    status, content_type, body = get(srv, "/index.json")
     assert status == 200 and content_type == "application/json"
-    error = json.loads(body)["error"]
-    assert str(path) in error and "does not exist" in error
+    empty = json.loads(body)
+    assert empty["count"] == 0 and empty["recordings"] == [] and "No recordings yet" in empty["note"]
 
-    path.write_text("{broken")
-    status, content_type, body = get(srv, "/recordings.json")
-    assert status == 200 and content_type == "application/json"
-    error = json.loads(body)["error"]
-    assert str(path) in error and "not a readable recordings file" in error
-
-    path.write_text('{"a": 1}')
-    error = json.loads(get(srv, "/recordings.json")[2])["error"]
-    assert str(path) in error
-
+    monkeypatch.setenv("SCALY_VIZ_DIR", str(path))
     fn = viz.visualize(make_model(), label="served")
     render_c_module(fn)
-    path.write_text(viz.recording_path().read_text())
-    status, _, body = get(srv, "/recordings.json")
-    assert status == 200 and json.loads(body) == viz.load_recordings()
-    assert [r["name"] for r in json.loads(body)] == ["served"]
+    index = json.loads(get(srv, "/index.json")[2])
+    assert index["count"] == 1 and "note" not in index
+    (entry,) = index["recordings"]
+    assert entry == viz.load_index()[0] and entry["name"] == "served"
+    assert set(entry) == {"id", "name", "function", "mode", "error", "time", "pid", "passes",
+                          "steps"}
+    assert len(json.dumps(entry)) < 600  # small: no IR, no C
+    status, _, body = get(srv, f"/recording?id={entry['id']}")
+    assert status == 200 and json.loads(body) == viz.load_recordings()[0]
+
+    render_c_module(fn)
+    later = json.loads(get(srv, "/index.json?from=1")[2])
+    assert later["count"] == 2 and later["from"] == 1 and len(later["recordings"]) == 1
+    assert later["recordings"][0]["id"] == viz.load_index()[1]["id"]
+    assert json.loads(get(srv, "/index.json?from=2")[2])["recordings"] == []
+    for bad in ("nope", "../index", "%2e%2e%2findex", "", "legacy-0", entry["id"] + "x"):
+        status, _, body = get(srv, f"/recording?id={bad}")
+        assert status == 404 and "no recording" in json.loads(body)["error"]
+
+    viz.clear_recordings(disk=True)  # a cleared index is read again from the start
+    assert json.loads(get(srv, "/index.json")[2])["count"] == 0
+
+
+def test_server_reads_a_recordings_file_of_the_earlier_layout(tmp_path):
+    """A recordings.json list (the single-file layout) is served as is: its recordings
+    are legacy-<k>; a corrupt one is a JSON error naming it."""
+    old = tmp_path / "recordings.json"
+    old.write_text(json.dumps([{"name": "old one", "function": "f", "mode": "aot",
+                                "error": None, "steps": []}]))
+    srv = VizServer(("127.0.0.1", 0), old)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        index = json.loads(get(srv, "/index.json")[2])
+        assert [e["id"] for e in index["recordings"]] == ["legacy-0"]
+        assert json.loads(get(srv, "/recording?id=legacy-0")[2])["name"] == "old one"
+        old.write_text("{broken")
+        error = json.loads(get(srv, "/index.json")[2])["error"]
+        assert str(old) in error and "not a readable recordings file" in error
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_a_recordings_file_of_the_earlier_layout_is_read_then_moved_in(tmp_path):
+    """recordings.json of the earlier layout is read as it is, and the next append moves
+    its recordings into the folder and the index, before the new one."""
+    directory = viz.recording_dir()
+    directory.mkdir(parents=True)
+    old = [{"name": f"old {k}", "function": "f", "mode": "aot", "error": None, "steps": []}
+           for k in range(3)]
+    (directory / "recordings.json").write_text(json.dumps(old))
+    assert viz.load_recordings() == old
+    assert [e["id"] for e in viz.load_index()] == ["legacy-0", "legacy-1", "legacy-2"]
+    assert viz.load_recording("legacy-2") == old[2]
+    render_c_module(viz.visualize(make_energy("fresh")))
+    assert not (directory / "recordings.json").exists()
+    recs = viz.load_recordings()
+    assert [r["name"] for r in recs] == ["old 0", "old 1", "old 2", "fresh"]
+    assert recs[:3] == old and all("migrated" in e["id"] for e in viz.load_index()[:3])
+
+
+def test_appending_costs_the_same_whatever_the_history():
+    """The append writes the recording's own file and one index line: the bytes written
+    do not grow with the history (the timing is bench/viz_append.py's)."""
+    fn = viz.visualize(make_model("history"))
+    render_c_module(fn)
+    index = viz.recording_path()
+    first = index.stat().st_size
+    for _ in range(5):
+        render_c_module(fn)
+    sizes = [len(line) + 1 for line in index.read_bytes().splitlines()]
+    assert sizes[0] == first and max(sizes) - min(sizes) < 40
+    files = sorted((index.parent / "recordings").iterdir())
+    assert len(files) == 6 and max(f.stat().st_size for f in files) - min(f.stat().st_size for f in files) < 100
+
+
+def test_an_index_line_being_written_is_skipped():
+    """A reader that meets a partial last line (an append in progress) skips it."""
+    fn = viz.visualize(make_model("partial"))
+    render_c_module(fn)
+    index = viz.recording_path()
+    with open(index, "ab") as f:
+        f.write(b'{"id": "20990101T000000.000000-1-0", "name": "hal')
+    assert [e["name"] for e in viz.load_index()] == ["partial"]
+    assert len(viz.load_recordings()) == 1
 
 
 @pytest.mark.parametrize("path", [
     "/../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "//etc/passwd", "/static/index.html",
     "/recording.py", "/recordings.lock", "/nonexistent", "/served.json", "/..%2fserve.py",
-    "/static/../serve.py", "/viz.js/", "/index.html/../serve.py",
+    "/static/../serve.py", "/viz.js/", "/index.html/../serve.py", "/index.jsonl",
+    "/recordings.json", "/recordings/", "/recording/../index.jsonl",
 ])
 def test_server_refuses_every_other_path(server, path):
     """Any other path, traversal or absolute path is 404."""
-    srv, recordings_file = server
-    recordings_file.write_text("[]")
-    (recordings_file.parent / "recordings.lock").write_text("")
+    srv, recordings = server
+    recordings.mkdir()
+    (recordings / "index.jsonl").write_text("")
+    (recordings / "recordings.lock").write_text("")
     status, _, body = get(srv, path)
     assert status == 404 and b"root:" not in body and b"import" not in body
 
@@ -630,7 +708,7 @@ def test_serve_defaults_and_command(tmp_path):
     for option in ("--browser", "--host", "--port", "--path"):
         assert option in proc.stdout
 
-    served = tmp_path / "cmd.json"
+    served = tmp_path / "cmd.json"  # a recordings file of the earlier layout
     served.write_text('[{"name": "from the command"}]')
     # SIGINT at its default in the server, even when this test runs in a shell's
     # background job (which starts with SIGINT ignored, and children inherit that).
@@ -642,8 +720,9 @@ def test_serve_defaults_and_command(tmp_path):
         m = re.search(r"serving (.+) on http://127\.0\.0\.1:(\d+)", line)
         assert m and m.group(1) == str(served), line
         conn = http.client.HTTPConnection("127.0.0.1", int(m.group(2)), timeout=10)
-        conn.request("GET", "/recordings.json")
-        assert json.loads(conn.getresponse().read()) == [{"name": "from the command"}]
+        conn.request("GET", "/index.json")
+        assert [e["name"] for e in json.loads(conn.getresponse().read())["recordings"]] == [
+            "from the command"]
         conn.close()
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=20)
@@ -665,9 +744,9 @@ def test_capture_restores_an_earlier_mark_and_its_label():
 
 
 def test_a_damaged_recordings_file_is_moved_aside_not_lost(tmp_path):
-    """Appending to a file that is not a recordings list keeps it as .damaged, warns,
-    and starts a new list."""
-    path = viz.recording_path()
+    """Appending next to a recordings.json (earlier layout) that is not a list keeps it
+    as .damaged, warns, and records into the index."""
+    path = viz.recording_dir() / "recordings.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("{not json")
     f = viz.visualize(make_energy("damaged"))

@@ -120,3 +120,42 @@ def test_a_graph_of_ten_thousand_nodes_stays_usable(tmp_path, monkeypatch):
     assert seen["drawn"] == -(-len(nodes) // size)
     assert f"{len(nodes)} nodes" in seen["heading"] and "blocks" in seen["heading"]
     assert seen["opened"] == size
+
+
+def test_new_recordings_appear_without_a_reload(tmp_path, monkeypatch):
+    """The page reads the index first and a recording only when it is opened; a recording
+    appended while the page is open appears in its list by itself (issue 32, item 4)."""
+    monkeypatch.setenv("SCALY_VIZ_DIR", str(tmp_path / "viz"))
+    from scaly.viz import clear_recordings, load_index, recording_dir, visualize
+    from scaly.viz.serve import VizServer
+
+    first = visualize(rollout_model(), label="first")
+    render_c_module(first)
+    server = VizServer(("127.0.0.1", 0), recording_dir())
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        proc = subprocess.Popen(["node", str(WEB / "live_test.mjs"), url], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+            second = visualize(rollout_model(), label="second")
+            render_c_module(second)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    finally:
+        server.shutdown()
+        server.server_close()
+        clear_recordings()
+    assert proc.returncode == 0, err
+    seen = json.loads(out.strip().splitlines()[-1])
+    assert seen["before"] == ["first · aot"] and seen["requestsBeforeClick"] == 0
+    assert seen["after"] == ["first · aot", "second · aot"] and seen["status"] == "2 recordings"
+    assert seen["appearedMs"] < 10_000
+    (entry,) = [e for e in load_index() if e["name"] == "second"]
+    assert f"/recording?id={entry['id']}" in seen["requests"]
+    assert any(r.startswith("/index.json?from=1") for r in seen["requests"])
+    assert seen["steps"] == entry["steps"] and seen["title"].startswith("second")

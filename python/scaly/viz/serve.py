@@ -1,9 +1,11 @@
 """The recordings browser's server (scaly.viz.serve, the scaly_viz command).
 
-It serves exactly its static assets and the recordings file, bound to
-127.0.0.1 by default: any other path, `..` or encoded traversal or absolute
-path gets 404. A missing or corrupt recordings file is served as a JSON
-object with an "error" message the page shows.
+It serves exactly its static assets, the recordings' index (`/index.json`,
+from the `from`-th entry on with `?from=N`, so a page polling it gets only what
+is new) and one recording at a time (`/recording?id=<id>`, an id of the index),
+bound to 127.0.0.1 by default: any other path, `..` or encoded traversal or
+absolute path gets 404. A corrupt recordings file is served as a JSON object
+with an "error" message the page shows.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ import threading
 import webbrowser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import parse_qs
 
-from .recording import load_recordings, recording_path
+from .recording import INDEX_NAME, LEGACY_NAME, _directory, _parse_index, load_index, \
+    load_recording, recording_dir
 
 STATIC = Path(__file__).resolve().parent / "static"
 # URL path -> (file name under static/, content type). Nothing else is served.
@@ -27,22 +31,73 @@ ASSETS = {"/": ("index.html", "text/html; charset=utf-8"),
           "/elk.js": ("elk.js", "text/javascript; charset=utf-8")}
 
 
-def recordings_payload(path: Path) -> bytes:
-    """The recordings file as the page reads it: the list, or {"error": ...}."""
-    if not path.exists():
-        return json.dumps({"error": f"No recordings yet: {path} does not exist. Mark a "
-                           "function with scaly.viz.visualize and render it."}).encode()
+class IndexReader:
+    """The index of a recordings directory, read incrementally: each read parses only
+    the lines appended since the last (a cleared or rewritten index is read again)."""
+
+    def __init__(self, path: Path):
+        self.directory, self.legacy = _directory(path)
+        self.lock = threading.Lock()
+        self.offset, self.entries, self.legacy_key, self.legacy_entries = 0, [], None, []
+
+    def read(self) -> list:
+        """The entries, oldest first; ValueError for a legacy file that is not a list."""
+        with self.lock:
+            if self.legacy is not None:
+                return load_index(self.legacy)
+            old = self.directory / LEGACY_NAME
+            try:
+                st = old.stat()
+                key = (st.st_mtime_ns, st.st_size)
+            except FileNotFoundError:
+                key = None
+            if key != self.legacy_key:
+                self.legacy_entries = load_index(old) if key else []
+                self.legacy_key = key
+            index = self.directory / INDEX_NAME
+            try:
+                with open(index, "rb") as f:
+                    size = os.fstat(f.fileno()).st_size
+                    if size < self.offset:
+                        self.offset, self.entries = 0, []
+                    f.seek(self.offset)
+                    data = f.read(size - self.offset)
+            except FileNotFoundError:
+                self.offset, self.entries, data = 0, [], b""
+            complete = data.rfind(b"\n") + 1  # a line being written waits for the next read
+            self.entries.extend(_parse_index(data[:complete]))
+            self.offset += complete
+            return self.legacy_entries + self.entries
+
+    def exists(self) -> bool:
+        if self.legacy is not None:
+            return self.legacy.exists()
+        return (self.directory / INDEX_NAME).exists() or (self.directory / LEGACY_NAME).exists()
+
+
+def index_payload(reader: IndexReader, start: int = 0) -> bytes:
+    """The index as the page reads it: {"count", "recordings": entries from `start` on},
+    with a "note" when there are none yet, or {"error": ...}."""
+    where = reader.legacy or reader.directory
     try:
-        return json.dumps(load_recordings(path)).encode()
+        entries = reader.read()
     except (OSError, ValueError) as e:
-        return json.dumps({"error": f"{path} is not a readable recordings file: {e}"}).encode()
+        return json.dumps({"error": f"{where} is not a readable recordings file: {e}"}).encode()
+    out = {"count": len(entries), "from": start, "recordings": entries[start:]}
+    if not entries:
+        out["note"] = (f"No recordings yet in {where}. Mark a function with "
+                       "scaly.viz.visualize and render it; this page picks it up.")
+    return json.dumps(out).encode()
 
 
 class VizServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address, recording_file: Path):
-        self.recording_file = Path(recording_file)
+    def __init__(self, address, path: Path):
+        """Serve the recordings at ``path``: a recordings directory, its index file, or a
+        recordings.json list of the earlier layout."""
+        self.recordings = Path(path)
+        self.index = IndexReader(self.recordings)
         super().__init__(address, _Handler)
 
 
@@ -64,10 +119,25 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         # The raw path is compared as is: "/%2e%2e/x", "/../x" or "//etc/passwd"
         # match no entry, so they are 404 like every other unknown path.
-        path = self.path.split("?", 1)[0].split("#", 1)[0]
-        if path == "/recordings.json":
-            return self._send(200, recordings_payload(self.server.recording_file),
-                              "application/json")
+        path, _, query = self.path.split("#", 1)[0].partition("?")
+        params = parse_qs(query)
+        if path == "/index.json":
+            try:
+                start = max(0, int(params.get("from", ["0"])[0]))
+            except ValueError:
+                start = 0
+            return self._send(200, index_payload(self.server.index, start), "application/json")
+        if path == "/recording":
+            rid = params.get("id", [""])[0]
+            try:
+                known = {e["id"] for e in self.server.index.read()}
+                if rid not in known:
+                    raise KeyError(rid)
+                body = json.dumps(load_recording(rid, self.server.recordings)).encode()
+            except (KeyError, OSError, ValueError):
+                return self._send(404, json.dumps({"error": f"no recording {rid!r}"}).encode(),
+                                  "application/json")
+            return self._send(200, body, "application/json")
         asset = ASSETS.get(path)
         if asset is None:
             return self._send(404, b"not found\n", "text/plain; charset=utf-8")
@@ -109,12 +179,13 @@ def _open(url):
 
 def serve(*, host: str = "127.0.0.1", port: int = 8000, path=None,
           open_browser: bool = False) -> None:
-    """Serve the recordings at ``path`` (default ``recording_path()``) until
-    interrupted; the ``scaly_viz`` command runs this."""
-    recording_file = Path(path) if path is not None else recording_path()
-    server = VizServer((host, port), recording_file)
+    """Serve the recordings at ``path`` (default ``recording_dir()``; a recordings
+    directory, or a recordings.json of the earlier layout) until interrupted; the
+    ``scaly_viz`` command runs this."""
+    recordings = Path(path) if path is not None else recording_dir()
+    server = VizServer((host, port), recordings)
     url = f"http://{host}:{server.server_address[1]}"
-    print(f"*** scaly viz serving {recording_file} on {url}", flush=True)
+    print(f"*** scaly viz serving {recordings} on {url}", flush=True)
     if open_browser:
         reason = no_browser_reason()
         if reason:
@@ -135,6 +206,7 @@ def main(argv=None):
     parser.add_argument("--browser", action="store_true", help="open the page in a browser")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
-    parser.add_argument("--path", default=None, help="recordings file (default: recording_path())")
+    parser.add_argument("--path", default=None, help="recordings directory, or a recordings.json of the earlier layout "
+                             "(default: recording_dir())")
     args = parser.parse_args(argv)
     serve(host=args.host, port=args.port, path=args.path, open_browser=args.browser)

@@ -1,6 +1,7 @@
 // The recordings browser: lists the recordings, steps through a recording's
 // stages (the expression graph, the IR after each pass with its difference
-// from the previous stage, the C). Reads only /recordings.json.
+// from the previous stage, the C). Reads /index.json, then each recording
+// (/recording?id=...) when it is opened.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -294,27 +295,66 @@ function showRecording(rec, li) {
   });
 }
 
-async function load() {
+// The list: the index is read first (small), a recording only when it is
+// opened; the index is polled for entries appended since, so recordings made
+// while the page is open appear without a reload.
+const POLL_MS = 2000;
+const loaded = new Map(); // id -> recording
+let indexCount = 0;
+
+function listEntry(entry) {
+  const li = text("li", `${entry.name} · ${entry.mode}${entry.error ? " · error" : ""}`);
+  li.dataset.id = entry.id;
+  if (entry.passes) li.title = `passes ${ms(entry.passes.total)}, slowest ${entry.passes.slowest}`;
+  li.addEventListener("click", async () => {
+    let rec = loaded.get(entry.id);
+    if (!rec) {
+      li.classList.add("loading");
+      try {
+        const response = await fetch(`/recording?id=${encodeURIComponent(entry.id)}`, { cache: "no-store" });
+        rec = await response.json();
+      } catch (e) {
+        rec = { error: `Could not read the recording: ${e}` };
+      }
+      li.classList.remove("loading");
+      if (!rec.steps) { $("status").textContent = rec.error; $("status").className = "error"; return; }
+      loaded.set(entry.id, rec);
+    }
+    showRecording(rec, li);
+  });
+  return li;
+}
+
+async function poll() {
   let data;
   try {
-    const response = await fetch("/recordings.json", { cache: "no-store" });
+    const response = await fetch(`/index.json?from=${indexCount}`, { cache: "no-store" });
     data = await response.json();
   } catch (e) {
     data = { error: `Could not read the recordings: ${e}` };
   }
-  const list = $("recordings");
-  list.replaceChildren();
-  if (!Array.isArray(data)) {
-    $("status").textContent = data.error;
-    $("status").className = "error";
+  const status = $("status");
+  if (data.error) {
+    status.textContent = data.error;
+    status.className = "error";
     return;
   }
-  $("status").textContent = `${data.length} recording${data.length === 1 ? "" : "s"}`;
-  data.forEach((rec) => {
-    const li = text("li", `${rec.name} · ${rec.mode}${rec.error ? " · error" : ""}`);
-    li.addEventListener("click", () => showRecording(rec, li));
-    list.appendChild(li);
-  });
+  const list = $("recordings");
+  if (data.count < indexCount) { list.replaceChildren(); indexCount = 0; loaded.clear(); return poll(); }
+  for (const entry of data.recordings) list.appendChild(listEntry(entry));
+  indexCount = data.count;
+  status.className = "";
+  status.textContent = data.note || `${data.count} recording${data.count === 1 ? "" : "s"}`;
+}
+
+let polling = false;
+async function load() {
+  await poll();
+  setInterval(async () => {
+    if (polling) return;
+    polling = true;
+    try { await poll(); } finally { polling = false; }
+  }, POLL_MS);
 }
 
 load();
