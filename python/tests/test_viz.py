@@ -571,7 +571,8 @@ def test_server_serves_the_page_and_its_assets(server):
     srv, _ = server
     static = os.path.join(os.path.dirname(viz_recording.__file__), "static")
     for path, name, kind in [("/", "index.html", "text/html"), ("/index.html", "index.html", "text/html"),
-                             ("/viz.js", "viz.js", "javascript"), ("/viz.css", "viz.css", "text/css")]:
+                             ("/viz.js", "viz.js", "javascript"), ("/viz.css", "viz.css", "text/css"),
+                             ("/diff.js", "diff.js", "javascript")]:
         status, content_type, body = get(srv, path)
         assert status == 200 and kind in content_type
         with open(os.path.join(static, name), "rb") as f:

@@ -27,6 +27,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 ASSETS = {"/": ("index.html", "text/html; charset=utf-8"),
           "/index.html": ("index.html", "text/html; charset=utf-8"),
           "/viz.js": ("viz.js", "text/javascript; charset=utf-8"),
+          "/diff.js": ("diff.js", "text/javascript; charset=utf-8"),
           "/viz.css": ("viz.css", "text/css; charset=utf-8"),
           "/elk.js": ("elk.js", "text/javascript; charset=utf-8")}
 

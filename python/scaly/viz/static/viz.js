@@ -13,23 +13,95 @@ function text(tag, content, cls) {
   return el;
 }
 
-// Line difference of two texts (longest common subsequence on lines).
-function diffLines(a, b) {
-  const x = a.split("\n"), y = b.split("\n");
-  const n = x.length, m = y.length;
-  if (n * m > 4e6) return null; // too large to compare here
-  const L = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; --i)
-    for (let j = m - 1; j >= 0; --j)
-      L[i][j] = x[i] === y[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
-  const out = [];
-  let i = 0, j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && x[i] === y[j]) { out.push([" ", x[i]]); ++i; ++j; }
-    else if (j < m && (i === n || L[i][j + 1] >= L[i + 1][j])) { out.push(["+", y[j]]); ++j; }
-    else { out.push(["-", x[i]]); ++i; }
+// Line differences are computed by diff.js in a Web Worker (in the page where
+// there is none); each request carries an id, answered in order.
+let diffWorker = null, diffRequests = 0;
+const diffPending = new Map();
+
+function computeDiff(a, b) {
+  if (!diffWorker && typeof Worker !== "undefined") {
+    try {
+      diffWorker = new Worker("/diff.js");
+      diffWorker.onmessage = (e) => {
+        const resolve = diffPending.get(e.data.id);
+        diffPending.delete(e.data.id);
+        if (resolve) resolve({ ops: e.data.ops, ms: e.data.ms });
+      };
+    } catch (e) {
+      diffWorker = false;
+    }
   }
-  return out;
+  if (!diffWorker) {
+    const start = performance.now();
+    const ops = window.scalyDiff(a, b);
+    return Promise.resolve({ ops, ms: performance.now() - start });
+  }
+  const id = ++diffRequests;
+  return new Promise((resolve) => {
+    diffPending.set(id, resolve);
+    diffWorker.postMessage({ id, a, b });
+  });
+}
+
+const CONTEXT = 3;
+// Rows drawn at once; a button under them draws the next as many.
+const DIFF_ROWS = 2000;
+
+// The difference as hunks: changed lines with CONTEXT lines around them, each
+// line with its number in the old and the new text. Rows are drawn DIFF_ROWS
+// at a time.
+function renderDiff(ops, oldText, newText, pre) {
+  const x = oldText.split("\n"), y = newText.split("\n");
+  const width = String(Math.max(x.length, y.length)).length;
+  const rows = []; // [class, old line or -1, new line or -1, sign] or ["hunk", i, j]
+  let i = 0, j = 0, added = 0, removed = 0, hunks = 0;
+  const n = ops.length;
+  for (let k = 0; k < n; k += 2) {
+    const kind = ops[k], count = ops[k + 1];
+    if (kind === 0) {
+      const first = k === 0, last = k + 2 >= n;
+      const head = first ? 0 : Math.min(CONTEXT, count);          // after the change before
+      const tail = last ? 0 : Math.min(CONTEXT, count - head);     // before the change after
+      for (let t = 0; t < head; ++t) rows.push(["context", i + t, j + t, " "]);
+      if (!last && (first || count > head + tail)) { rows.push(["hunk", i + count - tail, j + count - tail]); ++hunks; }
+      for (let t = count - tail; t < count; ++t) rows.push(["context", i + t, j + t, " "]);
+      i += count; j += count;
+    } else {
+      if (k === 0) { rows.push(["hunk", i, j]); ++hunks; }
+      for (let t = 0; t < count; ++t) {
+        if (kind === 1) { rows.push(["removed", i, -1, "-"]); ++i; ++removed; }
+        else { rows.push(["added", -1, j, "+"]); ++j; ++added; }
+      }
+    }
+  }
+  const num = (v) => (v < 0 ? "" : String(v + 1)).padStart(width);
+  let drawn = 0;
+  const more = document.createElement("button");
+  more.className = "more";
+  const draw = () => {
+    const frag = document.createDocumentFragment();
+    const end = Math.min(rows.length, drawn + DIFF_ROWS);
+    for (; drawn < end; ++drawn) {
+      const [cls, a, b, sign] = rows[drawn];
+      if (cls === "hunk") { frag.appendChild(text("div", `@@ -${a + 1} +${b + 1} @@`, "hunk")); continue; }
+      const div = document.createElement("div");
+      div.className = cls;
+      const ln = document.createElement("span");
+      ln.className = "ln";
+      ln.textContent = `${num(a)} ${num(b)} `;
+      div.appendChild(ln);
+      div.appendChild(document.createTextNode(`${sign} ${cls === "added" ? y[b] : x[a]}`));
+      frag.appendChild(div);
+    }
+    pre.appendChild(frag);
+    if (drawn < rows.length) {
+      more.textContent = `show ${Math.min(DIFF_ROWS, rows.length - drawn)} more of ${rows.length - drawn} lines`;
+      pre.after(more);
+    } else more.remove();
+  };
+  more.addEventListener("click", draw);
+  draw();
+  return { added, removed, hunks, rows: rows.length };
 }
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -194,25 +266,41 @@ function highlightC(source) {
   return pre;
 }
 
-function showIR(rec, index, view) {
+async function showIR(rec, index, view) {
   const step = rec.steps[index];
   let previous = null;
   for (let k = index - 1; k >= 0; --k)
     if (rec.steps[k].kind === "ir") { previous = rec.steps[k]; break; }
-  view.appendChild(text("h3", `IR after ${step.name}`));
-  view.appendChild(text("pre", step.text, "ir"));
-  if (!previous) return;
-  view.appendChild(text("h3", `Difference from ${previous.name}`));
+  view.appendChild(text("h3", `IR after ${step.name}` +
+    (typeof step.seconds === "number" && step.name !== "input" ? ` (${ms(step.seconds)})` : "")));
+  const ir = text("pre", step.text, "ir");
+  if (!previous) { view.appendChild(ir); return; }
+  // The difference first: it is what the pass did. The whole IR follows,
+  // folded (a large one is slow to lay out, and is laid out only when opened).
+  const heading = text("h3", `Difference from ${previous.name}`);
   const pre = document.createElement("pre");
-  pre.className = "diff";
-  const d = diffLines(previous.text, step.text);
-  if (!d) { pre.textContent = "(too large to compare)"; }
-  else if (d.every(([s]) => s === " ")) { pre.textContent = "(no change)"; }
-  else for (const [sign, line] of d) {
-    if (sign === " ") continue;
-    pre.appendChild(text("div", `${sign} ${line}`, sign === "+" ? "added" : "removed"));
-  }
+  pre.className = "diff pending";
+  pre.textContent = "(comparing…)";
+  view.appendChild(heading);
   view.appendChild(pre);
+  const whole = document.createElement("details");
+  whole.className = "ir";
+  whole.appendChild(text("summary", `The IR (${step.text.split("\n").length} lines)`));
+  whole.appendChild(ir);
+  view.appendChild(whole);
+  const start = performance.now();
+  const result = step.changed === false || previous.text === step.text ? null
+    : await computeDiff(previous.text, step.text);
+  if (!pre.isConnected) return; // another step was opened meanwhile
+  pre.replaceChildren();
+  if (!result) { pre.textContent = "(no change)"; pre.className = "diff"; return; }
+  const counts = renderDiff(result.ops, previous.text, step.text, pre);
+  pre.className = "diff";
+  pre.dataset.ms = String(Math.round(performance.now() - start));
+  pre.dataset.diffMs = String(Math.round(result.ms));
+  pre.dataset.rows = String(counts.rows);
+  heading.textContent += `: +${counts.added} −${counts.removed} lines in ${counts.hunks} ` +
+    `hunk${counts.hunks === 1 ? "" : "s"}`;
 }
 
 function showStep(rec, index) {

@@ -43,7 +43,9 @@ try {
     await page.$$eval("#steps li.fold", (f) => f.forEach((x) => x.click()));
   }
   await page.click(`#steps li[data-name="${pass}"]`);
-  await page.waitForSelector("pre.ir");
+  await page.waitForSelector("pre.ir", { state: "attached" });
+  await page.waitForSelector("pre.diff:not(.pending)");
+  out.diffRows = await page.$$eval("pre.diff > div", (d) => d.map((x) => [x.className, x.textContent]));
   out.ir = await page.textContent("pre.ir");
   out.diffAdded = await page.$$eval("pre.diff div.added", (d) => d.length);
   out.diffRemoved = await page.$$eval("pre.diff div.removed", (d) => d.length);
