@@ -2,6 +2,7 @@
 
 #include "Inspection.h"
 
+#include "scaly/Dialect/Expr/Passes.h"
 #include "scaly/Dialect/Expr/Sparsity.h"
 #include "scaly/Trace/BuildModule.h"
 #include "scaly/Trace/Graph.h"
@@ -10,7 +11,10 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 #include <algorithm>
+#include <map>
+#include <set>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -28,91 +32,145 @@ std::string exprModuleText(const trace::Function &fn) {
   return text;
 }
 
+/// One function's graph as data: nodes (id, op, shape, dtype, file, line,
+/// callee, attrs) and edges (from, to).
+py::dict functionGraph(expr::FuncOp f) {
+  llvm::DenseMap<mlir::Value, int64_t> ids;
+  py::list nodes, edges;
+  auto typeInfo = [](mlir::Type t, py::dict &node) {
+    py::list shape;
+    mlir::Type elem = t;
+    if (auto ranked = llvm::dyn_cast<mlir::RankedTensorType>(t)) {
+      for (int64_t d : ranked.getShape())
+        shape.append(d);
+      elem = ranked.getElementType();
+    }
+    std::string dtype;
+    llvm::raw_string_ostream os(dtype);
+    elem.print(os);
+    node["shape"] = shape;
+    node["dtype"] = dtype;
+  };
+  auto names = f->getAttrOfType<mlir::ArrayAttr>("arg_names");
+  for (auto [i, arg] : llvm::enumerate(f.getBody().getArguments())) {
+    py::dict node;
+    node["id"] = static_cast<int64_t>(nodes.size());
+    node["op"] = "input";
+    node["name"] = names && i < names.size()
+                       ? llvm::cast<mlir::StringAttr>(names[i]).getValue().str()
+                       : std::string();
+    typeInfo(arg.getType(), node);
+    node["file"] = py::none();
+    node["line"] = py::none();
+    ids[arg] = static_cast<int64_t>(nodes.size());
+    nodes.append(node);
+  }
+  for (mlir::Operation &op : f.getBody().front()) {
+    py::dict node;
+    int64_t id = static_cast<int64_t>(nodes.size());
+    node["id"] = id;
+    node["op"] = op.getName().getStringRef().str();
+    if (op.getNumResults())
+      typeInfo(op.getResult(0).getType(), node);
+    else {
+      node["shape"] = py::list();
+      node["dtype"] = py::none();
+    }
+    node["results"] = op.getNumResults();
+    if (auto callee = op.getAttrOfType<mlir::FlatSymbolRefAttr>("callee"))
+      node["callee"] = callee.getValue().str();
+    // The op's other attributes as text (a math function, axes, a
+    // predicate); long ones (gather indices, constants) are cut short.
+    py::dict attrs;
+    for (mlir::NamedAttribute a : op.getAttrs()) {
+      if (a.getName() == "callee")
+        continue;
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      a.getValue().print(os);
+      if (text.size() > 60)
+        text = text.substr(0, 57) + "...";
+      attrs[py::str(a.getName().str())] = text;
+    }
+    node["attrs"] = attrs;
+    node["file"] = py::none();
+    node["line"] = py::none();
+    if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(op.getLoc())) {
+      node["file"] = loc.getFilename().str();
+      node["line"] = loc.getLine();
+    }
+    for (mlir::Value v : op.getOperands())
+      if (auto it = ids.find(v); it != ids.end())
+        edges.append(py::make_tuple(it->second, id));
+    for (mlir::Value r : op.getResults())
+      ids[r] = id;
+    nodes.append(node);
+  }
+  py::dict g;
+  g["function"] = f.getSymName().str();
+  g["nodes"] = nodes;
+  g["edges"] = edges;
+  return g;
+}
+
 /// The expression graph of a traced function as data, for scaly.viz: one
 /// dict per function of its module (the entry first, then its callees), each
 /// with nodes (id, op, shape, dtype, file, line, callee) and edges (from, to).
-py::list exprGraph(const trace::Function &fn) {
+/// With `derivatives`, the module is also run through scaly-differentiate:
+/// each expr.jvp / expr.vjp node gets "derivative", the function the pass made
+/// for it, and those functions (and the ones they call) follow, with
+/// "derived": true. A module the pass refuses gets "derivative_error" on its
+/// entry instead.
+py::list exprGraph(const trace::Function &fn, bool derivatives) {
   python::ContextGuard lock;
   auto module = trace::buildExprModule(python::context(), fn, /*tableValues=*/false);
   py::list functions;
+  std::set<std::string> before;
   for (expr::FuncOp f : module->getOps<expr::FuncOp>()) {
-    llvm::DenseMap<mlir::Value, int64_t> ids;
-    py::list nodes, edges;
-    auto typeInfo = [](mlir::Type t, py::dict &node) {
-      py::list shape;
-      mlir::Type elem = t;
-      if (auto ranked = llvm::dyn_cast<mlir::RankedTensorType>(t)) {
-        for (int64_t d : ranked.getShape())
-          shape.append(d);
-        elem = ranked.getElementType();
-      }
-      std::string dtype;
-      llvm::raw_string_ostream os(dtype);
-      elem.print(os);
-      node["shape"] = shape;
-      node["dtype"] = dtype;
-    };
-    auto names = f->getAttrOfType<mlir::ArrayAttr>("arg_names");
-    for (auto [i, arg] : llvm::enumerate(f.getBody().getArguments())) {
-      py::dict node;
-      node["id"] = static_cast<int64_t>(nodes.size());
-      node["op"] = "input";
-      node["name"] = names && i < names.size()
-                         ? llvm::cast<mlir::StringAttr>(names[i]).getValue().str()
-                         : std::string();
-      typeInfo(arg.getType(), node);
-      node["file"] = py::none();
-      node["line"] = py::none();
-      ids[arg] = static_cast<int64_t>(nodes.size());
-      nodes.append(node);
-    }
-    for (mlir::Operation &op : f.getBody().front()) {
-      py::dict node;
-      int64_t id = static_cast<int64_t>(nodes.size());
-      node["id"] = id;
-      node["op"] = op.getName().getStringRef().str();
-      if (op.getNumResults())
-        typeInfo(op.getResult(0).getType(), node);
-      else {
-        node["shape"] = py::list();
-        node["dtype"] = py::none();
-      }
-      node["results"] = op.getNumResults();
-      if (auto callee = op.getAttrOfType<mlir::FlatSymbolRefAttr>("callee"))
-        node["callee"] = callee.getValue().str();
-      // The op's other attributes as text (a math function, axes, a
-      // predicate); long ones (gather indices, constants) are cut short.
-      py::dict attrs;
-      for (mlir::NamedAttribute a : op.getAttrs()) {
-        if (a.getName() == "callee")
-          continue;
-        std::string text;
-        llvm::raw_string_ostream os(text);
-        a.getValue().print(os);
-        if (text.size() > 60)
-          text = text.substr(0, 57) + "...";
-        attrs[py::str(a.getName().str())] = text;
-      }
-      node["attrs"] = attrs;
-      node["file"] = py::none();
-      node["line"] = py::none();
-      if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(op.getLoc())) {
-        node["file"] = loc.getFilename().str();
-        node["line"] = loc.getLine();
-      }
-      for (mlir::Value v : op.getOperands())
-        if (auto it = ids.find(v); it != ids.end())
-          edges.append(py::make_tuple(it->second, id));
-      for (mlir::Value r : op.getResults())
-        ids[r] = id;
-      nodes.append(node);
-    }
-    py::dict g;
-    g["function"] = f.getSymName().str();
-    g["nodes"] = nodes;
-    g["edges"] = edges;
-    functions.append(g);
+    functions.append(functionGraph(f));
+    before.insert(f.getSymName().str());
   }
+  if (!derivatives || functions.empty())
+    return functions;
+  bool any = false;
+  module->walk([&](mlir::Operation *op) {
+    any |= llvm::isa<expr::JvpOp, expr::VjpOp>(op);
+  });
+  if (!any)
+    return functions;
+  DiagnosticCollector diags(&python::context());
+  mlir::PassManager pm(&python::context());
+  pm.addPass(expr::createDifferentiate());
+  if (mlir::failed(pm.run(*module))) {
+    functions[0].cast<py::dict>()["derivative_error"] = diags.str();
+    return functions;
+  }
+  // The k-th derivative op of a function became its k-th call of a new function.
+  std::map<std::string, std::vector<std::string>> made;
+  for (expr::FuncOp f : module->getOps<expr::FuncOp>()) {
+    if (!before.count(f.getSymName().str()))
+      continue;
+    for (mlir::Operation &op : f.getBody().front())
+      if (auto callee = op.getAttrOfType<mlir::FlatSymbolRefAttr>("callee"))
+        if (!before.count(callee.getValue().str()))
+          made[f.getSymName().str()].push_back(callee.getValue().str());
+  }
+  for (py::handle g : functions) {
+    auto name = g["function"].cast<std::string>();
+    auto it = made.find(name);
+    size_t k = 0;
+    for (py::handle node : g["nodes"].cast<py::list>()) {
+      auto op = node["op"].cast<std::string>();
+      if ((op == "expr.jvp" || op == "expr.vjp") && it != made.end() && k < it->second.size())
+        node.cast<py::dict>()["derivative"] = it->second[k++];
+    }
+  }
+  for (expr::FuncOp f : module->getOps<expr::FuncOp>())
+    if (!before.count(f.getSymName().str())) {
+      py::dict g = functionGraph(f);
+      g["derived"] = true;
+      functions.append(g);
+    }
   return functions;
 }
 
@@ -507,5 +565,6 @@ void python::bindInspection(py::module_ &m) {
   m.def("expr_module", &exprModuleText, "The expression-dialect module of a traced function");
   m.def("expr_enums", &exprEnums,
         "The expression dialect's enum names (ODS): math, math2, compare and reduce");
-  m.def("expr_graph", &exprGraph, "The expression graph of a traced function, as data");
+  m.def("expr_graph", &exprGraph, "The expression graph of a traced function, as data",
+        py::arg("fn"), py::arg("derivatives") = false);
 }

@@ -865,3 +865,31 @@ def test_no_browser_reason():
     assert no_browser_reason({"DISPLAY": ":0"}, "linux") is None
     assert no_browser_reason({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
     assert no_browser_reason({}, "darwin") is None and no_browser_reason({}, "win32") is None
+
+
+def test_derivative_functions_are_in_the_graph():
+    """sc.gradient's vjp node names the function scaly-differentiate made for it, and that
+    function's graph follows the traced ones, marked derived (issue 32, item 5)."""
+    @sc.function(sc.arg("x", 3), outputs=sc.arg("e"))
+    def energy(x):
+        return sc.sumsqr(sc.sin(x))
+
+    grad = viz.visualize(sc.gradient(energy))
+    render_c_module(grad)
+    functions = viz.recordings()[0]["steps"][0]["functions"]
+    traced = [f["function"] for f in functions if not f.get("derived")]
+    assert traced == ["energy_gradient", "energy_vjp", "energy"]
+    (vjp,) = [n for f in functions for n in f["nodes"] if n["op"] == "expr.vjp"]
+    assert vjp["callee"] == "energy"
+    (derived,) = [f for f in functions if f.get("derived")]
+    assert vjp["derivative"] == derived["function"]
+    ops = [n["op"] for n in derived["nodes"]]
+    assert ops[:2] == ["input", "input"] and "expr.math" in ops and ops[-1] == "expr.return"
+    # The derivative exists in the lowered module under that name.
+    differentiated = next(s["text"] for s in viz.recordings()[0]["steps"]
+                          if s.get("name") == "scaly-differentiate")
+    assert f"expr.func @{derived['function']}(" in differentiated
+    # Without derivative ops nothing is added.
+    fn = viz.visualize(make_model("plain"))
+    render_c_module(fn)
+    assert not any(f.get("derived") for f in viz.recordings()[1]["steps"][0]["functions"])

@@ -230,3 +230,27 @@ def test_a_large_models_diff_shows_in_under_a_second(tmp_path, monkeypatch):
         assert p["rows"] == min(2000, int(p["allRows"]))
     assert seen["more"]["after"] == seen["more"]["before"] + 2000
     print("diff ms by pass:", {p["name"]: p["ms"] for p in changed})
+
+
+def test_a_gradients_derivative_is_drawn_from_its_vjp(tmp_path, monkeypatch):
+    """For sc.gradient the function scaly-differentiate makes is drawn like any other:
+    the vjp node opens it (issue 32, item 5)."""
+    monkeypatch.setenv("SCALY_VIZ_DIR", str(tmp_path / "viz"))
+    from scaly.viz import clear_recordings, recordings, visualize
+
+    @sc.function(sc.arg("x", 3), outputs=sc.arg("e"))
+    def energy(x):
+        return sc.sumsqr(sc.sin(x))
+
+    clear_recordings()
+    grad = visualize(sc.gradient(energy), label="gradient")
+    render_c_module(grad)
+    functions = recordings()[0]["steps"][0]["functions"]
+    (derived,) = [f for f in functions if f.get("derived")]
+    seen = drive(WEB / "derivative_test.mjs")
+    assert seen["errors"] == []
+    assert f"@{derived['function']}" in seen["derivedNote"]
+    assert seen["vjpLabel"].startswith(f"vjp @energy → @{derived['function']}")
+    assert seen["derivativeHeading"].startswith(f"derivative of @energy: @{derived['function']} ")
+    assert seen["derivativeNodes"] == [n["op"] for n in derived["nodes"]]
+    assert "expr.math" in seen["derivativeNodes"] and len(seen["derivativeNodes"]) > 5

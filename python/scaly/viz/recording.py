@@ -326,7 +326,7 @@ def record(fun, mode, *, module=None, error=None):
     from .. import _scaly
     steps = []
     try:
-        functions = _scaly.expr_graph(fun._traced)
+        functions = _scaly.expr_graph(fun._traced, derivatives=True)
         for f in functions:  # as JSON has them, in memory too
             f["edges"] = [list(e) for e in f["edges"]]
         steps.append({"kind": "graph", "name": "expression graph", "functions": functions})

@@ -123,7 +123,8 @@ function nodeLabel(node) {
   const word = enumWord(attrs.fn) || enumWord(attrs.kind) || enumWord(attrs.predicate);
   const op = node.op.replace(/^expr\./, "") + (word ? ` ${word}` : "");
   const shape = node.shape && node.shape.length ? `(${node.shape.join(",")})` : "";
-  return `${op}${node.name ? " " + node.name : ""}${node.callee ? " @" + node.callee : ""} ${shape}`;
+  return `${op}${node.name ? " " + node.name : ""}${node.callee ? " @" + node.callee : ""}` +
+    `${node.derivative ? " → @" + node.derivative : ""} ${shape}`;
 }
 
 // A graph with more nodes than this is drawn as blocks of consecutive nodes
@@ -184,8 +185,11 @@ async function drawGraph(fn, byName, container) {
   const expansions = document.createElement("div");
   for (const [k, c] of layout.children.entries()) {
     const node = fn.nodes[k];
-    const callee = node.sub || (node.callee && byName[node.callee]);
-    const g = svg("g", { class: "node" + (callee ? " collapsed" : "") + (node.op === "input" ? " input" : ""),
+    // A jvp or vjp opens the function scaly-differentiate made for it.
+    const callee = node.sub || (node.derivative && byName[node.derivative]) ||
+      (node.callee && byName[node.callee]);
+    const g = svg("g", { class: "node" + (callee ? " collapsed" : "") + (node.op === "input" ? " input" : "") +
+                         (node.derivative ? " derivative" : ""),
                          transform: `translate(${c.x},${c.y})`, "data-id": node.id, "data-op": node.op });
     const title = svg("title");
     title.textContent = `${node.op} ${node.dtype ?? ""} (${(node.shape || []).join(", ")})` +
@@ -203,7 +207,8 @@ async function drawGraph(fn, byName, container) {
         if (shown) { shown.remove(); shown = null; return; }
         shown = document.createElement("div");
         shown.className = "expansion";
-        shown.appendChild(text("h4", `${node.sub ? "" : "@"}${callee.function} (${callee.nodes.length} nodes)`));
+        shown.appendChild(text("h4", (node.derivative ? `derivative of @${node.callee}: ` : "") +
+          `${node.sub ? "" : "@"}${callee.function} (${callee.nodes.length} nodes)`));
         expansions.appendChild(shown);
         await drawGraph(callee, byName, shown);
       });
@@ -240,6 +245,12 @@ async function showGraph(step, view) {
   const top = step.functions[0];
   view.appendChild(text("h3", `${top.function}: ${top.nodes.length} nodes, ${top.edges.length} edges` +
     (top.nodes.length > MAX_DRAWN ? " (drawn as blocks of consecutive nodes; click one to open it)" : "")));
+  const derived = step.functions.filter((f) => f.derived);
+  if (derived.length)
+    view.appendChild(text("p", `Derivatives drawn from their jvp/vjp nodes (made by scaly-differentiate): ` +
+      derived.map((f) => `@${f.function}`).join(", "), "derived"));
+  if (top.derivative_error)
+    view.appendChild(text("p", `The derivatives could not be drawn: ${top.derivative_error}`, "error"));
   if (typeof ELK === "undefined") {
     view.appendChild(text("p", "The layout engine (elk.js) is not built: run scripts/setup.sh.", "error"));
     return;
