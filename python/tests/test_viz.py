@@ -893,3 +893,17 @@ def test_derivative_functions_are_in_the_graph():
     fn = viz.visualize(make_model("plain"))
     render_c_module(fn)
     assert not any(f.get("derived") for f in viz.recordings()[1]["steps"][0]["functions"])
+
+
+def test_the_graph_carries_the_python_source_of_its_lines():
+    """The graph step holds the span of Python source its nodes came from (with a few
+    lines around), for the page to show beside the graph (issue 32, item 3)."""
+    fn = viz.visualize(make_model("sourced"))
+    render_c_module(fn)
+    (src,) = viz.recordings()[0]["steps"][0]["sources"]
+    assert src["file"] == THIS_FILE
+    lines = {line_of("sin"), line_of("add"), line_of("sumsqr")}
+    assert src["first"] == min(lines) - 3 and len(src["lines"]) == max(lines) - min(lines) + 7
+    for marker in ("sin", "add", "sumsqr"):
+        assert f"# line: {marker}" in src["lines"][line_of(marker) - src["first"]]
+    assert viz_recording._sources([{"nodes": [{"file": "<string>", "line": 3}]}]) == []

@@ -117,7 +117,7 @@ def test_page_lists_draws_steps_and_shows_c(tmp_path, monkeypatch):
     # ops carrying it (the loop over stages) are listed.
     reshape = next(n for n in graph[0]["nodes"] if n["op"] == "expr.reshape")
     assert f"expr.reshape from {reshape['file']}:{reshape['line']}" in seen["origin"]
-    assert "came from this line" in seen["origin"] and "emitc." in seen["origin"]
+    assert "printed one to one" in seen["origin"] and "emitc." in seen["origin"]
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
 
 
@@ -254,3 +254,57 @@ def test_a_gradients_derivative_is_drawn_from_its_vjp(tmp_path, monkeypatch):
     assert seen["derivativeHeading"].startswith(f"derivative of @energy: @{derived['function']} ")
     assert seen["derivativeNodes"] == [n["op"] for n in derived["nodes"]]
     assert "expr.math" in seen["derivativeNodes"] and len(seen["derivativeNodes"]) > 5
+
+
+def test_python_source_beside_the_graph_links_lines_to_ops_and_c(tmp_path, monkeypatch):
+    """The Python source is shown beside the graph; clicking a line of a loop body unrolled
+    into the trace highlights that line's nodes of one iteration, lists its ops in every
+    stage (one run per iteration) and the EmitC ops (the C), in a panel beside the line;
+    the next iteration and a clicked node move the panel and the highlight (issue 32, item 3)."""
+    monkeypatch.setenv("SCALY_VIZ_DIR", str(tmp_path / "viz"))
+    from scaly.viz import clear_recordings, recordings, visualize
+
+    @sc.function(sc.arg("x", 4), outputs=sc.arg("y"))
+    def looped(x):
+        for _ in range(5):
+            x = x + 0.5 * x.sin()  # loop body
+        return sc.sum(x)
+
+    clear_recordings()
+    visualize(looped, label="looped")
+    render_c_module(looped)
+    step = recordings()[0]["steps"][0]
+    (src,) = step["sources"]
+    body_line = src["first"] + next(k for k, t in enumerate(src["lines"]) if "# loop body" in t)
+    nodes = [n for n in step["functions"][0]["nodes"] if n["line"] == body_line]
+    # One line, five iterations in a row: sin, mul, add each, the first with the
+    # constant 0.5 and its broadcast.
+    ops = [n["op"] for n in nodes]
+    assert ops == ["expr.math", "expr.constant", "expr.broadcast", "expr.mul", "expr.add"] + \
+        ["expr.math", "expr.mul", "expr.add"] * 4
+    iterations = [nodes[:5]] + [nodes[5 + 3 * k:8 + 3 * k] for k in range(4)]
+    ir = [s for s in recordings()[0]["steps"] if s["kind"] == "ir"]
+    seen = drive(WEB / "source_test.mjs", "# loop body")
+    assert seen["errors"] == []
+    assert seen["rowLine"] == body_line and body_line in seen["located"]
+    first, second, node = seen["first"], seen["second"], seen["node"]
+    assert not first["hidden"] and first["py"] == "x = x + 0.5 * x.sin()  # loop body"
+    assert first["iteration"].strip() == "iteration 1 of 5"
+    assert first["highlighted"] == [n["id"] for n in iterations[0]]
+    assert first["sourceHl"] == [body_line]
+    stages = {name: (ops, runs, text) for name, ops, runs, text in first["stages"]}
+    assert [name for name, *_ in first["stages"]] == [s["name"] for s in ir]
+    n_ops, runs, text = stages["input"]
+    assert runs == 5 and n_ops == 5 and all(f":{body_line}:" in l for l in text.split("\n"))
+    emitc = stages[ir[-1]["name"]]
+    assert emitc[0] > 0 and "emitc." in emitc[2]
+    # Beside the clicked line: level with it, right of the source.
+    assert abs(first["top"] - first["rowTop"]) < 30 and first["left"] >= first["sourceRight"] - 5
+    assert second["iteration"].strip() == "iteration 2 of 5"
+    assert second["highlighted"] == [n["id"] for n in iterations[1]]
+    assert dict((n, o) for n, o, _, _ in second["stages"])["input"] == 3
+    assert [r for _, _, r, _ in second["stages"]] == [r for _, _, r, _ in first["stages"]]
+    # A node of the last iteration: the panel moves beside it.
+    assert node["heading"].endswith(f":{body_line}") and not node["hidden"]
+    assert abs(node["top"] - node["nodeTop"]) < 30
+    assert node["left"] >= min(node["nodeRight"], 1400 - 460) - 20

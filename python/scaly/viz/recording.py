@@ -320,6 +320,28 @@ def _append(recording) -> str:
     return rid
 
 
+def _sources(functions, *, margin: int = 3, limit: int = 400) -> list:
+    """The Python lines the graph's nodes came from, per file: the span from the first
+    to the last such line with `margin` lines around it (at most `limit` lines), as
+    {"file", "first" (its 1-based number), "lines"}; files Python cannot read are left out."""
+    import linecache
+    wanted: dict = {}
+    for f in functions:
+        for n in f["nodes"]:
+            if n.get("file") and isinstance(n.get("line"), int):
+                wanted.setdefault(n["file"], set()).add(n["line"])
+    out = []
+    for file, lines in wanted.items():
+        text = linecache.getlines(file)
+        if not text:
+            continue
+        first = max(1, min(lines) - margin)
+        last = min(len(text), max(lines) + margin, first + limit - 1)
+        out.append({"file": file, "first": first,
+                    "lines": [t.rstrip("\n") for t in text[first - 1:last]]})
+    return out
+
+
 def record(fun, mode, *, module=None, error=None):
     """Append the recording of one render of ``fun`` (called by the render paths):
     ``module`` a RenderedModule rendered with its stages, or ``error`` the failure."""
@@ -329,7 +351,8 @@ def record(fun, mode, *, module=None, error=None):
         functions = _scaly.expr_graph(fun._traced, derivatives=True)
         for f in functions:  # as JSON has them, in memory too
             f["edges"] = [list(e) for e in f["edges"]]
-        steps.append({"kind": "graph", "name": "expression graph", "functions": functions})
+        steps.append({"kind": "graph", "name": "expression graph", "functions": functions,
+                      "sources": _sources(functions)})
     except Exception as e:  # the graph of a function that cannot be built
         steps.append({"kind": "graph", "name": "expression graph", "functions": [],
                       "error": str(e)})

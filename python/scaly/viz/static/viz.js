@@ -200,7 +200,8 @@ async function drawGraph(fn, byName, container) {
     const label = svg("text", { x: 4, y: 14 });
     label.textContent = nodeLabel(node);
     g.appendChild(label);
-    if (!callee && node.file) g.addEventListener("click", () => showOrigin(node));
+    if (node.file) { g.dataset.file = node.file; g.dataset.line = node.line; }
+    if (!callee && node.file) g.addEventListener("click", () => showOrigin(node.file, node.line, g, node.op));
     if (callee) {
       let shown = null;
       g.addEventListener("click", async () => {
@@ -219,23 +220,175 @@ async function drawGraph(fn, byName, container) {
   container.appendChild(expansions);
 }
 
-// A node's Python line, and the ops of the last IR stage (EmitC, what the C
-// printer prints) that carry the same location: the C it became.
-function showOrigin(node) {
+// Where a Python line went. Each IR stage's ops carrying the line's location
+// (file:line:col at the end of an op's line) are grouped into runs: ops of the
+// line in a row, an op of another location ending a run, and a run whose op
+// sequence repeats split into its repetitions. A loop in Python unrolled into
+// the trace gives one run per iteration, so the panel shows one iteration at
+// a time (‹ › step through them). The last stage is EmitC,
+// which the C printer prints one op to one statement: the C the line became.
+const stageLines = new WeakMap();
+const LOCATED = /\S+:\d+:\d+\)?\s*$/;
+
+function escapeRegExp(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+// A run of one line's ops can hold several iterations (a loop body written on
+// one line): split it where its op sequence repeats. The period is the
+// smallest p whose chunks, counted back from the run's end, repeat the last
+// chunk at least twice and cover half the run; what is left before them (a
+// first iteration with its constants) is one more iteration.
+function splitIterations(run, keyOf) {
+  const keys = run.map(keyOf), n = keys.length;
+  for (let p = 1; 2 * p <= n; ++p) {
+    let chunks = 1;
+    while ((chunks + 1) * p <= n) {
+      const start = n - (chunks + 1) * p;
+      let same = true;
+      for (let t = 0; t < p && same; ++t) same = keys[start + t] === keys[n - p + t];
+      if (!same) break;
+      ++chunks;
+    }
+    if (chunks < 2 || 2 * chunks * p < n) continue;
+    const out = [];
+    const rest = n - chunks * p;
+    if (rest) out.push(run.slice(0, rest));
+    for (let c = 0; c < chunks; ++c) out.push(run.slice(rest + c * p, rest + (c + 1) * p));
+    return out;
+  }
+  return [run];
+}
+
+const opKey = (line) => { const m = /^\s*(?:[%\w#:, ]+ = )?"?([\w.]+)/.exec(line); return m ? m[1] : line; };
+
+function runsOf(stage, where) {
+  let lines = stageLines.get(stage);
+  if (!lines) { lines = stage.text.split("\n"); stageLines.set(stage, lines); }
+  const pattern = new RegExp(`${escapeRegExp(where)}:\\d+\\)?\\s*$`);
+  const runs = [];
+  let run = null;
+  for (const line of lines) {
+    if (line.startsWith("#")) continue;
+    if (pattern.test(line)) {
+      if (!run) { run = []; runs.push(run); }
+      run.push(line);
+    } else if (LOCATED.test(line)) run = null;
+  }
+  return runs.flatMap((r) => splitIterations(r, opKey));
+}
+
+// Runs of the drawn graph's nodes from one line (in trace order).
+function nodeRuns(file, line) {
+  const runs = [];
+  let run = null;
+  for (const g of document.querySelectorAll(".graphs > svg.graph g.node")) {
+    if (g.dataset.file === file && g.dataset.line === String(line)) {
+      if (!run) { run = []; runs.push(run); }
+      run.push(g);
+    } else if (g.dataset.file) run = null;
+  }
+  return runs.flatMap((r) => splitIterations(r, (g) => g.dataset.op));
+}
+
+function sourceLine(file, line) {
+  const step = window.currentGraphStep;
+  const src = step && (step.sources || []).find((s) => s.file === file);
+  return src && line >= src.first && line < src.first + src.lines.length ? src.lines[line - src.first] : null;
+}
+
+// The panel goes beside what was clicked: level with it, right of a node, or
+// right of the graph for a source line (so the graph stays clickable).
+function placeBeside(panel, anchor) {
+  const view = $("view");
+  const a = anchor.getBoundingClientRect(), v = view.getBoundingClientRect();
+  const graph = document.querySelector(".graphs > svg.graph");
+  const right = anchor.closest("#source") && graph ? Math.max(a.right, graph.getBoundingClientRect().right) : a.right;
+  panel.style.top = `${Math.max(0, a.top - v.top + view.scrollTop)}px`;
+  panel.style.left = `${Math.max(0, Math.min(right - v.left + 12, v.width - 460))}px`;
+}
+
+function showOrigin(file, line, anchor, op, iteration = 0) {
   const panel = $("origin");
   panel.replaceChildren();
-  const where = `${node.file}:${node.line}`;
-  panel.appendChild(text("h4", `${node.op} from ${where}`));
+  panel.hidden = false;
+  const where = `${file}:${line}`;
+  document.querySelectorAll("svg.graph g.node.hl").forEach((g) => g.classList.remove("hl"));
+  document.querySelectorAll("#source div.hl").forEach((d) => d.classList.remove("hl"));
+  for (const row of document.querySelectorAll("#source div[data-line]"))
+    if (row.dataset.file === file && row.dataset.line === String(line)) row.classList.add("hl");
+  const close = text("button", "×", "close");
+  close.addEventListener("click", () => { panel.hidden = true; });
+  panel.appendChild(close);
+  panel.appendChild(text("h4", `${op ? op + " from " : ""}${where}`));
+  const code = sourceLine(file, line);
+  if (code !== null) panel.appendChild(text("pre", code.trim(), "py-line"));
   const rec = window.currentRecording;
-  const stages = rec ? rec.steps.filter((s) => s.kind === "ir") : [];
-  const last = stages[stages.length - 1];
-  if (!last) return;
-  const pattern = new RegExp(`${where.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+\\)?\\s*$`);
-  const lines = last.text.split("\n").filter((l) => !l.startsWith("#") && pattern.test(l));
-  panel.appendChild(text("p", lines.length
-    ? `${lines.length} op${lines.length === 1 ? "" : "s"} of ${last.name} came from this line:`
-    : `No op of ${last.name} carries this location (folded or merged away).`));
-  if (lines.length) panel.appendChild(text("pre", lines.join("\n"), "origin-ops"));
+  const stages = rec ? rec.steps.filter((st) => st.kind === "ir") : [];
+  const graphRuns = nodeRuns(file, line);
+  const perStage = stages.map((st) => runsOf(st, where));
+  // Iterations as the trace has them; a stage that split or merged them shows
+  // its own count.
+  const count = graphRuns.length || Math.max(1, ...perStage.map((r) => r.length));
+  const k = Math.min(Math.max(0, iteration), count - 1);
+  (graphRuns[Math.min(k, graphRuns.length - 1)] || []).forEach((g) => g.classList.add("hl"));
+  if (count > 1) {
+    const nav = document.createElement("div");
+    nav.className = "iteration";
+    const prev = text("button", "‹", "prev"), next = text("button", "›", "next");
+    prev.disabled = k === 0; next.disabled = k === count - 1;
+    prev.addEventListener("click", () => showOrigin(file, line, anchor, op, k - 1));
+    next.addEventListener("click", () => showOrigin(file, line, anchor, op, k + 1));
+    nav.append(prev, text("span", ` iteration ${k + 1} of ${count} `), next);
+    panel.appendChild(nav);
+  }
+  const last = stages.length - 1;
+  stages.forEach((st, s) => {
+    const runs = perStage[s];
+    const r = Math.min(k, runs.length - 1);
+    const run = runs[r] || [];
+    const details = document.createElement("details");
+    details.className = "stage-ops";
+    details.dataset.stage = st.name;
+    details.dataset.ops = run.length;
+    details.dataset.runs = runs.length;
+    if (s === last) details.open = true;
+    details.appendChild(text("summary", `${s === last ? "C (" + st.name + ", printed one to one)" : st.name}: ` +
+      (runs.length ? `${run.length} op${run.length === 1 ? "" : "s"}` +
+        (runs.length > 1 ? ` (run ${r + 1} of ${runs.length})` : "")
+        : "none (folded or merged away)")));
+    if (run.length) details.appendChild(text("pre", run.join("\n"), s === last ? "origin-ops" : "stage-run"));
+    panel.appendChild(details);
+  });
+  if (anchor) placeBeside(panel, anchor);
+}
+
+// The Python source the graph came from; each line that has nodes is clickable.
+function showSource(step, container) {
+  const sources = step.sources || [];
+  if (!sources.length) return null;
+  const located = new Set();
+  for (const f of step.functions) for (const n of f.nodes) if (n.file) located.add(`${n.file}:${n.line}`);
+  const panel = document.createElement("div");
+  panel.id = "source";
+  for (const src of sources) {
+    panel.appendChild(text("h4", src.file.split("/").pop(), "source-file"));
+    const pre = document.createElement("pre");
+    src.lines.forEach((code, k) => {
+      const line = src.first + k;
+      const row = text("div", `${String(line).padStart(4)}  ${code}`);
+      row.dataset.line = line;
+      row.dataset.file = src.file;
+      if (located.has(`${src.file}:${line}`)) {
+        row.className = "located";
+        row.addEventListener("click", () => showOrigin(src.file, line, row, null));
+      }
+      pre.appendChild(row);
+    });
+    panel.appendChild(pre);
+  }
+  container.appendChild(panel);
+  return panel;
 }
 
 async function showGraph(step, view) {
@@ -255,10 +408,20 @@ async function showGraph(step, view) {
     view.appendChild(text("p", "The layout engine (elk.js) is not built: run scripts/setup.sh.", "error"));
     return;
   }
+  window.currentGraphStep = step;
   const origin = document.createElement("div");
   origin.id = "origin";
+  origin.hidden = true;
   view.appendChild(origin);
-  await drawGraph(top, byName, view);
+  // The Python source beside the graph.
+  const row = document.createElement("div");
+  row.className = "graph-row";
+  showSource(step, row);
+  const graphs = document.createElement("div");
+  graphs.className = "graphs";
+  row.appendChild(graphs);
+  view.appendChild(row);
+  await drawGraph(top, byName, graphs);
 }
 
 // C with keywords, comments, numbers and preprocessor lines marked.

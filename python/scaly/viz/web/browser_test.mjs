@@ -18,16 +18,16 @@ try {
   await page.click(`#recordings li:has-text("${name}")`);
   await page.click('#steps li[data-kind="graph"]');
   await page.waitForSelector("svg.graph g.node");
-  out.graphNodes = await page.$$eval("#view > svg.graph g.node", (gs) => gs.length);
-  out.collapsed = await page.$$eval("#view > svg.graph g.node.collapsed", (gs) => gs.length);
+  out.graphNodes = await page.$$eval("#view .graphs > svg.graph g.node", (gs) => gs.length);
+  out.collapsed = await page.$$eval("#view .graphs > svg.graph g.node.collapsed", (gs) => gs.length);
   if (out.collapsed) {
-    await page.click("#view > svg.graph g.node.collapsed");
+    await page.click("#view .graphs > svg.graph g.node.collapsed");
     await page.waitForSelector(".expansion svg.graph g.node");
     out.expandedNodes = await page.$$eval(".expansion svg.graph g.node", (gs) => gs.length);
   }
   await page.screenshot({ path: screenshot, fullPage: false });
   // A traced op (not an input, not a collapsed call): its line and the C it became.
-  await page.click('#view > svg.graph g.node[data-op="expr.reshape"]');
+  await page.click('#view .graphs > svg.graph g.node[data-op="expr.reshape"]');
   await page.waitForSelector("#origin h4");
   out.origin = await page.textContent("#origin");
   // The passes' timing at a glance, and the unchanged passes folded away.

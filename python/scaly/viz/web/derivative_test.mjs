@@ -14,10 +14,10 @@ try {
   await page.waitForSelector("#recordings li");
   await page.click("#recordings li");
   await page.click('#steps li[data-kind="graph"]');
-  await page.waitForSelector("#view > svg.graph g.node");
+  await page.waitForSelector("#view .graphs > svg.graph g.node");
   out.derivedNote = await page.textContent("#view p.derived");
-  out.top = await page.$$eval("#view > svg.graph g.node", (g) => g.map((x) => x.textContent));
-  await page.click('#view > svg.graph g.node[data-op="expr.call"]');
+  out.top = await page.$$eval("#view .graphs > svg.graph g.node", (g) => g.map((x) => x.textContent));
+  await page.click('#view .graphs > svg.graph g.node[data-op="expr.call"]');
   await page.waitForSelector(".expansion svg.graph g.node.derivative");
   out.vjpLabel = await page.textContent(".expansion svg.graph g.node.derivative text");
   await page.click(".expansion svg.graph g.node.derivative");

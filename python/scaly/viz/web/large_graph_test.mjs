@@ -13,11 +13,11 @@ try {
   await page.click("#recordings li");
   const start = Date.now();
   await page.click('#steps li[data-kind="graph"]');
-  await page.waitForSelector("#view > svg.graph g.node", { timeout: 60000 });
+  await page.waitForSelector("#view .graphs > svg.graph g.node", { timeout: 60000 });
   out.ms = Date.now() - start;
-  out.drawn = await page.$$eval("#view > svg.graph g.node", (g) => g.length);
+  out.drawn = await page.$$eval("#view .graphs > svg.graph g.node", (g) => g.length);
   out.heading = await page.textContent("#view h3");
-  await page.click('#view > svg.graph g.node[data-op="block"]');
+  await page.click('#view .graphs > svg.graph g.node[data-op="block"]');
   await page.waitForSelector(".expansion svg.graph g.node");
   out.opened = await page.$$eval(".expansion svg.graph g.node", (g) => g.length);
 } finally {
