@@ -537,6 +537,15 @@ int32_t Graph::gather(int32_t a, std::vector<int64_t> indices, Shape to) {
                                              builder_.getDenseI64ArrayAttr(indices)));
 }
 
+int32_t Graph::scatter(int32_t a, std::vector<int64_t> positions, Shape to) {
+  std::string error;
+  rules::scatter(shape(a), positions.data(), positions.size(), to, error);
+  if (!error.empty())
+    throw std::invalid_argument(error);
+  return add(builder_.create<expr::ScatterOp>(loc_, tensorType(to, dtype(a)), value(a),
+                                              builder_.getDenseI64ArrayAttr(positions)));
+}
+
 int32_t Graph::concat(const std::vector<int32_t> &parts, Shape to) {
   if (parts.empty())
     throw std::invalid_argument("concat: needs at least one array");

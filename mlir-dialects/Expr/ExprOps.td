@@ -363,6 +363,30 @@ def Expr_GatherOp : Expr_Op<"gather", [Expr_HasSparsityRule, Expr_Differentiable
   let hasFolder = 1;
 }
 
+def Expr_ScatterOp : Expr_Op<"scatter", [Expr_HasSparsityRule, Expr_Differentiable, Pure,
+    AllElementTypesMatch<["values", "result"]>]> {
+  let summary = "place values at static row-major positions of a zero array";
+  let description = [{
+    Element `positions[k]` of the result (row-major) is element `k` of the
+    flattened `values`; every other element is zero. Positions are distinct
+    and within the result, one per value. The inverse of `expr.gather` for a
+    table without repeats: a dense matrix assembled from its stored entries
+    (a sparse Jacobian or Hessian asked for as `layout="dense"`) is one
+    scatter, whose lowering fills the result with zeros and writes the
+    values in one loop over a table of `positions` (O(entries) C, where a
+    gather of the result would need a table of every element).
+
+    ```mlir
+    %d = expr.scatter %v [0, 4, 8] : tensor<3xf64> to tensor<3x3xf64>
+    ```
+  }];
+  let arguments = (ins Expr_Array:$values, DenseI64ArrayAttr:$positions);
+  let results = (outs Expr_Array:$result);
+  let assemblyFormat = "$values $positions attr-dict `:` type($values) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 def Expr_ConcatOp : Expr_Op<"concat", [Expr_HasSparsityRule, Expr_Differentiable, Pure]> {
   let summary = "concatenate operands, flattened or along an axis";
   let description = [{

@@ -446,6 +446,7 @@ void python::bindGraph(py::module_ &m) {
       .def("broadcast", located(&Graph::broadcast))
       .def("reshape", located(&Graph::reshape))
       .def("gather", located(&Graph::gather))
+      .def("scatter", located(&Graph::scatter))
       .def("concat", located(&Graph::concat))
       .def("sum", located(&Graph::sum))
       .def("concat_axis", located(&Graph::concatAxis))

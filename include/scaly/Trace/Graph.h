@@ -108,6 +108,9 @@ public:
   int32_t reshape(int32_t a, Shape shape);
   /// Fancy (irregular) indexing only: basic indexing is slice + reshape.
   int32_t gather(int32_t a, std::vector<int64_t> indices, Shape shape);
+  /// A zero array of `shape` with element positions[k] (row-major) set to
+  /// element k of `a`, flattened; positions distinct, one per element of `a`.
+  int32_t scatter(int32_t a, std::vector<int64_t> positions, Shape shape);
   /// Flattened concatenation (the result holds the parts one after another).
   int32_t concat(const std::vector<int32_t> &parts, Shape shape);
   /// NumPy's concatenate along `axis` (parts of equal rank).

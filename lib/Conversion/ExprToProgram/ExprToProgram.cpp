@@ -225,6 +225,8 @@ LogicalResult ProcLowering::lowerOp(Operation *op) {
     return lowerReduce(cast<ex::ReduceOp>(op));
   if (isa<ex::MatmulOp>(op))
     return lowerMatmul(cast<ex::MatmulOp>(op));
+  if (auto scatter = dyn_cast<ex::ScatterOp>(op))
+    return lowerScatter(scatter);
   // A leading-axis concatenation whose parts were all produced in their
   // place in its destination is that destination: nothing to copy.
   if (auto concat = dyn_cast<ex::ConcatOp>(op); concat && concat.getAxis().value_or(0) == 0)

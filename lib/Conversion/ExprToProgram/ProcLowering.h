@@ -185,6 +185,12 @@ private:
   /// gather's index table, then the source (in memory) at that position.
   Value gatherElement(ex::GatherOp g, Ix lin, Location loc);
 
+  /// A scatter: small, its elements (zeros and the placed values); large,
+  /// its memory filled with zeros by one loop, then the values written at
+  /// their positions (by one loop over a table of them when there are more
+  /// than the scalarization limit, else one store each).
+  LogicalResult lowerScatter(ex::ScatterOp o);
+
   Value splatScalar(ex::ConstantOp c, Location loc);
 
   /// Refusals that hold whatever the size.

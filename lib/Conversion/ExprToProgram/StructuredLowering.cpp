@@ -305,6 +305,56 @@ Value ProcLowering::gatherElement(ex::GatherOp g, Ix lin, Location loc) {
   return loadAt(src, Ix{at}, loc);
 }
 
+LogicalResult ProcLowering::lowerScatter(ex::ScatterOp o) {
+  Location loc = o.getLoc();
+  Value v = o.getValues();
+  ArrayRef<int64_t> at = o.getPositions();
+  Type elem = elementOf(o.getType());
+  auto zero = [&] { return lowering::constant(b, elem, b.getZeroAttr(elem), loc); };
+  int64_t n = ex::numElements(o.getType()), count = static_cast<int64_t>(at.size());
+  if (!isLarge(o)) {
+    Stored out;
+    out.elems.assign(n, n ? zero() : Value());
+    for (int64_t k = 0; k < count; ++k)
+      out.elems[at[k]] = elementStatic(v, k, loc);
+    values[o] = std::move(out);
+    return success();
+  }
+  Value mem = resultMemory(o, loc);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    SmallVector<Ix> ivs = openLoops({n}, loc);
+    storeAt(zero(), mem, ivs[0], loc);
+  }
+  if (!isLarge(v)) {
+    // Few values: one store each, at its constant position.
+    for (int64_t k = 0; k < count; ++k)
+      storeAt(elementStatic(v, k, loc), mem, Ix{{}, at[k]}, loc);
+  } else {
+    // The values' memory (when they are not computed from one index) before
+    // the loop: a spill is written once.
+    Value src = isFlat(v) ? Value() : inMemory(v, loc);
+    // Evenly spaced positions (a diagonal) are computed from the counter;
+    // others are read from a table of them.
+    int64_t step = count > 1 ? at[1] - at[0] : 0;
+    bool even = true;
+    for (int64_t k = 2; even && k < count; ++k)
+      even = at[k] - at[k - 1] == step;
+    OpBuilder::InsertionGuard guard(b);
+    Value table;
+    if (!even) {
+      auto ptr = pg::PtrType::get(b.getContext(), b.getI64Type(), true);
+      table = b.create<pg::TableOp>(loc, ptr, b.getI64TensorAttr(at));
+    }
+    SmallVector<Ix> ivs = openLoops({count}, loc);
+    Value x = src ? loadAt(src, ivs[0], loc) : elementFlat(v, ivs[0], loc);
+    Ix to = even ? mulAdd(ivs[0], step, Ix{{}, at[0]}, loc) : Ix{loadAt(table, ivs[0], loc)};
+    storeAt(x, mem, to, loc);
+  }
+  values[o] = Stored{{}, mem};
+  return success();
+}
+
 LogicalResult ProcLowering::lowerReduce(ex::ReduceOp o) {
   Location loc = o.getLoc();
   Value in = o.getOperand();

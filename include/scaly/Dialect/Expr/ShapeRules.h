@@ -52,6 +52,14 @@ Shape matmul(const Shape &a, const Shape &b, std::string &error);
 /// other axis.
 Shape concat(const std::vector<Shape> &parts, int64_t axis, std::string &error);
 
+/// Scatter of `values` into a zero array of shape `out`: one position per
+/// value (row-major, within `out`), no position twice. Returns `out`.
+/// Distinctness is checked on a sorted copy when the positions are not
+/// ascending: O(count log count), never a mark per element of `out` (a dense
+/// n x n matrix of n entries).
+Shape scatter(const Shape &values, const int64_t *positions, size_t count, const Shape &out,
+              std::string &error);
+
 } // namespace scaly::expr::shape
 
 #endif

@@ -610,6 +610,20 @@ SmallVector<Value> GatherOp::vjp(Differentiator &d, ArrayRef<Value> c) {
   return {d.reshape(sum, shapeOf(getOperand()))};
 }
 
+// A scatter is linear in its values: its tangent is the tangent scattered to
+// the same positions, its values' cotangent the result's cotangent read back
+// at them (a gather; every position is read once, so nothing is summed).
+SmallVector<Value> ScatterOp::jvp(Differentiator &d, ArrayRef<Value> t) {
+  if (!t[0])
+    return {Value()};
+  return {d.b.create<ScatterOp>(d.loc, getResult().getType(), t[0], getPositions())};
+}
+SmallVector<Value> ScatterOp::vjp(Differentiator &d, ArrayRef<Value> c) {
+  if (!c[0])
+    return {Value()};
+  return {d.b.create<GatherOp>(d.loc, getValues().getType(), c[0], getPositions())};
+}
+
 SmallVector<Value> ConcatOp::jvp(Differentiator &d, ArrayRef<Value> t) {
   if (llvm::all_of(t, [](Value v) { return !v; }))
     return {Value()};

@@ -647,6 +647,44 @@ OpFoldResult GatherOp::fold(FoldAdaptor a) {
   return nullptr;
 }
 
+LogicalResult ScatterOp::verify() {
+  std::string error;
+  ArrayRef<int64_t> at = getPositions();
+  shape::scatter(shapeOf(getValues().getType()), at.data(), at.size(), shapeOf(getType()), error);
+  if (!error.empty())
+    return emitOpError(error.substr(sizeof("scatter: ") - 1));
+  return success(); // element types: AllElementTypesMatch (ODS)
+}
+
+OpFoldResult ScatterOp::fold(FoldAdaptor a) {
+  ArrayRef<int64_t> at = getPositions();
+  // Every element placed where it is: the values themselves.
+  bool identity = getValues().getType() == getType();
+  for (size_t k = 0; identity && k < at.size(); ++k)
+    identity = at[k] == static_cast<int64_t>(k);
+  if (identity)
+    return getValues();
+  // Zeros placed among zeros (one splat, whatever the size). Other constant
+  // values are not folded: a large result would become a table of every
+  // element, which is what this op avoids.
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(a.getValues())) {
+    bool zero = dense.isSplat() || dense.empty();
+    if (zero && !dense.empty()) {
+      Attribute v = dense.getSplatValue<Attribute>();
+      if (auto f = dyn_cast<FloatAttr>(v))
+        zero = f.getValue().isZero() && !f.getValue().isNegative();
+      else if (auto i = dyn_cast<IntegerAttr>(v))
+        zero = i.getValue().isZero();
+      else
+        zero = false;
+    }
+    if (zero)
+      return DenseElementsAttr::get(tensorOf(getType()),
+                                    Builder(getContext()).getZeroAttr(tensorOf(getType()).getElementType()));
+  }
+  return nullptr;
+}
+
 LogicalResult ConcatOp::verify() {
   if (auto axis = getAxis()) {
     std::vector<shape::Shape> parts;

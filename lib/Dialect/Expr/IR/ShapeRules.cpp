@@ -153,4 +153,39 @@ Shape concat(const std::vector<Shape> &parts, int64_t axis, std::string &error) 
   return out;
 }
 
+Shape scatter(const Shape &values, const int64_t *positions, size_t count, const Shape &out,
+              std::string &error) {
+  for (int64_t d : out)
+    if (d < 0) {
+      error = "scatter: shape " + str(out) + " has a negative dimension";
+      return {};
+    }
+  int64_t n = shape::count(out);
+  if (static_cast<int64_t>(count) != shape::count(values)) {
+    error = "scatter: " + std::to_string(count) + " positions for " +
+            std::to_string(shape::count(values)) + " values";
+    return {};
+  }
+  bool ascending = true;
+  for (size_t k = 0; k < count; ++k) {
+    if (positions[k] < 0 || positions[k] >= n) {
+      error = "scatter: position " + std::to_string(positions[k]) + " is outside the " +
+              std::to_string(n) + " elements of " + str(out);
+      return {};
+    }
+    ascending = ascending && (k == 0 || positions[k] > positions[k - 1]);
+  }
+  if (!ascending) {
+    std::vector<int64_t> sorted(positions, positions + count);
+    std::sort(sorted.begin(), sorted.end());
+    auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+    if (twice != sorted.end()) {
+      error = "scatter: position " + std::to_string(*twice) +
+              " is given twice (each element of the result takes at most one value)";
+      return {};
+    }
+  }
+  return out;
+}
+
 } // namespace scaly::expr::shape

@@ -327,6 +327,45 @@ LogicalResult GatherOp::propagateDependencies(DependencyContext &ctx) {
   return success();
 }
 
+/// Element positions[k] of the result reads value k; every other element is
+/// a zero, depending on nothing. The values are visited in position order
+/// (a sorted permutation of them, O(entries)), so the walk over the result
+/// only writes the start of each element's set.
+LogicalResult ScatterOp::propagateDependencies(DependencyContext &ctx) {
+  Deps from = ctx.operand(0);
+  if (!from) {
+    ctx.setResult(0, Deps());
+    return success();
+  }
+  ArrayRef<int64_t> at = getPositions();
+  SmallVector<int64_t> order(at.size());
+  for (size_t k = 0; k < at.size(); ++k)
+    order[k] = static_cast<int64_t>(k);
+  llvm::sort(order, [&](int64_t a, int64_t b) { return at[a] < at[b]; });
+  const int64_t *in = from->start.data();
+  int64_t total = 0;
+  for (int64_t k : order)
+    total += in[k + 1] - in[k];
+  checkEntries(total);
+  int64_t n = numElements(getResult().getType());
+  DepSets out = freshSets();
+  out.start.assign(n + 1, 0);
+  out.cols.resize(total);
+  int64_t filled = 0, e = 0;
+  for (int64_t k : order) {
+    std::fill(out.start.begin() + e + 1, out.start.begin() + at[k] + 1, filled);
+    std::copy(from->cols.data() + in[k], from->cols.data() + in[k + 1],
+              out.cols.data() + filled);
+    filled += in[k + 1] - in[k];
+    e = at[k];
+    out.start[e + 1] = filled;
+    ++e;
+  }
+  std::fill(out.start.begin() + e + 1, out.start.end(), filled);
+  ctx.setResult(0, finish(std::move(out)));
+  return success();
+}
+
 /// A concatenation of whole parts (nothing before the axis) of banded or
 /// independent parts: each part's bands moved to where it lands. False when
 /// a part has explicit sets or the union needs too many bands.
@@ -420,7 +459,7 @@ bool scaly::expr::isKnownZero(Value v) {
   }
   if (isa<MulOp>(def))
     return isKnownZero(def->getOperand(0)) || isKnownZero(def->getOperand(1));
-  if (isa<DivOp, NegOp, BroadcastOp, ReshapeOp, TransposeOp, SliceOp>(def))
+  if (isa<DivOp, NegOp, BroadcastOp, ReshapeOp, TransposeOp, SliceOp, ScatterOp>(def))
     return isKnownZero(def->getOperand(0));
   return false;
 }
