@@ -1,7 +1,7 @@
 """Derivative modules built by gcc and clang, warning-free, under ASan and UBSan.
 
 Each module (gradients through scans and maps, coloured sparse Jacobians and Hessians with
-their tables and gathers, jvp and vjp of matrix products) is compiled with the sanitizers
+their tables and gathers, dense ones assembled by a scatter, jvp and vjp of matrix products) is compiled with the sanitizers
 and misaligned buffers by tests/cdriver.py and run; its outputs must equal the JIT's.
 """
 
@@ -44,11 +44,20 @@ def cases():
     def product(A, B):
         return sc.tanh(A @ B)
 
+    @sc.function(sc.arg("x", 300), outputs=sc.arg("y"))
+    def sine(x):
+        return sc.sin(x)
+
     r = np.random.default_rng(11)
     return {
         "scan_gradient": (sc.gradient(rollout), [r.normal(size=2), r.normal(size=200)]),
         "map_jacobian_csc": (sc.jacobian(constraints, layout="csc"), [r.uniform(-1, 1, 300)]),
         "hessian_csr": (sc.hessian(rosenbrock, layout="csr"), [r.uniform(-1, 1, 100)]),
+        # Dense, from the stored entries by one expr.scatter: evenly spaced positions
+        # (a diagonal, no table), a table of the entries' positions (banded).
+        "dense_jacobian_diagonal": (sc.jacobian(sine), [r.uniform(-1, 1, 300)]),
+        "dense_jacobian_map": (sc.jacobian(constraints), [r.uniform(-1, 1, 300)]),
+        "dense_hessian": (sc.hessian(rosenbrock), [r.uniform(-1, 1, 100)]),
         "matmul_jvp": (sc.jvp(product), [r.normal(size=(3, 4)), r.normal(size=(4, 5)),
                                           r.normal(size=(3, 4)), r.normal(size=(4, 5))]),
         "matmul_vjp": (sc.vjp(product), [r.normal(size=(3, 4)), r.normal(size=(4, 5)),
@@ -62,7 +71,8 @@ def as_values(x):
 
 @pytest.mark.parametrize("compiler", cdriver.COMPILERS)
 @pytest.mark.parametrize("case", ["scan_gradient", "map_jacobian_csc", "hessian_csr",
-                                  "matmul_jvp", "matmul_vjp"])
+                                  "dense_jacobian_diagonal", "dense_jacobian_map",
+                                  "dense_hessian", "matmul_jvp", "matmul_vjp"])
 def test_derivative_module_under_sanitizers(case, compiler, tmp_path):
     fn, args = cases()[case]
     built = cdriver.build(fn, str(tmp_path), compiler=compiler, sanitize=True, misalign=True)

@@ -145,3 +145,47 @@ def test_below_the_limit_unchanged(cache):
     J = sc.jacobian(f, layout="csc")(x)
     assert J.nnz == n * n
     assert np.allclose(J.toarray(), np.eye(n) * x.sum() + x[:, None])
+
+
+def capped(body, limit=LIMIT_BYTES):
+    """Run `body` in a subprocess capped at `limit` bytes of address space; its stdout."""
+    code = (f"import resource, time\n"
+            f"resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))\n"
+            "import numpy as np\nimport scaly as sc\n" + textwrap.dedent(body))
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(PYTHON))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    return r.stdout
+
+
+def test_dense_jacobian_near_the_array_limit_builds_without_an_n2_table(tmp_path):
+    # n = 31,623: the dense Jacobian of sin(x) is 1e9 elements (8 GB), within the array
+    # limit, with 31,623 stored entries. It was assembled through a table of all 1e9
+    # positions (8 GB of int64 in NumPy, then in the C: MemoryError); it is one expr.scatter
+    # now, whose C fills the output with zeros and writes the diagonal by one loop. Under a
+    # 4 GB cap it is traced, compiled and loaded; calling it needs the 8 GB output, which
+    # the cap refuses cleanly (MemoryError) before the call.
+    out = capped(f"""
+        import os
+        os.environ["SCALY_CACHE_DIR"] = {str(tmp_path)!r}
+        n = 31_623
+        @sc.function(sc.arg("x", n), outputs=sc.arg("y"))
+        def f(x):
+            return sc.sin(x)
+        t = time.perf_counter()
+        J = sc.jacobian(f)
+        text = J.mlir()
+        J.compile()
+        print("BUILT", time.perf_counter() - t, len(text), text.count("expr.scatter"))
+        try:
+            J(np.linspace(0.0, 1.0, n))
+            print("CALLED")
+        except MemoryError as e:
+            print("REFUSED", e)
+    """)
+    built = next(line for line in out.splitlines() if line.startswith("BUILT")).split()
+    seconds, text_length, scatters = float(built[1]), int(built[2]), int(built[3])
+    assert scatters == 1 and text_length < 1_000_000, out
+    assert seconds < 60, out
+    assert "REFUSED" in out and "CALLED" not in out, out
