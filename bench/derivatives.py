@@ -1,6 +1,7 @@
 """Derivative benchmark: the luksan problem at growing n, next to NumPy/SciPy.
 
     PYTHONPATH=python /usr/bin/python3 bench/derivatives.py [--repeat N] [--max-n N] [--builds K]
+    PYTHONPATH=python /usr/bin/python3 bench/derivatives.py --dense-sin [N ...]
 
 The problem of CasADi issue #3490 (Luksan and Vlcek's chained Rosenbrock
 objective with n - 2 trigonometric-exponential constraints, IPOPT's
@@ -171,13 +172,59 @@ def problem(n, tag=""):
     return cases, trace_s
 
 
+def dense_sin(sizes):
+    """The dense (n x n, diagonal) Jacobian of sin(x): build, first call (render, C
+    compile, load, evaluate), later calls (median), next to NumPy allocating and
+    zero-filling an n x n array once (what writing the output costs at least), and the
+    size of the C; each n from a fresh cache. Issue 33: the matrix was assembled through
+    a table of n^2 positions in the C (n = 3000: 15 s to the first value, 56 MB of C;
+    n = 10^4: 263 s, 725 MB); one expr.scatter now (fill with zeros, write the entries).
+    """
+    print(f"{'n':>7} {'dense sin jacobian':<20} {'build s':>8} {'first call s':>13} "
+          f"{'call ms':>8} {'zero-fill ms':>13} {'C bytes':>12}")
+    for n in sizes:
+        root = tempfile.mkdtemp(prefix="scaly-bench-dense-")
+        os.environ["SCALY_CACHE_DIR"] = root
+        def sine(x):
+            return sc.sin(x)
+
+        sine.__name__ = f"dense_sine_{n}"
+        f = sc.function(sc.arg("x", n), outputs=sc.arg("y"))(sine)
+        x = np.linspace(0.1, 1.0, n)
+        start = time.perf_counter()
+        J = sc.jacobian(f)
+        built = time.perf_counter() - start
+        start = time.perf_counter()
+        value = J(x)
+        first = time.perf_counter() - start
+        assert (np.allclose(np.diagonal(value), np.cos(x), rtol=1e-14, atol=0)
+                and np.count_nonzero(value) == n), "wrong Jacobian"
+        del value
+        again = per_call_us(J, [x], 3) / 1e6
+        # What writing the output costs at least: a fresh n x n array filled with zeros.
+        start = time.perf_counter()
+        np.empty((n, n)).fill(0.0)
+        fill = time.perf_counter() - start
+        c_bytes = sum(os.path.getsize(os.path.join(d, name))
+                      for d, _, names in os.walk(root) for name in names if name.endswith(".c"))
+        print(f"{n:>7} {'':<20} {built:>8.2f} {first:>13.2f} {1e3 * again:>8.1f} "
+              f"{1e3 * fill:>13.1f} {c_bytes:>12}")
+        sys.stdout.flush()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--max-n", type=int, default=10 ** 5)
     parser.add_argument("--builds", type=int, default=3,
                         help="fresh builds of each function per n (median printed)")
+    parser.add_argument("--dense-sin", type=int, nargs="*", metavar="N",
+                        help="only time the dense Jacobian of sin(x) at these n "
+                             "(default 1000 3000 10000)")
     args = parser.parse_args()
+    if args.dense_sin is not None:
+        dense_sin(args.dense_sin or [1000, 3000, 10000])
+        return
     sizes = [n for n in (100, 1000, 10 ** 4, 10 ** 5) if n <= args.max_n]
     # The first compile in a process also sets up Clang and the loader once:
     # timed and printed on its own so the first case compares per-model costs.
