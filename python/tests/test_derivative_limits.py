@@ -189,3 +189,49 @@ def test_dense_jacobian_near_the_array_limit_builds_without_an_n2_table(tmp_path
     assert scatters == 1 and text_length < 1_000_000, out
     assert seconds < 60, out
     assert "REFUSED" in out and "CALLED" not in out, out
+
+
+@pytest.mark.parametrize("shared", ["scalar", "array"])
+def test_map_past_the_limit_refused_by_a_bound(shared):
+    # 50,000 iterations, each depending on all 50,000 inputs through an operand passed
+    # whole (a scalar sum of x, or x itself): 2.5e9 entries. The iterations were composed
+    # and counted before the refusal (46 s and 52 s); a lower bound from the sets' sizes
+    # (the whole operands' union, counted once) refuses it at once.
+    message, seconds = refused(f"""
+        n = 50_000
+        if {shared!r} == "scalar":
+            @sc.function(sc.arg("xi", ()), sc.arg("s", ()), outputs=sc.arg("y"))
+            def step(xi, s):
+                return xi * s
+            @sc.function(sc.arg("x", n), outputs=sc.arg("y"))
+            def f(x):
+                return sc.vmap(step, n, in_axes=(0, None))(x, x.sum())
+        else:
+            @sc.function(sc.arg("xi", ()), sc.arg("xs", n), outputs=sc.arg("y"))
+            def step(xi, xs):
+                return xi * xs.sum()
+            @sc.function(sc.arg("x", n), outputs=sc.arg("y"))
+            def f(x):
+                return sc.vmap(step, n, in_axes=(0, None))(x, x)
+        sc.jacobian(f, layout="csc")
+    """)
+    assert "expr.map" in message and "at most 2^31 - 1" in message, message
+    assert seconds < 2, seconds
+
+
+def test_map_with_a_large_first_iteration_is_counted_and_built(cache):
+    # The first iteration depends on all 50,000 inputs, the others on one each: the first
+    # iteration's estimate (times 50,000) passes the limit, the bound does not, and the
+    # exact count (about 1e5 entries) lets it be built.
+    n = 50_000
+
+    @sc.function(sc.arg("zi", ()), outputs=sc.arg("y"))
+    def step(zi):
+        return sc.sin(zi)
+
+    @sc.function(sc.arg("x", n), outputs=sc.arg("y"))
+    def f(x):
+        return sc.vmap(step, n)(sc.concat([x.sum().reshape(1), x[1:]]))
+
+    shape, colind, row = sc.jacobian(f, layout="csc").sparsity()
+    assert shape == (n, n) and len(row) == 2 * n - 1
