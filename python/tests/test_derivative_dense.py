@@ -176,3 +176,21 @@ def test_scatter_refuses_bad_positions():
     with pytest.raises(ValueError, match="3 positions for 2 values"):
         g.scatter(v, [0, 1, 2], [2, 2])
     assert g.scatter(v, [3, 0], [2, 2]) >= 0
+
+
+@pytest.mark.parametrize("n", [4, 30])
+def test_dense_jacobian_mapped(n):
+    # The scatter inside a map's body (small: its elements; n = 30: 870 elements, the
+    # zero fill and the writes in each iteration's slice of the result).
+    @sc.function(sc.arg("x", n), outputs=sc.arg("y"))
+    def f(x):
+        return x[:-1] * sc.sin(x[1:])
+
+    J = sc.jacobian(f)
+
+    @sc.function(sc.arg("X", (5, n)), outputs=sc.arg("Y"))
+    def g(X):
+        return sc.vmap(J, 5)(X)
+
+    X = np.random.default_rng(0).normal(size=(5, n))
+    np.testing.assert_array_equal(g(X), np.stack([J(X[i]) for i in range(5)]))
