@@ -27,6 +27,7 @@ namespace scaly::codegen {
 void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarizeLimit,
                            int64_t lanes, bool reciprocal) {
   pm.addPass(expr::createRollCallChains());
+  pm.addPass(expr::createRollRepeats());
   pm.addPass(expr::createDifferentiate());
   pm.addPass(expr::createMapToLoop());
   pm.addPass(expr::createExpandCalls());

@@ -15,6 +15,26 @@ def RollCallChains : Pass<"scaly-roll-call-chains", "::mlir::ModuleOp"> {
   let dependentDialects = ["::scaly::expr::ExprDialect"];
 }
 
+def RollRepeats : Pass<"scaly-roll-repeats", "::mlir::ModuleOp"> {
+  let summary = "Turn a run of at least min-iterations identical copies of a few operations, each reading the copy before (a plain Python loop, traced unrolled), into one expr.scan of a function holding one copy";
+  let description = [{
+    Copy t of a run must match copy t-1 operation by operation; each operand
+    is a value of the same copy, of the copy before (carried state, whose
+    initial values copy 0 reads from before the run), or one value from
+    before the run read by every copy (passed whole). A value used beyond
+    the next copy ends the run there; the last copy's values used after the
+    run come from the scan's final state. Several carried values are packed
+    into one vector (one element type, else no roll). Operations with
+    regions or side effects are never rolled. Linear in the function's size.
+  }];
+  let options = [
+    Option<"minIterations", "min-iterations", "int64_t", "16", "fewest copies rolled">,
+    Option<"minOps", "min-ops", "int64_t", "512", "fewest operations (copies times period) rolled">,
+    Option<"maxPeriod", "max-period", "int64_t", "256", "most operations in one copy">,
+  ];
+  let dependentDialects = ["::scaly::expr::ExprDialect"];
+}
+
 def MapToLoop : Pass<"scaly-map-to-loop", "::mlir::ModuleOp"> {
   let summary = "Turn each expr.map and expr.scan into an expr.loop whose body calls the function (a scan carries its state)";
   let dependentDialects = ["::scaly::expr::ExprDialect"];
