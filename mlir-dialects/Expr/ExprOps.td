@@ -201,6 +201,12 @@ def Expr_LoopOp : Expr_Op<"loop", [Expr_DifferentiatedByPass,
     other yielded values of iteration `i` become slice `i` of the other
     results. Values from outside the loop may be used in the body directly
     (passed whole to every iteration). `name` names the loop counter in C.
+
+    Canonicalization drops dead results: a stacked result nobody uses, and a
+    carried value whose final value nobody uses and whose current value no
+    kept result depends on (a carried value read by a kept one's update
+    stays); then a sliced operand the body no longer reads. The body
+    computations that fed only what was dropped are then dead.
   }];
   let arguments = (ins Scaly_I64Attr:$count, Variadic<Expr_Array>:$operands,
                        OptionalAttr<StrAttr>:$name, OptionalAttr<Scaly_I64Attr>:$carried);
@@ -210,6 +216,7 @@ def Expr_LoopOp : Expr_Op<"loop", [Expr_DifferentiatedByPass,
     $count `(` $operands `)` attr-dict `:` functional-type($operands, results) $body
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     unsigned getNumCarried() { return static_cast<unsigned>(getCarried().value_or(0)); }
   }];

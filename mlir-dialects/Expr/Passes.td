@@ -51,7 +51,7 @@ def HoistInvariants : Pass<"scaly-hoist-invariants", "::mlir::ModuleOp"> {
 }
 
 def Simplify : Pass<"scaly-simplify", "::mlir::ModuleOp"> {
-  let summary = "Algebraic simplification and constant folding of expressions (x*1, x+0, --x, gather of gather)";
+  let summary = "Algebraic simplification and constant folding of expressions (x*1, x+0, --x, gather of gather) and the canonicalization patterns of expr ops (dead results of expr.loop)";
   let dependentDialects = ["::scaly::expr::ExprDialect"];
 }
 

@@ -2,7 +2,8 @@
 //
 // Runs the expression ops' folders (constant folding, x+0, x*1, --x, gather of
 // gather, reshape of reshape) with the greedy rewriter, plus the rewrites
-// below that need new ops.
+// below that need new ops and the ops' canonicalization patterns declared in
+// ODS (expr.loop drops dead results: a discarded scan or map output).
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +51,7 @@ struct SimplifyPass : scaly::expr::impl::SimplifyBase<SimplifyPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<SubOfNeg, AddOfNeg>(&getContext());
+    LoopOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
