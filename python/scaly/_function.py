@@ -5,7 +5,8 @@ from __future__ import annotations
 import inspect
 import re
 
-from . import _scaly
+from . import _core, _runtime
+from ._core import core as _scaly
 from ._trace import Expr, as_expr, normalize_dtype, normalize_shape
 
 # Names become C identifiers and parts of derivative names. fullmatch: with
@@ -62,7 +63,9 @@ class Function:
     """
 
     def __init__(self, traced, pyfunc=None):
-        self._traced = traced
+        self._traced_now = traced
+        self._retrace = None  # for a Function loaded trace-free: makes the trace on demand
+        self._name = traced.name
         self._inputs = [tuple(p) for p in traced.inputs]
         self._outputs = [tuple(p) for p in traced.outputs]
         if pyfunc is not None:  # what inspect.signature and help() follow
@@ -72,11 +75,43 @@ class Function:
         self._solver_module = None  # set by the JIT for a Function that reaches a solver
         self._workspace_bytes = 0
         self._recompile_id = None
+        self._fast_key = None  # the trace-free index's key (runtime/fast.py), if any
+
+    @classmethod
+    def _untraced(cls, pyfunc, name, inputs, outputs, retrace):
+        """A Function whose compiled code came from the trace-free index: `retrace()`
+        makes its trace the first time the graph is needed."""
+        self = cls.__new__(cls)
+        self._traced_now = None
+        self._retrace = retrace
+        self._name = name
+        self._inputs = [tuple(p) for p in inputs]
+        self._outputs = [tuple(p) for p in outputs]
+        self.__wrapped__ = pyfunc
+        self.__doc__ = getattr(pyfunc, "__doc__", None)
+        self._kernel = None
+        self._solver_module = None
+        self._workspace_bytes = 0
+        self._recompile_id = None
+        self._fast_key = None
+        return self
+
+    @property
+    def _traced(self):
+        """The traced function (the C++ graph); made now for a Function loaded trace-free."""
+        traced = self._traced_now
+        if traced is None:
+            traced = self._traced_now = self._retrace()
+        return traced
+
+    @_traced.setter
+    def _traced(self, traced):
+        self._traced_now = traced
 
     @property
     def name(self):
         """The function's name (the Python function's name)."""
-        return self._traced.name
+        return self._name
 
     @property
     def inputs(self):
@@ -168,10 +203,13 @@ class Function:
         return tuple(Expr(graph, r) for r in results)
 
 
-# The Expr class is registered (calls and int indexes make Exprs in C), and
-# Expr.__getitem__ and Function.__call__ become C methods: an int index, a call
-# of Exprs of one graph and a compiled call then run without a Python frame.
-_scaly.install_fast_methods(Expr, Function)
+# Function.__call__ is a C method from the start: a compiled call runs without
+# a Python frame. Once the compiler module is loaded (the first trace), the
+# Expr class is registered with it (calls and int indexes make Exprs in C),
+# and Expr.__getitem__ and Function.__call__ become its C methods, which also
+# record an int index and a call of Exprs of one graph without a frame.
+_runtime.install_call(Function)
+_core.on_load(lambda core: core.install_fast_methods(Expr, Function))
 
 
 def _split_declarations(pyfunc, decls, outputs):
@@ -253,6 +291,28 @@ def trace(pyfunc, inputs, outputs):
     return Function(traced, pyfunc)
 
 
+def _from_fast_index(pyfunc, inputs, outs, key):
+    """The Function compiled before for this code and these values (runtime/fast.py),
+    callable at once without tracing, or None."""
+    name = pyfunc.__name__
+    if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
+        return None  # trace() reports it
+    from .runtime import fast
+    hit = fast.lookup(key, name)
+    if hit is None:
+        return None
+    address, owner, workspace, ins, outs_ = hit
+    declared = [(d.name, list(d.shape), d.dtype or "float64") for d in inputs]
+    if [tuple(p) for p in ins] != [tuple(p) for p in declared]:
+        return None
+    fn = Function._untraced(pyfunc, name, ins, outs_,
+                            lambda: trace(pyfunc, inputs, outs)._traced)
+    fn._fast_key = key
+    fn._kernel = _runtime.Kernel(address, owner, name, fn.inputs, fn.outputs, workspace)
+    fn._workspace_bytes = workspace
+    return fn
+
+
 def function(*decls, outputs=None):
     """Decorator: trace a Python function once into a Scaly `Function`.
 
@@ -267,6 +327,14 @@ def function(*decls, outputs=None):
         if not callable(pyfunc):
             raise TypeError(f"sc.function decorates a function, got {pyfunc!r}")
         inputs, outs = _split_declarations(pyfunc, decls, outputs)
-        return trace(pyfunc, inputs, outs)
+        from .runtime import fast
+        key = fast.function_key(pyfunc, inputs, outs)
+        if key is not None:
+            fn = _from_fast_index(pyfunc, inputs, outs, key)
+            if fn is not None:
+                return fn
+        fn = trace(pyfunc, inputs, outs)
+        fn._fast_key = key
+        return fn
 
     return decorate

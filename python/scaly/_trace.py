@@ -11,7 +11,8 @@ import numbers
 
 import numpy as np
 
-from . import _scaly
+from . import _core
+from ._core import core as _scaly
 
 DTYPES = ("float64", "float32", "int32", "int64", "bool")
 _NUMPY_DTYPES = {np.dtype(d).name: d for d in DTYPES}
@@ -527,7 +528,7 @@ def _math_method(name):
 
 
 # The elementwise math functions, as the expression dialect declares them (ODS).
-MATH_FUNCTIONS = tuple(_scaly.expr_enums()["math"])
+MATH_FUNCTIONS = tuple(_core.expr_enums()["math"])
 for _name in MATH_FUNCTIONS:
     setattr(Expr, _name, _math_method(_name))
 

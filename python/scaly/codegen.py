@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, replace
 
-from . import _scaly
+from ._core import core as _scaly
 from ._function import Function
 
 CPUS = ("generic", "x86-64-v2", "x86-64-v3", "x86-64-v4", "native")

@@ -18,7 +18,7 @@ import threading
 
 import numpy as np
 
-from . import _scaly
+from ._core import core as _scaly
 from ._function import Arg, Function, trace
 from ._trace import MAX_ELEMENTS, Expr, as_expr
 

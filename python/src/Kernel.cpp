@@ -558,7 +558,7 @@ int registerKernelType(PyObject *module) {
   if (_import_array() < 0)
     return -1;
   Py_SET_REFCNT(&KernelType, 1);
-  KernelType.tp_name = "scaly._scaly.Kernel";
+  KernelType.tp_name = "scaly._runtime.Kernel";
   KernelType.tp_basicsize = sizeof(KernelObject);
   KernelType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL;
   KernelType.tp_doc = "A compiled entry: call it with NumPy arrays, lists or scalars.";

@@ -5,7 +5,7 @@
 #include <Python.h>
 
 namespace scaly::python {
-/// Registers `scaly._scaly.Kernel` on `module`; imports NumPy's C API.
+/// Registers `scaly._runtime.Kernel` on `module`; imports NumPy's C API.
 int registerKernelType(PyObject *module);
 } // namespace scaly::python
 

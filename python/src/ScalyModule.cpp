@@ -20,9 +20,7 @@
 #include "scaly/JIT/ObjectLoader.h"
 #include "clang/Basic/Version.h"
 
-#include "HeapPolicy.h"
 #include "Inspection.h"
-#include "Kernel.h"
 #include "Tracing.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -541,8 +539,7 @@ python::ContextGuard::~ContextGuard() { contextLock.unlock(); }
 mlir::MLIRContext &python::context() { return sharedContext(); }
 
 PYBIND11_MODULE(_scaly, m) {
-  // Before the warm-up thread's first compile allocates anything.
-  bool heapPolicy = python::applyHeapPolicy();
+  // scaly._runtime (imported first) applied the heap policy.
   startWarmup();
   m.doc() = "Scaly core: tracing graph, traced functions, C code generation";
   py::register_exception_translator([](std::exception_ptr p) {
@@ -686,7 +683,6 @@ PYBIND11_MODULE(_scaly, m) {
     py::gil_scoped_release release;
     joinWarmup();
   }, "Wait for the background warm-up (forks and interpreter exit do)");
-  m.attr("heap_policy") = heapPolicy;
   m.def("clang_version", &jit::clangVersion);
   m.def("host_cpu", &jit::hostCPU, "The host CPU name and features that -march=native selects");
   m.def("native_counters", [] {
@@ -700,8 +696,6 @@ PYBIND11_MODULE(_scaly, m) {
   m.def("prelude_version", &jit::preludeVersion);
 
   registerForkHandlers();
-  if (python::registerKernelType(m.ptr()) < 0)
-    throw py::error_already_set();
 
   python::bindInspection(m);
   m.def("render", &render, "Render the C module and header of a traced function",

@@ -19,7 +19,10 @@ def energy(x):
 def run_snippet(code, cache, env_extra=None, pythonpath=PACKAGE_DIR, check=True):
     """Run `code` in a new process with SCALY_CACHE_DIR=cache; returns the JSON it prints last."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCALY_")}
-    env.update({"SCALY_CACHE_DIR": str(cache), "PYTHONPATH": pythonpath})
+    # These snippets test the graph index and the ordinary path; test_startup.py
+    # tests the trace-free index (on by default) in processes of its own.
+    env.update({"SCALY_CACHE_DIR": str(cache), "PYTHONPATH": pythonpath,
+                "SCALY_TRACE_FREE": "0"})
     env.update(env_extra or {})
     proc = subprocess.run([PYTHON, "-c", textwrap.dedent(code)], env=env, capture_output=True,
                           text=True)

@@ -27,7 +27,6 @@ import hashlib
 import itertools
 import json
 import os
-import shutil
 import sys
 import threading
 import time
@@ -35,7 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _scaly
+from .. import _runtime
+from .._core import core as _scaly
 from ..codegen import FP_CONTRACTS, _viz_watched, render_native
 
 # Raise whenever generated code or the cache layout changes.
@@ -63,10 +63,17 @@ class CacheError(OSError):
 
 
 def counters():
-    """This process's JIT counters: renders, compiles, loads, index and memory hits, and
-    the C++ side's counts of lowering, rendering and in-process compiling."""
+    """This process's JIT counters: renders, compiles, loads, index and memory hits,
+    trace-free loads and entries published (runtime/fast.py), and the C++ side's counts
+    of lowering, rendering and in-process compiling (zeros while the compiler module is
+    not loaded: counting does not load it)."""
     out = dict(_COUNTERS)
-    out.update(_scaly.native_counters())
+    out.update(fast.counters())
+    from .. import _core
+    if _core.loaded():
+        out.update(_scaly.native_counters())
+    else:
+        out.update({"lowered": 0, "rendered": 0, "compiled": 0})
     return out
 
 
@@ -178,6 +185,7 @@ class _Compiler:
         self.opt = _optimization()
         self.fp_contract = _fp_contract()
         if self.external:
+            import shutil  # only for an external compiler
             exe = shutil.which(self.external.split()[0])
             if exe is None:
                 raise CompileError(f"SCALY_CC={self.external!r}: compiler not found on PATH")
@@ -372,34 +380,47 @@ def _compiler():
 # -- source state (for the index) ---------------------------------------------
 
 _FILES: list = []
+_PACKAGE_FILES: list = []
+
+
+def _package_files():
+    """The package's code files (.py, .so, .json): listed once per process."""
+    if not _PACKAGE_FILES:
+        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        files = []
+        for directory, subdirs, names in os.walk(package):
+            subdirs[:] = [d for d in subdirs if d not in ("__pycache__", "node_modules")]
+            files += [os.path.join(directory, n) for n in names
+                      if n.endswith((".py", ".so", ".json"))]
+        _PACKAGE_FILES.extend(sorted(set(files)))
+    return _PACKAGE_FILES
 
 
 def _scaly_files():
-    """Scaly's code files: the package (.py, .so) and the libScaly libraries it loaded.
-    Listed once per process; their state is checked on every use."""
+    """Scaly's code files: the package (.py, .so, .json) and the libScaly libraries
+    the compiler module loaded. Listed once per process; their state is checked on
+    every use."""
     if _FILES:
         return _FILES
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    files = []
-    for directory, subdirs, names in os.walk(package):
-        subdirs[:] = [d for d in subdirs if d not in ("__pycache__", "node_modules")]
-        files += [os.path.join(directory, n) for n in names if n.endswith((".py", ".so"))]
+    files = list(_package_files())
     files += [p for k, p in _libraries().items() if k.startswith("scaly")]
     _FILES.extend(sorted(set(files)))
     return _FILES
 
 
-def _source_state():
+def _source_state(light=False):
     """(digest of Scaly's code, whether it is safe to trust the index).
 
     Every file of the package and every Scaly library counts by name, size
     and modification time (a change of content changes the time). The index
     is not trusted when a file changed after import or less than two seconds
-    before: the files on disk may then not be the code that runs.
+    before: the files on disk may then not be the code that runs. `light`:
+    the package's files only (the compiler module, which links every Scaly
+    library, is one of them), without loading the compiler module.
     """
     h = hashlib.sha256()
     newest = 0.0
-    for path in _scaly_files():
+    for path in (_package_files() if light else _scaly_files()):
         st = os.stat(path)
         newest = max(newest, st.st_mtime)
         h.update(f"{os.path.basename(path)}:{st.st_size}:{st.st_mtime_ns};".encode())
@@ -548,6 +569,7 @@ def _verified_artifact(cc, directory: Path, name, index_key=None):
     return data, workspace
 
 
+from . import fast  # noqa: E402
 from .solver_link import SolverModule, compiler_command, solver_fingerprint  # noqa: E402
 from .solver_link import link_flags as solver_link_flags  # noqa: E402
 
@@ -610,6 +632,9 @@ def compile_function(fn):
                 loaded = _from_index(cc, fn, root, index_key)
                 if loaded is not None:
                     _BY_INDEX[(root, index_key)] = loaded
+                    if not isinstance(loaded[1], SolverModule):
+                        fast.publish(cc, fn, _index_directory(root, index_key), loaded[3],
+                                     loaded[2])
                     return _make_kernel(fn, *loaded)
         module = _render(cc, fn)
         extra = f"recompile {os.getpid()} {fn._recompile_id}" if recompiled else ""
@@ -636,9 +661,17 @@ def compile_function(fn):
                 entry = {"artifact": f"{key}/{_artifact_name(cc, module.name)}",
                          "name": module.name}
                 _write_atomic(root / "index" / f"{index_key}.json", json.dumps(entry).encode())
+            if trusted and not recompiled:
+                fast.publish(cc, fn, directory, module.name, hit[2])
         if index_key is not None:
             _BY_INDEX[(root, index_key)] = hit
         return _make_kernel(fn, *hit)
+
+
+def _index_directory(root: Path, index_key):
+    """The artifact directory the index entry under `index_key` names."""
+    entry = _read_json(root / "index" / f"{index_key}.json") or {}
+    return root / Path(entry.get("artifact", "")).parts[0]
 
 
 def _from_index(cc, fn, root: Path, index_key):
@@ -674,7 +707,7 @@ def _from_index(cc, fn, root: Path, index_key):
 
 
 def _make_kernel(fn, address, owner, workspace_bytes, name):
-    kernel = _scaly.Kernel(address, owner, fn.name, fn.inputs, fn.outputs, workspace_bytes)
+    kernel = _runtime.Kernel(address, owner, fn.name, fn.inputs, fn.outputs, workspace_bytes)
     fn._kernel = kernel
     fn._solver_module = owner if isinstance(owner, SolverModule) else None
     fn._workspace_bytes = workspace_bytes

@@ -2,9 +2,9 @@
 
 The first compile in a process spends about half its time resolving library
 symbols and building the target machine, and the first render builds the MLIR
-context. The compiled core starts a C++ thread for both as soon as it is
-loaded (before NumPy is imported), so the work overlaps the rest of the
-import and the user's tracing instead of delaying the first numerical call.
+context. The compiler module (scaly._scaly, loaded by the first trace) starts
+a C++ thread for both as soon as it is loaded, so the work overlaps the
+user's tracing instead of delaying the first numerical call.
 
 Off with SCALY_JIT_WARMUP=0, and when SCALY_CC selects an external compiler.
 A fork waits for the thread first, so a child never inherits a half-built
@@ -14,7 +14,7 @@ compiler; so does interpreter exit.
 import atexit
 import os
 
-from .. import _scaly
+from .. import _core
 
 # Flags that turn off vector gather and scatter instructions (slow on CPUs
 # with the Downfall mitigation); used with Clang where it accepts them.
@@ -32,8 +32,10 @@ def x86():
 
 
 def wait():
-    """Wait for the warm-up to finish (a no-op when it is off or done)."""
-    _scaly.warmup_join()
+    """Wait for the warm-up to finish (a no-op when it is off, done, or the compiler
+    module was never loaded)."""
+    if _core.loaded():
+        _core.load().warmup_join()
 
 
 atexit.register(wait)  # never tear the compiler down under the thread
