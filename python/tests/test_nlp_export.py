@@ -518,3 +518,46 @@ def test_repeated_solves_are_identical(program_output, key):
 def test_the_program_prints_only_its_own_lines(program_output, key):
     """Refused options are answered by return values: nothing else reaches stdout."""
     assert program_output(key, COMPILERS[0])["other"] == []
+
+
+def test_oracle_sweeps_multiply_as_ieee_and_widen_to_lanes():
+    # The solver's Jacobian and Hessian oracles take plain products in their
+    # compressed sweeps (a solver refuses any non-finite entry anyway): no
+    # exact-zero compare and select per product, so the sweeps over a vmapped
+    # model widen to lane vectors. A user's sc.jacobian(layout="csc") keeps the
+    # exact products (test_derivative_exact_zeros.py).
+    from scaly.codegen import render_c_module
+
+    def step(s, u):
+        return s + 0.1 * sc.stack([s[1], sc.sin(s[0]) * u])
+
+    stepped = sc.function(sc.arg("s", 2), sc.arg("u", ()), outputs=sc.arg("t"))(step)
+
+    def body(p):
+        def g(w, p):
+            states, inputs = w[:34].reshape((17, 2)), w[34:]
+            nxt = sc.vmap(stepped, 16)(states[:-1], inputs)
+            return sc.concat([states[0] - p, (states[1:] - nxt).reshape((32,))])
+        return sc.nlp(lambda w, p: sc.sumsqr(w), g, x0=np.zeros(50), p=p,
+                      lbg=np.zeros(34), ubg=np.zeros(34), solver="sqp")
+
+    body.__name__ = "nlp_oracle_lanes"
+    fn = sc.function(sc.arg("p", 2), outputs=[sc.arg("x"), sc.arg("lam_g"), sc.arg("lam_x")])(body)
+    module = render_c_module(fn, lanes=4)
+    oracles = {}
+    for what in ("jac_g", "hess_l"):
+        start = module.solver_source.index(
+            f"int nlp_oracle_lanes_nlp0_oracle_{what}(const double** arg, double** res, int* iw, "
+            "double* w, int mem) {")
+        oracles[what] = module.solver_source[start:module.solver_source.index("\n}\n", start)]
+    for what, text in oracles.items():
+        assert "? 0.0 :" not in text and "== 0.0" not in text, what
+        assert "scaly_f64x4" in text, what  # a widened sweep
+    # And the solve is right: the states follow the steps from p with w = 0's inputs.
+    w, _, _ = fn(np.array([0.3, -0.2]))
+    states = w[:34].reshape((17, 2))
+    assert np.allclose(states[0], [0.3, -0.2])
+    for k in range(16):
+        s = states[k]
+        assert np.allclose(states[k + 1], s + 0.1 * np.array([s[1], np.sin(s[0]) * w[34 + k]]),
+                           atol=1e-8)

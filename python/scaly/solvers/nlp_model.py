@@ -93,7 +93,7 @@ def _call(fn, x, p, with_p, what):
 
 def _trace_oracles(prefix, f, g, n, np_, with_p):
     """The oracle Functions of one NLP, named `<prefix>_...`."""
-    from ..derivatives import gradient, hessian, jacobian
+    from ..derivatives import _hessian, _jacobian, gradient
     ins = [Arg("x", (n,)), Arg("p", (np_,))]
 
     def objective(x, p):
@@ -129,8 +129,11 @@ def _trace_oracles(prefix, f, g, n, np_, with_p):
     lagrangian.__name__ = f"{prefix}_lagrangian"
     L = trace(lagrangian, ins + [Arg("sigma", ()), Arg("lam", (max(m, 1),))], [Arg("l")])
     grad = gradient(F, wrt=0)
-    jac = jacobian(G, wrt=0, layout="csc") if G is not None else None
-    hess = hessian(L, wrt=0, layout="csc")
+    # IEEE products in the compressed sweeps (not exact with zeros): the solver
+    # refuses a non-finite entry whichever entries it spreads to, and the plain
+    # products widen to lanes (derivatives._jacobian).
+    jac = _jacobian(G, 0, None, "csc", False) if G is not None else None
+    hess = _hessian(L, 0, None, False, "csc", False)
     # The module's entries call these: a Function the derivatives call is an
     # internal callee of the module, whose name an entry may not take.
     return m, tuple(_entry(f"{prefix}_oracle_{what}", fn) if fn is not None else None
