@@ -204,6 +204,16 @@ private:
 
   LogicalResult lowerReduce(ex::ReduceOp o);
 
+  //===--------------------------------------------------------------------===//
+  // Loop strategies (LoopStrategies.cpp): loop orders that avoid large strides
+  //===--------------------------------------------------------------------===//
+
+  /// A large reduction over one axis that is not the last, into a large
+  /// result, as row accumulation: the first row copied into the result, then
+  /// each later row combined into it with a contiguous inner loop (NumPy's
+  /// order). False, and nothing built, when the strategy does not apply.
+  bool accumulateRows(ex::ReduceOp o);
+
   LogicalResult lowerMatmul(ex::MatmulOp o);
 
   /// A call that kept the block hint becomes a prog.call of the callee's

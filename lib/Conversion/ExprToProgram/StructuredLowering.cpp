@@ -384,6 +384,10 @@ LogicalResult ProcLowering::lowerReduce(ex::ReduceOp o) {
     values[o] = std::move(out);
     return success();
   }
+  // One non-trailing axis into a large result: rows accumulated into it
+  // (LoopStrategies.cpp).
+  if (accumulateRows(o))
+    return success();
   // Large: the reduced axes must be trailing or a single axis (a strided
   // run); otherwise a transposed copy puts them last.
   bool trailing = true;
