@@ -288,7 +288,16 @@ def wait():
         thread.join()
 
 
+_LINKING = threading.Lock()  # one link at a time: a process compiling many Functions
+                             # must not start a compiler driver per Function at once
+
+
 def _publish(cc, key, fn_name, inputs, outputs, directory, name, workspace):
+    with _LINKING:
+        _publish_now(cc, key, fn_name, inputs, outputs, directory, name, workspace)
+
+
+def _publish_now(cc, key, fn_name, inputs, outputs, directory, name, workspace):
     from . import jit
     try:
         so = directory / f"lib{name}.so"
