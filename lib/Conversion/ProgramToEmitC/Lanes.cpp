@@ -101,6 +101,27 @@ std::string c::LaneSupport::splat(Type elem, int64_t width) {
   return name;
 }
 
+std::string c::LaneSupport::maskType(Type elem, int64_t width) {
+  std::string name = std::string(elem.isF32() ? "scaly_m32x" : "scaly_m64x") +
+                     (autoWidth ? std::string("N") : std::to_string(width));
+  typedefs.try_emplace(name, llvm::formatv("typedef {0} {1} __attribute__((vector_size({2})));",
+                                           elem.isF32() ? "int" : "long long", name,
+                                           vectorBytes(elem, width))
+                                 .str());
+  return name;
+}
+
+std::string c::LaneSupport::select(Type elem, int64_t width) {
+  std::string V = valueType(elem, width), M = maskType(elem, width);
+  std::string name = "scaly_select_" + V.substr(6);
+  if (seen.insert(name).second)
+    helpers += llvm::formatv("#define {0}(m, a, b) \\\n"
+                             "  (({1})(((m) & ({2})(a)) | (~(m) & ({2})(b))))\n\n",
+                             name, V, M)
+                   .str();
+  return name;
+}
+
 std::string c::LaneSupport::mvecSymbol(StringRef fn, Type elem, int64_t width, unsigned arity,
                                        std::string &isaMacro) {
   if (!c::glibcVectorMathSince(fn))

@@ -43,6 +43,12 @@ public:
   std::string stridedLoad(mlir::Type elem, int64_t width);
   std::string stridedStore(mlir::Type elem, int64_t width);
   std::string splat(mlir::Type elem, int64_t width);
+  /// C type of a lane mask: what comparing two lane vectors of `elem` gives in
+  /// GNU C (an integer vector of the element's width, each lane 0 or -1).
+  std::string maskType(mlir::Type elem, int64_t width);
+  /// The helper choosing lane by lane: select(mask, a, b), a bitwise blend
+  /// (C has no ?: on vector conditions).
+  std::string select(mlir::Type elem, int64_t width);
   /// `fn` (a libm name as scaly::expr::cMathName takes it) on every lane:
   /// libmvec's variant where there is one for the width, else lane by lane.
   std::string math(llvm::StringRef fn, mlir::Type elem, int64_t width, unsigned arity);

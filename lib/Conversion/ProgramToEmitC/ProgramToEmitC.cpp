@@ -70,9 +70,18 @@ public:
   IRMapping map;
 
   LogicalResult translate(Block &block) {
-    for (Operation &op : block.without_terminator())
+    for (Operation &op : block.without_terminator()) {
       if (failed(translateOp(&op)))
         return failure();
+      // A value the lowering named (`scaly.name` on the op computing it) is
+      // printed as a named variable where it is computed, not inlined at its
+      // use: a register block's elements are all read before its stores.
+      if (auto name = op.getAttrOfType<StringAttr>(c::kNameAttr); name && op.getNumResults() == 1)
+        if (Value v = map.lookupOrNull(op.getResult(0)))
+          if (Operation *def = v.getDefiningOp(); def && def->getBlock() == b.getInsertionBlock() &&
+                                                  !def->hasAttr(c::kNameAttr))
+            def->setAttr(c::kNameAttr, name);
+    }
     return success();
   }
 
@@ -473,8 +482,14 @@ private:
           }
           return binary<emitc::BitwiseXorOp>(o);
         })
-        .Case<arith::AndIOp>([&](Operation *o) { return binary<emitc::BitwiseAndOp>(o); })
-        .Case<arith::OrIOp>([&](Operation *o) { return binary<emitc::BitwiseOrOp>(o); })
+        .Case<arith::AndIOp>([&](Operation *o) {
+          return isa<VectorType>(o->getResult(0).getType()) ? maskBinary<emitc::BitwiseAndOp>(o)
+                                                            : binary<emitc::BitwiseAndOp>(o);
+        })
+        .Case<arith::OrIOp>([&](Operation *o) {
+          return isa<VectorType>(o->getResult(0).getType()) ? maskBinary<emitc::BitwiseOrOp>(o)
+                                                            : binary<emitc::BitwiseOrOp>(o);
+        })
         .Case<arith::RemSIOp>([&](Operation *o) { return binary<emitc::RemOp>(o); })
         .Case([&](arith::NegFOp o) {
           map.map(o.getResult(), b.create<emitc::UnaryMinusOp>(loc, valueType(o.getType()),
@@ -484,8 +499,16 @@ private:
         .Case([&](arith::CmpFOp o) { return cmp(o, cmpPredicate(o.getPredicate())); })
         .Case([&](arith::CmpIOp o) { return cmp(o, cmpPredicate(o.getPredicate())); })
         .Case([&](arith::SelectOp o) {
-          Value r = b.create<emitc::ConditionalOp>(loc, o.getType(), get(o.getCondition()),
-                                                   get(o.getTrueValue()), get(o.getFalseValue()));
+          Value r;
+          if (auto mask = dyn_cast<VectorType>(o.getCondition().getType())) {
+            // Lane by lane (a widened loop): a bitwise blend through the mask.
+            auto v = cast<VectorType>(o.getType());
+            r = call(lanes.select(v.getElementType(), v.getNumElements()), valueType(v),
+                     {get(o.getCondition()), get(o.getTrueValue()), get(o.getFalseValue())}, loc);
+          } else {
+            r = b.create<emitc::ConditionalOp>(loc, valueType(o.getType()), get(o.getCondition()),
+                                               get(o.getTrueValue()), get(o.getFalseValue()));
+          }
           map.map(o.getResult(), r);
           return success();
         })
@@ -548,9 +571,23 @@ private:
     }
   }
   LogicalResult cmp(Operation *op, emitc::CmpPredicate p) {
-    map.map(op->getResult(0),
-            b.create<emitc::CmpOp>(op->getLoc(), op->getResult(0).getType(), p,
-                                   get(op->getOperand(0)), get(op->getOperand(1))));
+    // Lane vectors compare to a mask of the operands' element width (GNU C).
+    Type type = op->getResult(0).getType();
+    if (auto v = dyn_cast<VectorType>(op->getOperand(0).getType()))
+      type = emitc::OpaqueType::get(b.getContext(),
+                                    lanes.maskType(v.getElementType(), v.getNumElements()));
+    map.map(op->getResult(0), b.create<emitc::CmpOp>(op->getLoc(), type, p,
+                                                     get(op->getOperand(0)),
+                                                     get(op->getOperand(1))));
+    return success();
+  }
+
+  /// & or | of two lane masks: the masks' own C type.
+  template <typename EmitCOp> LogicalResult maskBinary(Operation *op) {
+    Value lhs = get(op->getOperand(0));
+    map.map(op->getResult(0), b.create<EmitCOp>(op->getLoc(), lhs.getType(), lhs,
+                                                get(op->getOperand(1)))
+                                  .getResult());
     return success();
   }
 };

@@ -80,19 +80,69 @@ prog.proc @scan(%s: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = 
 
 // -----
 
-// Not widened: a comparison on the lanes, a loop shorter than the lanes,
-// a store every iteration makes to the same element, an integer load.
+// Comparisons become lane masks and selects choose lane by lane (the
+// products exact with zeros of compressed derivative sweeps are such
+// selects); a condition the same in every lane stays a scalar choice.
+// CHECK-LABEL: prog.proc @masks
+// CHECK:       prog.for %{{.*}} = 0 to 16 step 4 {
+// CHECK:         %[[A:.*]] = prog.load {{.*}} -> vector<4xf64>
+// CHECK:         %[[B:.*]] = prog.load {{.*}} -> vector<4xf64>
+// CHECK:         %[[ZA:.*]] = arith.cmpf oeq, %[[A]], %{{.*}} : vector<4xf64>
+// CHECK:         %[[ZB:.*]] = arith.cmpf oeq, %[[B]], %{{.*}} : vector<4xf64>
+// CHECK:         %[[Z:.*]] = arith.ori %[[ZA]], %[[ZB]] : vector<4xi1>
+// CHECK:         %[[P:.*]] = arith.mulf %[[A]], %[[B]] : vector<4xf64>
+// CHECK:         arith.select %[[Z]], %{{.*}}, %[[P]] : vector<4xi1>, vector<4xf64>
+// CHECK:         arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf64>
+// CHECK:       } {scaly.lanes = 4 : i64}
+prog.proc @masks(%x: !prog.ptr<const f64>, %t: !prog.ptr<const f64>, %flag: !prog.ptr<const i64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "t", "flag", "y", "w"], entry, input_sizes = array<i64: 16, 16, 1>, output_sizes = array<i64: 16>} {
+  %zero = arith.constant 0.0 : f64
+  %f = prog.load %flag[0] : <const i64> -> i64
+  %c0 = arith.constant 0 : i64
+  %on = arith.cmpi ne, %f, %c0 : i64
+  prog.for %i = 0 to 16 {
+    %xi = prog.offset %x[%i] : <const f64> -> <const f64>
+    %ti = prog.offset %t[%i] : <const f64> -> <const f64>
+    %yi = prog.offset %y[%i] : <f64> -> <f64>
+    %a = prog.load %xi[0] : <const f64> -> f64
+    %b = prog.load %ti[0] : <const f64> -> f64
+    %za = arith.cmpf oeq, %a, %zero : f64
+    %zb = arith.cmpf oeq, %b, %zero : f64
+    %z = arith.ori %za, %zb : i1
+    %p = arith.mulf %a, %b : f64
+    %exact = arith.select %z, %zero, %p : f64
+    %r = arith.select %on, %exact, %a : f64
+    prog.store %r to %yi[0] : f64 into <f64>
+  }
+  prog.return
+}
+
+// -----
+
+// Not widened: a compare whose C vector operator would mean something else
+// (one: C's != is true for NaN), a mask combined with a bool the same in
+// every lane, a loop shorter than the lanes, a store every iteration makes
+// to the same element, an integer load.
 // CHECK-LABEL: prog.proc @left_alone
 // CHECK-NOT:   vector<
 // CHECK-NOT:   scaly.lanes
 prog.proc @left_alone(%x: !prog.ptr<const f64>, %n: !prog.ptr<const i64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "n", "y", "w"], entry, input_sizes = array<i64: 16, 16>, output_sizes = array<i64: 16>} {
   %zero = arith.constant 0.0 : f64
+  %true = arith.constant true
+  prog.for %i = 0 to 16 {
+    %xi = prog.offset %x[%i] : <const f64> -> <const f64>
+    %yi = prog.offset %y[%i] : <f64> -> <f64>
+    %v = prog.load %xi[0] : <const f64> -> f64
+    %c = arith.cmpf one, %v, %zero : f64
+    %r = arith.select %c, %zero, %v : f64
+    prog.store %r to %yi[0] : f64 into <f64>
+  }
   prog.for %i = 0 to 16 {
     %xi = prog.offset %x[%i] : <const f64> -> <const f64>
     %yi = prog.offset %y[%i] : <f64> -> <f64>
     %v = prog.load %xi[0] : <const f64> -> f64
     %c = arith.cmpf olt, %v, %zero : f64
-    %r = arith.select %c, %zero, %v : f64
+    %m = arith.andi %c, %true : i1
+    %r = arith.select %m, %zero, %v : f64
     prog.store %r to %yi[0] : f64 into <f64>
   }
   prog.for %i = 0 to 3 {

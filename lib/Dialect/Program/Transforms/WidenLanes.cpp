@@ -86,6 +86,19 @@ bool isLaneArith(Operation *op) {
          (op->getDialect() && op->getDialect()->getNamespace() == "math");
 }
 
+/// A comparison or boolean combination that becomes a lane mask: float
+/// compares whose C vector operator means the same (== is ordered, != is
+/// unordered, as in arith), and & | of masks.
+bool isLaneMask(Operation *op) {
+  if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
+    using P = arith::CmpFPredicate;
+    P p = cmp.getPredicate();
+    return p == P::OEQ || p == P::OLT || p == P::OLE || p == P::OGT || p == P::OGE ||
+           p == P::UNE;
+  }
+  return isa<arith::AndIOp, arith::OrIOp>(op) && op->getResult(0).getType().isInteger(1);
+}
+
 class LoopWidener {
 public:
   LoopWidener(ForOp loop, int64_t lanes) : loop(loop), lanes(lanes) {}
@@ -138,6 +151,21 @@ public:
       }
       if (!anyVarying)
         continue; // the same in every lane: stays a scalar
+      if (isLaneMask(&op)) {
+        // A bool the same in every lane would need a broadcast mask: kept scalar.
+        for (Value v : op.getOperands())
+          if (v.getType().isInteger(1) && !varying.count(v))
+            return false;
+        varying.insert(op.getResult(0));
+        continue;
+      }
+      if (auto select = dyn_cast<arith::SelectOp>(op)) {
+        // A lane-by-lane choice (a varying mask), or one choice for every lane.
+        if (!isa<FloatType>(select.getType()))
+          return false;
+        varying.insert(select.getResult());
+        continue;
+      }
       if (!isLaneArith(&op) || op.getNumResults() != 1 ||
           !isa<FloatType>(op.getResult(0).getType()))
         return false;
@@ -269,8 +297,18 @@ private:
                         stride.lookup(store.getPtr()));
       return;
     }
+    if (auto select = dyn_cast<arith::SelectOp>(op);
+        select && varying.count(select.getResult()) && !varying.count(select.getCondition())) {
+      // One condition for every lane: a scalar choice between lane vectors.
+      auto wide = b.create<arith::SelectOp>(loc, map.lookupOrDefault(select.getCondition()),
+                                            lanesOf(b, select.getTrueValue(), map, loc),
+                                            lanesOf(b, select.getFalseValue(), map, loc));
+      map.map(select.getResult(), wide.getResult());
+      return;
+    }
     if (op->getNumResults() == 1 && varying.count(op->getResult(0)) && !isa<OffsetOp>(op)) {
-      // Float arithmetic or math on lane vectors: the same op, vector types.
+      // Float arithmetic, math, compares and selects on lane vectors: the
+      // same op, vector types (a compare gives a vector of i1, a mask).
       SmallVector<Value> operands;
       for (Value v : op->getOperands())
         operands.push_back(lanesOf(b, v, map, loc));
