@@ -1,8 +1,9 @@
 """Loop strategies of the structured lowering (issue 30): reductions over one non-last axis
 into a large result accumulate rows into the result (NumPy's own order: bit for bit equal to
 np.sum / np.max over that axis). Checked against NumPy with 1 x N and N x 1 arrays, three
-axes, fused expressions, NaN, integers and inside vmapped functions; transposed copies (the
-plain nest) at sizes around a 32-element tile."""
+axes, fused expressions, NaN, integers and inside vmapped functions. Results computed with
+arithmetic through a transpose are written in 4 x 4 register blocks: checked at sizes that are
+and are not multiples of 4, 1 x N, N x 1, float32, with broadcasts and three axes."""
 
 import numpy as np
 import pytest
@@ -83,6 +84,28 @@ def test_transposed_copies_match_numpy(shape, cache):
     x, y = rng.standard_normal(shape), rng.standard_normal(shape[::-1])
     np.testing.assert_array_equal(f(x), x.T + 0)
     np.testing.assert_allclose(g(x, y), np.sin(x.T * 2.0) + y, rtol=1e-14, atol=1e-14)
+
+
+def test_transposed_copy_is_written_in_blocks(cache):
+    f = fn(lambda x: x.T + 0, [(102, 70)], "tblocks")
+    source = render_c_module(f).source
+    assert "for (long long i = 0; i < 68; i += 4)" in source  # 70 result rows, 17 blocks
+    assert "for (long long j = 0; j < 100; j += 4)" in source  # 102 columns, 25 blocks
+    assert "= (double4){b00, b01, b02, b03};" in source
+    g = fn(lambda x: (x.T * 2.0).sin(), [(102, 70)], "tsin_plain")
+    assert "b00" not in render_c_module(g).source  # libm: the plain nest, widened by lanes
+
+
+def test_blocked_transposes_other_dtypes_and_broadcasts(cache):
+    f = fn(lambda x: x.T * 3.0 - 1.0, [((37, 45), "float32")], "tf32")
+    x = np.random.default_rng(9).standard_normal((37, 45)).astype(np.float32)
+    np.testing.assert_array_equal(f(x), x.T * np.float32(3.0) - np.float32(1.0))
+    g = fn(lambda x, v: x.T + v, [(50, 30), (50,)], "tbcast")
+    x, v = np.random.default_rng(10).standard_normal((50, 30)), np.arange(50.0)
+    np.testing.assert_array_equal(g(x, v), x.T + v)
+    h = fn(lambda x, y: x.T - y[2:, ::2], [(41, 43), (45, 82)], "tslice")
+    x, y = np.random.default_rng(11).standard_normal((41, 43)), np.random.default_rng(12).standard_normal((45, 82))
+    np.testing.assert_array_equal(h(x, y), x.T - y[2:, ::2])
 
 
 def test_three_axes_transposes(cache):

@@ -158,8 +158,11 @@ void ProcLowering::materialize(Value v, Value dst, Location loc) {
     materialize(reshape.getOperand(), dst, loc);
     return;
   }
-  OpBuilder::InsertionGuard guard(b);
   bool flat = isFlat(v);
+  // Transposed reads: register blocks (LoopStrategies.cpp).
+  if (!flat && materializeBlocked(v, dst, loc))
+    return;
+  OpBuilder::InsertionGuard guard(b);
   SmallVector<int64_t> dims = flat ? SmallVector<int64_t>{ex::numElements(v.getType())} : shape;
   SmallVector<Ix> ivs = openLoops(dims, loc);
   Value x = flat ? elementFlat(v, ivs[0], loc) : elementAt(v, ivs, loc);

@@ -1,0 +1,80 @@
+// RUN: scaly-opt %s -split-input-file --scaly-lower-to-program="scalarize-limit=4" | FileCheck %s
+//
+// The register-block strategy (LoopStrategies.cpp): a float result computed
+// with arithmetic only through a transpose that moves the last axis is
+// written in 4 x 4 blocks of its last two axes, each element computed into a
+// named value (scaly.name, printed as a C variable before the stores), each
+// block row one store of four consecutive values; the leftover columns and
+// rows are plain loops. Results with libm calls, integer results and
+// transposes that keep the last axis keep the plain nest.
+
+// 6 x 10 result: one block row (rows 0-3), two block columns (0-7); columns
+// 8-9 of rows 0-3 and rows 4-5 are plain loops.
+// CHECK-LABEL: prog.proc @tplus(
+// CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>
+// CHECK:         prog.for %[[I:.*]] = 0 to 4 step 4 {
+// CHECK-NEXT:      prog.for %[[J:.*]] = 0 to 8 step 4 {
+// CHECK:             arith.addf %{{.*}}, %{{.*}} {scaly.name = "b00"} : f64
+// CHECK:             arith.addf %{{.*}}, %{{.*}} {scaly.name = "b33"} : f64
+// CHECK:             prog.store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} to %{{.*}}[0] : f64, f64, f64, f64 into <f64>
+// CHECK-COUNT-3:     prog.store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} to %{{.*}}[0] : f64, f64, f64, f64 into <f64>
+// CHECK:           } {name = "j"}
+// CHECK:         } {name = "i"}
+// CHECK:         prog.for %{{.*}} = 0 to 4 {
+// CHECK-NEXT:      prog.for %{{.*}} = 8 to 10 {
+// CHECK:         prog.for %{{.*}} = 4 to 6 {
+// CHECK-NEXT:      prog.for %{{.*}} = 0 to 10 {
+expr.func @tplus(%x: tensor<10x6xf64>) -> tensor<6x10xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %t = expr.transpose %x [1, 0] : tensor<10x6xf64> to tensor<6x10xf64>
+  %c = expr.constant dense<1.0> : tensor<6x10xf64>
+  %0 = expr.add %t, %c : tensor<6x10xf64>
+  expr.return %0 : tensor<6x10xf64>
+}
+
+// -----
+
+// Three axes: a loop over the leading one around the blocks.
+// CHECK-LABEL: prog.proc @batched(
+// CHECK:         prog.for %{{.*}} = 0 to 3 {
+// CHECK-NEXT:      prog.for %{{.*}} = 0 to 8 step 4 {
+// CHECK-NEXT:        prog.for %{{.*}} = 0 to 4 step 4 {
+expr.func @batched(%x: tensor<3x4x8xf64>) -> tensor<3x8x4xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %t = expr.transpose %x [0, 2, 1] : tensor<3x4x8xf64> to tensor<3x8x4xf64>
+  %0 = expr.mul %t, %t : tensor<3x8x4xf64>
+  expr.return %0 : tensor<3x8x4xf64>
+}
+
+// -----
+
+// Negative: a libm call keeps the plain nest (no block, no named values).
+// CHECK-LABEL: prog.proc @with_sin(
+// CHECK-NOT:     step 4
+// CHECK-NOT:     scaly.name
+// CHECK:         math.sin
+expr.func @with_sin(%x: tensor<10x6xf64>) -> tensor<6x10xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %t = expr.transpose %x [1, 0] : tensor<10x6xf64> to tensor<6x10xf64>
+  %0 = expr.math sin %t : tensor<6x10xf64>
+  expr.return %0 : tensor<6x10xf64>
+}
+
+// -----
+
+// Negative: an integer result keeps the plain nest.
+// CHECK-LABEL: prog.proc @ints(
+// CHECK-NOT:     step 4
+expr.func @ints(%x: tensor<10x6xi64>) -> tensor<6x10xi64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %t = expr.transpose %x [1, 0] : tensor<10x6xi64> to tensor<6x10xi64>
+  %0 = expr.add %t, %t : tensor<6x10xi64>
+  expr.return %0 : tensor<6x10xi64>
+}
+
+// -----
+
+// Negative: a transpose that keeps the last axis reads rows contiguously.
+// CHECK-LABEL: prog.proc @keeps_last(
+// CHECK-NOT:     step 4
+expr.func @keeps_last(%x: tensor<4x3x8xf64>) -> tensor<3x4x8xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %t = expr.transpose %x [1, 0, 2] : tensor<4x3x8xf64> to tensor<3x4x8xf64>
+  %0 = expr.neg %t : tensor<3x4x8xf64>
+  expr.return %0 : tensor<3x4x8xf64>
+}
