@@ -27,3 +27,17 @@ def test_high_accuracy(name):
     res, y_orig, r, found = qpdata.solve_and_check(prob, "high_accuracy", backend="sparse")
     assert found, (f"{name}: status {res.status} after {res.iter} iterations, residuals "
                    f"primal {r.primal:.2e}, dual {r.dual:.2e}, gap {r.gap:.2e}")
+
+
+def test_narrow_boxes_whose_slacks_collapsed_are_repaired():
+    """QPILOTNO has boxes 1e-5 wide. The multipliers of both their sides grow large together, the
+    regularization delta then outweighs s/z, and both slacks shrank to nothing while x stayed
+    inside; the common part of the two multipliers (a gap of width * min(z_l, z_u)) drained by
+    r / delta per iteration, and the solve stopped at max_iter. The collapsed pairs are now put
+    back in step (slacks from x, the common part dropped): solved at the default settings in
+    about 30 iterations."""
+    prob = qpdata.load_maros_meszaros("QPILOTNO")
+    res, y_orig, r, found = qpdata.solve_and_check(prob, "default", backend="sparse")
+    assert found and res.status == "solved", (res.status, res.iter, r)
+    assert r.max() < 1e-6, r
+    assert res.iter < 100, res.iter

@@ -238,6 +238,66 @@ int Ipm::infeasibility() {
   return 0;
 }
 
+/// Two-sided constraints (a row with both sides, a variable with both
+/// bounds) whose slacks collapsed together. The two slacks of a pair always
+/// sum to its width up to the pair's residual (r_lo + r_up = s_lo + s_up -
+/// width, whatever x), and the Newton step keeps that sum unless the
+/// proximal term delta (z - nu) absorbs it: when delta is large next to s/z
+/// (a narrow pair with large multipliers on both sides, QPILOTNO's boxes of
+/// width 1e-5), both slacks can shrink to nothing while x stays inside, and
+/// only the common part of the two multipliers, drained by r / delta per
+/// iteration, holds the residual up: hundreds of iterations, with a gap of
+/// width * min(z_lo, z_up) meanwhile. Such a pair (slacks summing to less
+/// than half its width) is put back in step: its slacks are the distances of
+/// x to its sides, and the common part of its multipliers (which cancels in
+/// the stationarity, as only z_up - z_lo enters it) is dropped, down to the
+/// complementarity mu the iteration is at; its centres move alike. A pair x
+/// lies outside of is left to the iteration. Returns whether any pair was
+/// repaired.
+bool Ipm::repairCollapsedPairs() {
+  bool any = false;
+  auto repair = [&](double distLo, double distUp, double width, double &sLo, double &sUp,
+                    double &zLo, double &zUp, double &nuLo, double &nuUp) {
+    // x outside the pair is a violation the iteration is still removing.
+    if (!(width > 0.0) || !(sLo + sUp < 0.5 * width) || !(distLo >= 0.0 && distUp >= 0.0))
+      return;
+    const double floorValue = 1e-8 * width;
+    double newSLo = std::max(distLo, floorValue), newSUp = std::max(distUp, floorValue);
+    // Both multipliers lose the same amount (z_up - z_lo is kept exactly);
+    // the smaller keeps mu over the smaller slack.
+    double common = std::min(zLo, zUp);
+    double drop = std::max(0.0, common - mu_ / std::min(newSLo, newSUp));
+    double newZLo = zLo - drop, newZUp = zUp - drop;
+    nuLo += newZLo - zLo;
+    nuUp += newZUp - zUp;
+    sLo = newSLo;
+    sUp = newSUp;
+    zLo = newZLo;
+    zUp = newZUp;
+    any = true;
+  };
+  for (int i = 0; i < n_; ++i) {
+    int lo = pb_.boundLo[i], up = pb_.boundUp[i];
+    if (lo < 0 || up < 0)
+      continue;
+    repair(x[i] - pb_.xl[lo], pb_.xu[up] - x[i], pb_.xu[up] - pb_.xl[lo], q.sl[lo], q.su[up],
+           q.zl[lo], q.zu[up], nul_[lo], nuu_[up]);
+  }
+  if (pb_.upRow.empty())
+    return any;
+  Vec Gx = Vec::Zero(m_);
+  pb_.G.multiplyAdd(x.data(), Gx.data());
+  for (size_t j = 0; j < pb_.upRow.size(); ++j) {
+    int up = pb_.upRow[j], lo = pb_.loRow[j];
+    if (lo < 0 || up < 0)
+      continue;
+    // Row up: g'x <= h_up; row lo: -g'x <= h_lo (so -h_lo <= g'x).
+    repair(Gx[up] + pb_.h[lo], pb_.h[up] - Gx[up], pb_.h[up] + pb_.h[lo], q.s[lo], q.s[up],
+           q.z[lo], q.z[up], nuz_[lo], nuz_[up]);
+  }
+  return any;
+}
+
 void Ipm::setDiagonals() {
   wz_ = (q.s.array() / q.z.array() + delta_).matrix();
   wl_ = (q.sl.array() / q.zl.array() + delta_).matrix();
@@ -507,6 +567,10 @@ int Ipm::iterate(bool warm) {
         regLimit_ = st_.reg_finetune_lower_limit;
         noPrimalUpdate_ = noDualUpdate_ = 0;
       }
+    }
+    if (mt > 0 && repairCollapsedPairs()) {
+      mu_ = q.dot() / mt;
+      residuals();
     }
     // Multipliers at exactly zero would divide by zero in s/z.
     const double eps = std::numeric_limits<double>::epsilon();

@@ -48,6 +48,7 @@ private:
   bool coldStart();
   void warmStart();
   void shiftInterior(double floorValue);
+  bool repairCollapsedPairs();
   bool converged() const;
   int infeasibility();
 
