@@ -298,6 +298,20 @@ bool Ipm::repairCollapsedPairs() {
   return any;
 }
 
+/// How far the iterate is from its proximal centres, in the user's units:
+/// x from xi, and the multipliers from lambda and nu.
+double Ipm::dualProxDistance() const { return infNorm((x - xi_).cwiseProduct(pb_.D)); }
+
+double Ipm::primalProxDistance() const {
+  const double cs = pb_.costScale;
+  double d = std::max(infNorm((y - lambda_).cwiseProduct(pb_.eqScale)),
+                      infNorm((q.z - nuz_).cwiseProduct(pb_.ineqScale)));
+  Vec Dl = gather(pb_.il, pb_.D), Du = gather(pb_.iu, pb_.D);
+  d = std::max({d, infNorm((q.zl - nul_).cwiseQuotient(Dl)),
+                infNorm((q.zu - nuu_).cwiseQuotient(Du))});
+  return d / cs;
+}
+
 void Ipm::setDiagonals() {
   wz_ = (q.s.array() / q.z.array() + delta_).matrix();
   wl_ = (q.sl.array() / q.zl.array() + delta_).matrix();
@@ -649,7 +663,12 @@ int Ipm::iterate(bool warm) {
     double fast = mt > 0 ? 1.0 - muRate : 0.1, slow = mt > 0 ? 1.0 - 0.666 * muRate : 0.5;
     bool dualDone = dualInf_ < st_.eps_abs + st_.eps_rel * dualRel_;
     bool primalDone = primalInf_ < st_.eps_abs + st_.eps_rel * primalRel_;
-    if (dualInf_ < 0.95 * prevDual || dualDone) {
+    // PIQP's fine-tuning: at the lowest floor a centre also moves while the
+    // iterate stays near it (1e2 in the user's units), so that a residual
+    // the proximal term has absorbed (x - xi = -r / rho) shows again.
+    const bool fineTuning = regLimit_ == st_.reg_finetune_lower_limit;
+    if (dualInf_ < 0.95 * prevDual || dualDone ||
+        (fineTuning && rho_ == regLimit_ && dualProxDistance() < 1e2)) {
       xi_ = x;
       rho_ = std::max(regLimit_, fast * rho_);
     } else {
@@ -657,7 +676,8 @@ int Ipm::iterate(bool warm) {
       if (info_.iter < 5 || rho_ * infNorm(x - xi_) < infeasibilityThreshold)
         rho_ = std::max(regLimit_, slow * rho_);
     }
-    if (primalInf_ < 0.95 * prevPrimal || primalDone) {
+    if (primalInf_ < 0.95 * prevPrimal || primalDone ||
+        (fineTuning && delta_ == regLimit_ && primalProxDistance() < 1e2)) {
       lambda_ = y;
       nuz_ = q.z;
       nul_ = q.zl;

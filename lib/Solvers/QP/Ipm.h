@@ -49,6 +49,8 @@ private:
   void warmStart();
   void shiftInterior(double floorValue);
   bool repairCollapsedPairs();
+  double dualProxDistance() const;
+  double primalProxDistance() const;
   bool converged() const;
   int infeasibility();
 
