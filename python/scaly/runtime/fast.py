@@ -164,17 +164,39 @@ def _function(h, f, seen, depth):
         _value(h, contents, seen, depth + 1)
 
 
+_STATE: list = []
+
+
+def _process_state():
+    """Scaly's files (digest, trusted) as this process first saw them: the code that
+    runs is the code imported, so the digest is taken once (the two-second rule of
+    jit._source_state still applies to that first look)."""
+    if not _STATE:
+        from . import jit
+        _STATE.append(jit._source_state(light=True))
+    return _STATE[0]
+
+
+def _cpu():
+    """The CPU's flags digest, read once per process."""
+    if len(_STATE) < 2:
+        from . import jit
+        _process_state()
+        _STATE.append(jit._cpu_identity())
+    return _STATE[1]
+
+
 def function_key(pyfunc, inputs, outputs):
     """The trace-free key of `pyfunc` decorated with these declarations, or None when
     the index is off, Scaly's files are not trusted, or a value cannot be digested."""
     if not enabled() or type(pyfunc) is not types.FunctionType:
         return None
     from . import jit
-    source, trusted = jit._source_state(light=True)
+    source, trusted = _process_state()
     if not trusted:
         return None
     h = hashlib.sha256()
-    settings = (FAST_VERSION, jit.CACHE_VERSION, jit._VERSIONS, source, jit._cpu_identity(),
+    settings = (FAST_VERSION, jit.CACHE_VERSION, jit._VERSIONS, source, _cpu(),
                 [os.environ.get(k) for k in ("SCALY_CC", "SCALY_CC_OPT", "SCALY_FP_CONTRACT",
                                              "SCALY_LANES", "SCALY_VECTOR_LIBM")],
                 [repr(d) for d in inputs], [repr(d) for d in outputs])
