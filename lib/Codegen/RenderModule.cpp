@@ -32,6 +32,7 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
   pm.addPass(expr::createMapToLoop());
   pm.addPass(expr::createExpandCalls());
   pm.addPass(expr::createSimplify());
+  pm.addPass(expr::createDropUnusedResults());
   pm.addPass(createCSEPass());
   pm.addPass(expr::createHoistInvariants());
   LowerToProgramOptions lowerOptions;

@@ -45,6 +45,11 @@ def ExpandCalls : Pass<"scaly-expand-calls", "::mlir::ModuleOp"> {
   let dependentDialects = ["::scaly::expr::ExprDialect"];
 }
 
+def DropUnusedResults : Pass<"scaly-drop-unused-results", "::mlir::ModuleOp"> {
+  let summary = "Remove each result of a kept (non-entry) function that no call uses, from the function and its calls, with the work that fed only it";
+  let dependentDialects = ["::scaly::expr::ExprDialect"];
+}
+
 def HoistInvariants : Pass<"scaly-hoist-invariants", "::mlir::ModuleOp"> {
   let summary = "Move ops of an expr.loop body whose operands are all defined outside the loop before it (constants stay)";
   let dependentDialects = ["::scaly::expr::ExprDialect"];

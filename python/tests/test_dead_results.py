@@ -120,3 +120,34 @@ def test_vmapped_unused_result_is_not_computed(cache):
     xs = np.linspace(-1.0, 1.0, n)
     np.testing.assert_allclose(first(xs), np.sin(xs), rtol=1e-15, atol=1e-15)
     np.testing.assert_allclose(second_summed(xs), np.exp(xs).sum(), rtol=1e-13)
+
+
+def test_kept_step_drops_its_discarded_output(cache):
+    """A step kept as a procedure (.block()) no longer computes the output the scan discards:
+    scaly-drop-unused-results removes it from the procedure (SZ_W 16 -> 8, no cos)."""
+    n = 1000
+
+    @sc.function(sc.arg("s", 2), sc.arg("u", ()), outputs=(sc.arg("sn", 2), sc.arg("y", ())))
+    def kept_step(s, u):
+        sn = sc.stack([s[0] + 0.1 * s[1], s[1] + 0.1 * u.sin()])
+        return sn.block(), (s[0] * s[1]).cos().block()
+
+    @sc.function(sc.arg("s0", 2), sc.arg("us", n), outputs=sc.arg("out", 2))
+    def kept_final(s0, us):
+        return sc.scan(kept_step, n)(s0, us)[0]
+
+    @sc.function(sc.arg("s0", 2), sc.arg("us", n), outputs=(sc.arg("out", 2), sc.arg("ys", n)))
+    def kept_both(s0, us):
+        return sc.scan(kept_step, n)(s0, us)
+
+    source = render_c_module(kept_final).source
+    assert "kept_step_raw(" in source and "cos(" not in source
+    assert sz_w(kept_final) == 8
+    assert "cos(" in render_c_module(kept_both).source
+    rng = np.random.default_rng(3)
+    s0, us = rng.standard_normal(2), rng.standard_normal(n)
+    want_s, want_ys = numpy_steps(s0, us)
+    np.testing.assert_allclose(kept_final(s0, us), want_s, rtol=1e-12, atol=1e-12)
+    s, ys = kept_both(s0, us)
+    np.testing.assert_allclose(s, want_s, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ys, want_ys, rtol=1e-12, atol=1e-12)
