@@ -389,7 +389,9 @@ def _package_files():
         package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         files = []
         for directory, subdirs, names in os.walk(package):
-            subdirs[:] = [d for d in subdirs if d not in ("__pycache__", "node_modules")]
+            # viz/web and viz/static hold the page's assets, not code.
+            subdirs[:] = [d for d in subdirs
+                          if d not in ("__pycache__", "node_modules", "web", "static")]
             files += [os.path.join(directory, n) for n in names
                       if n.endswith((".py", ".so", ".json"))]
         _PACKAGE_FILES.extend(sorted(set(files)))
