@@ -246,10 +246,8 @@ def lookup(key, name):
     from . import jit
     root = jit.cache_root()
     entry = jit._read_json(_entry_path(root, key))
-    if not entry or entry.get("name") != name or not isinstance(entry.get("artifact"), str):
-        return None
-    rel = Path(entry["artifact"])
-    if rel.is_absolute() or ".." in rel.parts or len(rel.parts) != 2:
+    path = jit._artifact_path(root, entry)
+    if path is None or entry.get("name") != name:
         return None
     try:
         inputs, outputs = _ports(entry.get("inputs")), _ports(entry.get("outputs"))
@@ -260,7 +258,6 @@ def lookup(key, name):
         return None
     if not isinstance(entry.get("stamps"), list) or not _stamps_hold(entry["stamps"]):
         return None
-    path = root / rel
     try:
         data = path.read_bytes()
     except OSError:

@@ -634,9 +634,6 @@ def compile_function(fn):
                 loaded = _from_index(cc, fn, root, index_key)
                 if loaded is not None:
                     _BY_INDEX[(root, index_key)] = loaded
-                    if not isinstance(loaded[1], SolverModule):
-                        fast.publish(cc, fn, _index_directory(root, index_key), loaded[3],
-                                     loaded[2])
                     return _make_kernel(fn, *loaded)
         module = _render(cc, fn)
         extra = f"recompile {os.getpid()} {fn._recompile_id}" if recompiled else ""
@@ -670,23 +667,26 @@ def compile_function(fn):
         return _make_kernel(fn, *hit)
 
 
-def _index_directory(root: Path, index_key):
-    """The artifact directory the index entry under `index_key` names."""
-    entry = _read_json(root / "index" / f"{index_key}.json") or {}
-    return root / Path(entry.get("artifact", "")).parts[0]
-
-
-def _from_index(cc, fn, root: Path, index_key):
-    entry = _read_json(root / "index" / f"{index_key}.json")
+def _artifact_path(root: Path, entry):
+    """The artifact an index entry names (`<key>/<file>`, relative to the root), or
+    None for anything else: an absolute path or one leaving the root is refused."""
     if not entry or not isinstance(entry.get("artifact"), str):
         return None
     rel = Path(entry["artifact"])
     if rel.is_absolute() or ".." in rel.parts or len(rel.parts) != 2:
         return None
+    return root / rel
+
+
+def _from_index(cc, fn, root: Path, index_key):
+    entry = _read_json(root / "index" / f"{index_key}.json")
+    path = _artifact_path(root, entry)
+    if path is None:
+        return None
     name = entry.get("name")
     if not isinstance(name, str) or name != _file_stem(fn.name):
         return None
-    directory = root / rel.parts[0]
+    directory = path.parent
     if "solvers" in entry:
         # The index key digests Scaly's own files, not the solver library's: an
         # entry built against another library (another settings layout, say) is
@@ -705,6 +705,7 @@ def _from_index(cc, fn, root: Path, index_key):
     except (OSError, RuntimeError, AttributeError, ValueError):
         return None
     _COUNTERS["index_hit"] += 1
+    fast.publish(cc, fn, directory, name, workspace)
     return (address, owner, workspace, name)
 
 
