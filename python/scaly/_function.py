@@ -63,11 +63,24 @@ class Function:
     """
 
     def __init__(self, traced, pyfunc=None):
+        self._setup(traced.name, traced.inputs, traced.outputs, pyfunc)
         self._traced_now = traced
+
+    @classmethod
+    def _untraced(cls, pyfunc, name, inputs, outputs, retrace):
+        """A Function whose compiled code came from the trace-free index: `retrace()`
+        makes its trace the first time the graph is needed."""
+        self = cls.__new__(cls)
+        self._setup(name, inputs, outputs, pyfunc)
+        self._retrace = retrace
+        return self
+
+    def _setup(self, name, inputs, outputs, pyfunc):
+        self._traced_now = None
         self._retrace = None  # for a Function loaded trace-free: makes the trace on demand
-        self._name = traced.name
-        self._inputs = [tuple(p) for p in traced.inputs]
-        self._outputs = [tuple(p) for p in traced.outputs]
+        self._name = name
+        self._inputs = [tuple(p) for p in inputs]
+        self._outputs = [tuple(p) for p in outputs]
         if pyfunc is not None:  # what inspect.signature and help() follow
             self.__wrapped__ = pyfunc
         self.__doc__ = getattr(pyfunc, "__doc__", None)
@@ -76,25 +89,6 @@ class Function:
         self._workspace_bytes = 0
         self._recompile_id = None
         self._fast_key = None  # the trace-free index's key (runtime/fast.py), if any
-
-    @classmethod
-    def _untraced(cls, pyfunc, name, inputs, outputs, retrace):
-        """A Function whose compiled code came from the trace-free index: `retrace()`
-        makes its trace the first time the graph is needed."""
-        self = cls.__new__(cls)
-        self._traced_now = None
-        self._retrace = retrace
-        self._name = name
-        self._inputs = [tuple(p) for p in inputs]
-        self._outputs = [tuple(p) for p in outputs]
-        self.__wrapped__ = pyfunc
-        self.__doc__ = getattr(pyfunc, "__doc__", None)
-        self._kernel = None
-        self._solver_module = None
-        self._workspace_bytes = 0
-        self._recompile_id = None
-        self._fast_key = None
-        return self
 
     @property
     def _traced(self):
@@ -297,7 +291,7 @@ def _from_fast_index(pyfunc, inputs, outs, key):
     name = pyfunc.__name__
     if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
         return None  # trace() reports it
-    from .runtime import fast
+    from .runtime import fast, jit
     hit = fast.lookup(key, name)
     if hit is None:
         return None
@@ -308,8 +302,7 @@ def _from_fast_index(pyfunc, inputs, outs, key):
     fn = Function._untraced(pyfunc, name, ins, outs_,
                             lambda: trace(pyfunc, inputs, outs)._traced)
     fn._fast_key = key
-    fn._kernel = _runtime.Kernel(address, owner, name, fn.inputs, fn.outputs, workspace)
-    fn._workspace_bytes = workspace
+    jit._make_kernel(fn, address, owner, workspace, name)
     return fn
 
 
