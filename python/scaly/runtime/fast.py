@@ -29,6 +29,7 @@ already runs the code through ORC), with the system's C compiler driver.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -164,26 +165,20 @@ def _function(h, f, seen, depth):
         _value(h, contents, seen, depth + 1)
 
 
-_STATE: list = []
-
-
+@functools.cache
 def _process_state():
     """Scaly's files (digest, trusted) as this process first saw them: the code that
     runs is the code imported, so the digest is taken once (the two-second rule of
     jit._source_state still applies to that first look)."""
-    if not _STATE:
-        from . import jit
-        _STATE.append(jit._source_state(light=True))
-    return _STATE[0]
+    from . import jit
+    return jit._source_state(light=True)
 
 
+@functools.cache
 def _cpu():
     """The CPU's flags digest, read once per process."""
-    if len(_STATE) < 2:
-        from . import jit
-        _process_state()
-        _STATE.append(jit._cpu_identity())
-    return _STATE[1]
+    from . import jit
+    return jit._cpu_identity()
 
 
 def function_key(pyfunc, inputs, outputs):
@@ -285,8 +280,9 @@ def _driver():
 
 
 def publish(cc, fn, directory: Path, name, workspace):
-    """After `fn` was loaded from `directory` by the ordinary path: make lib<name>.so
-    there if needed (in the background) and write its trace-free entry."""
+    """After `fn` was loaded from `directory` by the ordinary path: in the background,
+    link lib<name>.so there from the JIT's object (an external compiler's artifact is
+    that library already) and write its trace-free entry."""
     key = getattr(fn, "_fast_key", None)
     if key is None or not enabled():
         return
