@@ -611,7 +611,12 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   out.functions = c::functionSignatures(module);
   out.source.clear();
   llvm::raw_string_ostream os(out.source);
-  if (failed(c::printC(module, os)))
+  c::PrintOptions printOptions;
+  printOptions.lineComments = options.lineComments;
+  out.origins.clear();
+  if (options.lineOrigins || options.lineComments || options.recordStages)
+    printOptions.origins = &out.origins;
+  if (failed(c::printC(module, os, printOptions)))
     return fail("printing C failed");
   if (options.casadi)
     out.source += casadiSource(casadiEntries);

@@ -80,6 +80,12 @@ class RenderedModule:
     #: With `record_stages=True`: the wall time in seconds of each stage's pass,
     #: parallel to `stages` (0.0 for "input"), measured by the pass instrumentation.
     stage_seconds: tuple = ()
+    #: Where each statement of `source` came from: (C line, ((file, line), ...)) pairs,
+    #: the line 1-based in `source`, the Python lines those of every op the statement
+    #: prints (inlined operands included). Statements of ops without a Python location
+    #: (the entry's argument checks, the stores of results) have none. Filled by
+    #: render_c_module and with `record_stages`.
+    line_origins: tuple = ()
 
     @property
     def header_name(self):
@@ -171,7 +177,8 @@ def _render_recorded(functions, options, mode):
                             out.get("wasm_header", ""), tuple(out.get("wasm_exports", ())),
                             tuple(out.get("wasm_no_scalar", {}).items()),
                             tuple(out.get("status_codes", ())),
-                            stage_seconds=tuple(out.get("stage_seconds", ())))
+                            stage_seconds=tuple(out.get("stage_seconds", ())),
+                            line_origins=tuple(out.get("line_origins", ())))
     module = _with_solvers(module, options)
     for f in watched:
         viz.record(f, mode, module=module)
@@ -195,7 +202,8 @@ def _with_solvers(module, options):
     entries = [(e.name, entry_params(module.header, e.name)) for e in module.entries]
     paths = native_paths()
     manifest = build_manifest(module.name, names, paths["include"], paths["scaly_qp"], renames)
-    recipe = {k: v for k, v in options.items() if k not in ("name", "record_stages")}
+    recipe = {k: v for k, v in options.items()
+              if k not in ("name", "record_stages", "line_origins")}
     return replace(module, source=rename_wrappers(module.source, renames),
                    solver_source=render_wrappers(entries, names, renames, recipe),
                    solvers=tuple(renames[n] for n in names),
@@ -228,7 +236,7 @@ def _check_recipe(cpu, lanes, dialect, vector_libm):
 
 def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vector_libm="none",
                     reciprocal=False, lang="c", casadi=False, fp_contract="off",
-                    scalarize_limit=None, record_stages=False):
+                    scalarize_limit=None, record_stages=False, line_comments=False):
     """Render the C module of `fn` for a build recipe; returns a `RenderedModule`.
 
     `fp_contract` is the recipe's floating-point contraction: "off" (default;
@@ -245,6 +253,10 @@ def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vec
     `RenderedModule.entries` describes each entry as data. With `record_stages`,
     `RenderedModule.stages` holds the IR before and after every pass of the
     pipeline (recorded through MLIR's pass instrumentation).
+
+    Each C statement's Python origin is in `RenderedModule.line_origins`; with
+    ``line_comments=True`` the C also carries it as ``/* model.py:12 */`` comments,
+    one above each statement whose source lines differ from the previous comment's.
 
     With ``casadi=True`` the module also exports CasADi's external function API for
     each entry (``casadi.external("<entry>", "<library>.so")`` loads it; Scaly's own
@@ -266,12 +278,15 @@ def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vec
     functions, options = _aot_options(fn, name=name, cpu=cpu, lanes=lanes, dialect=dialect,
                                       vector_libm=vector_libm, reciprocal=reciprocal, lang=lang,
                                       casadi=casadi, fp_contract=fp_contract,
-                                      scalarize_limit=scalarize_limit, record_stages=record_stages)
+                                      scalarize_limit=scalarize_limit, record_stages=record_stages,
+                                      line_comments=line_comments)
+    options["line_origins"] = True
     return _render_recorded(functions, options, "aot")
 
 
 def _aot_options(fn, *, name, cpu, lanes, dialect, vector_libm, reciprocal, lang, casadi,
-                 fp_contract, scalarize_limit, record_stages, caller="render_c_module"):
+                 fp_contract, scalarize_limit, record_stages, line_comments=False,
+                 caller="render_c_module"):
     """render_c_module's arguments, checked: (functions, options for _scaly.render). Errors
     name `caller`, the public function the arguments were given to."""
     functions = list(fn) if isinstance(fn, (list, tuple)) else [fn]
@@ -316,6 +331,10 @@ def _aot_options(fn, *, name, cpu, lanes, dialect, vector_libm, reciprocal, lang
         raise ValueError(f"{caller}: record_stages must be True or False, "
                          f"got {record_stages!r}")
     options["record_stages"] = record_stages
+    if not isinstance(line_comments, bool):
+        raise ValueError(f"{caller}: line_comments must be True or False, "
+                         f"got {line_comments!r}")
+    options["line_comments"] = line_comments
     return functions, options
 
 

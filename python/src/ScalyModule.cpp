@@ -307,6 +307,8 @@ py::dict render(py::object functions, const py::dict &options) {
     else if (key == "record_stages") o.recordStages = py::cast<bool>(v);
     else if (key == "casadi") o.casadi = py::cast<bool>(v);
     else if (key == "sparse_tables") o.sparseTables = py::cast<bool>(v);
+    else if (key == "line_comments") o.lineComments = py::cast<bool>(v);
+    else if (key == "line_origins") o.lineOrigins = py::cast<bool>(v);
     else if (key == "wasm_shim") wasmShim = py::cast<bool>(v);
     else throw std::invalid_argument("unknown render option '" + key + "'");
   }
@@ -419,6 +421,14 @@ py::dict render(py::object functions, const py::dict &options) {
   for (double seconds : out.stageSeconds)
     stageSeconds.append(seconds);
   d["stage_seconds"] = stageSeconds;
+  py::list origins;
+  for (const c::StatementOrigin &origin : out.origins) {
+    py::list from;
+    for (const c::SourceLine &at : origin.from)
+      from.append(py::make_tuple(at.file, at.line));
+    origins.append(py::make_tuple(origin.cLine, py::tuple(from)));
+  }
+  d["line_origins"] = origins;
   d["entries"] = entries;
   d["recipe"] = out.recipe;
   return d;

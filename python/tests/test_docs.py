@@ -153,6 +153,8 @@ def _listings():
         return text[text.index(start):text.index(end, text.index(start))]
 
     rollout = render_c_module(rollout_model(True))
+    commented = _run_as_file(_python_block_before("generated-code.md", "/* wave.py:8 */"),
+                             "wave.py")["module"].source
     spill = render_c_module(outer).source
     reads = render_c_module(cc).source
     expanded = render_c_module(rollout_model(False)).source
@@ -162,9 +164,32 @@ def _listings():
             between(spill, "static inline void inner_raw(", "\n#ifdef __cplusplus\n}"),
             between(reads, "  g_raw(arg[0], res[0], NULL);", "  return SCALY_SUCCESS;"),
             between(rollout.header, "#define rollout_SZ_ARG", "typedef struct"),
+            between(commented, "  /* wave.py:8 */", "  return SCALY_SUCCESS;"),
         ],
         "lowering-hints.md": [between(expanded, "  for (", "  return SCALY_SUCCESS;")],
     }
+
+
+def _python_block_before(name, listing_start):
+    """The last python block of docs/`name` before the listing that starts with `listing_start`."""
+    last = None
+    for lang, body in fenced_blocks((DOCS / name).read_text()):
+        if lang == "python":
+            last = body
+        elif body.lstrip().startswith(listing_start):
+            return last
+    raise AssertionError(f"{name} has no listing starting {listing_start!r}")
+
+
+def _run_as_file(source, filename):
+    """Globals of `source` run from a file called `filename` (its ops' locations name it)."""
+    import runpy
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, filename)
+        with open(path, "w") as f:
+            f.write(source)
+        return runpy.run_path(path)
 
 
 def test_listings_match_the_current_build():

@@ -36,6 +36,11 @@ static llvm::cl::opt<bool> reciprocalOption(
     "reciprocal", llvm::cl::desc("divide by invariant divisors through reciprocals"),
     llvm::cl::init(false));
 
+static llvm::cl::opt<bool> lineCommentsOption(
+    "line-comments",
+    llvm::cl::desc("put /* file:line */ comments (the ops' locations) above the C statements"),
+    llvm::cl::init(false));
+
 /// The recipe options, checked; nullopt (after a message) when one is bad.
 static std::optional<scaly::codegen::RenderOptions> recipeOptions() {
   scaly::codegen::RenderOptions options;
@@ -91,7 +96,9 @@ static LogicalResult emitC(ModuleOp module, llvm::raw_ostream &os) {
     if (failed(pm.run(module)))
       return failure();
   }
-  return scaly::c::printC(module, os);
+  scaly::c::PrintOptions printOptions;
+  printOptions.lineComments = lineCommentsOption;
+  return scaly::c::printC(module, os, printOptions);
 }
 
 static llvm::cl::opt<std::string> moduleNameOption(

@@ -43,6 +43,12 @@ struct RenderOptions {
   /// source never uses them, and at n = 10^5 they are megabytes to render,
   /// hash, write and lex; its Python side holds the pattern as arrays.
   bool sparseTables = true;
+  /// Put `/* model.py:12 */` comments above the C statements (printC's
+  /// lineComments).
+  bool lineComments = false;
+  /// Fill RenderedModule::origins (also done with lineComments and
+  /// recordStages).
+  bool lineOrigins = false;
 };
 
 /// One input or output of an entry as the header declares it.
@@ -83,6 +89,9 @@ struct RenderedModule {
   /// The wall time of each stage's pass in seconds, parallel to `stages`
   /// ("input" is 0).
   std::vector<double> stageSeconds;
+  /// With RenderOptions::lineOrigins (or lineComments, recordStages): the
+  /// source lines of each statement of `source`, by C line.
+  std::vector<c::StatementOrigin> origins;
 };
 
 /// The lowering pipeline from the expression dialect to the program dialect:

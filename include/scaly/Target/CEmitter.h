@@ -14,6 +14,7 @@
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/Support/raw_ostream.h"
 #include <set>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -67,8 +68,36 @@ struct FunctionSignature {
 /// The signatures of the functions `printC` prints, in order.
 std::vector<FunctionSignature> functionSignatures(mlir::ModuleOp module);
 
+/// One line of the model's Python source.
+struct SourceLine {
+  std::string file;
+  int64_t line = 0;
+  bool operator<(const SourceLine &o) const {
+    return std::tie(file, line) < std::tie(o.file, o.line);
+  }
+  bool operator==(const SourceLine &o) const { return file == o.file && line == o.line; }
+};
+
+/// Where one statement of the printed C came from: its line (1-based, in
+/// what printC printed) and the source lines of every op it prints, inlined
+/// operands included, sorted. Statements of ops without a file location
+/// (the entry's checks, stores of results) have no record.
+struct StatementOrigin {
+  int64_t cLine = 0;
+  std::vector<SourceLine> from;
+};
+
+struct PrintOptions {
+  /// Put `/* model.py:12 */` above each statement whose source lines differ
+  /// from the last such comment's in its function.
+  bool lineComments = false;
+  /// When set, receives one record per statement that has source lines.
+  std::vector<StatementOrigin> *origins = nullptr;
+};
+
 /// Print `module` (EmitC ops at the top level) as C source.
-mlir::LogicalResult printC(mlir::ModuleOp module, llvm::raw_ostream &os);
+mlir::LogicalResult printC(mlir::ModuleOp module, llvm::raw_ostream &os,
+                           const PrintOptions &options = {});
 
 } // namespace scaly::c
 

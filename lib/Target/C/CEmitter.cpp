@@ -105,9 +105,49 @@ std::string resultText(emitc::FuncOp fn) {
   return results.empty() ? "void" : typeName(results[0], false);
 }
 
+/// The source lines `locs` name (every file:line location inside them, call
+/// sites and fused locations included), sorted, each once.
+std::vector<c::SourceLine> sourceLines(ArrayRef<Location> locs) {
+  std::vector<c::SourceLine> lines;
+  for (Location loc : locs)
+    loc->walk([&](Location inner) {
+      if (auto file = dyn_cast<FileLineColLoc>(inner))
+        lines.push_back({file.getFilename().str(), static_cast<int64_t>(file.getLine())});
+      return WalkResult::advance();
+    });
+  llvm::sort(lines);
+  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+  return lines;
+}
+
+/// `model.py:6-8, 12` (a file's base name, then its lines with runs
+/// collapsed), files separated by `; `; never contains the end of a comment.
+std::string originComment(ArrayRef<c::SourceLine> lines) {
+  std::string text;
+  for (size_t i = 0; i < lines.size();) {
+    StringRef file = lines[i].file;
+    size_t slash = file.find_last_of('/');
+    text += (i ? "; " : "") + (slash == StringRef::npos ? file : file.drop_front(slash + 1)).str() + ":";
+    for (bool first = true; i < lines.size() && lines[i].file == file; first = false) {
+      size_t run = i;
+      while (run + 1 < lines.size() && lines[run + 1].file == file &&
+             lines[run + 1].line == lines[run].line + 1)
+        ++run;
+      text += (first ? "" : ", ") + std::to_string(lines[i].line);
+      if (run > i)
+        text += "-" + std::to_string(lines[run].line);
+      i = run + 1;
+    }
+  }
+  for (size_t at; (at = text.find("*/")) != std::string::npos;)
+    text.replace(at, 2, "* /");
+  return text;
+}
+
 class CPrinter {
 public:
-  explicit CPrinter(llvm::raw_ostream &os) : os(os) {}
+  CPrinter(llvm::raw_ostream &os, const c::PrintOptions &options)
+      : os(os), options(options), tracking(options.lineComments || options.origins) {}
 
   LogicalResult printModule(ModuleOp module) {
     for (Operation &op : module.getBody()->getOperations()) {
@@ -115,6 +155,7 @@ public:
           llvm::TypeSwitch<Operation *, LogicalResult>(&op)
               .Case([&](emitc::VerbatimOp v) {
                 os << v.getValue() << "\n";
+                lineNo += 1 + v.getValue().count('\n');
                 return success();
               })
               .Case([&](emitc::IncludeOp inc) {
@@ -122,6 +163,7 @@ public:
                   os << "#include <" << inc.getInclude() << ">\n";
                 else
                   os << "#include \"" << inc.getInclude() << "\"\n";
+                ++lineNo;
                 return success();
               })
               .Case([&](emitc::FuncOp fn) { return printFunc(fn); })
@@ -136,6 +178,16 @@ public:
 
 private:
   llvm::raw_ostream &os;
+  const c::PrintOptions &options;
+  /// Whether statements' source lines are wanted (comments or records).
+  bool tracking;
+  /// The line the next output starts on.
+  int64_t lineNo = 1;
+  /// The locations of the ops printed since the last statement: what the
+  /// statement being built prints.
+  SmallVector<Location> pendingLocs;
+  /// The last origin comment printed in this function.
+  std::string lastComment;
   int indent = 0;
   DenseMap<Value, std::string> names;
   DenseMap<Operation *, int64_t> writeEpoch;
@@ -154,7 +206,32 @@ private:
   int nextScalar = 0, nextPointer = 0;
 
   void line(const Twine &text) {
-    os.indent(2 * indent) << text << "\n";
+    std::string s = text.str();
+    os.indent(2 * indent) << s << "\n";
+    lineNo += 1 + llvm::count(s, '\n');
+  }
+
+  /// A line printing `op` and what was inlined into it since the last
+  /// statement (after the line `before`, when given): its source lines
+  /// recorded, and with line comments a comment above both when they changed.
+  void statement(Operation *op, const Twine &text, StringRef before = "") {
+    std::vector<c::SourceLine> from;
+    if (tracking) {
+      pendingLocs.push_back(op->getLoc());
+      from = sourceLines(pendingLocs);
+      pendingLocs.clear();
+      if (options.lineComments && !from.empty()) {
+        std::string comment = originComment(from);
+        if (comment != lastComment)
+          line("/* " + comment + " */");
+        lastComment = std::move(comment);
+      }
+    }
+    if (!before.empty())
+      line(before);
+    if (options.origins && !from.empty())
+      options.origins->push_back({lineNo, std::move(from)});
+    line(text);
   }
 
   /// `want` made safe (no C or C++ keyword) and unused in this function.
@@ -197,6 +274,8 @@ private:
     constPointers.clear();
     declaredWith.clear();
     taken.clear();
+    pendingLocs.clear();
+    lastComment.clear();
     nextScalar = nextPointer = 0;
     std::string sig = specifierText(fn);
     sig += (sig.empty() ? "" : " ") + resultText(fn) + " " + fn.getSymName().str() + "(";
@@ -332,6 +411,8 @@ private:
   }
 
   std::string exprOf(Operation *op) {
+    if (tracking)
+      pendingLocs.push_back(op->getLoc());
     return llvm::TypeSwitch<Operation *, std::string>(op)
         .Case([&](emitc::ConstantOp c) { return constant(c.getValue()); })
         .Case([&](emitc::LiteralOp l) { return l.getValue().str(); })
@@ -529,7 +610,7 @@ private:
       init = constant(v.getValue());
     }
     names[r] = name;
-    line(decl + (init.empty() ? "" : " = " + init) + ";");
+    statement(v, decl + (init.empty() ? "" : " = " + init) + ";");
     return success();
   }
 
@@ -550,14 +631,15 @@ private:
         .Case([&](emitc::AssignOp a) {
           if (declaredWith.contains(a.getOperation()))
             return success(); // printed as the variable's initializer
-          line(lvalue(a.getVar()) + " = " + stripParens(expr(a.getValue())) + ";");
+          std::string target = lvalue(a.getVar());
+          statement(a, target + " = " + stripParens(expr(a.getValue())) + ";");
           return success();
         })
         .Case([&](emitc::CallOp call) {
           std::string args;
           for (auto [i, a] : llvm::enumerate(call.getOperands()))
             args += (i ? ", " : "") + stripParens(expr(a));
-          line(call.getCallee() + "(" + args + ");");
+          statement(call, call.getCallee() + "(" + args + ");");
           return success();
         })
         .Case([&](emitc::ForOp loop) {
@@ -566,10 +648,10 @@ private:
           names[loop.getInductionVar()] = name;
           std::string step = expr(loop.getStep());
           std::string inc = step == "1" ? "++" + name : name + " += " + step;
-          if (loop->hasAttr(c::kNoUnrollAttr))
-            line("SCALY_NO_UNROLL");
-          line("for (long long " + name + " = " + expr(loop.getLowerBound()) + "; " + name +
-               " < " + expr(loop.getUpperBound()) + "; " + inc + ") {");
+          statement(loop,
+                    "for (long long " + name + " = " + expr(loop.getLowerBound()) + "; " + name +
+                        " < " + expr(loop.getUpperBound()) + "; " + inc + ") {",
+                    loop->hasAttr(c::kNoUnrollAttr) ? "SCALY_NO_UNROLL" : "");
           ++indent;
           LogicalResult ok = printBlock(*loop.getBody(), false);
           --indent;
@@ -577,7 +659,7 @@ private:
           return ok;
         })
         .Case([&](emitc::IfOp branch) {
-          line("if (" + stripParens(expr(branch.getCondition())) + ") {");
+          statement(branch, "if (" + stripParens(expr(branch.getCondition())) + ") {");
           ++indent;
           LogicalResult ok = printBlock(branch.getThenRegion().front(), false);
           --indent;
@@ -593,7 +675,7 @@ private:
         .Case([&](emitc::YieldOp) { return success(); })
         .Case([&](emitc::ReturnOp r) {
           if (r.getOperand())
-            line("return " + expr(r.getOperand()) + ";");
+            statement(r, "return " + expr(r.getOperand()) + ";");
           else if (!lastInFunction)
             line("return;");
           return success();
@@ -601,7 +683,7 @@ private:
         .Default([&](Operation *other) -> LogicalResult {
           if (other->getNumResults() == 0) {
             if (auto call = dyn_cast<emitc::CallOpaqueOp>(other)) {
-              line(exprOf(call) + ";");
+              statement(call, exprOf(call) + ";");
               return success();
             }
             return other->emitOpError("has no C statement form");
@@ -617,8 +699,8 @@ private:
           std::string name = nameAttr ? claim(nameAttr.getValue()) : fresh(pointer);
           std::string init = exprOf(other);
           names[r] = name;
-          line(typeName(r.getType(), pointer && isConstPointer(r)) + " " + name + " = " +
-               stripParens(init) + ";");
+          statement(other, typeName(r.getType(), pointer && isConstPointer(r)) + " " + name +
+                               " = " + stripParens(init) + ";");
           return success();
         });
   }
@@ -637,7 +719,7 @@ std::vector<c::FunctionSignature> c::functionSignatures(ModuleOp module) {
   return out;
 }
 
-LogicalResult c::printC(ModuleOp module, llvm::raw_ostream &os) {
-  CPrinter printer(os);
+LogicalResult c::printC(ModuleOp module, llvm::raw_ostream &os, const PrintOptions &options) {
+  CPrinter printer(os, options);
   return printer.printModule(module);
 }
