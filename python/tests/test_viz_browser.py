@@ -259,7 +259,8 @@ def test_a_gradients_derivative_is_drawn_from_its_vjp(tmp_path, monkeypatch):
 def test_python_source_beside_the_graph_links_lines_to_ops_and_c(tmp_path, monkeypatch):
     """The Python source is shown beside the graph; clicking a line of a loop body unrolled
     into the trace highlights that line's nodes of one iteration, lists its ops in every
-    stage (one run per iteration) and the EmitC ops (the C), in a panel beside the line;
+    stage (one run per iteration), the EmitC ops and the C lines the printer recorded for it,
+    in a panel beside the line;
     the next iteration and a clicked node move the panel and the highlight (issue 32, item 3)."""
     monkeypatch.setenv("SCALY_VIZ_DIR", str(tmp_path / "viz"))
     from scaly.viz import clear_recordings, recordings, visualize
@@ -283,7 +284,8 @@ def test_python_source_beside_the_graph_links_lines_to_ops_and_c(tmp_path, monke
     assert ops == ["expr.math", "expr.constant", "expr.broadcast", "expr.mul", "expr.add"] + \
         ["expr.math", "expr.mul", "expr.add"] * 4
     iterations = [nodes[:5]] + [nodes[5 + 3 * k:8 + 3 * k] for k in range(4)]
-    ir = [s for s in recordings()[0]["steps"] if s["kind"] == "ir"]
+    recorded = recordings()[0]["steps"]
+    ir = [s for s in recorded if s["kind"] == "ir"]
     seen = drive(WEB / "source_test.mjs", "# loop body")
     assert seen["errors"] == []
     assert seen["rowLine"] == body_line and body_line in seen["located"]
@@ -298,6 +300,14 @@ def test_python_source_beside_the_graph_links_lines_to_ops_and_c(tmp_path, monke
     assert runs == 5 and n_ops == 5 and all(f":{body_line}:" in l for l in text.split("\n"))
     emitc = stages[ir[-1]["name"]]
     assert emitc[0] > 0 and "emitc." in emitc[2]
+    # The C lines the printer recorded for the line, numbered as in the C source.
+    c_step = recorded[-1]
+    c_source = c_step["source"].split("\n")
+    want = [n for n, frm in c_step["origins"] if [src["file"], body_line] in frm]
+    assert any("sin(" in c_source[n - 1] for n in want)
+    shown = [row.split(None, 1) for row in first["cLines"].split("\n")]
+    assert [int(n) for n, _ in shown] == want
+    assert [code for _, code in shown] == [c_source[n - 1].strip() for n in want]
     # Beside the clicked line: level with it, right of the source.
     assert abs(first["top"] - first["rowTop"]) < 30 and first["left"] >= first["sourceRight"] - 5
     assert second["iteration"].strip() == "iteration 2 of 5"

@@ -374,7 +374,9 @@ def record(fun, mode, *, module=None, error=None):
                       "slowest_seconds": slowest["seconds"],
                       "unchanged": sum(not s.get("changed", True) for s in timed)}
         steps.append({"kind": "c", "name": "C", "source": module.source,
-                      "header": module.header, "recipe": module.recipe})
+                      "header": module.header, "recipe": module.recipe,
+                      "origins": [[c_line, [list(at) for at in frm]]
+                                  for c_line, frm in getattr(module, "line_origins", ())]})
     recording = {"id": _new_id(), "name": _label(fun), "function": fun.name, "mode": mode,
                  "error": None if error is None else str(error),
                  "time": datetime.datetime.now(datetime.timezone.utc).isoformat(),

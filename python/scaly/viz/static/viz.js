@@ -360,7 +360,31 @@ function showOrigin(file, line, anchor, op, iteration = 0) {
     if (run.length) details.appendChild(text("pre", run.join("\n"), s === last ? "origin-ops" : "stage-run"));
     panel.appendChild(details);
   });
+  const lines = cLinesOf(rec, file, line);
+  if (lines) {
+    const details = document.createElement("details");
+    details.className = "c-lines";
+    details.dataset.count = lines.length;
+    details.open = true;
+    details.appendChild(text("summary", `C lines: ${lines.length}` +
+      (lines.length > MAX_C_LINES ? ` (the first ${MAX_C_LINES} shown)` : "")));
+    details.appendChild(text("pre", lines.slice(0, MAX_C_LINES).map(([n, code]) =>
+      `${String(n).padStart(5)}  ${code.trim()}`).join("\n"), "c-lines"));
+    panel.appendChild(details);
+  }
   if (anchor) placeBeside(panel, anchor);
+}
+
+// The C statements whose ops came from file:line, as [line number, text]
+// pairs, from the printer's records (the C step's origins); null when the
+// recording has none (no C, or recorded before they existed).
+const MAX_C_LINES = 200;
+function cLinesOf(rec, file, line) {
+  const c = rec && rec.steps.find((st) => st.kind === "c");
+  if (!c || !c.origins) return null;
+  const source = c.source.split("\n");
+  return c.origins.filter(([, from]) => from.some(([f, l]) => f === file && l === line))
+    .map(([n]) => [n, source[n - 1] ?? ""]);
 }
 
 // The Python source the graph came from; each line that has nodes is clickable.

@@ -18,6 +18,7 @@ const panelState = (page) => page.evaluate(() => {
       [d.dataset.stage, +d.dataset.ops, +d.dataset.runs, d.querySelector("pre")?.textContent ?? ""]),
     highlighted: [...document.querySelectorAll(".graphs > svg.graph g.node.hl")].map((g) => +g.dataset.id),
     sourceHl: [...document.querySelectorAll("#source div.hl")].map((d) => +d.dataset.line),
+    cLines: panel.querySelector("pre.c-lines")?.textContent ?? null,
     top: panel.getBoundingClientRect().top, left: panel.getBoundingClientRect().left };
 });
 try {
