@@ -524,6 +524,7 @@ def _math_method(name):
         return Expr(self._g, self._g.math(name, self._id))
     method.__name__ = name
     method.__doc__ = f"Elementwise {name}."
+    method.__qualname__ = f"Expr.{name}"
     return method
 
 

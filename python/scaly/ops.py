@@ -225,6 +225,7 @@ def _math_function(name):
         return getattr(_expr(x, name), name)()
     fn.__name__ = name
     fn.__doc__ = f"Elementwise {name} of an Expr."
+    fn.__qualname__ = name
     return fn
 
 

@@ -154,6 +154,51 @@ def test_a_closure_over_a_new_function_is_traced_again(tmp_path, scripts):
     assert second["counters"]["fast_hit"] == 0
 
 
+def test_a_closure_over_another_scaly_math_function_is_traced_again(tmp_path, scripts):
+    """sc.sin and sc.cos are made by one factory in scaly.ops: the key tells them apart
+    (it used to digest both as the factory's inner function, and ran sin for cos)."""
+    cache = tmp_path / "cache"
+    body = """
+        import numpy as np
+        import scaly as sc
+
+        def make(act):
+            @sc.function(sc.arg("x", 2), outputs=sc.arg("y"))
+            def layer(x):
+                return act(x) + sc.fmin(x, 0.0)
+            return layer
+
+        RESULTS = make(sc.%s)(np.array([0.5, -1.5])).tolist()
+    """
+    for name in ("sin", "cos", "tanh"):
+        write(scripts, "model", body % name)
+        got = run(scripts, "model", cache)
+        x = np.array([0.5, -1.5])
+        want = getattr(np, name)(x) + np.fmin(x, 0.0)
+        assert got["results"] == pytest.approx(want.tolist(), rel=1e-14), name
+
+
+def test_functions_a_factory_makes_in_an_opaque_module_differ_by_what_they_close_over():
+    from scaly.runtime import fast
+
+    def factory(k):
+        def scaled(x):
+            return x * k
+        scaled.__module__ = "scaly.factory_test"  # digested by name, as Scaly's own are
+        return scaled
+
+    def user(fn):
+        def model(x):
+            return fn(x)
+        return model
+
+    decl = (sc.arg("x", 2),), (sc.arg("y"),)
+    keys = [fast.function_key(user(factory(k)), *decl) for k in (2.0, 3.0, 2.0)]
+    assert None not in keys
+    assert keys[0] != keys[1] and keys[0] == keys[2]
+    assert fast.function_key(user(sc.sin), *decl) != fast.function_key(user(sc.cos), *decl)
+
+
 def test_values_the_key_cannot_digest_keep_the_ordinary_path(tmp_path, scripts):
     cache = tmp_path / "cache"
     write(scripts, "model", """

@@ -147,6 +147,11 @@ _MISSING = object()
 def _function(h, f, seen, depth):
     if _opaque_module(getattr(f, "__module__", None)):
         h.update(f"named:{f.__module__}.{f.__qualname__};".encode())
+        if "<locals>" in f.__qualname__:
+            # Made by a factory (sc.sin and sc.cos are both ops._math_function's fn):
+            # the name alone does not tell them apart, what the factory closed over does.
+            for cell in f.__closure__ or ():
+                _value(h, cell.cell_contents, seen, depth + 1)
         return
     if id(f) in seen:
         h.update(f"again:{f.__qualname__};".encode())
