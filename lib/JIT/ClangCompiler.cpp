@@ -1,6 +1,7 @@
 //===- ClangCompiler.cpp - compile C in process with Clang ---------------===//
 
 #include "scaly/JIT/ClangCompiler.h"
+#include "scaly/Dialect/Expr/MathFunctions.h"
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticOptions.h"
@@ -93,27 +94,19 @@ std::string clangSetupProblem() {
 constexpr const char *kPreludeDir = "/scaly-jit/prelude";
 constexpr const char *kWorkDir = "/scaly-jit/src";
 
-constexpr const char *kMathH = R"(/* Scaly JIT prelude: the C library's math.h declarations a module uses. */
-#ifndef SCALY_PRELUDE_MATH_H
-#define SCALY_PRELUDE_MATH_H
-#define NAN (__builtin_nanf(""))
-#define INFINITY (__builtin_inff())
-double sin(double); double cos(double); double tan(double);
-double asin(double); double acos(double); double atan(double); double atan2(double, double);
-double sinh(double); double cosh(double); double tanh(double);
-double exp(double); double log(double); double log1p(double); double expm1(double);
-double sqrt(double); double fabs(double); double floor(double); double ceil(double);
-double pow(double, double); double fmin(double, double); double fmax(double, double);
-double fmod(double, double);
-float sinf(float); float cosf(float); float tanf(float);
-float asinf(float); float acosf(float); float atanf(float); float atan2f(float, float);
-float sinhf(float); float coshf(float); float tanhf(float);
-float expf(float); float logf(float); float log1pf(float); float expm1f(float);
-float sqrtf(float); float fabsf(float); float floorf(float); float ceilf(float);
-float powf(float, float); float fminf(float, float); float fmaxf(float, float);
-float fmodf(float, float);
-#endif
-)";
+/// The prelude's math.h: the C library's declarations of every math function
+/// a module may call (the table of MathFunctions.h), double and float.
+std::string mathHeader() {
+  std::string h = "/* Scaly JIT prelude: the C library's math.h declarations a module uses. */\n"
+                  "#ifndef SCALY_PRELUDE_MATH_H\n#define SCALY_PRELUDE_MATH_H\n"
+                  "#define NAN (__builtin_nanf(\"\"))\n#define INFINITY (__builtin_inff())\n";
+  for (const char *type : {"double", "float"})
+    for (const scaly::expr::MathFunctionInfo &f : scaly::expr::mathFunctions()) {
+      std::string name = f.cName + std::string(type[0] == 'f' ? "f" : "");
+      h += std::string(type) + " " + name + "(" + type + (f.arity == 2 ? ", " + std::string(type) : "") + ");\n";
+    }
+  return h + "#endif\n";
+}
 
 constexpr const char *kStddefH = R"(/* Scaly JIT prelude: stddef.h */
 #ifndef SCALY_PRELUDE_STDDEF_H
@@ -301,7 +294,7 @@ private:
 } // namespace
 
 const VirtualFiles &preludeHeaders() {
-  static const VirtualFiles files{{"math.h", kMathH},
+  static const VirtualFiles files{{"math.h", mathHeader()},
                                   {"stddef.h", kStddefH},
                                   {"stdint.h", kStdintH},
                                   {"stdbool.h", kStdboolH}};

@@ -20,6 +20,7 @@ include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "Expr/MathFunctions.td"
 include "ScalyAttrs.td"
 include "Expr/ExprInterfaces.td"
 
@@ -53,16 +54,7 @@ def Expr_FloatArray : StaticShapeTensorOf<[F64, F32]>;
 // Enumerations
 //===----------------------------------------------------------------------===//
 
-def Expr_MathFn : I32EnumAttr<"MathFn", "elementwise math function", [
-    I32EnumAttrCase<"sin", 0>, I32EnumAttrCase<"cos", 1>,
-    I32EnumAttrCase<"tan", 2>, I32EnumAttrCase<"asin", 3>,
-    I32EnumAttrCase<"acos", 4>, I32EnumAttrCase<"atan", 5>,
-    I32EnumAttrCase<"sinh", 6>, I32EnumAttrCase<"cosh", 7>,
-    I32EnumAttrCase<"tanh", 8>, I32EnumAttrCase<"exp", 9>,
-    I32EnumAttrCase<"log", 10>, I32EnumAttrCase<"log1p", 11>,
-    I32EnumAttrCase<"expm1", 12>, I32EnumAttrCase<"sqrt", 13>,
-    I32EnumAttrCase<"abs", 14>, I32EnumAttrCase<"floor", 15>,
-    I32EnumAttrCase<"ceil", 16>]> {
+def Expr_MathFn : I32EnumAttr<"MathFn", "elementwise math function", Expr_UnaryMathFunctions> {
   let cppNamespace = "::scaly::expr";
   let genSpecializedAttr = 0;
 }
@@ -273,10 +265,7 @@ def Expr_DivOp : Expr_BinaryOp<"div"> {
   let arguments = (ins Expr_Array:$lhs, Expr_Array:$rhs, UnitAttr:$exact_zeros);
 }
 
-def Expr_Math2Fn : I32EnumAttr<"Math2Fn", "binary math function", [
-    I32EnumAttrCase<"pow", 0>, I32EnumAttrCase<"atan2", 1>,
-    I32EnumAttrCase<"fmin", 2>, I32EnumAttrCase<"fmax", 3>,
-    I32EnumAttrCase<"fmod", 4>]> {
+def Expr_Math2Fn : I32EnumAttr<"Math2Fn", "binary math function", Expr_BinaryMathFunctions> {
   let cppNamespace = "::scaly::expr";
   let genSpecializedAttr = 0;
 }

@@ -29,9 +29,9 @@ __all__ = [
     "where", "gradient", "hessian", "jacobian", "jacobian_sparsity", "jvp", "vjp", "qp", "nlp",
 ]
 
-# Every math function of the dialect's ODS enum is sc.<name>, those added
+# Every math function of the dialect's ODS enums is sc.<name>, those added
 # after this list was written included.
-for _name in ops.MATH_FUNCTIONS:
+for _name in ops.MATH_FUNCTIONS + ops.MATH2_FUNCTIONS:
     globals().setdefault(_name, getattr(ops, _name))
     if _name not in __all__:
         __all__.append(_name)

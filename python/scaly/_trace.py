@@ -490,7 +490,7 @@ def _apply_ufunc(ufunc, method, inputs, kwargs):
         return inputs[0] * inputs[0]
     if name == "arctan2":
         return ops.atan2(*inputs)
-    if name in ("fmin", "fmax"):
+    if name in MATH2_FUNCTIONS:  # fmin, fmax, fmod, ...
         return getattr(ops, name)(*inputs)
     if name == "logical_not" or name == "invert":
         return ~as_expr(inputs[0], _graph_of(*inputs))
@@ -530,6 +530,7 @@ def _math_method(name):
 
 # The elementwise math functions, as the expression dialect declares them (ODS).
 MATH_FUNCTIONS = tuple(_core.expr_enums()["math"])
+MATH2_FUNCTIONS = tuple(_core.expr_enums()["math2"])
 for _name in MATH_FUNCTIONS:
     setattr(Expr, _name, _math_method(_name))
 

@@ -6,8 +6,8 @@ import numbers
 
 import numpy as np
 
-from ._trace import (MATH_FUNCTIONS, Expr, _graph_of, as_expr, binary_math, mean_, pow_,
-                     reduce_)
+from ._trace import (MATH2_FUNCTIONS, MATH_FUNCTIONS, Expr, _graph_of, as_expr, binary_math,
+                     mean_, pow_, reduce_)
 
 
 def _graph(values, what):
@@ -231,6 +231,21 @@ def _math_function(name):
 
 for _name in MATH_FUNCTIONS:
     globals()[_name] = _math_function(_name)
+
+
+def _math2_function(name):
+    def fn(a, b):
+        return binary_math(name, a, b)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name}(a, b), as C's {name} (at least one an Expr)."
+    fn.__qualname__ = name
+    return fn
+
+
+# Two-operand functions of the dialect's table without a function above (fmod, and any
+# added later) are sc.<name>(a, b).
+for _name in MATH2_FUNCTIONS:
+    globals().setdefault(_name, _math2_function(_name))
 
 
 def _in_axes(in_axes, count, what):

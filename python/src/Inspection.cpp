@@ -2,6 +2,7 @@
 
 #include "Inspection.h"
 
+#include "scaly/Dialect/Expr/MathFunctions.h"
 #include "scaly/Dialect/Expr/Passes.h"
 #include "scaly/Dialect/Expr/Sparsity.h"
 #include "scaly/Trace/BuildModule.h"
@@ -415,6 +416,22 @@ py::dict exprEnums() {
   return d;
 }
 
+/// The math-function table (MathFunctions.td), one dict per function.
+py::list mathFunctionTable() {
+  py::list rows;
+  for (const expr::MathFunctionInfo &f : expr::mathFunctions()) {
+    py::dict row;
+    row["name"] = f.name;
+    row["arity"] = f.arity;
+    row["c_name"] = f.cName;
+    row["upstream_op"] = f.upstreamOp;
+    row["glibc_vector_since"] = f.glibcVectorSince;
+    row["differentiable"] = f.differentiable;
+    rows.append(row);
+  }
+  return rows;
+}
+
 } // namespace
 
 /// A Python value as an attribute of expression op `op`: int, float and bool
@@ -565,6 +582,9 @@ void python::bindInspection(py::module_ &m) {
   m.def("expr_module", &exprModuleText, "The expression-dialect module of a traced function");
   m.def("expr_enums", &exprEnums,
         "The expression dialect's enum names (ODS): math, math2, compare and reduce");
+  m.def("math_functions", &mathFunctionTable,
+        "The math functions of expr.math and expr.math2 (MathFunctions.td): name, arity, "
+        "c_name, upstream_op, glibc_vector_since, differentiable");
   m.def("expr_graph", &exprGraph, "The expression graph of a traced function, as data",
         py::arg("fn"), py::arg("derivatives") = false);
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ScalarOps.h"
+#include "scaly/Dialect/Expr/MathFunctions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -163,38 +164,22 @@ static Value pairwiseBlock(OpBuilder &b, ArrayRef<Value> a, Location loc) {
   return add(pairwiseBlock(b, a.take_front(n2), loc), pairwiseBlock(b, a.drop_front(n2), loc));
 }
 
+/// The upstream op of a math function's record (MathFunctions.h) on scalars
+/// or lane vectors: math.sin, math.powf, arith.minnumf, ...
+static Value upstreamMath(OpBuilder &b, const ex::MathFunctionInfo &f, ValueRange operands,
+                          Location l) {
+  OperationState state(l, f.upstreamOp);
+  state.addOperands(operands);
+  state.addTypes(operands.front().getType());
+  return b.create(state)->getResult(0);
+}
+
 static Value math2Scalar(OpBuilder &b, ex::Math2Fn fn, Value x, Value y, Location l) {
-  switch (fn) {
-  case ex::Math2Fn::pow: return b.create<math::PowFOp>(l, x, y);
-  case ex::Math2Fn::atan2: return b.create<math::Atan2Op>(l, x, y);
-  case ex::Math2Fn::fmin: return b.create<arith::MinNumFOp>(l, x, y);
-  case ex::Math2Fn::fmax: return b.create<arith::MaxNumFOp>(l, x, y);
-  case ex::Math2Fn::fmod: return b.create<arith::RemFOp>(l, x, y);
-  }
-  llvm_unreachable("unknown binary math function");
+  return upstreamMath(b, ex::mathFunction(2, static_cast<int>(fn)), {x, y}, l);
 }
 
 static Value mathScalar(OpBuilder &b, ex::MathFn fn, Value x, Location l) {
-  switch (fn) {
-  case ex::MathFn::sin: return b.create<math::SinOp>(l, x);
-  case ex::MathFn::cos: return b.create<math::CosOp>(l, x);
-  case ex::MathFn::tan: return b.create<math::TanOp>(l, x);
-  case ex::MathFn::asin: return b.create<math::AsinOp>(l, x);
-  case ex::MathFn::acos: return b.create<math::AcosOp>(l, x);
-  case ex::MathFn::atan: return b.create<math::AtanOp>(l, x);
-  case ex::MathFn::sinh: return b.create<math::SinhOp>(l, x);
-  case ex::MathFn::cosh: return b.create<math::CoshOp>(l, x);
-  case ex::MathFn::tanh: return b.create<math::TanhOp>(l, x);
-  case ex::MathFn::exp: return b.create<math::ExpOp>(l, x);
-  case ex::MathFn::log: return b.create<math::LogOp>(l, x);
-  case ex::MathFn::log1p: return b.create<math::Log1pOp>(l, x);
-  case ex::MathFn::expm1: return b.create<math::ExpM1Op>(l, x);
-  case ex::MathFn::sqrt: return b.create<math::SqrtOp>(l, x);
-  case ex::MathFn::abs: return b.create<math::AbsFOp>(l, x);
-  case ex::MathFn::floor: return b.create<math::FloorOp>(l, x);
-  case ex::MathFn::ceil: return b.create<math::CeilOp>(l, x);
-  }
-  llvm_unreachable("unknown math function");
+  return upstreamMath(b, ex::mathFunction(1, static_cast<int>(fn)), {x}, l);
 }
 
 static Value cmpScalar(OpBuilder &b, ex::CmpPredicate pred, Value x, Value y, Location l) {

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Conversion/Passes.h"
+#include "scaly/Dialect/Expr/MathFunctions.h"
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Target/ReservedNames.h"
 #include "scaly/Target/StatusCodes.h"
@@ -519,29 +520,11 @@ private:
                   b.create<emitc::CastOp>(loc, o->getResult(0).getType(), get(o->getOperand(0))));
           return success();
         })
-        .Case([&](arith::MinNumFOp o) { return libm(o, "fmin"); })
-        .Case([&](arith::MaxNumFOp o) { return libm(o, "fmax"); })
-        .Case([&](arith::RemFOp o) { return libm(o, "fmod"); })
-        .Case([&](math::SinOp o) { return libm(o, "sin"); })
-        .Case([&](math::CosOp o) { return libm(o, "cos"); })
-        .Case([&](math::TanOp o) { return libm(o, "tan"); })
-        .Case([&](math::AsinOp o) { return libm(o, "asin"); })
-        .Case([&](math::AcosOp o) { return libm(o, "acos"); })
-        .Case([&](math::AtanOp o) { return libm(o, "atan"); })
-        .Case([&](math::Atan2Op o) { return libm(o, "atan2"); })
-        .Case([&](math::SinhOp o) { return libm(o, "sinh"); })
-        .Case([&](math::CoshOp o) { return libm(o, "cosh"); })
-        .Case([&](math::TanhOp o) { return libm(o, "tanh"); })
-        .Case([&](math::ExpOp o) { return libm(o, "exp"); })
-        .Case([&](math::LogOp o) { return libm(o, "log"); })
-        .Case([&](math::Log1pOp o) { return libm(o, "log1p"); })
-        .Case([&](math::ExpM1Op o) { return libm(o, "expm1"); })
-        .Case([&](math::SqrtOp o) { return libm(o, "sqrt"); })
-        .Case([&](math::AbsFOp o) { return libm(o, "abs"); })
-        .Case([&](math::FloorOp o) { return libm(o, "floor"); })
-        .Case([&](math::CeilOp o) { return libm(o, "ceil"); })
-        .Case([&](math::PowFOp o) { return libm(o, "pow"); })
         .Default([&](Operation *other) {
+          // The math functions' upstream ops (MathFunctions.td): a libm call.
+          if (const expr::MathFunctionInfo *f = expr::mathFunctionForOp(
+                  other->getName().getStringRef()))
+            return libm(other, f->name);
           return other->emitOpError("has no C form (program-to-emitc)"), failure();
         });
   }

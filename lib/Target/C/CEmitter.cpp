@@ -1,12 +1,12 @@
 //===- CEmitter.cpp - print an EmitC module as C ---------------------------===//
 
 #include "scaly/Target/CEmitter.h"
+#include "scaly/Dialect/Expr/MathFunctions.h"
 #include "scaly/Target/ReservedNames.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
@@ -27,11 +27,8 @@ std::string c::scalarCType(Type t) {
 }
 
 int c::glibcVectorMathSince(StringRef fn) {
-  return llvm::StringSwitch<int>(fn)
-      .Cases("sin", "cos", "exp", "log", "pow", 222)
-      .Cases("tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", 235)
-      .Cases("log1p", "expm1", 235)
-      .Default(0);
+  const expr::MathFunctionInfo *f = expr::mathFunction(fn);
+  return f ? f->glibcVectorSince : 0;
 }
 
 std::string c::VectorTypes::use(Type elem, int width) {

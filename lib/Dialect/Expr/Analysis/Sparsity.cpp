@@ -14,6 +14,7 @@
 
 #include "scaly/Dialect/Expr/Sparsity.h"
 #include "scaly/Dialect/Expr/Passes.h"
+#include "scaly/Dialect/Expr/MathFunctions.h"
 
 #include "GroupByKey.h"
 
@@ -309,7 +310,7 @@ LogicalResult DependencyAnalysis::visitOp(Operation *op, DepsMap &deps) {
   if (op->hasTrait<NotDifferentiable>())
     return op->emitOpError("is not differentiable yet: derivatives through it have no rule");
   if (auto math = dyn_cast<MathOp>(op))
-    if (math.getFn() == MathFn::floor || math.getFn() == MathFn::ceil)
+    if (!mathFunction(1, static_cast<int>(math.getFn())).differentiable)
       return success();
 
   if (op->hasTrait<OpTrait::Elementwise>()) {

@@ -415,35 +415,18 @@ SmallVector<Value> DivOp::vjp(Differentiator &d, ArrayRef<Value> c) {
 SmallVector<Value> NegOp::jvp(Differentiator &d, ArrayRef<Value> t) { return {d.neg(t[0])}; }
 SmallVector<Value> NegOp::vjp(Differentiator &d, ArrayRef<Value> c) { return {d.neg(c[0])}; }
 
-/// dy/dx of y = fn(x), elementwise; null for floor and ceil (zero a.e.).
+/// dy/dx of y = fn(x), elementwise, by the formula of fn's record in
+/// MathFunctions.td; null for functions without one (floor, ceil: zero a.e.).
 static Value mathDerivative(MathOp op, Differentiator &d) {
   Value x = op.getOperand(), y = op.getResult();
   Type t = x.getType();
   auto one = [&] { return d.constant(t, 1.0); };
+  auto zero = [&] { return d.zeros(t); };
+  (void)y;
   switch (op.getFn()) {
-  case MathFn::sin: return d.math("cos", x);
-  case MathFn::cos: return d.neg(d.math("sin", x));
-  case MathFn::tan: return d.add(one(), d.mul(y, y));
-  case MathFn::asin: return d.div(one(), d.math("sqrt", d.sub(one(), d.mul(x, x))));
-  case MathFn::acos: return d.neg(d.div(one(), d.math("sqrt", d.sub(one(), d.mul(x, x)))));
-  case MathFn::atan: return d.div(one(), d.add(one(), d.mul(x, x)));
-  case MathFn::sinh: return d.math("cosh", x);
-  case MathFn::cosh: return d.math("sinh", x);
-  case MathFn::tanh: return d.sub(one(), d.mul(y, y));
-  case MathFn::exp: return y;
-  case MathFn::log: return d.div(one(), x);
-  case MathFn::log1p: return d.div(one(), d.add(one(), x));
-  case MathFn::expm1: return d.add(y, one());
-  case MathFn::sqrt: return d.div(d.constant(t, 0.5), y);
-  case MathFn::abs: { // sign(x), 0 at 0
-    Value zero = d.zeros(t);
-    return d.select(d.cmp("gt", x, zero), one(),
-                    d.select(d.cmp("lt", x, zero), d.constant(t, -1.0), zero));
+#include "scaly/Dialect/Expr/MathDerivatives.h.inc"
+  default: return Value();
   }
-  case MathFn::floor:
-  case MathFn::ceil: return Value();
-  }
-  return Value();
 }
 
 SmallVector<Value> MathOp::jvp(Differentiator &d, ArrayRef<Value> t) {

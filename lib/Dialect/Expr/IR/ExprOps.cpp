@@ -6,6 +6,7 @@
 
 #include "scaly/Dialect/Expr/ExprDialect.h"
 #include "scaly/Dialect/Expr/ShapeRules.h"
+#include "scaly/Dialect/Expr/MathFunctions.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -68,7 +69,8 @@ SmallVector<FuncOp> scaly::expr::entryFunctions(ModuleOp module) {
 }
 
 std::string scaly::expr::cMathName(StringRef fn, Type elementType) {
-  std::string name = fn == "abs" ? "fabs" : fn.str();
+  const MathFunctionInfo *f = mathFunction(fn);
+  std::string name = f ? f->cName : fn.str();
   if (elementType.isF32())
     name += "f";
   return name;
@@ -420,47 +422,16 @@ OpFoldResult NegOp::fold(FoldAdaptor a) {
   return foldFloats({a.getOperand()}, getType(), [](ArrayRef<double> v) { return -v[0]; });
 }
 
-static double applyMath(MathFn fn, double x) {
-  switch (fn) {
-  case MathFn::sin: return std::sin(x);
-  case MathFn::cos: return std::cos(x);
-  case MathFn::tan: return std::tan(x);
-  case MathFn::asin: return std::asin(x);
-  case MathFn::acos: return std::acos(x);
-  case MathFn::atan: return std::atan(x);
-  case MathFn::sinh: return std::sinh(x);
-  case MathFn::cosh: return std::cosh(x);
-  case MathFn::tanh: return std::tanh(x);
-  case MathFn::exp: return std::exp(x);
-  case MathFn::log: return std::log(x);
-  case MathFn::log1p: return std::log1p(x);
-  case MathFn::expm1: return std::expm1(x);
-  case MathFn::sqrt: return std::sqrt(x);
-  case MathFn::abs: return std::fabs(x);
-  case MathFn::floor: return std::floor(x);
-  case MathFn::ceil: return std::ceil(x);
-  }
-  llvm_unreachable("unknown math function");
-}
-
 OpFoldResult MathOp::fold(FoldAdaptor a) {
-  MathFn fn = getFn();
+  const MathFunctionInfo &f = mathFunction(1, static_cast<int>(getFn()));
   return foldFloats({a.getOperand()}, getType(),
-                    [fn](ArrayRef<double> v) { return applyMath(fn, v[0]); });
+                    [&f](ArrayRef<double> v) { return f.apply(v[0], 0.0); });
 }
 
 OpFoldResult Math2Op::fold(FoldAdaptor a) {
-  Math2Fn fn = getFn();
-  return foldFloats({a.getLhs(), a.getRhs()}, getType(), [fn](ArrayRef<double> v) {
-    switch (fn) {
-    case Math2Fn::pow: return std::pow(v[0], v[1]);
-    case Math2Fn::atan2: return std::atan2(v[0], v[1]);
-    case Math2Fn::fmin: return std::fmin(v[0], v[1]);
-    case Math2Fn::fmax: return std::fmax(v[0], v[1]);
-    case Math2Fn::fmod: return std::fmod(v[0], v[1]);
-    }
-    llvm_unreachable("unknown binary math function");
-  });
+  const MathFunctionInfo &f = mathFunction(2, static_cast<int>(getFn()));
+  return foldFloats({a.getLhs(), a.getRhs()}, getType(),
+                    [&f](ArrayRef<double> v) { return f.apply(v[0], v[1]); });
 }
 
 // Shapes of cmp, select and cast are checked by the Elementwise trait.
