@@ -104,6 +104,14 @@ defset list<Expr_MathFunction> Expr_UnaryMathFunctions = {
   }
   def Expr_Math_floor : Expr_MathFunction<"floor", 15>;
   def Expr_Math_ceil : Expr_MathFunction<"ceil", 16>;
+  def Expr_Math_exp2 : Expr_MathFunction<"exp2", 17> {
+    let glibcVectorSince = 235;
+    let derivative = [{ d.mul(y, d.constant(t, 0.69314718055994530942)) }];
+  }
+  def Expr_Math_log10 : Expr_MathFunction<"log10", 18> {
+    let glibcVectorSince = 235;
+    let derivative = [{ d.div(d.constant(t, 0.43429448190325182765), x) }];
+  }
 }
 
 // Their partial derivatives are rules in Derivatives.cpp (math2Derivatives).

@@ -24,6 +24,7 @@ REFERENCE = {
     "log1p": (np.log1p, [(-0.9, 5)]), "expm1": (np.expm1, [(-3, 3)]),
     "sqrt": (np.sqrt, [(0.1, 5)]), "abs": (np.abs, [(-3, 3)]),
     "floor": (np.floor, [(-3, 3)]), "ceil": (np.ceil, [(-3, 3)]),
+    "exp2": (np.exp2, [(-3, 3)]), "log10": (np.log10, [(0.1, 5)]),
     "pow": (np.power, [(0.2, 3), (-2, 2)]), "atan2": (np.arctan2, [(-2, 2), (0.3, 2)]),
     "fmin": (np.fmin, [(-2, 2), (-2, 2)]), "fmax": (np.fmax, [(-2, 2), (-2, 2)]),
     "fmod": (np.fmod, [(-5, 5), (0.7, 2)]),

@@ -15,14 +15,24 @@ import pytest
 import scaly as sc
 from scaly import _scaly
 
-ODS = os.path.join(os.path.dirname(__file__), "..", "..", "mlir-dialects", "Expr", "ExprOps.td")
+ODS_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "mlir-dialects", "Expr")
+ODS = os.path.join(ODS_DIR, "ExprOps.td")
+MATH_ODS = os.path.join(ODS_DIR, "MathFunctions.td")
 
 
 def ods_enum(name):
-    """The case names of I32EnumAttr `name` in ExprOps.td, in value order."""
+    """The case names of I32EnumAttr `name` in ExprOps.td, in value order: its list of
+    cases, or the records of the MathFunctions.td defset it names."""
     text = open(ODS).read()
-    body = re.search(r"def %s\s*:\s*I32EnumAttr<[^\[]*\[(.*?)\]>" % name, text, re.S).group(1)
-    cases = re.findall(r'I32EnumAttrCase<"(\w+)",\s*(\d+)>', body)
+    m = re.search(r'def %s\s*:\s*I32EnumAttr<"\w+",\s*"[^"]*",\s*\[(.*?)\]>' % name, text, re.S)
+    if m:
+        cases = re.findall(r'I32EnumAttrCase<"(\w+)",\s*(\d+)>', m.group(1))
+    else:
+        defset = re.search(r'def %s\s*:\s*I32EnumAttr<"\w+",\s*"[^"]*",\s*(\w+)>' % name,
+                           text).group(1)
+        math = open(MATH_ODS).read()
+        body = re.search(r"defset list<\w+> %s = \{(.*?)\n\}" % defset, math, re.S).group(1)
+        cases = re.findall(r'Expr_MathFunction<"(\w+)",\s*(\d+)', body)
     return [n for n, _ in sorted(cases, key=lambda c: int(c[1]))]
 
 
