@@ -83,7 +83,7 @@ class RenderedModule:
     #: Where each statement of `source` came from: (C line, ((file, line), ...)) pairs,
     #: the line 1-based in `source`, the Python lines those of every op the statement
     #: prints (inlined operands included). Statements of ops without a Python location
-    #: (the entry's argument checks, the stores of results) have none. Filled by
+    #: (the entry's argument checks, its return) have none. Filled by
     #: render_c_module and with `record_stages`.
     line_origins: tuple = ()
 

@@ -75,6 +75,9 @@ def test_each_statement_names_the_lines_its_ops_were_written_on():
     [body] = statement_lines(module, lambda s: "sin(" in s and "exp(" in s)
     assert origins[sum_stmt] == {(HERE, sum_line)}
     assert origins[body] == {(HERE, sin_line), (HERE, exp_line), (HERE, ret_line)}
+    # The loop writing the result comes from the op that made it (the last one).
+    [loop] = statement_lines(module, lambda s: s.lstrip().startswith("for ("))
+    assert origins[loop] == {(HERE, ret_line)}
     # Every record points at a statement of the source, and lines come sorted, once each.
     lines = module.source.splitlines()
     for c_line, frm in module.line_origins:

@@ -81,7 +81,7 @@ struct SourceLine {
 /// Where one statement of the printed C came from: its line (1-based, in
 /// what printC printed) and the source lines of every op it prints, inlined
 /// operands included, sorted. Statements of ops without a file location
-/// (the entry's checks, stores of results) have no record.
+/// (the entry's checks, its return) have no record.
 struct StatementOrigin {
   int64_t cLine = 0;
   std::vector<SourceLine> from;

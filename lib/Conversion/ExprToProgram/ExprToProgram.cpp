@@ -140,6 +140,11 @@ void ProcLowering::writeTo(Value v, Value ptr, Location loc) {
   const Stored &s = values[v];
   if (s.inMemory() && s.ptr == ptr)
     return;
+  // The loops and stores that write v come from the op that made it (the
+  // C statements' origins, RenderedModule.line_origins), not from where it
+  // is returned or yielded.
+  if (Operation *def = v.getDefiningOp(); def && !isa<UnknownLoc>(def->getLoc()))
+    loc = def->getLoc();
   if (s.lazy || (s.inMemory() && isLarge(v))) {
     materialize(v, ptr, loc);
     return;

@@ -5,12 +5,14 @@
 // it prints, inlined operands included) in a comment above it: the file's base
 // name, its lines with runs collapsed, files apart by "; ". A statement whose
 // lines are the previous comment's gets none; ops without a file location (the
-// entry's checks) get none. Without the option the C has no such comments.
+// entry's checks) get none; a loop writing a result comes from the op that made
+// it. Without the option the C has no such comments.
 
 // CHECK-LABEL: int wave(
 // CHECK:         if (!res[0]) return SCALY_ERR_NULL_RESULT;
 // CHECK-NEXT:    /* model.py:12 */
 // CHECK-NEXT:    double [[S:v[0-9]+]] = {{.*}}arg[0][99];
+// CHECK-NEXT:    /* model.py:13 */
 // CHECK-NEXT:    SCALY_NO_UNROLL
 // CHECK-NEXT:    for (long long i = 0; i < 100; ++i) {
 // CHECK-NEXT:      /* model.py:10-11, 13; shared.py:4 */
