@@ -76,7 +76,7 @@ def test_each_statement_names_the_lines_its_ops_were_written_on():
     assert origins[sum_stmt] == {(HERE, sum_line)}
     assert origins[body] == {(HERE, sin_line), (HERE, exp_line), (HERE, ret_line)}
     # The loop writing the result comes from the op that made it (the last one).
-    [loop] = statement_lines(module, lambda s: s.lstrip().startswith("for ("))
+    [loop] = statement_lines(module, lambda s: s.startswith("  for (long long i = 0; i < 100;"))
     assert origins[loop] == {(HERE, ret_line)}
     # Every record points at a statement of the source, and lines come sorted, once each.
     lines = module.source.splitlines()
