@@ -41,6 +41,9 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
   pm.addPass(createLowerToProgram(lowerOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Upstream's, through prog.for's LoopLikeOpInterface: pure arithmetic that
+  // no iteration changes is computed once, before the loop.
+  pm.addPass(createLoopInvariantCodeMotionPass());
   if (reciprocal)
     pm.addPass(prog::createReciprocal());
   if (lanes == 0 || lanes > 1) {

@@ -26,6 +26,7 @@ void scaly::registerScalyPasses() {
   registerConversionPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
+  mlir::registerLoopInvariantCodeMotionPass();
   mlir::PassPipelineRegistration<>(
       "scaly-lower", "The whole lowering from the expression to the program dialect",
       [](mlir::OpPassManager &pm) { codegen::buildLoweringPipeline(pm); });

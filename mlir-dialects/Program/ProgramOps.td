@@ -16,6 +16,7 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/CallInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/LoopLikeInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "ScalyAttrs.td"
 
@@ -88,7 +89,11 @@ def Prog_ReturnOp : Prog_Op<"return", [Pure, HasParent<"ProcOp">, Terminator, Re
   let assemblyFormat = "attr-dict";
 }
 
-def Prog_ForOp : Prog_Op<"for", [SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects]> {
+def Prog_ForOp : Prog_Op<"for", [SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<LoopLikeOpInterface, ["getLoopInductionVars",
+        "getLoopLowerBounds", "getLoopUpperBounds", "getLoopSteps", "getInitsMutable",
+        "getRegionIterArgs", "getYieldedValuesMutable", "getLoopResults",
+        "promoteIfSingleIteration"]>]> {
   let summary = "counted loop: for (long long i = lower; i < upper; i += step)";
   let description = [{
     The body runs for i = lower, lower + step, ... while i < upper. Values
@@ -117,6 +122,8 @@ def Prog_ForOp : Prog_Op<"for", [SingleBlockImplicitTerminator<"YieldOp">, Recur
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  // A loop of no iteration is its init values; of one, its body.
+  let hasCanonicalizer = 1;
   let skipDefaultBuilders = 1;
   // With init values the body ends with `prog.yield` of its carried block
   // arguments (each iteration keeps the values); callers insert before it
@@ -127,9 +134,9 @@ def Prog_ForOp : Prog_Op<"for", [SingleBlockImplicitTerminator<"YieldOp">, Recur
   let extraClassDeclaration = [{
     ::mlir::Value getInductionVar() { return getBody().getArgument(0); }
     ::mlir::Block *getBodyBlock() { return &getBody().front(); }
-    /// The body's block arguments for the carried values (after the counter).
-    ::mlir::Block::BlockArgListType getRegionIterArgs() {
-      return getBody().getArguments().drop_front();
+    /// How many times the body runs.
+    int64_t getTripCount() {
+      return getUpper() > getLower() ? (getUpper() - getLower() + getStep() - 1) / getStep() : 0;
     }
     unsigned getNumCarried() { return getInitArgs().size(); }
     /// The body's terminator, with the carried values' next values.
@@ -161,6 +168,8 @@ def Prog_IfOp : Prog_Op<"if", [RecursiveMemoryEffects, NoRegionArguments,
   let arguments = (ins I1:$condition);
   let regions = (region SizedRegion<1>:$thenRegion, AnyRegion:$elseRegion);
   let assemblyFormat = "$condition $thenRegion (`else` $elseRegion^)? attr-dict";
+  // A constant condition leaves the branch it takes.
+  let hasCanonicalizer = 1;
 }
 
 def Prog_WhileOp : Prog_Op<"while", [RecursiveMemoryEffects, NoRegionArguments]> {
@@ -216,6 +225,10 @@ def Prog_OffsetOp : Prog_Op<"offset", [Pure]> {
   let results = (outs Prog_AnyPtr:$result);
   let assemblyFormat = "$base (`[` $index^ `]`)? attr-dict `:` type($base) `->` type($result)";
   let hasVerifier = 1;
+  // No index and no bias: the base itself; an offset of an unindexed offset:
+  // one offset of the innermost base.
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Prog_LoadOp : Prog_Op<"load", [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {

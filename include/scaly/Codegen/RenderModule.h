@@ -96,7 +96,8 @@ struct RenderedModule {
 
 /// The lowering pipeline from the expression dialect to the program dialect:
 /// differentiate, map-to-loop, expand-calls, simplify, cse, hoist-invariants,
-/// lower-to-program, canonicalize, cse, then with `reciprocal` reciprocal,
+/// lower-to-program, canonicalize, cse, loop-invariant-code-motion, then with
+/// `reciprocal` reciprocal,
 /// with `lanes` > 1 (or 0, auto: 8) widen-lanes, and plan-workspace.
 void buildLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef entry = "",
                            int64_t scalarizeLimit = 64, int64_t lanes = 1,

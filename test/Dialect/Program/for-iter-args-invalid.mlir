@@ -79,7 +79,8 @@ prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y
 
 prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
   %z = arith.constant 0.0 : f64
-  // expected-error @+1 {{'prog.for' op body yields 3 values, expected one per init value (2)}}
+  // Checked first by upstream's LoopLikeOpInterface verifier.
+  // expected-error @+1 {{'prog.for' op different number of region iter_args and yielded values: 2 != 3}}
   %r:2 = prog.for %i = 0 to 4 iter_args(%a = %z, %b = %z) -> (f64, f64) {
     prog.yield %a, %b, %b : f64, f64, f64
   }
@@ -91,7 +92,7 @@ prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y
 prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
   %z = arith.constant 0.0 : f64
   %n = arith.constant 3 : i64
-  // expected-error @+1 {{'prog.for' op carried value #1: yielded value has type 'i64', expected the init value's type 'f64'}}
+  // expected-error @+1 {{'prog.for' op 1-th region iter_arg and 1-th yielded value have different type: 'f64' != 'i64'}}
   %r:2 = prog.for %i = 0 to 4 iter_args(%a = %z, %b = %z) -> (f64, f64) {
     prog.yield %a, %n : f64, i64
   }

@@ -1,0 +1,113 @@
+// RUN: scaly-opt %s -canonicalize -split-input-file | FileCheck %s
+//
+// The program dialect's folders and canonicalization patterns (ODS
+// hasFolder / hasCanonicalizer): loops of no and of one iteration, prog.if on
+// a constant, offsets without index or bias, offsets of unindexed offsets,
+// constant indices.
+// The negatives (two iterations, a condition that is not constant, an
+// indexed inner offset, an offset that adds const) stay as they are.
+
+// CHECK-LABEL: prog.proc @loops(
+// CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>
+// CHECK-NOT:     prog.for %{{.*}} = 5 to 5
+// CHECK:         %[[P:.*]] = prog.offset %[[X]] {bias = 3 : i64}
+// CHECK-NEXT:    %[[V:.*]] = prog.load %[[P]][0]
+// CHECK-NEXT:    %[[S:.*]] = arith.addf %[[V]], %[[V]]
+// CHECK-NEXT:    prog.store %[[S]] to %[[Y]][0]
+// CHECK-NEXT:    prog.for %{{.*}} = 0 to 2 {
+// CHECK:         prog.store %[[S]] to %[[Y]][1]
+// CHECK-NEXT:    prog.return
+prog.proc @loops(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], input_sizes = array<i64: 8>, output_sizes = array<i64: 2>} {
+  %zero = arith.constant 0.0 : f64
+  // No iteration: the result is the init value, and nothing runs.
+  %r0 = prog.for %i = 5 to 5 iter_args(%s = %zero) -> (f64) {
+    prog.store %s to %y[0] : f64 into !prog.ptr<f64>
+    prog.yield %s : f64
+  }
+  // One iteration (3, step 4 to 6): the body at i = 3, the result its yield.
+  %r1 = prog.for %i = 3 to 6 step 4 iter_args(%s = %r0) -> (f64) {
+    %p = prog.offset %x[%i] : !prog.ptr<const f64> -> !prog.ptr<const f64>
+    %v = prog.load %p[0] : !prog.ptr<const f64> -> f64
+    %t = arith.addf %v, %v : f64
+    prog.store %t to %y[0] : f64 into !prog.ptr<f64>
+    prog.yield %t : f64
+  }
+  // Two iterations stay a loop.
+  prog.for %i = 0 to 2 {
+    prog.store %zero to %y[1] : f64 into !prog.ptr<f64>
+  }
+  prog.store %r1 to %y[1] : f64 into !prog.ptr<f64>
+  prog.return
+}
+
+// -----
+
+// CHECK-LABEL: prog.proc @branches(
+// CHECK:         %[[C:.*]] = arith.constant 1.000000e+00
+// CHECK:         %[[TWO:.*]] = arith.constant 2.000000e+00
+// CHECK-NEXT:    prog.store %[[C]] to %{{.*}}[0]
+// CHECK-NEXT:    %[[B:.*]] = prog.load
+// CHECK-NEXT:    prog.if %[[B]] {
+// CHECK-NEXT:      prog.store %[[TWO]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    prog.return
+prog.proc @branches(%c: !prog.ptr<const i1>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["c", "y", "w"], input_sizes = array<i64: 1>, output_sizes = array<i64: 1>} {
+  %one = arith.constant 1.0 : f64
+  %two = arith.constant 2.0 : f64
+  %t = arith.constant true
+  %f = arith.constant false
+  prog.if %t {
+    prog.store %one to %y[0] : f64 into !prog.ptr<f64>
+  } else {
+    prog.store %two to %y[0] : f64 into !prog.ptr<f64>
+  }
+  // False without an else: nothing.
+  prog.if %f {
+    prog.store %two to %y[0] : f64 into !prog.ptr<f64>
+  }
+  %b = prog.load %c[0] : !prog.ptr<const i1> -> i1
+  prog.if %b {
+    prog.store %two to %y[0] : f64 into !prog.ptr<f64>
+  }
+  prog.return
+}
+
+// -----
+
+// CHECK-LABEL: prog.proc @offsets(
+// CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %{{[^:]*}}: !prog.ptr<const i64>, %[[Y:[^:]*]]: !prog.ptr<f64>
+// CHECK:         %[[I:.*]] = prog.load
+// CHECK-NEXT:    prog.call @use(%[[X]],
+// CHECK-NEXT:    %[[A:.*]] = prog.offset %[[X]] {bias = 7 : i64}
+// CHECK-NEXT:    prog.call @use(%[[A]],
+// CHECK-NEXT:    %[[B:.*]] = prog.offset %[[X]][%[[I]]] {bias = 5 : i64, scale = 3 : i64}
+// CHECK-NEXT:    prog.call @use(%[[B]],
+// CHECK-NEXT:    %[[C0:.*]] = prog.offset %[[X]][%[[I]]] : <const f64> -> <const f64>
+// CHECK-NEXT:    %[[C1:.*]] = prog.offset %[[C0]] {bias = 1 : i64}
+// CHECK-NEXT:    prog.call @use(%[[C1]],
+// CHECK-NEXT:    %[[D:.*]] = prog.offset %[[Y]] : <f64> -> <const f64>
+// CHECK-NEXT:    prog.call @use(%[[D]],
+prog.proc @use(%p: !prog.ptr<const f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["p", "w"], input_sizes = array<i64: 1>, output_sizes = array<i64>} {
+  prog.return
+}
+prog.proc @offsets(%x: !prog.ptr<const f64>, %n: !prog.ptr<const i64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "n", "y", "w"], input_sizes = array<i64: 8, 1>, output_sizes = array<i64: 8>} {
+  %nul = prog.null : !prog.ptr<f64>
+  %i = prog.load %n[0] : !prog.ptr<const i64> -> i64
+  // No index, no bias: the base.
+  %same = prog.offset %x : !prog.ptr<const f64> -> !prog.ptr<const f64>
+  prog.call @use(%same, %nul) : !prog.ptr<const f64>, !prog.ptr<f64>
+  // Offsets of unindexed offsets: one offset, biases added, the outer index kept.
+  %a0 = prog.offset %x {bias = 3} : !prog.ptr<const f64> -> !prog.ptr<const f64>
+  %a1 = prog.offset %a0 {bias = 4} : !prog.ptr<const f64> -> !prog.ptr<const f64>
+  prog.call @use(%a1, %nul) : !prog.ptr<const f64>, !prog.ptr<f64>
+  %b1 = prog.offset %a0[%i] {scale = 3, bias = 2} : !prog.ptr<const f64> -> !prog.ptr<const f64>
+  prog.call @use(%b1, %nul) : !prog.ptr<const f64>, !prog.ptr<f64>
+  // An indexed inner offset is kept.
+  %c0 = prog.offset %x[%i] : !prog.ptr<const f64> -> !prog.ptr<const f64>
+  %c1 = prog.offset %c0 {bias = 1} : !prog.ptr<const f64> -> !prog.ptr<const f64>
+  prog.call @use(%c1, %nul) : !prog.ptr<const f64>, !prog.ptr<f64>
+  // An offset that adds const is not its base.
+  %d = prog.offset %y : !prog.ptr<f64> -> !prog.ptr<const f64>
+  prog.call @use(%d, %nul) : !prog.ptr<const f64>, !prog.ptr<f64>
+  prog.return
+}

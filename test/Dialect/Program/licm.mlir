@@ -1,0 +1,28 @@
+// RUN: scaly-opt %s -loop-invariant-code-motion | FileCheck %s
+//
+// prog.for is a LoopLikeOpInterface: upstream loop-invariant-code-motion
+// hoists the pure arithmetic that does not depend on the counter or on what
+// the loop writes (loads stay: they read memory the loop may write).
+
+// CHECK-LABEL: prog.proc @scale(
+// CHECK:         %[[A:.*]] = prog.load %{{.*}}[0]
+// CHECK:         %[[F:.*]] = arith.mulf %[[A]], %[[A]]
+// CHECK-NEXT:    %[[G:.*]] = math.sin %[[F]]
+// CHECK-NEXT:    prog.for %[[I:[^ ]*]] = 0 to 8 {
+// CHECK-NEXT:      %[[P:[^ ]*]] = prog.offset %{{[^ ]*}}[%[[I]]]
+// CHECK-NEXT:      %[[V:[^ ]*]] = prog.load %[[P]][0]
+// CHECK-NEXT:      %[[R:[^ ]*]] = arith.mulf %[[V]], %[[G]]
+// CHECK:           prog.store %[[R]]
+prog.proc @scale(%x: !prog.ptr<const f64>, %a: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "a", "y", "w"], input_sizes = array<i64: 8, 1>, output_sizes = array<i64: 8>, entry} {
+  %av = prog.load %a[0] : !prog.ptr<const f64> -> f64
+  prog.for %i = 0 to 8 {
+    %f = arith.mulf %av, %av : f64
+    %g = math.sin %f : f64
+    %p = prog.offset %x[%i] : !prog.ptr<const f64> -> !prog.ptr<const f64>
+    %v = prog.load %p[0] : !prog.ptr<const f64> -> f64
+    %r = arith.mulf %v, %g : f64
+    %q = prog.offset %y[%i] : !prog.ptr<f64> -> !prog.ptr<f64>
+    prog.store %r to %q[0] : f64 into !prog.ptr<f64>
+  }
+  prog.return
+}
