@@ -42,13 +42,21 @@ void Csc::multiplyTransposeAdd(const double *x, double *y, double alpha) const {
 
 void symmetricMultiply(const Csc &upper, const double *x, double *y) {
   std::fill(y, y + upper.cols, 0.0);
-  for (int j = 0; j < upper.cols; ++j)
+  for (int j = 0; j < upper.cols; ++j) {
+    // y_j takes its terms from column j (nothing before it: an earlier column
+    // has no row j), in the order of the entries; summed in a register.
+    double xj = x[j], yj = 0.0;
     for (int k = upper.colptr[j]; k < upper.colptr[j + 1]; ++k) {
       int i = upper.rowind[k];
-      y[i] += upper.values[k] * x[j];
-      if (i != j)
-        y[j] += upper.values[k] * x[i];
+      if (i != j) {
+        y[i] += upper.values[k] * xj;
+        yj += upper.values[k] * x[i];
+      } else {
+        yj += upper.values[k] * xj;
+      }
     }
+    y[j] = yj;
+  }
 }
 
 namespace {
