@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CachedLLT.h"
 #include "NLPInternal.h"
 
 #include "scaly/Solvers/scaly_qp.h"
@@ -93,10 +94,11 @@ private:
   std::vector<int32_t> pColptr_, pRowind_;
   std::vector<int> hessToP_, diagP_;
   std::vector<double> pValues_; // H (+ delta I) in the QP's pattern
+  std::vector<double> shifted_; // positiveDefinite's matrix
   double deltaLast_ = 0, rhoLast_ = 0;
   Eigen::MatrixXd bfgs_;
   Vec lastLamG_, lastLamX_;
-  Eigen::SimplicialLLT<SpMat, Eigen::Upper, Eigen::AMDOrdering<int>> llt_;
+  CachedLLT llt_;
   std::vector<int32_t> eColptr_, eRowind_, epColptr_, epRowind_; // elastic patterns
   // Per row of J, the products J_ik J_il it adds to P's entry (k, l), k <= l.
   struct Product {
@@ -172,17 +174,14 @@ void SqpBackend::buildPattern(const Oracles &o, bool bfgs) {
 
 bool SqpBackend::positiveDefinite(const std::vector<double> &p, double delta) {
   int n = (int)diagP_.size();
-  std::vector<double> shifted(p);
+  shifted_ = p;
   for (int j = 0; j < n; ++j)
-    shifted[diagP_[j]] += delta;
-  Eigen::Map<const SpMat> upper(n, n, (int)shifted.size(), pColptr_.data(), pRowind_.data(),
-                                shifted.data());
+    shifted_[diagP_[j]] += delta;
   if (!analyzed_) {
-    llt_.analyzePattern(upper);
+    llt_.analyze(n, pColptr_, pRowind_);
     analyzed_ = true;
   }
-  llt_.factorize(upper);
-  return llt_.info() == Eigen::Success;
+  return llt_.factor(shifted_.data());
 }
 
 /// The delta to add to H's diagonal: 0 when H is positive definite (to a
