@@ -199,66 +199,95 @@ Csc copyCsc(const scaly_qp_csc &M, bool upperOnly) {
 }
 
 /// Ruiz equilibration of [P A' G'; A 0 0; G 0 0]: returns the column scaling
-/// D and the row scalings of A and G, and scales the three in place. Each
-/// pass over the entries scales them and takes the next sweep's norms.
-void equilibrate(Csc &P, Csc &A, Csc &G, Vec &D, Vec &R, Vec &S, int sweeps) {
-  const int n = P.cols;
+/// D and the row scalings of A and G, and scales the three in place.
+///
+/// The entries are gathered once into one array in column order (column j:
+/// P's, then A's, then G's), each with the slot of its row's scale: slots
+/// 0..n-1 are the columns (P's row i is column i's scale), then A's rows,
+/// then G's. Each pass over that array scales the entries and takes the next
+/// sweep's norms. Same products (row scale times column scale, then the
+/// entry) as scaling P, A and G one by one; maxima are exact in any order.
+void equilibrate(Csc &P, Csc &A, Csc &G, Vec &D, Vec &R, Vec &S, int sweeps,
+                 EquilibrationPlan &plan) {
+  const int n = P.cols, nA = A.rows, nG = G.rows, slots = n + nA + nG;
+  const int nnzP = P.nnz(), nnzA = A.nnz(), nnzG = G.nnz(), total = nnzP + nnzA + nnzG;
   D.setOnes(n);
-  R.setOnes(A.rows);
-  S.setOnes(G.rows);
+  R.setOnes(nA);
+  S.setOnes(nG);
   if (sweeps <= 0)
     return;
+  if ((int)plan.slot.size() != total || (int)plan.colStart.size() != n + 1) {
+    plan.colStart.assign(1, 0);
+    plan.slot.clear();
+    plan.source.clear();
+    for (int j = 0; j < n; ++j) {
+      for (int k = P.colptr[j]; k < P.colptr[j + 1]; ++k) {
+        plan.slot.push_back(P.rowind[k]);
+        plan.source.push_back(k);
+      }
+      for (int k = A.colptr[j]; k < A.colptr[j + 1]; ++k) {
+        plan.slot.push_back(n + A.rowind[k]);
+        plan.source.push_back(nnzP + k);
+      }
+      for (int k = G.colptr[j]; k < G.colptr[j + 1]; ++k) {
+        plan.slot.push_back(n + nA + G.rowind[k]);
+        plan.source.push_back(nnzP + nnzA + k);
+      }
+      plan.colStart.push_back((int)plan.slot.size());
+    }
+  }
+  auto valueAt = [&](int source) -> double & {
+    return source < nnzP          ? P.values[source]
+           : source < nnzP + nnzA ? A.values[source - nnzP]
+                                  : G.values[source - nnzP - nnzA];
+  };
+  std::vector<double> &v = plan.values, &norm = plan.norm, &scale = plan.scale;
+  v.resize(total);
+  for (int e = 0; e < total; ++e)
+    v[e] = valueAt(plan.source[e]);
+  norm.assign(slots, 0.0);
+  scale.assign(slots, 1.0);
+  const int *slot = plan.slot.data(), *colStart = plan.colStart.data();
+  // One pass: entries times (row scale * column scale) when `scaling`, and
+  // the norms of the results.
+  auto pass = [&](bool scaling) {
+    for (int j = 0; j < n; ++j) {
+      const double dj = scale[j];
+      double cj = 0.0; // column j's norm, in a register
+      for (int e = colStart[j]; e < colStart[j + 1]; ++e) {
+        const int i = slot[e];
+        double x = v[e];
+        if (scaling) {
+          x *= scale[i] * dj;
+          v[e] = x;
+        }
+        double a = std::fabs(x);
+        cj = std::max(cj, a);
+        norm[i] = std::max(norm[i], a);
+      }
+      norm[j] = std::max(norm[j], cj);
+    }
+  };
   auto clampScale = [](double norm) {
     if (norm < 1e-4)
       return 1.0; // an (almost) empty column or row is left alone
     return std::clamp(1.0 / std::sqrt(norm), 1e-4, 1e4);
   };
-  std::vector<double> colNorm(n, 0.0), rowA(A.rows, 0.0), rowG(G.rows, 0.0);
-  std::vector<double> d(n), r(A.rows), s(G.rows);
-  // Column j's entries (P's upper triangle counts for its row's column too).
-  auto norms = [&](auto &&entry) {
-    for (int j = 0; j < n; ++j) {
-      double cj = 0.0; // column j's norm, kept out of memory (max is exact in any order)
-      for (int k = P.colptr[j]; k < P.colptr[j + 1]; ++k) {
-        int i = P.rowind[k];
-        double a = std::fabs(entry(P.values[k], d[i] * d[j]));
-        cj = std::max(cj, a);
-        if (i != j)
-          colNorm[i] = std::max(colNorm[i], a);
-      }
-      for (int k = A.colptr[j]; k < A.colptr[j + 1]; ++k) {
-        double a = std::fabs(entry(A.values[k], r[A.rowind[k]] * d[j]));
-        cj = std::max(cj, a);
-        rowA[A.rowind[k]] = std::max(rowA[A.rowind[k]], a);
-      }
-      for (int k = G.colptr[j]; k < G.colptr[j + 1]; ++k) {
-        double a = std::fabs(entry(G.values[k], s[G.rowind[k]] * d[j]));
-        cj = std::max(cj, a);
-        rowG[G.rowind[k]] = std::max(rowG[G.rowind[k]], a);
-      }
-      colNorm[j] = std::max(colNorm[j], cj);
-    }
-  };
-  norms([](double &v, double) { return v; });
+  pass(false);
   for (int sweep = 0; sweep < sweeps; ++sweep) {
+    for (int i = 0; i < slots; ++i)
+      scale[i] = clampScale(norm[i]);
+    std::fill(norm.begin(), norm.end(), 0.0);
+    pass(true);
     for (int j = 0; j < n; ++j)
-      d[j] = clampScale(colNorm[j]);
-    for (int i = 0; i < A.rows; ++i)
-      r[i] = clampScale(rowA[i]);
-    for (int i = 0; i < G.rows; ++i)
-      s[i] = clampScale(rowG[i]);
-    std::fill(colNorm.begin(), colNorm.end(), 0.0);
-    std::fill(rowA.begin(), rowA.end(), 0.0);
-    std::fill(rowG.begin(), rowG.end(), 0.0);
-    // Scale, and measure the scaled entries (the next sweep's norms).
-    norms([](double &v, double scale) { return v *= scale; });
-    for (int j = 0; j < n; ++j)
-      D[j] *= d[j];
-    for (int i = 0; i < A.rows; ++i)
-      R[i] *= r[i];
-    for (int i = 0; i < G.rows; ++i)
-      S[i] *= s[i];
+      D[j] *= scale[j];
+    for (int i = 0; i < nA; ++i)
+      R[i] *= scale[n + i];
+    for (int i = 0; i < nG; ++i)
+      S[i] *= scale[n + nA + i];
   }
+  for (int e = 0; e < total; ++e)
+    valueAt(plan.source[e]) = v[e];
 }
 
 } // namespace
@@ -401,7 +430,8 @@ void setValues(Problem &pb, const scaly_qp_data &data, const scaly_qp_settings &
   std::copy(data.A.values, data.A.values + A.values.size(), A.values.begin());
   std::copy(data.G.values, data.G.values + G.values.size(), G.values.begin());
   Vec &R = pb.rowScaleA, &S = pb.rowScaleG;
-  equilibrate(P, A, G, pb.D, R, S, std::max(0, (int)settings.preconditioner_iter));
+  equilibrate(P, A, G, pb.D, R, S, std::max(0, (int)settings.preconditioner_iter),
+              pb.equilibration);
   const Vec &D = pb.D;
 
   // Cost scaling: PIQP's rule, off by default.

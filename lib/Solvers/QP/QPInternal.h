@@ -53,6 +53,13 @@ struct RowOrigin {
   double sign; // +1, or -1 for a lower side written as -g'x <= -h_l
 };
 
+/// The entries of P, A and G in one array by column, for equilibrate (made on
+/// its first call for a pattern), and its work arrays.
+struct EquilibrationPlan {
+  std::vector<int> colStart, slot, source;
+  std::vector<double> values, norm, scale;
+};
+
 /// The user's problem classified, copied and equilibrated.
 struct Problem {
   int n = 0;                // variables
@@ -85,6 +92,7 @@ struct Problem {
   std::vector<int> pSource, aSource, gSource;
   Csc scaledA, scaledG;
   Vec rowScaleA, rowScaleG;
+  EquilibrationPlan equilibration;
 
   int p() const { return (int)b.size(); }
   int m() const { return (int)h.size(); }
