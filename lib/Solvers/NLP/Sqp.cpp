@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 namespace scaly::nlp {
@@ -95,6 +96,9 @@ private:
   std::vector<int> hessToP_, diagP_;
   std::vector<double> pValues_; // H (+ delta I) in the QP's pattern
   std::vector<double> shifted_; // positiveDefinite's matrix
+  std::vector<double> qpXl_, qpXu_; // solveQp's bounds on the step
+  std::vector<int32_t> qpZeros_;    // and its empty A's column pointers
+  scaly_qp_settings qpSettings_{};  // the settings qp_ has
   double deltaLast_ = 0, rhoLast_ = 0;
   Eigen::MatrixXd bfgs_;
   Vec lastLamG_, lastLamX_;
@@ -308,7 +312,9 @@ int SqpBackend::solveQp(const Oracles &o, const Options &opt, const Iterate &it,
                         const std::vector<double> &hi, Vec &d, Vec &lamG, Vec &lamX,
                         scaly_solver_stats &stats) {
   int n = o.n, m = o.m;
-  std::vector<double> xl(n), xu(n);
+  std::vector<double> &xl = qpXl_, &xu = qpXu_;
+  xl.resize(n);
+  xu.resize(n);
   for (int i = 0; i < n; ++i) {
     xl[i] = data.lbx[i] - it.x[i];
     xu[i] = data.ubx[i] - it.x[i];
@@ -318,17 +324,21 @@ int SqpBackend::solveQp(const Oracles &o, const Options &opt, const Iterate &it,
                    {0, n, nullptr, nullptr, nullptr}, nullptr,
                    {m, n, o.jacColptr.data(), o.jacRowind.data(), it.jac.data()}, lo.data(),
                    hi.data(), xl.data(), xu.data()};
-  std::vector<int32_t> zeros(n + 1, 0);
-  qd.A.colptr = zeros.data();
-  scaly_qp_settings settings;
+  qpZeros_.assign(n + 1, 0);
+  qd.A.colptr = qpZeros_.data();
+  scaly_qp_settings settings{}; // padding zeroed too: compared whole below
   scaly_qp_default_settings(&settings);
   settings.eps_abs = opt["qp_eps_abs"];
   settings.max_iter = (int32_t)opt["qp_max_iter"];
   double t0 = now();
+  // The settings go to the QP when they changed (their check makes strings);
   // P was just found positive definite (convexify): the QP need not check it again.
-  bool ready = qp_ ? scaly_qp_update_settings(qp_, &settings, nullptr, 0) == 0 &&
+  bool sameSettings = qp_ && std::memcmp(&settings, &qpSettings_, sizeof settings) == 0;
+  bool ready = qp_ ? (sameSettings || scaly_qp_update_settings(qp_, &settings, nullptr, 0) == 0) &&
                          scaly_qp_update_convex(qp_, &qd, 1, nullptr, 0) == 0
                    : (qp_ = scaly_qp_setup(&qd, qpBackend_, &settings, nullptr, 0)) != nullptr;
+  if (ready)
+    qpSettings_ = settings;
   int status = SCALY_SOLVE_ERROR;
   if (ready) {
     bool warm = opt["qp_warm_start"] != 0;
