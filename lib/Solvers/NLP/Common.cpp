@@ -89,21 +89,22 @@ const std::vector<OptionSpec> &optionTable(int backend) {
 }
 
 std::string checkOption(const OptionSpec &spec, double v) {
-  std::string name = spec.name;
+  // The name is made into a string only for a message (a valid value allocates nothing).
+  auto name = [&] { return std::string(spec.name); };
   if (std::isnan(v))
-    return "option " + name + " is NaN, expected a number";
+    return "option " + name() + " is NaN, expected a number";
   if (spec.kind == Kind::Choice) {
     int k = choiceCount(spec.choices);
     if (v != std::floor(v) || v < 0 || v >= k)
-      return "option " + name + " takes one of " + spec.choices + " (index 0 to " +
+      return "option " + name() + " takes one of " + spec.choices + " (index 0 to " +
              std::to_string(k - 1) + "), got " + std::to_string(v);
     return "";
   }
   if (spec.kind == Kind::Integer && (v != std::floor(v) || std::fabs(v) > 2147483647.0))
-    return "option " + name + " takes an integer, got " + std::to_string(v);
+    return "option " + name() + " takes an integer, got " + std::to_string(v);
   if (!(v >= spec.lowest) || (spec.kind == Kind::Real && spec.lowest == 0.0 && v <= 0.0 &&
                               std::strcmp(spec.name, "obj_scaling_factor") != 0))
-    return "option " + name + " must be " +
+    return "option " + name() + " must be " +
            (spec.kind == Kind::Real && spec.lowest == 0.0 ? std::string("positive")
                                                           : ">= " + std::to_string(spec.lowest)) +
            ", got " + std::to_string(v);

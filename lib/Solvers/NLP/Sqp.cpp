@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CachedLLT.h"
 #include "NLPInternal.h"
 
 #include "scaly/Solvers/scaly_qp.h"
@@ -29,6 +30,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 namespace scaly::nlp {
@@ -93,10 +95,14 @@ private:
   std::vector<int32_t> pColptr_, pRowind_;
   std::vector<int> hessToP_, diagP_;
   std::vector<double> pValues_; // H (+ delta I) in the QP's pattern
+  std::vector<double> shifted_; // positiveDefinite's matrix
+  std::vector<double> qpXl_, qpXu_; // solveQp's bounds on the step
+  std::vector<int32_t> qpZeros_;    // and its empty A's column pointers
+  scaly_qp_settings qpSettings_{};  // the settings qp_ has
   double deltaLast_ = 0, rhoLast_ = 0;
   Eigen::MatrixXd bfgs_;
   Vec lastLamG_, lastLamX_;
-  Eigen::SimplicialLLT<SpMat, Eigen::Upper, Eigen::AMDOrdering<int>> llt_;
+  CachedLLT llt_;
   std::vector<int32_t> eColptr_, eRowind_, epColptr_, epRowind_; // elastic patterns
   // Per row of J, the products J_ik J_il it adds to P's entry (k, l), k <= l.
   struct Product {
@@ -172,17 +178,14 @@ void SqpBackend::buildPattern(const Oracles &o, bool bfgs) {
 
 bool SqpBackend::positiveDefinite(const std::vector<double> &p, double delta) {
   int n = (int)diagP_.size();
-  std::vector<double> shifted(p);
+  shifted_ = p;
   for (int j = 0; j < n; ++j)
-    shifted[diagP_[j]] += delta;
-  Eigen::Map<const SpMat> upper(n, n, (int)shifted.size(), pColptr_.data(), pRowind_.data(),
-                                shifted.data());
+    shifted_[diagP_[j]] += delta;
   if (!analyzed_) {
-    llt_.analyzePattern(upper);
+    llt_.analyze(n, pColptr_, pRowind_);
     analyzed_ = true;
   }
-  llt_.factorize(upper);
-  return llt_.info() == Eigen::Success;
+  return llt_.factor(shifted_.data());
 }
 
 /// The delta to add to H's diagonal: 0 when H is positive definite (to a
@@ -309,7 +312,9 @@ int SqpBackend::solveQp(const Oracles &o, const Options &opt, const Iterate &it,
                         const std::vector<double> &hi, Vec &d, Vec &lamG, Vec &lamX,
                         scaly_solver_stats &stats) {
   int n = o.n, m = o.m;
-  std::vector<double> xl(n), xu(n);
+  std::vector<double> &xl = qpXl_, &xu = qpXu_;
+  xl.resize(n);
+  xu.resize(n);
   for (int i = 0; i < n; ++i) {
     xl[i] = data.lbx[i] - it.x[i];
     xu[i] = data.ubx[i] - it.x[i];
@@ -319,17 +324,21 @@ int SqpBackend::solveQp(const Oracles &o, const Options &opt, const Iterate &it,
                    {0, n, nullptr, nullptr, nullptr}, nullptr,
                    {m, n, o.jacColptr.data(), o.jacRowind.data(), it.jac.data()}, lo.data(),
                    hi.data(), xl.data(), xu.data()};
-  std::vector<int32_t> zeros(n + 1, 0);
-  qd.A.colptr = zeros.data();
-  scaly_qp_settings settings;
+  qpZeros_.assign(n + 1, 0);
+  qd.A.colptr = qpZeros_.data();
+  scaly_qp_settings settings{}; // padding zeroed too: compared whole below
   scaly_qp_default_settings(&settings);
   settings.eps_abs = opt["qp_eps_abs"];
   settings.max_iter = (int32_t)opt["qp_max_iter"];
   double t0 = now();
+  // The settings go to the QP when they changed (their check makes strings);
   // P was just found positive definite (convexify): the QP need not check it again.
-  bool ready = qp_ ? scaly_qp_update_settings(qp_, &settings, nullptr, 0) == 0 &&
+  bool sameSettings = qp_ && std::memcmp(&settings, &qpSettings_, sizeof settings) == 0;
+  bool ready = qp_ ? (sameSettings || scaly_qp_update_settings(qp_, &settings, nullptr, 0) == 0) &&
                          scaly_qp_update_convex(qp_, &qd, 1, nullptr, 0) == 0
                    : (qp_ = scaly_qp_setup(&qd, qpBackend_, &settings, nullptr, 0)) != nullptr;
+  if (ready)
+    qpSettings_ = settings;
   int status = SCALY_SOLVE_ERROR;
   if (ready) {
     bool warm = opt["qp_warm_start"] != 0;

@@ -30,7 +30,11 @@
 namespace scaly::qp {
 namespace {
 
-double infNorm(const Vec &v) { return v.size() ? v.lpNorm<Eigen::Infinity>() : 0.0; }
+/// The largest magnitude of a vector or of an expression (evaluated on the
+/// fly: no temporary; a maximum is exact in any order).
+template <typename E> double infNorm(const Eigen::MatrixBase<E> &v) {
+  return v.size() ? v.template lpNorm<Eigen::Infinity>() : 0.0;
+}
 
 /// A solve that stops unconverged is "acceptable" when its best iterate was
 /// within this factor of every tolerance.
@@ -47,9 +51,20 @@ Vec gather(const std::vector<int> &index, const Vec &x) {
   return out;
 }
 
-void scatterAdd(const std::vector<int> &index, const Vec &v, Vec &out, double sign) {
+/// out = x[index], into out's storage.
+void gatherInto(const std::vector<int> &index, const Vec &x, Vec &out) {
+  out.resize((Eigen::Index)index.size());
   for (size_t k = 0; k < index.size(); ++k)
-    out[index[k]] += sign * v[k];
+    out[k] = x[index[k]];
+}
+
+/// out[index] += sign * v, for a vector or an expression (its entries
+/// computed as they are added: no temporary).
+template <typename E>
+void scatterAdd(const std::vector<int> &index, const Eigen::MatrixBase<E> &v, Vec &out,
+                double sign) {
+  for (size_t k = 0; k < index.size(); ++k)
+    out[index[k]] += sign * v.coeff((Eigen::Index)k);
 }
 
 long double dotExtended(const Vec &a, const Vec &b) {
@@ -91,34 +106,39 @@ double Pairs::multiplierStep(const Pairs &d) const {
 
 void Ipm::residuals() {
   const Problem &pb = pb_;
-  Vec Px(n_), Aty = Vec::Zero(n_), Gtz = Vec::Zero(n_);
+  Vec &Px = Px_, &Aty = Aty_, &Gtz = Gtz_, &box = box_, &Ax = Ax_, &Gx = Gx_, &xl = xl_,
+      &xu = xu_;
+  Px.resize(n_);
+  Aty.setZero(n_);
+  Gtz.setZero(n_);
   symmetricMultiply(pb.P, x.data(), Px.data());
   pb.A.multiplyTransposeAdd(y.data(), Aty.data());
   pb.G.multiplyTransposeAdd(q.z.data(), Gtz.data());
-  Vec box = Vec::Zero(n_);
+  box.setZero(n_);
   scatterAdd(pb.il, q.zl, box, -1.0);
   scatterAdd(pb.iu, q.zu, box, 1.0);
   rx_ = Px + pb.c + Aty + Gtz + box;
-  Vec Ax = Vec::Zero(p_), Gx = Vec::Zero(m_);
+  Ax.setZero(p_);
+  Gx.setZero(m_);
   pb.A.multiplyAdd(x.data(), Ax.data());
   pb.G.multiplyAdd(x.data(), Gx.data());
   ry_ = Ax - pb.b;
   rz_ = Gx + q.s - pb.h;
-  Vec xl = gather(pb.il, x), xu = gather(pb.iu, x);
+  gatherInto(pb.il, x, xl);
+  gatherInto(pb.iu, x, xu);
   rl_ = pb.xl - xl + q.sl;
   ru_ = xu - pb.xu + q.su;
 
   // The same in the user's units: x = D x~, rows divided by their scales,
-  // the dual residual by costScale * D.
+  // the dual residual by costScale * D (scales fixed for the solve: see
+  // unitScales).
   const double cs = pb.costScale;
-  Vec dualUnscale = (cs * pb.D.array()).inverse().matrix();
+  const Vec &dualUnscale = dualUnscale_, &eqInv = eqInv_, &inInv = inInv_, &Dl = Dl_, &Du = Du_;
   dualInf_ = infNorm(rx_.cwiseProduct(dualUnscale));
   dualRel_ = std::max({infNorm(Px.cwiseProduct(dualUnscale)),
                        infNorm(Aty.cwiseProduct(dualUnscale)),
                        infNorm((Gtz + box).cwiseProduct(dualUnscale)),
                        infNorm(pb.c.cwiseProduct(dualUnscale))});
-  Vec eqInv = pb.eqScale.cwiseInverse(), inInv = pb.ineqScale.cwiseInverse();
-  Vec Dl = gather(pb.il, pb.D), Du = gather(pb.iu, pb.D);
   primalInf_ = std::max({infNorm(ry_.cwiseProduct(eqInv)), infNorm(rz_.cwiseProduct(inInv)),
                          infNorm(rl_.cwiseProduct(Dl)), infNorm(ru_.cwiseProduct(Du))});
   // What the user's x violates: the equalities, and each inequality and
@@ -193,7 +213,11 @@ bool Ipm::converged() const {
 /// native status or 0.
 int Ipm::infeasibility() {
   const double certEps = 1e-6;
-  Vec vy = y - lambda_, vz = q.z - nuz_, vl = q.zl - nul_, vu = q.zu - nuu_;
+  Vec &vy = vy_, &vz = vz_, &vl = vl_, &vu = vu_;
+  vy = y - lambda_;
+  vz = q.z - nuz_;
+  vl = q.zl - nul_;
+  vu = q.zu - nuu_;
   double dualAway = std::max({infNorm(vy), infNorm(vz), infNorm(vl), infNorm(vu)});
   if (noDualUpdate_ > 5 && dualAway > 1e8) {
     double primalRegularized =
@@ -216,7 +240,8 @@ int Ipm::infeasibility() {
     if (infNorm(r) < certEps && support < -certEps && negative > -certEps)
       return SCALY_QP_PRIMAL_INFEASIBLE;
   }
-  Vec d = x - xi_;
+  Vec &d = awayX_;
+  d = x - xi_;
   double primalAway = infNorm(d);
   if (noPrimalUpdate_ > 5 && primalAway > 1e8 &&
       infNorm(rx_ + rho_ * d) < st_.eps_abs)
@@ -285,7 +310,8 @@ bool Ipm::repairCollapsedPairs() {
   }
   if (pb_.upRow.empty())
     return any;
-  Vec Gx = Vec::Zero(m_);
+  Vec &Gx = Gx_;
+  Gx.setZero(m_);
   pb_.G.multiplyAdd(x.data(), Gx.data());
   for (size_t j = 0; j < pb_.upRow.size(); ++j) {
     int up = pb_.upRow[j], lo = pb_.loRow[j];
@@ -306,9 +332,8 @@ double Ipm::primalProxDistance() const {
   const double cs = pb_.costScale;
   double d = std::max(infNorm((y - lambda_).cwiseProduct(pb_.eqScale)),
                       infNorm((q.z - nuz_).cwiseProduct(pb_.ineqScale)));
-  Vec Dl = gather(pb_.il, pb_.D), Du = gather(pb_.iu, pb_.D);
-  d = std::max({d, infNorm((q.zl - nul_).cwiseQuotient(Dl)),
-                infNorm((q.zu - nuu_).cwiseQuotient(Du))});
+  d = std::max({d, infNorm((q.zl - nul_).cwiseQuotient(Dl_)),
+                infNorm((q.zu - nuu_).cwiseQuotient(Du_))});
   return d / cs;
 }
 
@@ -316,9 +341,18 @@ void Ipm::setDiagonals() {
   wz_ = (q.s.array() / q.z.array() + delta_).matrix();
   wl_ = (q.sl.array() / q.zl.array() + delta_).matrix();
   wu_ = (q.su.array() / q.zu.array() + delta_).matrix();
-  hx_ = Vec::Constant(n_, rho_);
+  hx_.setConstant(n_, rho_);
   scatterAdd(pb_.il, wl_.cwiseInverse(), hx_, 1.0);
   scatterAdd(pb_.iu, wu_.cwiseInverse(), hx_, 1.0);
+}
+
+/// What residuals() maps to the user's units with, fixed for the solve.
+void Ipm::unitScales() {
+  dualUnscale_ = (pb_.costScale * pb_.D.array()).inverse().matrix();
+  eqInv_ = pb_.eqScale.cwiseInverse();
+  inInv_ = pb_.ineqScale.cwiseInverse();
+  Dl_ = gather(pb_.il, pb_.D);
+  Du_ = gather(pb_.iu, pb_.D);
 }
 
 bool Ipm::factorWithRetries() {
@@ -364,7 +398,7 @@ void Ipm::kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy
   // blocks' right-hand sides (BOYD2: 1e-3 next to 26), and a solve accurate
   // only relative to the largest block leaves a step that cannot reduce it.
   const double sx = 1.0 + infNorm(bx), sy = 1.0 + infNorm(by), sz = 1.0 + infNorm(bz);
-  Vec ox, oy, oz, ex, ey, ez;
+  Vec &ox = ox_, &oy = oy_, &oz = oz_, &ex = ex_, &ey = ey_, &ez = ez_;
   double previous = INFINITY;
   for (int it = 0; it < st_.iterative_refinement_max_iter; ++it) {
     kktMultiply(dx, dy, dz, ox, oy, oz);
@@ -395,20 +429,27 @@ void Ipm::kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy
 /// One Newton step for complementarity targets rs* (sigma mu - s o z - ...),
 /// with the proximal residuals of the current centres.
 void Ipm::newton(const Vec &rsz, const Vec &rsl, const Vec &rsu, Vec &dx, Vec &dy, Pairs &d) {
-  Vec rx = rx_ + rho_ * (x - xi_);
-  Vec ry = ry_ - delta_ * (y - lambda_);
-  Vec rz = rz_ - delta_ * (q.z - nuz_);
-  Vec rl = rl_ - delta_ * (q.zl - nul_);
-  Vec ru = ru_ - delta_ * (q.zu - nuu_);
-  Vec tz = -rz - rsz.cwiseQuotient(q.z);
-  Vec tl = -rl - rsl.cwiseQuotient(q.zl);
-  Vec tu = -ru - rsu.cwiseQuotient(q.zu);
-  Vec bx = -rx;
+  Vec &rx = nrx_, &ry = nry_, &rz = nrz_, &rl = nrl_, &ru = nru_, &tz = tz_, &tl = tl_,
+      &tu = tu_, &bx = bx_, &by = by_;
+  rx = rx_ + rho_ * (x - xi_);
+  ry = ry_ - delta_ * (y - lambda_);
+  rz = rz_ - delta_ * (q.z - nuz_);
+  rl = rl_ - delta_ * (q.zl - nul_);
+  ru = ru_ - delta_ * (q.zu - nuu_);
+  tz = -rz - rsz.cwiseQuotient(q.z);
+  tl = -rl - rsl.cwiseQuotient(q.zl);
+  tu = -ru - rsu.cwiseQuotient(q.zu);
+  bx = -rx;
   scatterAdd(pb_.il, tl.cwiseQuotient(wl_), bx, -1.0);
   scatterAdd(pb_.iu, tu.cwiseQuotient(wu_), bx, 1.0);
-  kktSolve(bx, -ry, tz, dx, dy, d.z);
-  d.zl = (-gather(pb_.il, dx) - tl).cwiseQuotient(wl_);
-  d.zu = (gather(pb_.iu, dx) - tu).cwiseQuotient(wu_);
+  by = -ry;
+  kktSolve(bx, by, tz, dx, dy, d.z);
+  d.zl.resize(nl_);
+  for (int k = 0; k < nl_; ++k)
+    d.zl[k] = (-dx[pb_.il[k]] - tl[k]) / wl_[k];
+  d.zu.resize(nu_);
+  for (int k = 0; k < nu_; ++k)
+    d.zu[k] = (dx[pb_.iu[k]] - tu[k]) / wu_[k];
   d.s = (rsz - q.s.cwiseProduct(d.z)).cwiseQuotient(q.z);
   d.sl = (rsl - q.sl.cwiseProduct(d.zl)).cwiseQuotient(q.zl);
   d.su = (rsu - q.su.cwiseProduct(d.zu)).cwiseQuotient(q.zu);
@@ -463,7 +504,8 @@ bool Ipm::coldStart() {
   scatterAdd(pb_.il, pb_.xl.cwiseQuotient(wl_), bx, 1.0);
   scatterAdd(pb_.iu, pb_.xu.cwiseQuotient(wu_), bx, 1.0);
   kktSolve(bx, pb_.b, pb_.h, x, y, q.z);
-  Vec Gx = Vec::Zero(m_);
+  Vec &Gx = Gx_;
+  Gx.setZero(m_);
   pb_.G.multiplyAdd(x.data(), Gx.data());
   q.s = pb_.h - Gx;
   q.sl = gather(pb_.il, x) - pb_.xl;
@@ -477,7 +519,8 @@ bool Ipm::coldStart() {
 void Ipm::warmStart() {
   // Slacks from the given x; multipliers as given (already mapped), both
   // kept off the boundary so the iteration can move.
-  Vec Gx = Vec::Zero(m_);
+  Vec &Gx = Gx_;
+  Gx.setZero(m_);
   pb_.G.multiplyAdd(x.data(), Gx.data());
   q.s = pb_.h - Gx;
   q.sl = gather(pb_.il, x) - pb_.xl;
@@ -517,6 +560,7 @@ double Ipm::merit() const {
 }
 
 int Ipm::iterate(bool warm) {
+  unitScales();
   rho_ = st_.rho_init;
   delta_ = st_.delta_init;
   regLimit_ = st_.reg_lower_limit;
@@ -561,7 +605,12 @@ int Ipm::iterate(bool warm) {
     info_.mu = mu_;
     if (double m = merit(); m < bestMerit_) {
       bestMerit_ = m;
-      best_ = {x, y, q, violation_, dualInf_, gap_};
+      best_.x = x;
+      best_.y = y;
+      best_.q = q;
+      best_.primal = violation_;
+      best_.dual = dualInf_;
+      best_.gap = gap_;
     }
     if (st_.verbose) {
       std::printf("%4d  pinf %.3e  dinf %.3e  gap %.3e  rho %.2e  delta %.2e  mu %.3e  "
@@ -604,13 +653,15 @@ int Ipm::iterate(bool warm) {
     if (!factorWithRetries())
       return SCALY_QP_NUMERICS;
 
-    Vec dx, dy;
-    Pairs d;
+    Vec &dx = dx_, &dy = dy_;
+    Pairs &d = d_;
     double primalStep = 1.0, dualStep = 1.0, muRate = 0.0;
     if (mt > 0) {
       // Predictor: the affine direction towards s o z = 0.
-      Vec rsz = -q.s.cwiseProduct(q.z), rsl = -q.sl.cwiseProduct(q.zl),
-          rsu = -q.su.cwiseProduct(q.zu);
+      Vec &rsz = rsz_, &rsl = rsl_, &rsu = rsu_;
+      rsz = -q.s.cwiseProduct(q.z);
+      rsl = -q.sl.cwiseProduct(q.zl);
+      rsu = -q.su.cwiseProduct(q.zu);
       newton(rsz, rsl, rsu, dx, dy, d);
       double aS = st_.tau * q.slackStep(d), aZ = st_.tau * q.multiplierStep(d);
       double muAff = ((q.s + aS * d.s).dot(q.z + aZ * d.z) +

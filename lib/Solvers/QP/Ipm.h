@@ -45,6 +45,7 @@ private:
   void kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy, Vec &dz);
   void kktMultiply(const Vec &dx, const Vec &dy, const Vec &dz, Vec &ox, Vec &oy, Vec &oz);
   void setDiagonals();
+  void unitScales();
   bool coldStart();
   void warmStart();
   void shiftInterior(double floorValue);
@@ -74,6 +75,14 @@ private:
   Vec xi_, lambda_, nuz_, nul_, nuu_;            // proximal centres
   Vec rx_, ry_, rz_, rl_, ru_;                   // residuals without proximal terms
   Vec hx_, wz_, wl_, wu_;                        // KKT diagonals
+  // Workspaces, sized on first use: an iteration allocates nothing.
+  Vec dualUnscale_, eqInv_, inInv_, Dl_, Du_;    // unitScales()
+  Vec Px_, Aty_, Gtz_, box_, Ax_, Gx_, xl_, xu_; // residuals()
+  Vec vy_, vz_, vl_, vu_, awayX_;                // infeasibility()
+  Vec ox_, oy_, oz_, ex_, ey_, ez_;              // kktSolve()
+  Vec nrx_, nry_, nrz_, nrl_, nru_, tz_, tl_, tu_, bx_, by_; // newton()
+  Vec dx_, dy_, rsz_, rsl_, rsu_;                // iterate()
+  Pairs d_;
   double primalInf_ = 0, dualInf_ = 0, gap_ = 0; // in the user's units
   double violation_ = 0;                         // of the constraints by x alone
   double primalRel_ = 0, dualRel_ = 0, gapRel_ = 0;

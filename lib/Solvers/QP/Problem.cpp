@@ -11,6 +11,7 @@ extern "C" {
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 namespace scaly::qp {
@@ -41,16 +42,40 @@ void Csc::multiplyTransposeAdd(const double *x, double *y, double alpha) const {
 
 void symmetricMultiply(const Csc &upper, const double *x, double *y) {
   std::fill(y, y + upper.cols, 0.0);
-  for (int j = 0; j < upper.cols; ++j)
+  for (int j = 0; j < upper.cols; ++j) {
+    // y_j takes its terms from column j (nothing before it: an earlier column
+    // has no row j), in the order of the entries; summed in a register.
+    double xj = x[j], yj = 0.0;
     for (int k = upper.colptr[j]; k < upper.colptr[j + 1]; ++k) {
       int i = upper.rowind[k];
-      y[i] += upper.values[k] * x[j];
-      if (i != j)
-        y[j] += upper.values[k] * x[i];
+      if (i != j) {
+        y[i] += upper.values[k] * xj;
+        yj += upper.values[k] * x[i];
+      } else {
+        yj += upper.values[k] * xj;
+      }
     }
+    y[j] = yj;
+  }
 }
 
 namespace {
+
+/// An ostringstream made on the first write: the checks below build one only
+/// when they have something to say (constructing one costs a locale's set-up).
+class Message {
+public:
+  template <typename T> Message &operator<<(const T &v) {
+    if (!stream_)
+      stream_.emplace();
+    *stream_ << v;
+    return *this;
+  }
+  std::string str() const { return stream_ ? stream_->str() : std::string(); }
+
+private:
+  std::optional<std::ostringstream> stream_;
+};
 
 enum Side : unsigned char { NoSide = 0, Lower = 1, Upper = 2, Equal = 4 };
 
@@ -66,7 +91,7 @@ unsigned char sideOf(const double *lo, const double *hi, int i) {
 }
 
 std::string checkCsc(const scaly_qp_csc &M, const char *name, int rows, int cols) {
-  std::ostringstream os;
+  Message os;
   if (M.nrow != rows || M.ncol != cols) {
     os << name << " is " << M.nrow << " x " << M.ncol << ", expected " << rows << " x " << cols;
     return os.str();
@@ -112,7 +137,7 @@ std::string checkCsc(const scaly_qp_csc &M, const char *name, int rows, int cols
 
 std::string checkVector(const double *v, int size, const char *name, bool allowInf,
                         bool required) {
-  std::ostringstream os;
+  Message os;
   if (!v) {
     if (required && size > 0) {
       os << name << " is NULL, expected " << size << " values";
@@ -129,24 +154,33 @@ std::string checkVector(const double *v, int size, const char *name, bool allowI
   return "";
 }
 
-/// Collects entries column by column, then builds a CSC with sorted rows.
+/// Collects entries column by column, then builds a CSC with sorted rows;
+/// each entry may carry a tag, returned in the CSC's order.
 struct CscBuilder {
+  struct Entry {
+    int row;
+    double value;
+    int tag;
+  };
   int rows, cols;
-  std::vector<std::vector<std::pair<int, double>>> columns;
+  std::vector<std::vector<Entry>> columns;
   CscBuilder(int rows, int cols) : rows(rows), cols(cols), columns(cols) {}
-  void add(int i, int j, double v) { columns[j].emplace_back(i, v); }
-  Csc build() {
+  void add(int i, int j, double v, int tag = 0) { columns[j].push_back({i, v, tag}); }
+  Csc build(std::vector<int> *tags = nullptr) {
     Csc M;
     M.rows = rows;
     M.cols = cols;
     M.colptr.assign(cols + 1, 0);
+    if (tags)
+      tags->clear();
     for (int j = 0; j < cols; ++j) {
       auto &col = columns[j];
-      std::sort(col.begin(), col.end(),
-                [](auto &a, auto &b) { return a.first < b.first; });
-      for (auto &[i, v] : col) {
-        M.rowind.push_back(i);
-        M.values.push_back(v);
+      std::sort(col.begin(), col.end(), [](auto &a, auto &b) { return a.row < b.row; });
+      for (const Entry &e : col) {
+        M.rowind.push_back(e.row);
+        M.values.push_back(e.value);
+        if (tags)
+          tags->push_back(e.tag);
       }
       M.colptr[j + 1] = (int)M.rowind.size();
     }
@@ -166,64 +200,100 @@ Csc copyCsc(const scaly_qp_csc &M, bool upperOnly) {
 
 /// Ruiz equilibration of [P A' G'; A 0 0; G 0 0]: returns the column scaling
 /// D and the row scalings of A and G, and scales the three in place.
-void equilibrate(Csc &P, Csc &A, Csc &G, Vec &D, Vec &R, Vec &S, int sweeps) {
-  const int n = P.cols;
-  D = Vec::Ones(n);
-  R = Vec::Ones(A.rows);
-  S = Vec::Ones(G.rows);
+///
+/// The entries are gathered once into one array in column order (column j:
+/// P's, then A's, then G's), each with the slot of its row's scale: slots
+/// 0..n-1 are the columns (P's row i is column i's scale), then A's rows,
+/// then G's. Each pass over that array scales the entries and takes the next
+/// sweep's norms. Same products (row scale times column scale, then the
+/// entry) as scaling P, A and G one by one; maxima are exact in any order.
+void equilibrate(Csc &P, Csc &A, Csc &G, Vec &D, Vec &R, Vec &S, int sweeps,
+                 EquilibrationPlan &plan) {
+  const int n = P.cols, nA = A.rows, nG = G.rows, slots = n + nA + nG;
+  const int nnzP = P.nnz(), nnzA = A.nnz(), nnzG = G.nnz(), total = nnzP + nnzA + nnzG;
+  D.setOnes(n);
+  R.setOnes(nA);
+  S.setOnes(nG);
+  if (sweeps <= 0)
+    return;
+  if ((int)plan.slot.size() != total || (int)plan.colStart.size() != n + 1) {
+    plan.colStart.assign(1, 0);
+    plan.slot.clear();
+    plan.source.clear();
+    for (int j = 0; j < n; ++j) {
+      for (int k = P.colptr[j]; k < P.colptr[j + 1]; ++k) {
+        plan.slot.push_back(P.rowind[k]);
+        plan.source.push_back(k);
+      }
+      for (int k = A.colptr[j]; k < A.colptr[j + 1]; ++k) {
+        plan.slot.push_back(n + A.rowind[k]);
+        plan.source.push_back(nnzP + k);
+      }
+      for (int k = G.colptr[j]; k < G.colptr[j + 1]; ++k) {
+        plan.slot.push_back(n + nA + G.rowind[k]);
+        plan.source.push_back(nnzP + nnzA + k);
+      }
+      plan.colStart.push_back((int)plan.slot.size());
+    }
+  }
+  auto valueAt = [&](int source) -> double & {
+    return source < nnzP          ? P.values[source]
+           : source < nnzP + nnzA ? A.values[source - nnzP]
+                                  : G.values[source - nnzP - nnzA];
+  };
+  std::vector<double> &v = plan.values, &norm = plan.norm, &scale = plan.scale;
+  v.resize(total);
+  for (int e = 0; e < total; ++e)
+    v[e] = valueAt(plan.source[e]);
+  norm.assign(slots, 0.0);
+  scale.assign(slots, 1.0);
+  const int *slot = plan.slot.data(), *colStart = plan.colStart.data();
+  // One pass: entries times (row scale * column scale) when `scaling`, and
+  // the norms of the results.
+  auto pass = [&](bool scaling) {
+    for (int j = 0; j < n; ++j) {
+      const double dj = scale[j];
+      double cj = 0.0; // column j's norm, in a register
+      for (int e = colStart[j]; e < colStart[j + 1]; ++e) {
+        const int i = slot[e];
+        double x = v[e];
+        if (scaling) {
+          x *= scale[i] * dj;
+          v[e] = x;
+        }
+        double a = std::fabs(x);
+        cj = std::max(cj, a);
+        norm[i] = std::max(norm[i], a);
+      }
+      norm[j] = std::max(norm[j], cj);
+    }
+  };
   auto clampScale = [](double norm) {
     if (norm < 1e-4)
       return 1.0; // an (almost) empty column or row is left alone
     return std::clamp(1.0 / std::sqrt(norm), 1e-4, 1e4);
   };
-  Vec colNorm(n), rowA(A.rows), rowG(G.rows);
+  pass(false);
   for (int sweep = 0; sweep < sweeps; ++sweep) {
-    colNorm.setZero();
-    rowA.setZero();
-    rowG.setZero();
+    for (int i = 0; i < slots; ++i)
+      scale[i] = clampScale(norm[i]);
+    std::fill(norm.begin(), norm.end(), 0.0);
+    pass(true);
     for (int j = 0; j < n; ++j)
-      for (int k = P.colptr[j]; k < P.colptr[j + 1]; ++k) {
-        double a = std::fabs(P.values[k]);
-        colNorm[j] = std::max(colNorm[j], a);
-        colNorm[P.rowind[k]] = std::max(colNorm[P.rowind[k]], a);
-      }
-    for (int j = 0; j < n; ++j) {
-      for (int k = A.colptr[j]; k < A.colptr[j + 1]; ++k) {
-        double a = std::fabs(A.values[k]);
-        colNorm[j] = std::max(colNorm[j], a);
-        rowA[A.rowind[k]] = std::max(rowA[A.rowind[k]], a);
-      }
-      for (int k = G.colptr[j]; k < G.colptr[j + 1]; ++k) {
-        double a = std::fabs(G.values[k]);
-        colNorm[j] = std::max(colNorm[j], a);
-        rowG[G.rowind[k]] = std::max(rowG[G.rowind[k]], a);
-      }
-    }
-    Vec d(n), r(A.rows), s(G.rows);
-    for (int j = 0; j < n; ++j)
-      d[j] = clampScale(colNorm[j]);
-    for (int i = 0; i < A.rows; ++i)
-      r[i] = clampScale(rowA[i]);
-    for (int i = 0; i < G.rows; ++i)
-      s[i] = clampScale(rowG[i]);
-    for (int j = 0; j < n; ++j) {
-      for (int k = P.colptr[j]; k < P.colptr[j + 1]; ++k)
-        P.values[k] *= d[P.rowind[k]] * d[j];
-      for (int k = A.colptr[j]; k < A.colptr[j + 1]; ++k)
-        A.values[k] *= r[A.rowind[k]] * d[j];
-      for (int k = G.colptr[j]; k < G.colptr[j + 1]; ++k)
-        G.values[k] *= s[G.rowind[k]] * d[j];
-    }
-    D.array() *= d.array();
-    R.array() *= r.array();
-    S.array() *= s.array();
+      D[j] *= scale[j];
+    for (int i = 0; i < nA; ++i)
+      R[i] *= scale[n + i];
+    for (int i = 0; i < nG; ++i)
+      S[i] *= scale[n + nA + i];
   }
+  for (int e = 0; e < total; ++e)
+    valueAt(plan.source[e]) = v[e];
 }
 
 } // namespace
 
 std::string validate(const scaly_qp_data &data) {
-  std::ostringstream os;
+  Message os;
   if (data.n < 0 || data.p < 0 || data.m < 0) {
     os << "dimensions must not be negative (n = " << data.n << ", p = " << data.p
        << ", m = " << data.m << ")";
@@ -261,15 +331,111 @@ Problem buildProblem(const scaly_qp_data &data, const scaly_qp_settings &setting
   pb.userM = data.m;
   sides(data, pb.rowSides, pb.boundSides);
 
-  Csc P = copyCsc(data.P, /*upperOnly=*/true);
-  Csc A = copyCsc(data.A, false);
-  Csc G = copyCsc(data.G, false);
-  Vec R, S;
-  equilibrate(P, A, G, pb.D, R, S, std::max(0, (int)settings.preconditioner_iter));
+  // The patterns the values go through: P's upper triangle, A and G as
+  // given (equilibrated in place by setValues).
+  {
+    CscBuilder Pb(n, n);
+    if (data.P.colptr)
+      for (int j = 0; j < n; ++j)
+        for (int k = data.P.colptr[j]; k < data.P.colptr[j + 1]; ++k)
+          if (data.P.rowind[k] <= j)
+            Pb.add(data.P.rowind[k], j, 0.0, k);
+    pb.P = Pb.build(&pb.pSource);
+  }
+  pb.scaledA = copyCsc(data.A, false);
+  pb.scaledG = copyCsc(data.G, false);
+
+  // Internal rows. Equalities: the user's A, then rows of G with equal
+  // sides, then fixed variables. Inequalities: finite sides of G's rows.
+  std::vector<int> eqOfRow(data.m, -1), upOfRow(data.m, -1), loOfRow(data.m, -1);
+  int eqRows = data.p, ineqRows = 0;
+  for (int i = 0; i < data.p; ++i)
+    pb.eqOrigin.push_back({RowOrigin::ARow, i, 1.0});
+  for (int j = 0; j < data.m; ++j)
+    if (pb.rowSides[j] == Equal) {
+      eqOfRow[j] = eqRows++;
+      pb.eqOrigin.push_back({RowOrigin::GRow, j, 1.0});
+    }
+  for (int j = 0; j < data.m; ++j) {
+    if (pb.rowSides[j] & Upper) {
+      upOfRow[j] = ineqRows++;
+      pb.ineqOrigin.push_back({RowOrigin::GRow, j, 1.0});
+    }
+    if (pb.rowSides[j] & Lower) {
+      loOfRow[j] = ineqRows++;
+      pb.ineqOrigin.push_back({RowOrigin::GRow, j, -1.0});
+    }
+  }
+  std::vector<int> fixedRow(n, -1);
+  for (int i = 0; i < n; ++i)
+    if (pb.boundSides[i] == Equal) {
+      fixedRow[i] = eqRows++;
+      pb.eqOrigin.push_back({RowOrigin::Bound, i, 1.0});
+    }
+
+  // Each internal entry's source (see Problem::aSource).
+  CscBuilder Ab(eqRows, n), Gb(ineqRows, n);
+  const int a = (int)pb.scaledA.values.size();
+  const Csc &A = pb.scaledA, &G = pb.scaledG;
+  for (int j = 0; j < n; ++j) {
+    for (int k = A.colptr[j]; k < A.colptr[j + 1]; ++k)
+      Ab.add(A.rowind[k], j, 0.0, k);
+    for (int k = G.colptr[j]; k < G.colptr[j + 1]; ++k) {
+      int r = G.rowind[k];
+      if (eqOfRow[r] >= 0)
+        Ab.add(eqOfRow[r], j, 0.0, a + k);
+      if (upOfRow[r] >= 0)
+        Gb.add(upOfRow[r], j, 0.0, k);
+      if (loOfRow[r] >= 0)
+        Gb.add(loOfRow[r], j, 0.0, -1 - k);
+    }
+    if (fixedRow[j] >= 0)
+      Ab.add(fixedRow[j], j, 0.0, -1);
+  }
+  pb.A = Ab.build(&pb.aSource);
+  pb.G = Gb.build(&pb.gSource);
+  pb.b.resize(eqRows);
+  pb.h.resize(ineqRows);
+  pb.eqScale.resize(eqRows);
+  pb.ineqScale.resize(ineqRows);
+
+  pb.upRow = upOfRow;
+  pb.loRow = loOfRow;
+  pb.boundLo.assign(n, -1);
+  pb.boundUp.assign(n, -1);
+  for (int i = 0; i < n; ++i) {
+    if (pb.boundSides[i] == Equal)
+      continue;
+    if (pb.boundSides[i] & Lower) {
+      pb.boundLo[i] = (int)pb.il.size();
+      pb.il.push_back(i);
+    }
+    if (pb.boundSides[i] & Upper) {
+      pb.boundUp[i] = (int)pb.iu.size();
+      pb.iu.push_back(i);
+    }
+  }
+  pb.xl.resize(pb.il.size());
+  pb.xu.resize(pb.iu.size());
+  pb.c.resize(n);
+  setValues(pb, data, settings);
+  return pb;
+}
+
+void setValues(Problem &pb, const scaly_qp_data &data, const scaly_qp_settings &settings) {
+  const int n = pb.n;
+  Csc &P = pb.P, &A = pb.scaledA, &G = pb.scaledG;
+  for (size_t k = 0; k < pb.pSource.size(); ++k)
+    P.values[k] = data.P.values[pb.pSource[k]];
+  std::copy(data.A.values, data.A.values + A.values.size(), A.values.begin());
+  std::copy(data.G.values, data.G.values + G.values.size(), G.values.begin());
+  Vec &R = pb.rowScaleA, &S = pb.rowScaleG;
+  equilibrate(P, A, G, pb.D, R, S, std::max(0, (int)settings.preconditioner_iter),
+              pb.equilibration);
   const Vec &D = pb.D;
 
   // Cost scaling: PIQP's rule, off by default.
-  Vec c = Eigen::Map<const Vec>(data.c, n);
+  Eigen::Map<const Vec> c(data.c, n);
   pb.costScale = 1.0;
   if (settings.preconditioner_scale_cost && n > 0) {
     double pNorm = 0.0;
@@ -280,95 +446,43 @@ Problem buildProblem(const scaly_qp_data &data, const scaly_qp_settings &setting
   }
   for (double &v : P.values)
     v *= pb.costScale;
-  pb.P = std::move(P);
   pb.c = pb.costScale * D.cwiseProduct(c);
 
-  // Internal rows. Equalities: the user's A, then rows of G with equal
-  // sides, then fixed variables. Inequalities: finite sides of G's rows.
-  std::vector<int> eqOfRow(data.m, -1), upOfRow(data.m, -1), loOfRow(data.m, -1);
-  std::vector<double> bv(data.p), hv;
-  for (int i = 0; i < data.p; ++i)
-    bv[i] = R[i] * data.b[i];
-  std::vector<double> eqScale(R.data(), R.data() + R.size()), ineqScale;
-  for (int i = 0; i < data.p; ++i)
-    pb.eqOrigin.push_back({RowOrigin::ARow, i, 1.0});
-  for (int j = 0; j < data.m; ++j)
-    if (pb.rowSides[j] == Equal) {
-      eqOfRow[j] = (int)bv.size();
-      bv.push_back(S[j] * data.h_l[j]);
-      eqScale.push_back(S[j]);
-      pb.eqOrigin.push_back({RowOrigin::GRow, j, 1.0});
-    }
-  for (int j = 0; j < data.m; ++j) {
-    if (pb.rowSides[j] & Upper) {
-      upOfRow[j] = (int)hv.size();
-      hv.push_back(S[j] * data.h_u[j]);
-      ineqScale.push_back(S[j]);
-      pb.ineqOrigin.push_back({RowOrigin::GRow, j, 1.0});
-    }
-    if (pb.rowSides[j] & Lower) {
-      loOfRow[j] = (int)hv.size();
-      hv.push_back(-S[j] * data.h_l[j]);
-      ineqScale.push_back(S[j]);
-      pb.ineqOrigin.push_back({RowOrigin::GRow, j, -1.0});
-    }
+  // The internal rows' values, scales and right-hand sides.
+  const int a = (int)A.values.size();
+  for (size_t q = 0; q < pb.aSource.size(); ++q) {
+    int k = pb.aSource[q];
+    pb.A.values[q] = k < 0 ? 1.0 : k < a ? A.values[k] : G.values[k - a];
   }
-  std::vector<int> fixedRow(n, -1);
-  for (int i = 0; i < n; ++i)
-    if (pb.boundSides[i] == Equal) {
-      fixedRow[i] = (int)bv.size();
+  for (size_t q = 0; q < pb.gSource.size(); ++q) {
+    int k = pb.gSource[q];
+    pb.G.values[q] = k >= 0 ? G.values[k] : -G.values[-1 - k];
+  }
+  for (int r = 0; r < pb.p(); ++r) {
+    const RowOrigin &o = pb.eqOrigin[r];
+    int i = o.index;
+    if (o.kind == RowOrigin::ARow) {
+      pb.b[r] = R[i] * data.b[i];
+      pb.eqScale[r] = R[i];
+    } else if (o.kind == RowOrigin::GRow) {
+      pb.b[r] = S[i] * data.h_l[i];
+      pb.eqScale[r] = S[i];
+    } else {
       // Row e_i' x = v, scaled by 1/D_i: x~_i = v / D_i.
-      bv.push_back(data.x_l[i] / D[i]);
-      eqScale.push_back(1.0 / D[i]);
-      pb.eqOrigin.push_back({RowOrigin::Bound, i, 1.0});
-    }
-
-  CscBuilder Ab((int)bv.size(), n), Gb((int)hv.size(), n);
-  for (int j = 0; j < n; ++j) {
-    for (int k = A.colptr[j]; k < A.colptr[j + 1]; ++k)
-      Ab.add(A.rowind[k], j, A.values[k]);
-    for (int k = G.colptr[j]; k < G.colptr[j + 1]; ++k) {
-      int r = G.rowind[k];
-      double v = G.values[k];
-      if (eqOfRow[r] >= 0)
-        Ab.add(eqOfRow[r], j, v);
-      if (upOfRow[r] >= 0)
-        Gb.add(upOfRow[r], j, v);
-      if (loOfRow[r] >= 0)
-        Gb.add(loOfRow[r], j, -v);
-    }
-    if (fixedRow[j] >= 0)
-      Ab.add(fixedRow[j], j, 1.0);
-  }
-  pb.A = Ab.build();
-  pb.G = Gb.build();
-  pb.b = Eigen::Map<Vec>(bv.data(), (int)bv.size());
-  pb.h = Eigen::Map<Vec>(hv.data(), (int)hv.size());
-  pb.eqScale = Eigen::Map<Vec>(eqScale.data(), (int)eqScale.size());
-  pb.ineqScale = Eigen::Map<Vec>(ineqScale.data(), (int)ineqScale.size());
-
-  pb.upRow = upOfRow;
-  pb.loRow = loOfRow;
-  pb.boundLo.assign(n, -1);
-  pb.boundUp.assign(n, -1);
-  std::vector<double> xl, xu;
-  for (int i = 0; i < n; ++i) {
-    if (pb.boundSides[i] == Equal)
-      continue;
-    if (pb.boundSides[i] & Lower) {
-      pb.boundLo[i] = (int)pb.il.size();
-      pb.il.push_back(i);
-      xl.push_back(data.x_l[i] / D[i]);
-    }
-    if (pb.boundSides[i] & Upper) {
-      pb.boundUp[i] = (int)pb.iu.size();
-      pb.iu.push_back(i);
-      xu.push_back(data.x_u[i] / D[i]);
+      pb.b[r] = data.x_l[i] / D[i];
+      pb.eqScale[r] = 1.0 / D[i];
     }
   }
-  pb.xl = Eigen::Map<Vec>(xl.data(), (int)xl.size());
-  pb.xu = Eigen::Map<Vec>(xu.data(), (int)xu.size());
-  return pb;
+  for (int r = 0; r < pb.m(); ++r) {
+    const RowOrigin &o = pb.ineqOrigin[r];
+    int j = o.index;
+    pb.h[r] = o.sign > 0 ? S[j] * data.h_u[j] : -S[j] * data.h_l[j];
+    pb.ineqScale[r] = S[j];
+  }
+  for (size_t k = 0; k < pb.il.size(); ++k)
+    pb.xl[k] = data.x_l[pb.il[k]] / D[pb.il[k]];
+  for (size_t k = 0; k < pb.iu.size(); ++k)
+    pb.xu[k] = data.x_u[pb.iu[k]] / D[pb.iu[k]];
 }
 
 void refreshVectors(Problem &pb, const scaly_qp_data &data) {

@@ -53,6 +53,13 @@ struct RowOrigin {
   double sign; // +1, or -1 for a lower side written as -g'x <= -h_l
 };
 
+/// The entries of P, A and G in one array by column, for equilibrate (made on
+/// its first call for a pattern), and its work arrays.
+struct EquilibrationPlan {
+  std::vector<int> colStart, slot, source;
+  std::vector<double> values, norm, scale;
+};
+
 /// The user's problem classified, copied and equilibrated.
 struct Problem {
   int n = 0;                // variables
@@ -76,6 +83,17 @@ struct Problem {
   // that changes it rebuilds the internal problem.
   std::vector<unsigned char> rowSides, boundSides;
 
+  // Where the values come from, for setValues: per entry of P, the user's
+  // entry; the user's A and G equilibrated (their scaled values) with their
+  // row scales; per entry of the internal A, the entry k of the scaled A
+  // (k < nnz(A)), of the scaled G (nnz(A) + k) or -1 (a fixed variable's 1);
+  // per entry of the internal G, the entry k of the scaled G, or -1 - k for
+  // its negation (a lower side).
+  std::vector<int> pSource, aSource, gSource;
+  Csc scaledA, scaledG;
+  Vec rowScaleA, rowScaleG;
+  EquilibrationPlan equilibration;
+
   int p() const { return (int)b.size(); }
   int m() const { return (int)h.size(); }
 };
@@ -85,6 +103,11 @@ std::string validate(const scaly_qp_data &data);
 
 /// Classifies, copies and equilibrates the user's data.
 Problem buildProblem(const scaly_qp_data &data, const scaly_qp_settings &settings);
+
+/// New values for a problem of unchanged structure (sides) and patterns:
+/// equilibrated again, every matrix and vector as buildProblem gives them
+/// (buildProblem sets its values through this), without allocating.
+void setValues(Problem &problem, const scaly_qp_data &data, const scaly_qp_settings &settings);
 
 /// Empty when P is positive semidefinite, else a message saying where not.
 std::string checkConvex(const Problem &problem);
@@ -149,6 +172,7 @@ private:
   scaly_qp_info info_{};
   std::vector<std::vector<int>> patterns_; // the user's P, A, G index tables
   std::vector<std::vector<double>> values_; // and their values
+  std::vector<unsigned char> rowSides_, boundSides_; // update's scratch
   bool impossible_ = false;                // a bound pair no x satisfies
   double impossibleBy_ = 0.0;              // by how much (l - u)
   int solves_ = 0;

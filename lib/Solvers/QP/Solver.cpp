@@ -41,6 +41,30 @@ std::vector<double> valuesOf(const scaly_qp_csc &M) {
   return std::vector<double>(M.values, M.values + M.colptr[M.ncol]);
 }
 
+/// Whether M's index tables are `pattern` (as patternOf gives it).
+bool patternIs(const scaly_qp_csc &M, const std::vector<int> &pattern) {
+  if (!M.colptr)
+    return pattern.empty();
+  size_t cols = (size_t)M.ncol + 1, nnz = (size_t)M.colptr[M.ncol];
+  return pattern.size() == cols + nnz && std::equal(M.colptr, M.colptr + cols, pattern.begin()) &&
+         std::equal(M.rowind, M.rowind + nnz, pattern.begin() + cols);
+}
+
+/// Whether M's values are `values` (as valuesOf gives them; same pattern).
+bool valuesAre(const scaly_qp_csc &M, const std::vector<double> &values) {
+  if (!M.colptr || !M.values)
+    return values.empty();
+  size_t nnz = (size_t)M.colptr[M.ncol];
+  return values.size() == nnz && std::equal(M.values, M.values + nnz, values.begin());
+}
+
+void copyValues(const scaly_qp_csc &M, std::vector<double> &values) {
+  if (!M.colptr || !M.values)
+    values.clear();
+  else
+    values.assign(M.values, M.values + M.colptr[M.ncol]);
+}
+
 /// How far apart a bound pair that no x satisfies lies (l - u, or infinity for
 /// a side at an infinite value); 0 when every pair can be met.
 double impossibleBy(const double *lo, const double *hi, int size) {
@@ -88,26 +112,34 @@ std::string Solver::update(const scaly_qp_data &data, bool checkConvexity) {
            ") to (" + std::to_string(data.n) + ", " + std::to_string(data.p) + ", " +
            std::to_string(data.m) + "); set up a new solver instead";
   double t0 = monotonicSeconds();
-  std::vector<unsigned char> rowSides, boundSides;
-  sides(data, rowSides, boundSides);
-  std::vector<std::vector<int>> patterns = {patternOf(data.P), patternOf(data.A),
-                                            patternOf(data.G)};
-  std::vector<std::vector<double>> values = {valuesOf(data.P), valuesOf(data.A),
-                                              valuesOf(data.G)};
-  if (rowSides == problem_.rowSides && boundSides == problem_.boundSides &&
-      patterns == patterns_ && values == values_) {
+  sides(data, rowSides_, boundSides_);
+  const scaly_qp_csc *mats[3] = {&data.P, &data.A, &data.G};
+  bool samePatterns = true, sameValues = true;
+  for (int k = 0; k < 3; ++k) {
+    samePatterns = samePatterns && patternIs(*mats[k], patterns_[k]);
+    sameValues = sameValues && samePatterns && valuesAre(*mats[k], values_[k]);
+  }
+  bool sameSides = rowSides_ == problem_.rowSides && boundSides_ == problem_.boundSides;
+  if (sameSides && samePatterns && sameValues) {
     // Only vectors changed (the usual MPC update): same scaling, same
     // factorization pattern and values, nothing to check again.
     refreshVectors(problem_, data);
     impossible_ = impossible(data, impossibleBy_);
-  } else if (rowSides == problem_.rowSides && boundSides == problem_.boundSides &&
-             patterns == patterns_) {
-    Problem problem = buildProblem(data, settings_);
-    std::string convexity = checkConvexity ? checkConvex(problem) : std::string();
-    if (!convexity.empty())
-      return convexity;
-    problem_ = std::move(problem);
-    values_ = std::move(values);
+  } else if (sameSides && samePatterns) {
+    // New values on the same patterns (an SQP's next model): equilibrated
+    // again, in place, and the KKT backend keeps its ordering and analysis.
+    if (checkConvexity) {
+      Problem problem = problem_;
+      setValues(problem, data, settings_);
+      std::string convexity = checkConvex(problem);
+      if (!convexity.empty())
+        return convexity;
+      problem_ = std::move(problem);
+    } else {
+      setValues(problem_, data, settings_);
+    }
+    for (int k = 0; k < 3; ++k)
+      copyValues(*mats[k], values_[k]);
     kkt_->refresh();
     impossible_ = impossible(data, impossibleBy_);
   } else {

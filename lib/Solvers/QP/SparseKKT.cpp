@@ -52,8 +52,10 @@ public:
       values_[diag_[n_ + p_ + r]] = -w[r];
     numericFactor();
     for (int k = 0; k < N_; ++k)
-      if (!std::isfinite(D_[k]))
+      if (!std::isfinite(D_[k])) {
+        std::fill(Y_.begin(), Y_.end(), 0.0); // whatever a NaN may have left there
         return false;
+      }
     return true;
   }
 
@@ -62,11 +64,11 @@ public:
     rhs_.head(n_) = rx;
     rhs_.segment(n_, p_) = ry;
     rhs_.tail(m_) = rz;
-    ldl_perm(N_, Y_.data(), rhs_.data(), perm_.data());
-    ldl_lsolve(N_, Y_.data(), Lp_.data(), Li_.data(), Lx_.data());
-    ldl_dsolve(N_, Y_.data(), D_.data());
-    ldl_ltsolve(N_, Y_.data(), Lp_.data(), Li_.data(), Lx_.data());
-    ldl_permt(N_, rhs_.data(), Y_.data(), perm_.data());
+    ldl_perm(N_, X_.data(), rhs_.data(), perm_.data());
+    ldl_lsolve(N_, X_.data(), Lp_.data(), Li_.data(), Lx_.data());
+    ldl_dsolve(N_, X_.data(), D_.data());
+    ldl_ltsolve(N_, X_.data(), Lp_.data(), Li_.data(), Lx_.data());
+    ldl_permt(N_, rhs_.data(), X_.data(), perm_.data());
     dx = rhs_.head(n_);
     dy = rhs_.segment(n_, p_);
     dz = rhs_.tail(m_);
@@ -78,22 +80,58 @@ private:
   /// not stop at a pivot that rounding drove to zero or to the wrong sign: the
   /// pivot takes the sign the quasi-definite structure gives it and a small
   /// magnitude (dynamic regularization), and the caller's iterative
-  /// refinement against the exact matrix corrects the solve.
+  /// refinement against the exact matrix corrects the solve. Everything that
+  /// depends on the pattern alone (each row's entries, the reach of each row
+  /// of L in the elimination tree, where each entry of L goes, L's row
+  /// indices) was worked out once by analyse(); this is the arithmetic of
+  /// ldl_numeric, in its order.
   void numericFactor() {
     const double tiny = 1e-13, replacement = 2e-7;
-    std::fill(Y_.begin(), Y_.end(), 0.0);
     for (int k = 0; k < N_; ++k) {
-      // Row k of L: the reach of column k's entries above the diagonal in
-      // the elimination tree, in topological order (stacked in pattern_).
+      for (int e = entryStart_[k]; e < entryStart_[k + 1]; ++e)
+        Y_[entryRow_[e]] += values_[entrySource_[e]];
+      double d = Y_[k];
+      Y_[k] = 0.0;
+      for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t) {
+        int i = reach_[t], end = reachEnd_[t];
+        double yi = Y_[i];
+        Y_[i] = 0.0;
+        for (int p = Lp_[i]; p < end; ++p)
+          Y_[Li_[p]] -= Lx_[p] * yi;
+        double lki = yi / D_[i];
+        d -= lki * yi;
+        Lx_[end] = lki;
+      }
+      double sign = perm_[k] < n_ ? 1.0 : -1.0;
+      if (!(sign * d > tiny))
+        d = sign * replacement;
+      D_[k] = d;
+    }
+  }
+
+  /// The pattern-only part of numericFactor, once: per row k of the permuted
+  /// matrix, its entries in and left of the diagonal (their rows and their
+  /// positions in values_), and the rows of L it reaches, in topological
+  /// order, with the position each one's new entry takes in L.
+  void symbolicFactor() {
+    entryStart_.assign(1, 0);
+    entryRow_.clear();
+    entrySource_.clear();
+    reachStart_.assign(1, 0);
+    reach_.clear();
+    reachEnd_.clear();
+    std::fill(flag_.begin(), flag_.end(), -1);
+    std::fill(lnz_.begin(), lnz_.end(), 0);
+    for (int k = 0; k < N_; ++k) {
       int top = N_;
       flag_[k] = k;
-      lnz_[k] = 0;
       int column = perm_[k];
       for (int p = Ap_[column]; p < Ap_[column + 1]; ++p) {
         int i = permInv_[Ai_[p]];
         if (i > k)
           continue;
-        Y_[i] += values_[p];
+        entryRow_.push_back(i);
+        entrySource_.push_back(p);
         int len = 0;
         for (; flag_[i] != k; i = parent_[i]) {
           pattern_[len++] = i;
@@ -102,25 +140,16 @@ private:
         while (len > 0)
           pattern_[--top] = pattern_[--len];
       }
-      double d = Y_[k];
-      Y_[k] = 0.0;
+      entryStart_.push_back((int)entryRow_.size());
       for (; top < N_; ++top) {
         int i = pattern_[top];
-        double yi = Y_[i];
-        Y_[i] = 0.0;
         int end = Lp_[i] + lnz_[i];
-        for (int p = Lp_[i]; p < end; ++p)
-          Y_[Li_[p]] -= Lx_[p] * yi;
-        double lki = yi / D_[i];
-        d -= lki * yi;
         Li_[end] = k;
-        Lx_[end] = lki;
+        reach_.push_back(i);
+        reachEnd_.push_back(end);
         ++lnz_[i];
       }
-      double sign = perm_[k] < n_ ? 1.0 : -1.0;
-      if (!(sign * d > tiny))
-        d = sign * replacement;
-      D_[k] = d;
+      reachStart_.push_back((int)reach_.size());
     }
   }
 
@@ -216,8 +245,10 @@ private:
     Li_.resize(std::max(1, Lp_[N_]));
     Lx_.resize(std::max(1, Lp_[N_]));
     D_.resize(N_);
-    Y_.resize(N_);
+    Y_.assign(N_, 0.0); // numericFactor leaves it zero
+    X_.resize(N_);
     rhs_.resize(N_);
+    symbolicFactor();
   }
 
   const Problem &pb_;
@@ -226,7 +257,9 @@ private:
   std::vector<Source> source_;
   std::vector<double> base_, values_;
   std::vector<int> perm_, permInv_, Lp_, parent_, lnz_, flag_, pattern_, Li_;
-  std::vector<double> Lx_, D_, Y_;
+  std::vector<double> Lx_, D_, Y_, X_; // X_: the solve's workspace
+  // The symbolic factorization (symbolicFactor).
+  std::vector<int> entryStart_, entryRow_, entrySource_, reachStart_, reach_, reachEnd_;
   Vec rhs_;
 };
 
