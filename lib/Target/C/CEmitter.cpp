@@ -203,8 +203,13 @@ private:
   int nextScalar = 0, nextPointer = 0;
 
   void line(const Twine &text) {
+    os.indent(2 * indent);
+    if (!tracking) { // nothing reads line numbers: print the Twine as it is
+      os << text << "\n";
+      return;
+    }
     std::string s = text.str();
-    os.indent(2 * indent) << s << "\n";
+    os << s << "\n";
     lineNo += 1 + llvm::count(s, '\n');
   }
 
