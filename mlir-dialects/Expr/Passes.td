@@ -60,4 +60,20 @@ def Simplify : Pass<"scaly-simplify", "::mlir::ModuleOp"> {
   let dependentDialects = ["::scaly::expr::ExprDialect"];
 }
 
+def OutlineEntries : Pass<"scaly-outline-entries", "::mlir::ModuleOp"> {
+  let summary = "Move each entry of a module of several, with a copy of every function it reaches, into a nested builtin.module of its own, so a nested pipeline lowers the entries in parallel";
+  let description = [{
+    A module with fewer than two entries (expr.func with `entry`) is left
+    alone. Otherwise each entry becomes the only entry of its own nested
+    module, which also holds a copy of each function the entry reaches
+    through symbol references (calls, maps, scans, derivatives, solver
+    oracles). A reached function that is another entry is copied without
+    its `entry` mark. The original functions are then erased. The nested
+    modules need no symbol from outside, so a pass pipeline nested on
+    `builtin.module` runs on them independently (in parallel when the
+    context is threaded); `scaly-merge-entry-modules` puts them back.
+  }];
+  let dependentDialects = ["::scaly::expr::ExprDialect"];
+}
+
 #endif // SCALY_EXPR_PASSES

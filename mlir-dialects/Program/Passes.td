@@ -58,4 +58,17 @@ def SplitLongProcs : Pass<"scaly-split-long-procs", "::mlir::ModuleOp"> {
   let dependentDialects = ["::scaly::prog::ProgDialect", "::mlir::arith::ArithDialect"];
 }
 
+def MergeEntryModules : Pass<"scaly-merge-entry-modules", "::mlir::ModuleOp"> {
+  let summary = "Move the symbols of the nested modules made by scaly-outline-entries back into their parent, keeping one copy of identical functions and renaming different ones of the same name";
+  let description = [{
+    Nested modules are merged in order; within each, ops keep their order.
+    A symbol whose name the merged module already has is dropped when the
+    two ops are identical (locations included), which is what a function
+    reached from several entries usually is. Otherwise one of the two is
+    renamed `<name>_<k>` with the lowest free k, and the references of its
+    own module follow: the incoming one, unless it is its module's entry
+    procedure, whose name the C interface fixes.
+  }];
+}
+
 #endif // SCALY_PROGRAM_PASSES

@@ -1,0 +1,92 @@
+// RUN: scaly-opt %s --split-input-file --scaly-merge-entry-modules | FileCheck %s
+//
+// The nested modules' symbols move into the parent, in order. A symbol both
+// sides lowered alike (@h) is kept once; one that differs (@k) is renamed
+// on the side that brought it second, with its module's references, and so
+// is a symbol that is alike but reaches one that differs (@m reaches @k).
+// Alike includes the locations: copies of one function carry the same.
+// An entry keeps its name: the earlier module's copy of @g is renamed.
+
+// CHECK-NOT:   builtin.module
+// CHECK-LABEL: expr.func @g_1(
+// CHECK:         expr.neg
+// CHECK-LABEL: expr.func @h(
+// CHECK-LABEL: expr.func @k(
+// CHECK:         expr.math exp
+// CHECK-LABEL: expr.func @m(
+// CHECK:         expr.call @k(
+// CHECK-LABEL: expr.func @f(
+// CHECK:         expr.call @g_1(
+// CHECK:         expr.call @h(
+// CHECK:         expr.call @m(
+// CHECK-NOT:   expr.func @h(
+// CHECK-LABEL: expr.func @k_1(
+// CHECK:         expr.math sin
+// CHECK-LABEL: expr.func @m_1(
+// CHECK:         expr.call @k_1(
+// CHECK-LABEL: expr.func @g(
+// CHECK-SAME:    entry
+// CHECK:         expr.call @h(
+// CHECK:         expr.call @m_1(
+// CHECK-NOT:   builtin.module
+module {
+  module {
+    expr.func @g(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+      %n = expr.neg %x : tensor<f64>
+      expr.return %n : tensor<f64>
+    }
+    expr.func @h(%x: tensor<f64> loc(#h)) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+      %n = expr.mul %x, %x : tensor<f64> loc(#h)
+      expr.return %n : tensor<f64> loc(#h)
+    } loc(#h)
+    expr.func @k(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+      %n = expr.math exp %x : tensor<f64>
+      expr.return %n : tensor<f64>
+    }
+    expr.func @m(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+      %n = expr.call @k(%x) : (tensor<f64>) -> tensor<f64>
+      expr.return %n : tensor<f64>
+    }
+    expr.func @f(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"], entry} {
+      %a = expr.call @g(%x) : (tensor<f64>) -> tensor<f64>
+      %b = expr.call @h(%a) : (tensor<f64>) -> tensor<f64>
+      %c = expr.call @m(%b) : (tensor<f64>) -> tensor<f64>
+      expr.return %c : tensor<f64>
+    }
+  }
+  module {
+    expr.func @h(%x: tensor<f64> loc(#h)) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+      %n = expr.mul %x, %x : tensor<f64> loc(#h)
+      expr.return %n : tensor<f64> loc(#h)
+    } loc(#h)
+    expr.func @k(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+      %n = expr.math sin %x : tensor<f64>
+      expr.return %n : tensor<f64>
+    }
+    expr.func @m(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+      %n = expr.call @k(%x) : (tensor<f64>) -> tensor<f64>
+      expr.return %n : tensor<f64>
+    }
+    expr.func @g(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"], entry} {
+      %a = expr.call @h(%x) : (tensor<f64>) -> tensor<f64>
+      %b = expr.call @m(%a) : (tensor<f64>) -> tensor<f64>
+      expr.return %b : tensor<f64>
+    }
+  }
+}
+
+#h = loc("model.py":3:0)
+
+// -----
+
+// Without nested modules nothing changes.
+// CHECK-LABEL: expr.func @only(
+// CHECK-LABEL: expr.func @only_helper(
+expr.func @only(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"], entry} {
+  %a = expr.call @only_helper(%x) : (tensor<f64>) -> tensor<f64>
+  expr.return %a : tensor<f64>
+}
+expr.func @only_helper(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %n = expr.neg %x : tensor<f64>
+  expr.return %n : tensor<f64>
+}
