@@ -25,7 +25,15 @@ using namespace mlir;
 namespace scaly::codegen {
 
 void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarizeLimit,
-                           int64_t lanes, bool reciprocal) {
+                           int64_t lanes, bool reciprocal, bool perEntryModules) {
+  if (perEntryModules) {
+    // Each entry in a module of its own: the nested pipeline runs on them in
+    // parallel when the context is threaded.
+    pm.addPass(expr::createOutlineEntries());
+    buildLoweringPipeline(pm.nest<ModuleOp>(), entry, scalarizeLimit, lanes, reciprocal, false);
+    pm.addPass(prog::createMergeEntryModules());
+    return;
+  }
   pm.addPass(expr::createRollCallChains());
   pm.addPass(expr::createRollRepeats());
   pm.addPass(expr::createDifferentiate());
@@ -461,6 +469,29 @@ RenderCounters renderCounters() { return {loweredCount.load(), renderedCount.loa
 UncountedRenders::UncountedRenders() { countRenders = false; }
 UncountedRenders::~UncountedRenders() { countRenders = true; }
 
+namespace {
+/// Threads `ctx` (shared by the whole process, single-threaded otherwise:
+/// uniquing then takes no locks) for as long as it lives, when `on`.
+class ThreadedContext {
+public:
+  ThreadedContext(MLIRContext *ctx, bool on)
+      : ctx(ctx), switched(on && !ctx->isMultithreadingEnabled()) {
+    if (switched)
+      ctx->enableMultithreading();
+  }
+  ~ThreadedContext() {
+    if (switched)
+      ctx->disableMultithreading();
+  }
+  ThreadedContext(const ThreadedContext &) = delete;
+  ThreadedContext &operator=(const ThreadedContext &) = delete;
+
+private:
+  MLIRContext *ctx;
+  bool switched;
+};
+} // namespace
+
 bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule &out,
                    std::string &error) {
   MLIRContext *ctx = module.getContext();
@@ -509,8 +540,17 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   PassManager lower(ctx);
   if (options.recordStages)
     lower.addInstrumentation(makeStageObserver(record));
-  buildLoweringPipeline(lower, "", options.scalarizeLimit, options.lanes, options.reciprocal);
-  if (failed(lower.run(module)))
+  // Several entries lower in parallel, each in a module of its own; a
+  // recording keeps them together, so that each stage shows the whole module.
+  bool perEntry = ports.size() > 1 && !options.recordStages;
+  buildLoweringPipeline(lower, "", options.scalarizeLimit, options.lanes, options.reciprocal,
+                        perEntry);
+  LogicalResult lowered = success();
+  {
+    ThreadedContext threads(ctx, perEntry);
+    lowered = lower.run(module);
+  }
+  if (failed(lowered))
     return fail("lowering to the program dialect failed");
   if (renderCancelled())
     return cancelled();
@@ -607,6 +647,8 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   if (options.recordStages)
     toC.addInstrumentation(makeStageObserver(record));
   toC.addPass(createProgramToEmitC(emitOptions));
+  // Procedures translate, and functions print, in parallel.
+  ThreadedContext threads(ctx, perEntry);
   if (failed(toC.run(module)))
     return fail("conversion to EmitC failed");
   if (renderCancelled())

@@ -126,3 +126,63 @@ def test_single_function_still_gives_one_entry():
 def test_bad_entry_lists(functions, kwargs, exc, match):
     with pytest.raises(exc, match=match):
         render_c_module(functions, **kwargs)
+
+
+def test_entries_lowered_in_parallel_give_the_sequential_c():
+    """Several entries lower each in a module of its own (in parallel); a recording lowers
+    them together, one pass after another. Where no shared function lowers differently per
+    entry, both give the same C, byte for byte."""
+    functions = [energy, gradient, halves, roll, step]
+    parallel = render_c_module(functions, name="model")
+    together = render_c_module(functions, name="model", record_stages=True)
+    assert parallel.source == together.source
+    assert parallel.header == together.header
+    # Functions print apart, in parallel: their statements' lines are moved to the module's.
+    assert parallel.line_origins and parallel.line_origins == together.line_origins
+    commented = render_c_module(functions, name="model", line_comments=True).source
+    assert commented == render_c_module(functions, name="model", line_comments=True,
+                                        record_stages=True).source
+    assert [e.workspace_bytes for e in parallel.entries] == \
+        [e.workspace_bytes for e in together.entries]
+
+
+KEPT_N = 50
+
+
+@sc.function(sc.arg("s", 2), sc.arg("u", ()), outputs=(sc.arg("sn", 2), sc.arg("y", ())))
+def kept_step(s, u):
+    sn = sc.stack([s[0] + 0.1 * s[1], s[1] + 0.1 * u.sin()])
+    return sn.block(), (s[0] * s[1]).cos().block()
+
+
+@sc.function(sc.arg("s0", 2), sc.arg("us", KEPT_N), outputs=sc.arg("out", 2))
+def kept_final(s0, us):
+    return sc.scan(kept_step, KEPT_N)(s0, us)[0]
+
+
+@sc.function(sc.arg("s0", 2), sc.arg("us", KEPT_N), outputs=(sc.arg("out", 2), sc.arg("ys", KEPT_N)))
+def kept_both(s0, us):
+    return sc.scan(kept_step, KEPT_N)(s0, us)
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_a_callee_lowered_differently_per_entry_is_kept_in_both_forms(tmp_path, compiler):
+    """kept_final discards the step's second output, so its pipeline drops it from the kept
+    procedure; kept_both needs it. Merged, the module keeps both procedures under two names,
+    and each entry calls its own (checked against NumPy)."""
+    module = render_c_module([kept_final, kept_both], name="kept")
+    assert [f["name"] for f in module.functions] == \
+        ["kept_step_raw", "kept_final", "kept_step_raw_1", "kept_both"]
+    assert module.source.count("cos(") == 1  # only kept_both's step computes y
+    lib = build_library(module, tmp_path, compiler)
+    info = {e.name: e for e in module.entries}
+    rng = np.random.default_rng(5)
+    s0, us = rng.standard_normal(2), rng.standard_normal(KEPT_N)
+    s, ys = s0.copy(), []
+    for u in us:
+        ys.append(np.cos(s[0] * s[1]))
+        s = np.array([s[0] + 0.1 * s[1], s[1] + 0.1 * np.sin(u)])
+    np.testing.assert_allclose(call_entry(lib, info["kept_final"], s0, us)[0], s, rtol=1e-13)
+    out, got_ys = call_entry(lib, info["kept_both"], s0, us)
+    np.testing.assert_allclose(out, s, rtol=1e-13)
+    np.testing.assert_allclose(got_ys, ys, rtol=1e-13)
