@@ -40,6 +40,8 @@ public:
   std::string use(mlir::Type elem, int width);
   /// One typedef line per vector type used.
   std::string typedefs() const;
+  /// Records the types `other` used too.
+  void merge(const VectorTypes &other) { used.insert(other.used.begin(), other.used.end()); }
 
 private:
   std::set<std::pair<std::string, int>> used;

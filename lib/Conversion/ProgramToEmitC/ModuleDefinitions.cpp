@@ -39,20 +39,31 @@ std::string c::Tables::use(ElementsAttr values) {
   return "((" + T + "*)" + it->second + ")";
 }
 
+void c::Helpers::add(const std::string &name, std::string definition) {
+  text += definition;
+  items.emplace_back(name, std::move(definition));
+}
+
 std::string c::Helpers::use(StringRef kind, Type elem) {
   std::string name = ("scaly_" + kind + "_" + suffix(elem)).str();
   if (seen.insert(name).second)
-    text += define(kind, elem, name);
+    add(name, define(kind, elem, name));
   return name;
 }
 
 void c::Helpers::useNoUnroll() {
   if (seen.insert("SCALY_NO_UNROLL").second)
-    text += "#if defined(__clang__)\n"
-            "#define SCALY_NO_UNROLL _Pragma(\"clang loop unroll(disable)\")\n"
-            "#else\n"
-            "#define SCALY_NO_UNROLL\n"
-            "#endif\n\n";
+    add("SCALY_NO_UNROLL", "#if defined(__clang__)\n"
+                           "#define SCALY_NO_UNROLL _Pragma(\"clang loop unroll(disable)\")\n"
+                           "#else\n"
+                           "#define SCALY_NO_UNROLL\n"
+                           "#endif\n\n");
+}
+
+void c::Helpers::append(const Helpers &other) {
+  for (const auto &[name, definition] : other.items)
+    if (seen.insert(name).second)
+      add(name, definition);
 }
 
 std::string c::Helpers::suffix(Type t) {

@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <string>
+#include <vector>
 
 namespace scaly::c {
 
@@ -43,10 +44,17 @@ public:
   /// other compilers), printed before loops with c::kNoUnrollAttr.
   void useNoUnroll();
   const std::string &definitions() const { return text; }
+  /// Adds what `other` defines and this does not, in `other`'s order: the
+  /// helpers of procedures translated apart, merged in procedure order, come
+  /// out as if translated in one go.
+  void append(const Helpers &other);
 
 private:
   llvm::StringSet<> seen;
   std::string text;
+  /// (name, definition) in the order first used.
+  std::vector<std::pair<std::string, std::string>> items;
+  void add(const std::string &name, std::string definition);
 
   static std::string suffix(mlir::Type t);
   std::string define(llvm::StringRef kind, mlir::Type elem, const std::string &name);

@@ -27,6 +27,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Threading.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -671,11 +672,8 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     }
     if (!externs.empty())
       b.create<emitc::VerbatimOp>(loc, "");
-    for (pg::ProcOp proc : procs) {
-      if (failed(translateProc(b, proc, vectors)))
-        return signalPassFailure();
-      b.create<emitc::VerbatimOp>(loc, "");
-    }
+    if (failed(translateProcs(b, procs, vectors)))
+      return signalPassFailure();
     b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\n}\n#endif");
     typedefs.setValue(vectors.typedefs());
     std::string shared = lanes->definitions();
@@ -690,19 +688,82 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       text.pop_back(); // the verbatim op ends the line itself
       b.create<emitc::VerbatimOp>(loc, text);
     }
+    // Bodies are freed in parallel on a threaded context (each is isolated).
+    parallelForEach(module.getContext(), procs, [](pg::ProcOp proc) {
+      proc.getBody().dropAllReferences();
+      proc.getBody().getBlocks().clear();
+    });
     for (pg::ProcOp proc : procs)
       proc.erase();
     for (pg::ExternOp ext : externs)
       ext.erase();
   }
 
-  LogicalResult translateProc(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors) {
-    return proc.getEntry() ? translateEntry(b, proc, vectors) : translateRaw(b, proc, vectors);
+  /// Each procedure as a C function, in order, each followed by a blank line.
+  /// On a threaded context they are translated in parallel, each with its
+  /// own helper and vector-type registries, merged in procedure order
+  /// afterwards: the same C as one after another. Tables (numbered in order
+  /// of first use) and lane vectors (whose definitions are registered in
+  /// order of use) keep the translation sequential.
+  LogicalResult translateProcs(OpBuilder &b, ArrayRef<pg::ProcOp> procs,
+                               c::VectorTypes &vectors) {
+    MLIRContext *ctx = b.getContext();
+    bool parallel = ctx->isMultithreadingEnabled() && procs.size() > 1 &&
+                    llvm::none_of(procs, [](pg::ProcOp proc) {
+                      return proc
+                          .walk([](Operation *op) {
+                            bool ordered = isa<pg::TableOp>(op) ||
+                                           llvm::any_of(op->getResultTypes(),
+                                                        llvm::IsaPred<VectorType>);
+                            return ordered ? WalkResult::interrupt() : WalkResult::advance();
+                          })
+                          .wasInterrupted();
+                    });
+    Location loc = b.getUnknownLoc();
+    if (!parallel) {
+      for (pg::ProcOp proc : procs) {
+        if (failed(translateProc(b, proc, vectors, helpers)))
+          return failure();
+        b.create<emitc::VerbatimOp>(loc, "");
+      }
+      return success();
+    }
+    struct Translated {
+      Operation *fn = nullptr;
+      c::Helpers helpers;
+      c::VectorTypes vectors;
+    };
+    std::vector<Translated> done(procs.size());
+    LogicalResult ok = failableParallelForEach(ctx, llvm::seq<size_t>(0, procs.size()),
+                                               [&](size_t i) {
+      OpBuilder detached(ctx); // the function is put in place below, in order
+      return translateProc(detached, procs[i], done[i].vectors, done[i].helpers, &done[i].fn);
+    });
+    for (Translated &t : done) {
+      if (!t.fn)
+        continue;
+      if (succeeded(ok)) {
+        b.insert(t.fn);
+        b.create<emitc::VerbatimOp>(loc, "");
+        helpers.append(t.helpers);
+        vectors.merge(t.vectors);
+      } else {
+        t.fn->erase();
+      }
+    }
+    return ok;
+  }
+
+  LogicalResult translateProc(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors,
+                              c::Helpers &procHelpers, Operation **made = nullptr) {
+    return proc.getEntry() ? translateEntry(b, proc, vectors, procHelpers, made)
+                           : translateRaw(b, proc, vectors, procHelpers, made);
   }
 
   /// static inline void <name>_raw(const T* in..., T* out..., T* w), or
   /// static __attribute__((noinline)) void ... when called from many places
-  LogicalResult translateRaw(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors) {
+  LogicalResult translateRaw(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors,
+                             c::Helpers &helpers, Operation **made) {
     SmallVector<Type> types;
     SmallVector<Attribute> attrs;
     std::vector<std::string> names = portNames(proc);
@@ -713,6 +774,8 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     }
     auto fn = b.create<emitc::FuncOp>(proc.getLoc(), proc.getSymName(),
                                       b.getFunctionType(types, {}));
+    if (made)
+      *made = fn;
     // Few call sites: `static inline`, the compiler decides. Many: never
     // inlined, so the C compiler's time stays linear in the C's size (Clang
     // inlines a small static inline function at every call site).
@@ -739,7 +802,8 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
 
   /// int <name>(const T** arg, T** res, int* iw, T* w, int mem), with T
   /// double, float or void by the seed's rule (the workspace's type).
-  LogicalResult translateEntry(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors) {
+  LogicalResult translateEntry(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors,
+                               c::Helpers &helpers, Operation **made) {
     Location loc = proc.getLoc();
     MLIRContext *ctx = b.getContext();
     Type ptr = convertPtr(proc.getWorkspaceArg().getType());
@@ -748,6 +812,8 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     SmallVector<Type> types{emitc::PointerType::get(ptr), emitc::PointerType::get(ptr),
                             emitc::PointerType::get(intT), ptr, intT};
     auto fn = b.create<emitc::FuncOp>(loc, proc.getSymName(), b.getFunctionType(types, {intT}));
+    if (made)
+      *made = fn;
     fn.setAllArgAttrs(SmallVector<Attribute>{argAttrs(b, "arg", true), argAttrs(b, "res", false),
                                              argAttrs(b, "iw", false), argAttrs(b, "w", false),
                                              argAttrs(b, "mem", false)});
