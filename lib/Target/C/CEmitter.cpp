@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Threading.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -146,7 +147,27 @@ public:
   CPrinter(llvm::raw_ostream &os, const c::PrintOptions &options)
       : os(os), options(options), tracking(options.lineComments || options.origins) {}
 
+  /// Prints every top-level op in order. Functions share no printer state,
+  /// so they are printed first, each into its own text (in parallel on a
+  /// threaded context), then put in place with their line records moved.
   LogicalResult printModule(ModuleOp module) {
+    struct Printed {
+      emitc::FuncOp fn;
+      std::string text;
+      std::vector<c::StatementOrigin> origins;
+    };
+    std::vector<Printed> funcs;
+    for (auto fn : module.getOps<emitc::FuncOp>())
+      funcs.push_back({fn, {}, {}});
+    if (failed(failableParallelForEach(module.getContext(), funcs, [&](Printed &p) {
+          llvm::raw_string_ostream out(p.text);
+          c::PrintOptions own = options;
+          own.origins = options.origins ? &p.origins : nullptr;
+          CPrinter printer(out, own);
+          return printer.printFunc(p.fn);
+        })))
+      return failure();
+    auto next = funcs.begin();
     for (Operation &op : module.getBody()->getOperations()) {
       LogicalResult ok =
           llvm::TypeSwitch<Operation *, LogicalResult>(&op)
@@ -163,7 +184,15 @@ public:
                 ++lineNo;
                 return success();
               })
-              .Case([&](emitc::FuncOp fn) { return printFunc(fn); })
+              .Case([&](emitc::FuncOp) {
+                Printed &p = *next++;
+                os << p.text;
+                for (c::StatementOrigin &o : p.origins)
+                  options.origins->push_back({o.cLine + lineNo - 1, std::move(o.from)});
+                if (tracking)
+                  lineNo += llvm::count(p.text, '\n');
+                return success();
+              })
               .Default([&](Operation *other) {
                 return other->emitOpError("cannot be printed at the top level of a C module");
               });
