@@ -25,15 +25,7 @@ using namespace mlir;
 namespace scaly::codegen {
 
 void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarizeLimit,
-                           int64_t lanes, bool reciprocal, bool perEntryModules) {
-  if (perEntryModules) {
-    // Each entry in a module of its own: the nested pipeline runs on them in
-    // parallel when the context is threaded.
-    pm.addPass(expr::createOutlineEntries());
-    buildLoweringPipeline(pm.nest<ModuleOp>(), entry, scalarizeLimit, lanes, reciprocal, false);
-    pm.addPass(prog::createMergeEntryModules());
-    return;
-  }
+                           int64_t lanes, bool reciprocal) {
   pm.addPass(expr::createRollCallChains());
   pm.addPass(expr::createRollRepeats());
   pm.addPass(expr::createDifferentiate());
@@ -537,18 +529,34 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     module->print(os, OpPrintingFlags().enableDebugInfo(true, /*prettyForm=*/true));
     record("input", std::move(text), 0.0);
   }
+  // Several entries lower in parallel, each in a module of its own
+  // (scaly-outline-entries; the pipeline nested on builtin.module runs on
+  // them on the context's threads; scaly-merge-entry-modules). A recording
+  // keeps them together, so that each stage shows the whole module.
+  bool perEntry = ports.size() > 1 && !options.recordStages;
+  // Outlining and merging only move functions: the nested pipeline verifies
+  // every entry's module after each pass, so the whole module is not
+  // verified again around them.
+  auto runUnverified = [&](std::unique_ptr<Pass> pass) {
+    PassManager pm(ctx);
+    pm.enableVerifier(false);
+    pm.addPass(std::move(pass));
+    return pm.run(module);
+  };
   PassManager lower(ctx);
   if (options.recordStages)
     lower.addInstrumentation(makeStageObserver(record));
-  // Several entries lower in parallel, each in a module of its own; a
-  // recording keeps them together, so that each stage shows the whole module.
-  bool perEntry = ports.size() > 1 && !options.recordStages;
-  buildLoweringPipeline(lower, "", options.scalarizeLimit, options.lanes, options.reciprocal,
-                        perEntry);
+  buildLoweringPipeline(perEntry ? lower.nest<ModuleOp>() : lower, "", options.scalarizeLimit,
+                        options.lanes, options.reciprocal);
   LogicalResult lowered = success();
   {
     ThreadedContext threads(ctx, perEntry);
-    lowered = lower.run(module);
+    if (perEntry)
+      lowered = runUnverified(expr::createOutlineEntries());
+    if (succeeded(lowered))
+      lowered = lower.run(module);
+    if (perEntry && succeeded(lowered))
+      lowered = runUnverified(prog::createMergeEntryModules());
   }
   if (failed(lowered))
     return fail("lowering to the program dialect failed");

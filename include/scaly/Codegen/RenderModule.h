@@ -99,12 +99,11 @@ struct RenderedModule {
 /// lower-to-program, canonicalize, cse, loop-invariant-code-motion, then with
 /// `reciprocal` reciprocal,
 /// with `lanes` > 1 (or 0, auto: 8) widen-lanes, split-long-procs and
-/// plan-workspace. With `perEntryModules`, outline-entries first, that
-/// pipeline nested on each entry's module, then merge-entry-modules: on a
-/// threaded context the entries of a module lower in parallel.
+/// plan-workspace. (renderCModule nests it on each entry's module, between
+/// outline-entries and merge-entry-modules, for a module of several.)
 void buildLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef entry = "",
                            int64_t scalarizeLimit = 64, int64_t lanes = 1,
-                           bool reciprocal = false, bool perEntryModules = false);
+                           bool reciprocal = false);
 
 /// Pass instrumentation that calls `observe(pass argument, IR, seconds)` after
 /// every pass that runs on a module (the hook the visualizer records through);
