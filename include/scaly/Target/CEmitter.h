@@ -24,9 +24,6 @@ namespace scaly::c {
 inline constexpr const char *kNameAttr = "scaly.name";
 /// Unit attribute on a pointer argument: its innermost element is const.
 inline constexpr const char *kConstAttr = "scaly.const";
-/// Unit attribute on integer + - * from the model: printed to wrap around
-/// (two's complement, as NumPy) instead of overflowing into undefined behaviour.
-inline constexpr const char *kWrapAttr = "scaly.wrap";
 /// Unit attribute on an emitc.for: printed after a line `SCALY_NO_UNROLL`, the
 /// macro (ModuleDefinitions) that asks Clang not to unroll the loop.
 inline constexpr const char *kNoUnrollAttr = "scaly.no_unroll";

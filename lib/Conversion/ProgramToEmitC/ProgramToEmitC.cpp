@@ -255,12 +255,25 @@ private:
 
   template <typename EmitCOp>
   LogicalResult binary(Operation *op) {
-    auto r = b.create<EmitCOp>(op->getLoc(), valueType(op->getResult(0).getType()),
-                               get(op->getOperand(0)), get(op->getOperand(1)));
-    // Model arithmetic wraps around; index arithmetic (nsw) never overflows.
-    if (auto flags = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op);
-        flags && !flags.hasNoSignedWrap())
-      r->setAttr(c::kWrapAttr, b.getUnitAttr());
+    Type type = op->getResult(0).getType();
+    Value lhs = get(op->getOperand(0)), rhs = get(op->getOperand(1));
+    Location loc = op->getLoc();
+    // Model arithmetic on int32/int64 wraps around, as in NumPy, where C's
+    // signed overflow is undefined: it is computed in the unsigned type of
+    // the same width and converted back. Index arithmetic (nsw) never
+    // overflows and stays signed.
+    auto flags = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op);
+    auto signedInt = dyn_cast<IntegerType>(type);
+    if (flags && !flags.hasNoSignedWrap() && signedInt &&
+        (signedInt.getWidth() == 32 || signedInt.getWidth() == 64)) {
+      Type u = IntegerType::get(b.getContext(), signedInt.getWidth(), IntegerType::Unsigned);
+      Value ul = b.create<emitc::CastOp>(loc, u, lhs);
+      Value ur = b.create<emitc::CastOp>(loc, u, rhs);
+      Value wrapped = b.create<EmitCOp>(loc, u, ul, ur);
+      map.map(op->getResult(0), b.create<emitc::CastOp>(loc, type, wrapped).getResult());
+      return success();
+    }
+    auto r = b.create<EmitCOp>(loc, valueType(type), lhs, rhs);
     map.map(op->getResult(0), r.getResult());
     return success();
   }

@@ -17,6 +17,8 @@ using namespace mlir;
 using namespace scaly;
 
 std::string c::scalarCType(Type t) {
+  if (t.isUnsignedInteger(64)) return "uint64_t";
+  if (t.isUnsignedInteger(32)) return "uint32_t";
   if (t.isF64()) return "double";
   if (t.isF32()) return "float";
   if (t.isInteger(64)) return "int64_t";
@@ -430,15 +432,20 @@ private:
     return "(" + expr(op->getOperand(0)) + " " + sym.str() + " " + expr(op->getOperand(1)) + ")";
   }
 
-  /// + - * on signed integers wrap around, as in NumPy, instead of being
-  /// undefined behaviour in C: computed in the unsigned type, converted back.
+  /// + - *. On unsigned integers (the wrap-around form program-to-emitc
+  /// gives signed model arithmetic) the operands are casts, printed without
+  /// their own parentheses: `(uint64_t)a + (uint64_t)b`.
   std::string arithmetic(Operation *op, StringRef sym) {
-    Type t = op->getResult(0).getType();
-    if (!op->hasAttr(c::kWrapAttr) || (!t.isInteger(32) && !t.isInteger(64)))
+    if (!op->getResult(0).getType().isUnsignedInteger())
       return binary(op, sym);
-    std::string s = c::scalarCType(t), u = "u" + s;
-    return "((" + s + ")((" + u + ")" + expr(op->getOperand(0)) + " " + sym.str() + " (" + u +
-           ")" + expr(op->getOperand(1)) + "))";
+    auto operand = [&](Value v) {
+      std::string s = expr(v);
+      if (isa_and_nonnull<emitc::CastOp>(v.getDefiningOp()) && !names.count(v))
+        s = s.substr(1, s.size() - 2);
+      return s;
+    };
+    return "(" + operand(op->getOperand(0)) + " " + sym.str() + " " + operand(op->getOperand(1)) +
+           ")";
   }
 
   std::string exprOf(Operation *op) {
