@@ -533,7 +533,17 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   // (scaly-outline-entries; the pipeline nested on builtin.module runs on
   // them on the context's threads; scaly-merge-entry-modules). A recording
   // keeps them together, so that each stage shows the whole module.
-  bool perEntry = ports.size() > 1 && !options.recordStages;
+  // Solver calls keep the entries together: a solve's wrapper is named after
+  // the module and numbered in order (<module>_qp0, ...), one numbering for
+  // the whole module.
+  bool reachesSolver = module
+                           .walk([](Operation *op) {
+                             return isa<expr::QpSolveOp, expr::NlpSolveOp>(op)
+                                        ? WalkResult::interrupt()
+                                        : WalkResult::advance();
+                           })
+                           .wasInterrupted();
+  bool perEntry = ports.size() > 1 && !options.recordStages && !reachesSolver;
   // Outlining and merging only move functions: the nested pipeline verifies
   // every entry's module after each pass, so the whole module is not
   // verified again around them.

@@ -67,7 +67,9 @@ def MergeEntryModules : Pass<"scaly-merge-entry-modules", "::mlir::ModuleOp"> {
     reached from several entries usually is. Otherwise one of the two is
     renamed `<name>_<k>` with the lowest free k, and the references of its
     own module follow: the incoming one, unless it is its module's entry
-    procedure, whose name the C interface fixes.
+    procedure, whose name the C interface fixes. Declarations (ops without a
+    region, such as `prog.extern`) are compared without their locations and
+    never renamed: two different declarations of one name are an error.
   }];
 }
 

@@ -186,3 +186,27 @@ def test_a_callee_lowered_differently_per_entry_is_kept_in_both_forms(tmp_path, 
     out, got_ys = call_entry(lib, info["kept_both"], s0, us)
     np.testing.assert_allclose(out, s, rtol=1e-13)
     np.testing.assert_allclose(got_ys, ys, rtol=1e-13)
+
+
+QP_P = np.array([[4.0, 1.0], [1.0, 2.0]])
+QP_A = np.array([[1.0, 1.0]])
+
+
+@sc.function(sc.arg("c", 2), sc.arg("u", ()), outputs=sc.arg("x"))
+def allocate(c, u):
+    return sc.qp(QP_P, c, A=QP_A, b=sc.stack([u]), x_l=np.zeros(2), x_u=np.ones(2))[0]
+
+
+@sc.function(sc.arg("c", 2), sc.arg("u", ()), outputs=sc.arg("x"))
+def allocate_twice(c, u):
+    return 2 * sc.qp(2 * QP_P, c, A=QP_A, b=sc.stack([u]), x_l=np.zeros(2), x_u=np.ones(2))[0]
+
+
+def test_entries_reaching_a_solver_lower_together():
+    """A solve's wrapper is numbered over the whole module (<module>_qp0, ...): entries that
+    reach a solver lower together, and both call the one wrapper their QPs share."""
+    module = render_c_module([allocate, allocate_twice], name="alloc")
+    assert module.solvers == ("alloc_qp0",)
+    assert module.source.count("alloc_qp0(w,") == 2
+    assert module.source == render_c_module([allocate, allocate_twice], name="alloc",
+                                            record_stages=True).source

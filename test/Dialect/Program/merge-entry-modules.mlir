@@ -90,3 +90,18 @@ expr.func @only_helper(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = [
   %n = expr.neg %x : tensor<f64>
   expr.return %n : tensor<f64>
 }
+
+// -----
+
+// Declarations of one external function are kept once, wherever each
+// module declared it.
+// CHECK-LABEL: prog.extern @lib_fn
+// CHECK-NOT:   prog.extern
+module {
+  module {
+    prog.extern @lib_fn : (f64) -> f64 loc("a.py":1:0)
+  }
+  module {
+    prog.extern @lib_fn : (f64) -> f64 loc("b.py":2:0)
+  }
+}

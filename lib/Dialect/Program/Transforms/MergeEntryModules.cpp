@@ -33,8 +33,8 @@ StringAttr symbolName(Operation *op) {
 }
 
 /// Whether `incoming` (of module `from`) can be dropped for the merged
-/// symbol of the same name: identical ops whose references all name symbols
-/// that are the same on both sides too. Memoized; a cycle of references is
+/// symbol of the same name: identical ops (a declaration's location aside)
+/// whose references all name symbols that are the same on both sides too. Memoized; a cycle of references is
 /// taken as the same (each op on it compared equal).
 class SameSymbols {
 public:
@@ -47,8 +47,11 @@ public:
     Operation *existing = merged.lookup(name), *incoming = from.lookup(name);
     bool same = true;
     if (existing && incoming) {
-      same = OperationEquivalence::isEquivalentTo(existing, incoming,
-                                                  OperationEquivalence::None);
+      // A declaration's location is only where it was first needed.
+      same = OperationEquivalence::isEquivalentTo(
+          existing, incoming,
+          incoming->getNumRegions() ? OperationEquivalence::None
+                                    : OperationEquivalence::IgnoreLocations);
       if (same)
         if (auto uses = SymbolTable::getSymbolUses(incoming))
           for (const SymbolTable::SymbolUse &use : *uses)
@@ -119,6 +122,13 @@ struct MergeEntryModulesPass
           continue;
         if (same(name.getValue()))
           dropped.insert(op);
+        else if (op->getNumRegions() == 0) {
+          // A declaration names something outside the module: it cannot be
+          // renamed, and two different ones cannot both hold.
+          op->emitOpError("declares '") << name.getValue()
+              << "' differently from an earlier entry's module";
+          return signalPassFailure();
+        }
         else if (op->hasAttr("entry"))
           renamedThere.push_back(merged.lookup(name.getValue()));
         else
