@@ -558,16 +558,16 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     lower.addInstrumentation(makeStageObserver(record));
   buildLoweringPipeline(perEntry ? lower.nest<ModuleOp>() : lower, "", options.scalarizeLimit,
                         options.lanes, options.reciprocal);
+  // Threaded from here to the printed C (one thread pool per render): the
+  // entries lower, their procedures translate and functions print in parallel.
+  ThreadedContext threads(ctx, perEntry);
   LogicalResult lowered = success();
-  {
-    ThreadedContext threads(ctx, perEntry);
-    if (perEntry)
-      lowered = runUnverified(expr::createOutlineEntries());
-    if (succeeded(lowered))
-      lowered = lower.run(module);
-    if (perEntry && succeeded(lowered))
-      lowered = runUnverified(prog::createMergeEntryModules());
-  }
+  if (perEntry)
+    lowered = runUnverified(expr::createOutlineEntries());
+  if (succeeded(lowered))
+    lowered = lower.run(module);
+  if (perEntry && succeeded(lowered))
+    lowered = runUnverified(prog::createMergeEntryModules());
   if (failed(lowered))
     return fail("lowering to the program dialect failed");
   if (renderCancelled())
@@ -665,8 +665,6 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   if (options.recordStages)
     toC.addInstrumentation(makeStageObserver(record));
   toC.addPass(createProgramToEmitC(emitOptions));
-  // Procedures translate, and functions print, in parallel.
-  ThreadedContext threads(ctx, perEntry);
   if (failed(toC.run(module)))
     return fail("conversion to EmitC failed");
   if (renderCancelled())

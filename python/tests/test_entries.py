@@ -210,3 +210,31 @@ def test_entries_reaching_a_solver_lower_together():
     assert module.source.count("alloc_qp0(w,") == 2
     assert module.source == render_c_module([allocate, allocate_twice], name="alloc",
                                             record_stages=True).source
+
+
+@sc.function(sc.arg("s0", 2), sc.arg("us", KEPT_N), sc.arg("k", (), dtype="int32"),
+             outputs=sc.arg("out", 2))
+def kept_final_int(s0, us, k):
+    return sc.scan(kept_step, KEPT_N)(s0, us)[0] * k
+
+
+def test_entries_of_different_workspace_types_share_a_callee_only_in_parallel(tmp_path):
+    """A kept procedure takes its caller's workspace pointer, so entries whose workspaces have
+    different element types (double; void with an int32 input) cannot share one. Lowered each in
+    its own module, each gets its own copy and the module builds; lowered together (a
+    recording), the module is refused, as before, with the reason."""
+    module = render_c_module([kept_final, kept_final_int], name="mixed")
+    names = [f["name"] for f in module.functions]
+    assert names.count("kept_step_raw") == 1 and "kept_step_raw_1" in names
+    lib = build_library(module, tmp_path, COMPILERS[0])
+    info = {e.name: e for e in module.entries}
+    rng = np.random.default_rng(7)
+    s0, us = rng.standard_normal(2), rng.standard_normal(KEPT_N)
+    s = s0.copy()
+    for u in us:
+        s = np.array([s[0] + 0.1 * s[1], s[1] + 0.1 * np.sin(u)])
+    np.testing.assert_allclose(call_entry(lib, info["kept_final"], s0, us)[0], s, rtol=1e-13)
+    got = call_entry(lib, info["kept_final_int"], s0, us, np.int32(3))[0]
+    np.testing.assert_allclose(got, 3 * s, rtol=1e-13)
+    with pytest.raises(RuntimeError, match="different element types; export them from separate"):
+        render_c_module([kept_final, kept_final_int], name="mixed", record_stages=True)

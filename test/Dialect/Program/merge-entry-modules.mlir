@@ -105,3 +105,64 @@ module {
     prog.extern @lib_fn : (f64) -> f64 loc("b.py":2:0)
   }
 }
+
+// -----
+
+// Functions calling each other in a cycle: identical around the cycle on
+// both sides but reaching a difference (@c), so the second module's whole
+// cycle is renamed, and its entry calls its own copy.
+// CHECK-LABEL: expr.func @a(
+// CHECK:         expr.call @b(
+// CHECK:         expr.call @c(
+// CHECK-LABEL: expr.func @c(
+// CHECK:         expr.math exp
+// CHECK-LABEL: expr.func @a_1(
+// CHECK:         expr.call @b_1(
+// CHECK:         expr.call @c_1(
+// CHECK-LABEL: expr.func @b_1(
+// CHECK:         expr.call @a_1(
+// CHECK-LABEL: expr.func @c_1(
+// CHECK:         expr.math sin
+// CHECK-LABEL: expr.func @g(
+// CHECK:         expr.call @b_1(
+module {
+  module {
+    expr.func @a(%x: tensor<f64> loc(#l)) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+      %n = expr.call @b(%x) : (tensor<f64>) -> tensor<f64> loc(#l)
+      %m = expr.call @c(%n) : (tensor<f64>) -> tensor<f64> loc(#l)
+      expr.return %m : tensor<f64> loc(#l)
+    } loc(#l)
+    expr.func @b(%x: tensor<f64> loc(#l)) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+      %n = expr.call @a(%x) : (tensor<f64>) -> tensor<f64> loc(#l)
+      expr.return %n : tensor<f64> loc(#l)
+    } loc(#l)
+    expr.func @c(%x: tensor<f64> loc(#l)) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+      %n = expr.math exp %x : tensor<f64> loc(#l)
+      expr.return %n : tensor<f64> loc(#l)
+    } loc(#l)
+    expr.func @f(%x: tensor<f64> loc(#l)) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"], entry} {
+      %n = expr.call @a(%x) : (tensor<f64>) -> tensor<f64> loc(#l)
+      expr.return %n : tensor<f64> loc(#l)
+    } loc(#l)
+  }
+  module {
+    expr.func @a(%x: tensor<f64> loc(#l)) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+      %n = expr.call @b(%x) : (tensor<f64>) -> tensor<f64> loc(#l)
+      %m = expr.call @c(%n) : (tensor<f64>) -> tensor<f64> loc(#l)
+      expr.return %m : tensor<f64> loc(#l)
+    } loc(#l)
+    expr.func @b(%x: tensor<f64> loc(#l)) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+      %n = expr.call @a(%x) : (tensor<f64>) -> tensor<f64> loc(#l)
+      expr.return %n : tensor<f64> loc(#l)
+    } loc(#l)
+    expr.func @c(%x: tensor<f64> loc(#l)) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+      %n = expr.math sin %x : tensor<f64> loc(#l)
+      expr.return %n : tensor<f64> loc(#l)
+    } loc(#l)
+    expr.func @g(%x: tensor<f64> loc(#l)) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"], entry} {
+      %n = expr.call @b(%x) : (tensor<f64>) -> tensor<f64> loc(#l)
+      expr.return %n : tensor<f64> loc(#l)
+    } loc(#l)
+  }
+}
+#l = loc("m.py":1:0)

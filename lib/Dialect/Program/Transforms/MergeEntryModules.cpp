@@ -16,6 +16,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace scaly::prog {
 #define GEN_PASS_DEF_MERGEENTRYMODULES
@@ -32,42 +33,45 @@ StringAttr symbolName(Operation *op) {
   return op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
 }
 
-/// Whether `incoming` (of module `from`) can be dropped for the merged
-/// symbol of the same name: identical ops (a declaration's location aside)
-/// whose references all name symbols that are the same on both sides too. Memoized; a cycle of references is
-/// taken as the same (each op on it compared equal).
-class SameSymbols {
-public:
-  SameSymbols(const Symbols &merged, const Symbols &from) : merged(merged), from(from) {}
-
-  bool operator()(StringRef name) {
-    auto [it, fresh] = memo.try_emplace(name, true);
-    if (!fresh)
-      return it->second;
-    Operation *existing = merged.lookup(name), *incoming = from.lookup(name);
-    bool same = true;
-    if (existing && incoming) {
-      // A declaration's location is only where it was first needed.
-      same = OperationEquivalence::isEquivalentTo(
-          existing, incoming,
-          incoming->getNumRegions() ? OperationEquivalence::None
-                                    : OperationEquivalence::IgnoreLocations);
-      if (same)
-        if (auto uses = SymbolTable::getSymbolUses(incoming))
-          for (const SymbolTable::SymbolUse &use : *uses)
-            if (!(*this)(use.getSymbolRef().getRootReference().getValue())) {
-              same = false;
-              break;
-            }
-    }
-    memo[name] = same;
-    return same;
+/// The names both sides define whose incoming op can be dropped for the
+/// merged one: identical ops (a declaration's location aside) whose
+/// references each name a symbol that is itself kept once, or that only the
+/// incoming side defines (it moves as it is). The largest such set: a cycle
+/// of identical functions is kept once, and one that reaches a difference
+/// anywhere is not.
+llvm::StringSet<> keptOnce(const Symbols &merged, const Symbols &from,
+                           ArrayRef<Operation *> fromOps) {
+  auto both = [&](StringRef name) { return merged.count(name) && from.count(name); };
+  llvm::StringSet<> same;
+  llvm::StringMap<SmallVector<StringRef>> refs; // the names of `both` each one references
+  for (Operation *incoming : fromOps) {
+    StringAttr name = symbolName(incoming);
+    if (!name || !both(name.getValue()))
+      continue;
+    Operation *existing = merged.lookup(name.getValue());
+    // A declaration's location is only where it was first needed.
+    if (!OperationEquivalence::isEquivalentTo(existing, incoming,
+                                              incoming->getNumRegions()
+                                                  ? OperationEquivalence::None
+                                                  : OperationEquivalence::IgnoreLocations))
+      continue;
+    same.insert(name.getValue());
+    if (auto uses = SymbolTable::getSymbolUses(incoming))
+      for (const SymbolTable::SymbolUse &use : *uses)
+        if (StringRef r = use.getSymbolRef().getRootReference().getValue(); both(r))
+          refs[name.getValue()].push_back(r);
   }
-
-private:
-  const Symbols &merged, &from;
-  llvm::StringMap<bool> memo;
-};
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto &[name, targets] : refs)
+      if (same.contains(name) &&
+          llvm::any_of(targets, [&](StringRef r) { return !same.contains(r); })) {
+        same.erase(name);
+        changed = true;
+      }
+  }
+  return same;
+}
 
 /// `<name>_<k>`, the lowest k free in both tables.
 std::string freeName(StringRef name, const Symbols &a, const Symbols &b) {
@@ -111,7 +115,7 @@ struct MergeEntryModulesPass
         if (StringAttr name = symbolName(&op))
           from[name.getValue()] = &op;
       }
-      SameSymbols same(merged, from);
+      llvm::StringSet<> same = keptOnce(merged, from, fromOps);
       // Decide first, then rename: a decision reads the references as the
       // lowering left them.
       llvm::SmallPtrSet<Operation *, 8> dropped;
@@ -120,7 +124,7 @@ struct MergeEntryModulesPass
         StringAttr name = symbolName(op);
         if (!name || !merged.count(name.getValue()))
           continue;
-        if (same(name.getValue()))
+        if (same.contains(name.getValue()))
           dropped.insert(op);
         else if (op->getNumRegions() == 0) {
           // A declaration names something outside the module: it cannot be
@@ -129,8 +133,15 @@ struct MergeEntryModulesPass
               << "' differently from an earlier entry's module";
           return signalPassFailure();
         }
-        else if (op->hasAttr("entry"))
-          renamedThere.push_back(merged.lookup(name.getValue()));
+        else if (op->hasAttr("entry")) {
+          Operation *earlier = merged.lookup(name.getValue());
+          if (earlier->getNumRegions() == 0) {
+            op->emitOpError("is an entry named like '")
+                << name.getValue() << "', which an earlier entry's module declares";
+            return signalPassFailure();
+          }
+          renamedThere.push_back(earlier);
+        }
         else
           renamedHere.push_back(op);
       }
