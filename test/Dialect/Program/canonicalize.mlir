@@ -111,3 +111,42 @@ prog.proc @offsets(%x: !prog.ptr<const f64>, %n: !prog.ptr<const i64>, %y: !prog
   prog.call @use(%d, %nul) : !prog.ptr<const f64>, !prog.ptr<f64>
   prog.return
 }
+
+// -----
+
+// A loop whose results nobody uses and whose body only reads and computes
+// (a nested loop too) is removed; one whose body writes stays, and so does
+// one whose result is used.
+// CHECK-LABEL: prog.proc @dead_loops(
+// CHECK-NOT:     arith.mulf
+// CHECK:         prog.for %{{.*}} = 0 to 4 iter_args(%{{.*}} = %{{.*}}) -> (f64) {
+// CHECK:           prog.store
+// CHECK:         %[[USED:.*]] = prog.for %{{.*}} = 0 to 4 iter_args(%{{.*}} = %{{.*}}) -> (f64) {
+// CHECK:           arith.addf
+// CHECK:         prog.store %[[USED]]
+// CHECK-NOT:     prog.for
+prog.proc @dead_loops(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], input_sizes = array<i64: 8>, output_sizes = array<i64: 2>} {
+  %zero = arith.constant 0.0 : f64
+  %dead = prog.for %i = 0 to 4 iter_args(%s = %zero) -> (f64) {
+    %p = prog.offset %x[%i] : !prog.ptr<const f64> -> !prog.ptr<const f64>
+    %v = prog.load %p[0] : !prog.ptr<const f64> -> f64
+    %inner = prog.for %j = 0 to 2 iter_args(%t = %v) -> (f64) {
+      %m = arith.mulf %t, %t : f64
+      prog.yield %m : f64
+    }
+    %n = arith.addf %s, %inner : f64
+    prog.yield %n : f64
+  }
+  %writes = prog.for %i = 0 to 4 iter_args(%s = %zero) -> (f64) {
+    prog.store %s to %y[0] : f64 into !prog.ptr<f64>
+    prog.yield %s : f64
+  }
+  %used = prog.for %i = 0 to 4 iter_args(%s = %zero) -> (f64) {
+    %p = prog.offset %x[%i] : !prog.ptr<const f64> -> !prog.ptr<const f64>
+    %v = prog.load %p[0] : !prog.ptr<const f64> -> f64
+    %n = arith.addf %s, %v : f64
+    prog.yield %n : f64
+  }
+  prog.store %used to %y[1] : f64 into !prog.ptr<f64>
+  prog.return
+}

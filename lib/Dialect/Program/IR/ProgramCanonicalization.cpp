@@ -13,6 +13,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace scaly::prog;
@@ -83,6 +84,30 @@ struct EraseZeroTripLoop : OpRewritePattern<ForOp> {
   }
 };
 
+/// A loop with results nobody uses whose body only reads and computes
+/// (nested loops and branches included): removed. (prog.for declares no
+/// memory effects, so upstream's dead-op removal leaves it; a loop without
+/// results exists for its writes and is not looked into.)
+struct EraseDeadLoop : OpRewritePattern<ForOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ForOp loop, PatternRewriter &rewriter) const override {
+    if (loop.getNumResults() == 0 || !loop->use_empty())
+      return failure();
+    WalkResult writes = loop.getBody().walk([](Operation *op) {
+      if (isa<ForOp, IfOp, WhileOp>(op) || op->hasTrait<OpTrait::IsTerminator>() ||
+          isMemoryEffectFree(op))
+        return WalkResult::advance();
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      return effects && effects.onlyHasEffect<MemoryEffects::Read>() ? WalkResult::advance()
+                                                                     : WalkResult::interrupt();
+    });
+    if (writes.wasInterrupted())
+      return failure();
+    rewriter.eraseOp(loop);
+    return success();
+  }
+};
+
 struct InlineSingleTripLoop : OpRewritePattern<ForOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ForOp loop, PatternRewriter &rewriter) const override {
@@ -142,7 +167,7 @@ struct FoldConstantIndex : OpRewritePattern<OffsetOp> {
 } // namespace
 
 void ForOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
-  patterns.add<EraseZeroTripLoop, InlineSingleTripLoop>(context);
+  patterns.add<EraseZeroTripLoop, EraseDeadLoop, InlineSingleTripLoop>(context);
 }
 
 void IfOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
