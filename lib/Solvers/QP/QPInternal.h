@@ -58,6 +58,10 @@ struct RowOrigin {
 struct EquilibrationPlan {
   std::vector<int> colStart, slot, source;
   std::vector<double> values, norm, scale;
+  // The row and column norms the latest fresh equilibration left (slots as
+  // above; empty: none), and whether the latest call reused its scaling.
+  std::vector<double> finalNorm;
+  bool reused = false;
 };
 
 /// The user's problem classified, copied and equilibrated.
