@@ -1,8 +1,8 @@
 //===- SparseKKT.cpp - the KKT system by sparse LDL^T ---------------------===//
 //
 // The whole quasi-definite matrix [H A' G'; A -delta 0; G 0 -W] is stored
-// once, both triangles (SuiteSparse's LDL reads the permuted upper triangle,
-// so it needs every entry), ordered once by AMD and analysed once; each
+// once, both triangles (the ordering and the symbolic analysis read every
+// entry), ordered once by AMD and analysed once; each
 // iteration only rewrites the diagonal and refactors numerically. A
 // quasi-definite matrix has an LDL^T factorization for every symmetric
 // ordering, with D > 0 on the rows of x and D < 0 on the others. Rounding
@@ -37,19 +37,23 @@ public:
     analyse();
   }
 
+  /// The values of the entries numericFactor reads (those in and left of the
+  /// diagonal of each permuted row), in its order; an iteration's diagonal
+  /// goes on top of them as numericFactor reads them.
   void refresh() override {
-    for (size_t k = 0; k < source_.size(); ++k)
-      base_[k] = sourceValue(source_[k]);
+    for (size_t e = 0; e < entrySource_.size(); ++e)
+      base_[e] = sourceValue(source_[entrySource_[e]]);
   }
 
   bool factor(const Vec &hx, double delta, const Vec &w) override {
-    values_ = base_;
+    // A diagonal of P gets hx on top; the other rows' diagonals (no entry
+    // of P, A or G: a base of 0) are -delta and -w.
     for (int j = 0; j < n_; ++j)
-      values_[diag_[j]] += hx[j];
+      diagonal_[j] = hx[j];
     for (int r = 0; r < p_; ++r)
-      values_[diag_[n_ + r]] = -delta;
+      diagonal_[n_ + r] = -delta;
     for (int r = 0; r < m_; ++r)
-      values_[diag_[n_ + p_ + r]] = -w[r];
+      diagonal_[n_ + p_ + r] = -w[r];
     numericFactor();
     for (int k = 0; k < N_; ++k)
       if (!std::isfinite(D_[k])) {
@@ -59,19 +63,37 @@ public:
     return true;
   }
 
+  /// L D L' x = P' r P: SuiteSparse's ldl_perm, ldl_lsolve, ldl_dsolve,
+  /// ldl_ltsolve and ldl_permt in one (their arithmetic, in their order).
   void solve(const Vec &rx, const Vec &ry, const Vec &rz, Vec &dx, Vec &dy,
              Vec &dz) override {
-    rhs_.head(n_) = rx;
-    rhs_.segment(n_, p_) = ry;
-    rhs_.tail(m_) = rz;
-    ldl_perm(N_, X_.data(), rhs_.data(), perm_.data());
-    ldl_lsolve(N_, X_.data(), Lp_.data(), Li_.data(), Lx_.data());
-    ldl_dsolve(N_, X_.data(), D_.data());
-    ldl_ltsolve(N_, X_.data(), Lp_.data(), Li_.data(), Lx_.data());
-    ldl_permt(N_, rhs_.data(), X_.data(), perm_.data());
-    dx = rhs_.head(n_);
-    dy = rhs_.segment(n_, p_);
-    dz = rhs_.tail(m_);
+    double *X = X_.data();
+    const int *perm = perm_.data(), *Lp = Lp_.data(), *Li = Li_.data();
+    const double *Lx = Lx_.data(), *D = D_.data();
+    double *r = rhs_.data();
+    std::copy(rx.data(), rx.data() + n_, r);
+    std::copy(ry.data(), ry.data() + p_, r + n_);
+    std::copy(rz.data(), rz.data() + m_, r + n_ + p_);
+    for (int k = 0; k < N_; ++k)
+      X[k] = r[perm[k]];
+    for (int j = 0; j < N_; ++j) {
+      const double xj = X[j];
+      for (int p = Lp[j]; p < Lp[j + 1]; ++p)
+        X[Li[p]] -= Lx[p] * xj;
+    }
+    for (int j = 0; j < N_; ++j)
+      X[j] /= D[j];
+    for (int j = N_ - 1; j >= 0; --j) {
+      double xj = X[j];
+      for (int p = Lp[j]; p < Lp[j + 1]; ++p)
+        xj -= Lx[p] * X[Li[p]];
+      X[j] = xj;
+    }
+    for (int k = 0; k < N_; ++k)
+      r[perm[k]] = X[k];
+    dx = Eigen::Map<const Vec>(r, n_);
+    dy = Eigen::Map<const Vec>(r + n_, p_);
+    dz = Eigen::Map<const Vec>(r + n_ + p_, m_);
   }
 
 private:
@@ -89,8 +111,8 @@ private:
     const double tiny = 1e-13, replacement = 2e-7;
     for (int k = 0; k < N_; ++k) {
       for (int e = entryStart_[k]; e < entryStart_[k + 1]; ++e)
-        Y_[entryRow_[e]] += values_[entrySource_[e]];
-      double d = Y_[k];
+        Y_[entryRow_[e]] += base_[e];
+      double d = Y_[k] + diagonal_[perm_[k]];
       Y_[k] = 0.0;
       for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t) {
         int i = reach_[t], end = reachEnd_[t];
@@ -111,7 +133,7 @@ private:
 
   /// The pattern-only part of numericFactor, once: per row k of the permuted
   /// matrix, its entries in and left of the diagonal (their rows and their
-  /// positions in values_), and the rows of L it reaches, in topological
+  /// positions in the stored matrix), and the rows of L it reaches, in topological
   /// order, with the position each one's new entry takes in L.
   void symbolicFactor() {
     entryStart_.assign(1, 0);
@@ -208,20 +230,15 @@ private:
       cols[r].push_back({r, {Diagonal, r}});
 
     Ap_.assign(N_ + 1, 0);
-    diag_.assign(N_, -1);
     for (int j = 0; j < N_; ++j) {
       auto &col = cols[j];
       std::sort(col.begin(), col.end(), [](auto &a, auto &b) { return a.first < b.first; });
       for (auto &[i, src] : col) {
-        if (i == j)
-          diag_[j] = (int)Ai_.size();
         Ai_.push_back(i);
         source_.push_back(src);
       }
       Ap_[j + 1] = (int)Ai_.size();
     }
-    base_.resize(source_.size());
-    refresh();
   }
 
   void analyse() {
@@ -249,18 +266,20 @@ private:
     X_.resize(N_);
     rhs_.resize(N_);
     symbolicFactor();
+    base_.resize(entrySource_.size());
+    diagonal_.resize(N_);
+    refresh();
   }
 
   const Problem &pb_;
   int n_, p_, m_, N_;
-  std::vector<int> Ap_, Ai_, diag_;
+  std::vector<int> Ap_, Ai_;
   std::vector<Source> source_;
-  std::vector<double> base_, values_;
+  std::vector<double> base_, diagonal_; // numericFactor's entries, the iteration's diagonal
   std::vector<int> perm_, permInv_, Lp_, parent_, lnz_, flag_, pattern_, Li_;
-  std::vector<double> Lx_, D_, Y_, X_; // X_: the solve's workspace
+  std::vector<double> Lx_, D_, Y_, X_, rhs_; // X_, rhs_: the solve's workspace
   // The symbolic factorization (symbolicFactor).
   std::vector<int> entryStart_, entryRow_, entrySource_, reachStart_, reach_, reachEnd_;
-  Vec rhs_;
 };
 
 } // namespace
