@@ -351,8 +351,24 @@ void Ipm::unitScales() {
   dualUnscale_ = (pb_.costScale * pb_.D.array()).inverse().matrix();
   eqInv_ = pb_.eqScale.cwiseInverse();
   inInv_ = pb_.ineqScale.cwiseInverse();
-  Dl_ = gather(pb_.il, pb_.D);
-  Du_ = gather(pb_.iu, pb_.D);
+  gatherInto(pb_.il, pb_.D, Dl_);
+  gatherInto(pb_.iu, pb_.D, Du_);
+}
+
+void Ipm::reset() {
+  n_ = pb_.n;
+  p_ = pb_.p();
+  m_ = pb_.m();
+  nl_ = (int)pb_.il.size();
+  nu_ = (int)pb_.iu.size();
+  rho_ = delta_ = mu_ = regLimit_ = 0;
+  lastPrimalStep_ = lastDualStep_ = 0;
+  directionRetries_ = 0;
+  best_.primal = best_.dual = best_.gap = 0;
+  bestMerit_ = INFINITY;
+  noPrimalUpdate_ = noDualUpdate_ = 0;
+  primalInf_ = dualInf_ = gap_ = violation_ = 0;
+  primalRel_ = dualRel_ = gapRel_ = 0;
 }
 
 bool Ipm::factorWithRetries() {
