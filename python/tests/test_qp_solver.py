@@ -221,6 +221,20 @@ def test_preconditioner_reuse_keeps_the_scaling_while_it_still_balances(backend)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("seed", [70, 71, 72])
+def test_duality_gap_in_double_solves_the_same_problems(backend, seed):
+    """duality_gap_extended = 0 sums the gap in double: at the default tolerances the solve
+    meets the KKT conditions and lands on the extended-precision solve's solution."""
+    prob = random_qp(seed, 30, 5, 20)
+    extended = solve(prob, backend, options={})
+    double = solve(prob, backend, options={"duality_gap_extended": 0})
+    assert extended.status == double.status == "solved"
+    assert_kkt(prob, double, tol=1e-6)
+    np.testing.assert_allclose(double.x, extended.x, atol=1e-7)
+    np.testing.assert_allclose(double.obj, extended.obj, rtol=1e-9)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("key", ["c", "b", "h_l", "h_u", "x_l", "x_u"])
 def test_update_each_argument_alone(backend, key):
     """One argument updated: the same as a fresh solve, and a different answer than before.
@@ -328,7 +342,7 @@ def test_every_documented_option_is_accepted():
     values = {"check_duality_gap": 0, "max_iter": 100, "max_factor_retries": 5,
               "preconditioner_iter": 0, "preconditioner_scale_cost": 1,
               "iterative_refinement_max_iter": 3, "verbose": 0, "tau": 0.95, "rho_init": 1e-5,
-              "delta_init": 1e-3, "preconditioner_reuse": 1.1}
+              "delta_init": 1e-3, "preconditioner_reuse": 1.1, "duality_gap_extended": 0}
     for name in OPTION_NAMES:
         opts = {name: values.get(name, 1e-9)}
         res = solve(SMALL, options=opts)

@@ -101,6 +101,9 @@ typedef struct {
                                   afresh; r >= 1: it keeps the previous scaling when every
                                   row and column norm that gives lies within a factor r of
                                   those it was made for (0) */
+  int32_t duality_gap_extended; /* sum the duality gap's terms in extended precision
+                                   (long double); 0: in double, faster, for gap tolerances
+                                   far above the objective's rounding (1) */
 } scaly_qp_settings;
 
 typedef struct {

@@ -347,8 +347,11 @@ int SqpBackend::solveQp(const Oracles &o, const Options &opt, const Iterate &it,
     // which was below 1e-12 for 9 solves in 10 (the iteration judges
     // convergence on residuals computed afresh, whatever the directions'
     // accuracy; the cart-pole's RTI loop takes the same QP iterations).
+    // The duality gap's terms are summed in double (the QP's gap tolerance,
+    // 1e-8, lies far above a double sum's rounding at a model's scale).
     settings.preconditioner_reuse = 1.1;
     settings.iterative_refinement_max_iter = 0;
+    settings.duality_gap_extended = 0;
   }
   double t0 = now();
   // The settings go to the QP when they changed (their check makes strings);

@@ -66,6 +66,7 @@ const Option options[] = {
     SCALY_QP_OPTION(verbose, Flag, Any),
     SCALY_QP_OPTION(warm_start, Flag, Any),
     SCALY_QP_OPTION(preconditioner_reuse, Real, ZeroOrAtLeastOne),
+    SCALY_QP_OPTION(duality_gap_extended, Flag, Any),
 };
 constexpr int optionCount = sizeof(options) / sizeof(options[0]);
 
@@ -160,6 +161,7 @@ void scaly_qp_default_settings(scaly_qp_settings *s) {
   s->verbose = 0;
   s->warm_start = 0;
   s->preconditioner_reuse = 0.0;
+  s->duality_gap_extended = 1;
 }
 
 int scaly_qp_option_count(void) { return optionCount; }

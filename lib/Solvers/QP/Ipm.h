@@ -43,6 +43,7 @@ private:
   int iterate(bool warm);
   double merit() const;
   void residuals();
+  template <typename T> void gap();
   bool factorWithRetries();
   void raiseRegularization();
   void newton(const Vec &rsz, const Vec &rsl, const Vec &rsu, Vec &dx, Vec &dy, Pairs &d);
