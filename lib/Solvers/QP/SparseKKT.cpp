@@ -19,9 +19,11 @@ extern "C" {
 #include <ldl.h>
 }
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 namespace scaly::qp {
 namespace {
@@ -76,10 +78,16 @@ public:
     std::copy(rz.data(), rz.data() + m_, r + n_ + p_);
     for (int k = 0; k < N_; ++k)
       X[k] = r[perm[k]];
-    for (int j = 0; j < N_; ++j) {
-      const double xj = X[j];
-      for (int p = Lp[j]; p < Lp[j + 1]; ++p)
-        X[Li[p]] -= Lx[p] * xj;
+    // L by rows (each row's entries by ascending column): every X[k] takes
+    // the same subtractions in the same order as ldl_lsolve's column sweep
+    // gives it, summed in a register.
+    const int *rowStart = rowStart_.data(), *rowColumn = rowColumn_.data(),
+              *rowEntry = rowEntry_.data();
+    for (int k = 0; k < N_; ++k) {
+      double xk = X[k];
+      for (int q = rowStart[k]; q < rowStart[k + 1]; ++q)
+        xk -= Lx[rowEntry[q]] * X[rowColumn[q]];
+      X[k] = xk;
     }
     for (int j = 0; j < N_; ++j)
       X[j] /= D[j];
@@ -172,6 +180,22 @@ private:
         ++lnz_[i];
       }
       reachStart_.push_back((int)reach_.size());
+    }
+    // Row k of L is the reach of row k: its columns sorted, with their
+    // entries' positions in Lx_ (for the solve's forward sweep).
+    rowStart_ = reachStart_;
+    rowColumn_.resize(reach_.size());
+    rowEntry_.resize(reach_.size());
+    std::vector<std::pair<int, int>> row;
+    for (int k = 0; k < N_; ++k) {
+      row.clear();
+      for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t)
+        row.push_back({reach_[t], reachEnd_[t]});
+      std::sort(row.begin(), row.end());
+      for (size_t q = 0; q < row.size(); ++q) {
+        rowColumn_[reachStart_[k] + q] = row[q].first;
+        rowEntry_[reachStart_[k] + q] = row[q].second;
+      }
     }
   }
 
@@ -280,6 +304,7 @@ private:
   std::vector<double> Lx_, D_, Y_, X_, rhs_; // X_, rhs_: the solve's workspace
   // The symbolic factorization (symbolicFactor).
   std::vector<int> entryStart_, entryRow_, entrySource_, reachStart_, reach_, reachEnd_;
+  std::vector<int> rowStart_, rowColumn_, rowEntry_; // L by rows (symbolicFactor)
 };
 
 } // namespace
