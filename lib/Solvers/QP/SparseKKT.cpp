@@ -76,29 +76,28 @@ public:
     std::copy(rx.data(), rx.data() + n_, r);
     std::copy(ry.data(), ry.data() + p_, r + n_);
     std::copy(rz.data(), rz.data() + m_, r + n_ + p_);
-    for (int k = 0; k < N_; ++k)
-      X[k] = r[perm[k]];
     // L by rows (each row's entries by ascending column): every X[k] takes
     // the same subtractions in the same order as ldl_lsolve's column sweep
-    // gives it, summed in a register.
+    // gives it, summed in a register. Its quotient by the pivot (ldl_dsolve)
+    // goes to Z, off the sweep's chain; the backward sweep runs in Z and
+    // writes each entry to its place in r as it is final.
     const int *rowStart = rowStart_.data(), *rowColumn = rowColumn_.data(),
               *rowEntry = rowEntry_.data();
+    double *Z = Z_.data();
     for (int k = 0; k < N_; ++k) {
-      double xk = X[k];
+      double xk = r[perm[k]];
       for (int q = rowStart[k]; q < rowStart[k + 1]; ++q)
         xk -= Lx[rowEntry[q]] * X[rowColumn[q]];
       X[k] = xk;
+      Z[k] = xk / D[k];
     }
-    for (int j = 0; j < N_; ++j)
-      X[j] /= D[j];
     for (int j = N_ - 1; j >= 0; --j) {
-      double xj = X[j];
+      double zj = Z[j];
       for (int p = Lp[j]; p < Lp[j + 1]; ++p)
-        xj -= Lx[p] * X[Li[p]];
-      X[j] = xj;
+        zj -= Lx[p] * Z[Li[p]];
+      Z[j] = zj;
+      r[perm[j]] = zj;
     }
-    for (int k = 0; k < N_; ++k)
-      r[perm[k]] = X[k];
     dx = Eigen::Map<const Vec>(r, n_);
     dy = Eigen::Map<const Vec>(r + n_, p_);
     dz = Eigen::Map<const Vec>(r + n_ + p_, m_);
@@ -289,6 +288,7 @@ private:
     Y_.assign(N_, 0.0); // numericFactor leaves it zero
     X_.resize(N_);
     rhs_.resize(N_);
+    Z_.resize(N_);
     symbolicFactor();
     base_.resize(entrySource_.size());
     diagonal_.resize(N_);
@@ -301,7 +301,7 @@ private:
   std::vector<Source> source_;
   std::vector<double> base_, diagonal_; // numericFactor's entries, the iteration's diagonal
   std::vector<int> perm_, permInv_, Lp_, parent_, lnz_, flag_, pattern_, Li_;
-  std::vector<double> Lx_, D_, Y_, X_, rhs_; // X_, rhs_: the solve's workspace
+  std::vector<double> Lx_, D_, Y_, X_, Z_, rhs_; // X_, Z_, rhs_: the solve's workspace
   // The symbolic factorization (symbolicFactor).
   std::vector<int> entryStart_, entryRow_, entrySource_, reachStart_, reach_, reachEnd_;
   std::vector<int> rowStart_, rowColumn_, rowEntry_; // L by rows (symbolicFactor)
