@@ -123,10 +123,14 @@ private:
       Y_[k] = 0.0;
       for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t) {
         int i = reach_[t], end = reachEnd_[t];
+        // ldl_numeric's column sweep subtracts L_ij y_j from Y[i] for each
+        // earlier j of the reach, in the reach's order: the same, gathered
+        // (the list from symbolicFactor), summed in a register.
         double yi = Y_[i];
         Y_[i] = 0.0;
-        for (int p = Lp_[i]; p < end; ++p)
-          Y_[Li_[p]] -= Lx_[p] * yi;
+        for (int q = gatherStart_[t]; q < gatherStart_[t + 1]; ++q)
+          yi -= Lx_[gatherEntry_[q]] * W_[gatherColumn_[q]];
+        W_[i] = yi;
         double lki = yi / D_[i];
         d -= lki * yi;
         Lx_[end] = lki;
@@ -179,6 +183,32 @@ private:
         ++lnz_[i];
       }
       reachStart_.push_back((int)reach_.size());
+    }
+    // Per reach entry t of row k (column i), the subtractions the column
+    // sweep makes from Y[i]: (j, position of L_ij) for each earlier entry j
+    // of the reach whose column has row i, in the reach's order.
+    gatherStart_.assign(1, 0);
+    gatherColumn_.clear();
+    gatherEntry_.clear();
+    std::vector<int> place(N_, -1);
+    std::vector<std::vector<std::pair<int, int>>> lists;
+    for (int k = 0; k < N_; ++k) {
+      const int first = reachStart_[k], count = reachStart_[k + 1] - first;
+      lists.assign(count, {});
+      for (int t = first; t < first + count; ++t)
+        place[reach_[t]] = t - first;
+      for (int t = first; t < first + count; ++t) {
+        int j = reach_[t];
+        for (int p = Lp_[j]; p < reachEnd_[t]; ++p)
+          lists[place[Li_[p]]].push_back({j, p});
+      }
+      for (const auto &list : lists) {
+        for (auto [j, p] : list) {
+          gatherColumn_.push_back(j);
+          gatherEntry_.push_back(p);
+        }
+        gatherStart_.push_back((int)gatherColumn_.size());
+      }
     }
     // Row k of L is the reach of row k: its columns sorted, with their
     // entries' positions in Lx_ (for the solve's forward sweep).
@@ -289,6 +319,7 @@ private:
     X_.resize(N_);
     rhs_.resize(N_);
     Z_.resize(N_);
+    W_.assign(N_, 0.0);
     symbolicFactor();
     base_.resize(entrySource_.size());
     diagonal_.resize(N_);
@@ -305,6 +336,8 @@ private:
   // The symbolic factorization (symbolicFactor).
   std::vector<int> entryStart_, entryRow_, entrySource_, reachStart_, reach_, reachEnd_;
   std::vector<int> rowStart_, rowColumn_, rowEntry_; // L by rows (symbolicFactor)
+  std::vector<int> gatherStart_, gatherColumn_, gatherEntry_; // numericFactor's subtractions
+  std::vector<double> W_; // numericFactor's y of the current row, by column
 };
 
 } // namespace
