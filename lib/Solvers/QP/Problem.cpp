@@ -256,9 +256,6 @@ void equilibrate(Csc &P, Csc &A, Csc &G, Vec &D, Vec &R, Vec &S, int sweeps, dou
                                   : G.values[source - nnzP - nnzA];
   };
   std::vector<double> &v = plan.values, &norm = plan.norm, &scale = plan.scale;
-  v.resize(total);
-  for (int e = 0; e < total; ++e)
-    v[e] = valueAt(plan.source[e]);
   norm.assign(slots, 0.0);
   scale.assign(slots, 1.0);
   const int *slot = plan.slot.data(), *colStart = plan.colStart.data();
@@ -294,15 +291,41 @@ void equilibrate(Csc &P, Csc &A, Csc &G, Vec &D, Vec &R, Vec &S, int sweeps, dou
       scale[n + i] = R[i];
     for (int i = 0; i < nG; ++i)
       scale[n + nA + i] = S[i];
-    pass(true);
+    // pass(true) on each matrix in its own order (the same products; the
+    // norms are maxima), into copies that replace the values if kept.
+    std::vector<double> &sp = plan.scaledP, &sa = plan.scaledA, &sg = plan.scaledG;
+    sp.resize(nnzP);
+    sa.resize(nnzA);
+    sg.resize(nnzG);
+    auto scaleColumn = [&](const Csc &M, std::vector<double> &out, int first, int j, double dj,
+                           double &cj) {
+      for (int k = M.colptr[j]; k < M.colptr[j + 1]; ++k) {
+        const int i = first + M.rowind[k];
+        double x = M.values[k];
+        x *= scale[i] * dj;
+        out[k] = x;
+        double a = std::fabs(x);
+        cj = std::max(cj, a);
+        norm[i] = std::max(norm[i], a);
+      }
+    };
+    for (int j = 0; j < n; ++j) {
+      const double dj = scale[j];
+      double cj = 0.0;
+      scaleColumn(P, sp, 0, j, dj, cj);
+      scaleColumn(A, sa, n, j, dj, cj);
+      scaleColumn(G, sg, n + nA, j, dj, cj);
+      norm[j] = std::max(norm[j], cj);
+    }
     bool keep = true;
     for (int i = 0; keep && i < slots; ++i) {
       double now = norm[i], then = plan.finalNorm[i];
       keep = now == then || (now <= reuse * then && then <= reuse * now);
     }
     if (keep) {
-      for (int e = 0; e < total; ++e)
-        valueAt(plan.source[e]) = v[e];
+      P.values.swap(sp);
+      A.values.swap(sa);
+      G.values.swap(sg);
       plan.reused = true;
       return;
     }
@@ -310,11 +333,12 @@ void equilibrate(Csc &P, Csc &A, Csc &G, Vec &D, Vec &R, Vec &S, int sweeps, dou
     D.setOnes(n);
     R.setOnes(nA);
     S.setOnes(nG);
-    for (int e = 0; e < total; ++e)
-      v[e] = valueAt(plan.source[e]);
     std::fill(norm.begin(), norm.end(), 0.0);
     std::fill(scale.begin(), scale.end(), 1.0);
   }
+  v.resize(total);
+  for (int e = 0; e < total; ++e)
+    v[e] = valueAt(plan.source[e]);
   pass(false);
   for (int sweep = 0; sweep < sweeps; ++sweep) {
     for (int i = 0; i < slots; ++i)
@@ -487,8 +511,9 @@ void setValues(Problem &pb, const scaly_qp_data &data, const scaly_qp_settings &
     double cNorm = (D.array() * c.array()).abs().maxCoeff();
     pb.costScale = std::clamp(1.0 / std::max({1.0, pNorm, cNorm}), 1e-4, 1e4);
   }
-  for (double &v : P.values)
-    v *= pb.costScale;
+  if (pb.costScale != 1.0) // (times 1 changes nothing)
+    for (double &v : P.values)
+      v *= pb.costScale;
   pb.c = pb.costScale * D.cwiseProduct(c);
 
   // The internal rows' values, scales and right-hand sides.

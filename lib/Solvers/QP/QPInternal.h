@@ -62,6 +62,7 @@ struct EquilibrationPlan {
   // above; empty: none), and whether the latest call reused its scaling.
   std::vector<double> finalNorm;
   bool reused = false;
+  std::vector<double> scaledP, scaledA, scaledG; // the reuse test's scaled values
 };
 
 /// The user's problem classified, copied and equilibrated.

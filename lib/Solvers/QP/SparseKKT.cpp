@@ -43,8 +43,13 @@ public:
   /// diagonal of each permuted row), in its order; an iteration's diagonal
   /// goes on top of them as numericFactor reads them.
   void refresh() override {
-    for (size_t e = 0; e < entrySource_.size(); ++e)
-      base_[e] = sourceValue(source_[entrySource_[e]]);
+    const double *P = pb_.P.values.data(), *A = pb_.A.values.data(), *G = pb_.G.values.data();
+    for (auto [e, k] : fromP_)
+      base_[e] = P[k];
+    for (auto [e, k] : fromA_)
+      base_[e] = A[k];
+    for (auto [e, k] : fromG_)
+      base_[e] = G[k];
   }
 
   bool factor(const Vec &hx, double delta, const Vec &w) override {
@@ -236,20 +241,6 @@ private:
     int index;
   };
 
-  double sourceValue(Source s) const {
-    switch (s.kind) {
-    case FromP:
-      return pb_.P.values[s.index];
-    case FromA:
-      return pb_.A.values[s.index];
-    case FromG:
-      return pb_.G.values[s.index];
-    case Diagonal:
-      return 0.0;
-    }
-    return 0.0;
-  }
-
   void assemblePattern() {
     // Column lists of (row, source), then CSC with sorted rows.
     std::vector<std::vector<std::pair<int, Source>>> cols(N_);
@@ -321,7 +312,16 @@ private:
     Z_.resize(N_);
     W_.assign(N_, 0.0);
     symbolicFactor();
-    base_.resize(entrySource_.size());
+    base_.assign(entrySource_.size(), 0.0); // a Diagonal source stays 0
+    fromP_.clear();
+    fromA_.clear();
+    fromG_.clear();
+    for (size_t e = 0; e < entrySource_.size(); ++e) {
+      Source src = source_[entrySource_[e]];
+      if (src.kind != Diagonal)
+        (src.kind == FromP ? fromP_ : src.kind == FromA ? fromA_ : fromG_)
+            .push_back({(int)e, src.index});
+    }
     diagonal_.resize(N_);
     refresh();
   }
@@ -338,6 +338,8 @@ private:
   std::vector<int> rowStart_, rowColumn_, rowEntry_; // L by rows (symbolicFactor)
   std::vector<int> gatherStart_, gatherColumn_, gatherEntry_; // numericFactor's subtractions
   std::vector<double> W_; // numericFactor's y of the current row, by column
+  // refresh()'s copies: (entry of base_, entry of P, A or G), per matrix.
+  std::vector<std::pair<int, int>> fromP_, fromA_, fromG_;
 };
 
 } // namespace
