@@ -81,21 +81,34 @@ public:
     std::copy(rx.data(), rx.data() + n_, r);
     std::copy(ry.data(), ry.data() + p_, r + n_);
     std::copy(rz.data(), rz.data() + m_, r + n_ + p_);
-    // L by rows (each row's entries by ascending column): every X[k] takes
-    // the same subtractions in the same order as ldl_lsolve's column sweep
-    // gives it, summed in a register. Its quotient by the pivot (ldl_dsolve)
-    // goes to Z, off the sweep's chain; the backward sweep runs in Z and
-    // writes each entry to its place in r as it is final.
-    const int *rowStart = rowStart_.data(), *rowColumn = rowColumn_.data(),
-              *rowEntry = rowEntry_.data();
     double *Z = Z_.data();
-    for (int k = 0; k < N_; ++k) {
-      double xk = r[perm[k]];
-      for (int q = rowStart[k]; q < rowStart[k + 1]; ++q)
-        xk -= Lx[rowEntry[q]] * X[rowColumn[q]];
-      X[k] = xk;
-      Z[k] = xk / D[k];
+    if (small_) {
+      // L by rows (each row's entries by ascending column): every X[k]
+      // takes the same subtractions in the same order as ldl_lsolve's
+      // column sweep gives it, summed in a register, and its quotient by
+      // the pivot (ldl_dsolve) goes to Z, off the sweep's chain.
+      const int *rowStart = rowStart_.data(), *rowColumn = rowColumn_.data(),
+                *rowEntry = rowEntry_.data();
+      for (int k = 0; k < N_; ++k) {
+        double xk = r[perm[k]];
+        for (int q = rowStart[k]; q < rowStart[k + 1]; ++q)
+          xk -= Lx[rowEntry[q]] * X[rowColumn[q]];
+        X[k] = xk;
+        Z[k] = xk / D[k];
+      }
+    } else {
+      // A factor too large for the cache: the column sweep streams L.
+      for (int k = 0; k < N_; ++k)
+        X[k] = r[perm[k]];
+      for (int j = 0; j < N_; ++j) {
+        const double xj = X[j];
+        for (int p = Lp[j]; p < Lp[j + 1]; ++p)
+          X[Li[p]] -= Lx[p] * xj;
+        Z[j] = xj / D[j];
+      }
     }
+    // The backward sweep runs in Z and writes each entry to its place in r
+    // as it is final.
     for (int j = N_ - 1; j >= 0; --j) {
       double zj = Z[j];
       for (int p = Lp[j]; p < Lp[j + 1]; ++p)
@@ -133,9 +146,14 @@ private:
         // (the list from symbolicFactor), summed in a register.
         double yi = Y_[i];
         Y_[i] = 0.0;
-        for (int q = gatherStart_[t]; q < gatherStart_[t + 1]; ++q)
-          yi -= Lx_[gatherEntry_[q]] * W_[gatherColumn_[q]];
-        W_[i] = yi;
+        if (gather_) {
+          for (int q = gatherStart_[t]; q < gatherStart_[t + 1]; ++q)
+            yi -= Lx_[gatherEntry_[q]] * W_[gatherColumn_[q]];
+          W_[i] = yi;
+        } else {
+          for (int p = Lp_[i]; p < end; ++p)
+            Y_[Li_[p]] -= Lx_[p] * yi;
+        }
         double lki = yi / D_[i];
         d -= lki * yi;
         Lx_[end] = lki;
@@ -189,34 +207,59 @@ private:
       }
       reachStart_.push_back((int)reach_.size());
     }
+    // The sweeps below gather through index lists, which pays while L
+    // stays in the cache (a small factor, such as a real-time iteration's:
+    // the cart-pole's has 2205 entries): a larger one streams its columns
+    // (SuiteSparse's order; the same arithmetic either way).
+    small_ = Lp_[N_] <= smallFactor;
     // Per reach entry t of row k (column i), the subtractions the column
     // sweep makes from Y[i]: (j, position of L_ij) for each earlier entry j
-    // of the reach whose column has row i, in the reach's order.
+    // of the reach whose column has row i, in the reach's order. One per
+    // multiply-add of the factorization: listed only while that is a few
+    // times L's size (a banded factor such as an optimal control problem's).
+    long long work = 0;
+    for (size_t t = 0; t < reach_.size(); ++t)
+      work += reachEnd_[t] - Lp_[reach_[t]];
+    gather_ = small_ && work <= 4LL * std::max(1, Lp_[N_]);
     gatherStart_.assign(1, 0);
     gatherColumn_.clear();
     gatherEntry_.clear();
-    std::vector<int> place(N_, -1);
-    std::vector<std::vector<std::pair<int, int>>> lists;
-    for (int k = 0; k < N_; ++k) {
-      const int first = reachStart_[k], count = reachStart_[k + 1] - first;
-      lists.assign(count, {});
-      for (int t = first; t < first + count; ++t)
-        place[reach_[t]] = t - first;
-      for (int t = first; t < first + count; ++t) {
-        int j = reach_[t];
-        for (int p = Lp_[j]; p < reachEnd_[t]; ++p)
-          lists[place[Li_[p]]].push_back({j, p});
+    if (gather_) {
+      // Counted, then filled in the reach's order (a column j's entries
+      // above row k go to the entries of the reach they hold).
+      std::vector<int> place(N_, -1), count(reach_.size() + 1, 0);
+      for (int k = 0; k < N_; ++k) {
+        for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t)
+          place[reach_[t]] = t;
+        for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t)
+          for (int p = Lp_[reach_[t]]; p < reachEnd_[t]; ++p)
+            ++count[place[Li_[p]] + 1];
       }
-      for (const auto &list : lists) {
-        for (auto [j, p] : list) {
-          gatherColumn_.push_back(j);
-          gatherEntry_.push_back(p);
+      for (size_t t = 0; t < reach_.size(); ++t)
+        count[t + 1] += count[t];
+      gatherStart_ = count;
+      gatherColumn_.resize(work);
+      gatherEntry_.resize(work);
+      for (int k = 0; k < N_; ++k) {
+        for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t)
+          place[reach_[t]] = t;
+        for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t) {
+          int j = reach_[t];
+          for (int p = Lp_[j]; p < reachEnd_[t]; ++p) {
+            int q = count[place[Li_[p]]]++;
+            gatherColumn_[q] = j;
+            gatherEntry_[q] = p;
+          }
         }
-        gatherStart_.push_back((int)gatherColumn_.size());
       }
     }
     // Row k of L is the reach of row k: its columns sorted, with their
     // entries' positions in Lx_ (for the solve's forward sweep).
+    rowStart_.clear();
+    rowColumn_.clear();
+    rowEntry_.clear();
+    if (!small_)
+      return;
     rowStart_ = reachStart_;
     rowColumn_.resize(reach_.size());
     rowEntry_.resize(reach_.size());
@@ -336,6 +379,11 @@ private:
   // The symbolic factorization (symbolicFactor).
   std::vector<int> entryStart_, entryRow_, entrySource_, reachStart_, reach_, reachEnd_;
   std::vector<int> rowStart_, rowColumn_, rowEntry_; // L by rows (symbolicFactor)
+  // Entries of L up to which its sweeps gather (about 400 KB of L, its
+  // indices and the lists: within a core's L2 cache).
+  static constexpr int smallFactor = 1 << 15;
+  bool small_ = false;  // whether the solve's forward sweep gathers (L by rows)
+  bool gather_ = false; // whether numericFactor gathers (the lists below) or scatters
   std::vector<int> gatherStart_, gatherColumn_, gatherEntry_; // numericFactor's subtractions
   std::vector<double> W_; // numericFactor's y of the current row, by column
   // refresh()'s copies: (entry of base_, entry of P, A or G), per matrix.
