@@ -179,6 +179,61 @@ def test_updates_of_matrix_values_match_fresh_solves_exactly(backend):
         prob = new_values_same_pattern(prob, rng)
 
 
+def scaled_entries(prob, rng, size):
+    """prob with every entry of P, A and G multiplied by 1 + size * (a uniform in [-1, 1]),
+    P kept symmetric (and positive definite: shifted when an eigenvalue fell below 0.1)."""
+    out = dict(prob)
+    for key in ("A", "G"):
+        out[key] = prob[key] * (1 + size * rng.uniform(-1, 1, prob[key].shape))
+    U = np.triu(1 + size * rng.uniform(-1, 1, prob["P"].shape))
+    Pn = prob["P"] * (U + np.triu(U, 1).T)
+    out["P"] = Pn + max(0.0, 0.1 - np.linalg.eigvalsh(Pn).min()) * np.eye(len(Pn))
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_preconditioner_reuse_keeps_the_scaling_while_it_still_balances(backend):
+    """preconditioner_reuse = 1.1: matrices whose entries moved by 1e-4 keep the previous
+    equilibration (the solve is not the bits of a fresh one, yet satisfies the KKT conditions
+    to the tolerance); entries that moved by up to 50 % are equilibrated afresh (exactly the
+    bits of a fresh solver's solve). 0, the default, always equilibrates afresh."""
+    rng = np.random.default_rng(67)
+    prob = random_qp(67, 25, 4, 15)
+    reuse = dict(TIGHT, preconditioner_reuse=1.1)
+    solver = qp_solver(as_kind(prob, "csc"), backend, options=reuse)
+    always = qp_solver(as_kind(prob, "csc"), backend)
+    assert_same_bits(solver.solve(), solve(as_kind(prob, "csc"), backend))
+    near = scaled_entries(prob, rng, 1e-4)
+    k = as_kind(near, "csc")
+    for s in (solver, always):
+        s.update(P=k["P"], A=k["A"], G=k["G"])
+    got, fresh = solver.solve(), solve(k, backend)
+    assert_kkt(near, got)
+    assert_same_bits(always.solve(), fresh)
+    assert not np.array_equal(got.x, fresh.x)  # solved with the first problem's scaling
+    np.testing.assert_allclose(got.x, fresh.x, atol=1e-8)
+    far = scaled_entries(near, rng, 0.5)
+    k = as_kind(far, "csc")
+    solver.update(P=k["P"], A=k["A"], G=k["G"])
+    got = solver.solve()
+    assert_kkt(far, got)
+    assert_same_bits(got, solve(k, backend))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("seed", [70, 71, 72])
+def test_duality_gap_in_double_solves_the_same_problems(backend, seed):
+    """duality_gap_extended = 0 sums the gap in double: at the default tolerances the solve
+    meets the KKT conditions and lands on the extended-precision solve's solution."""
+    prob = random_qp(seed, 30, 5, 20)
+    extended = solve(prob, backend, options={})
+    double = solve(prob, backend, options={"duality_gap_extended": 0})
+    assert extended.status == double.status == "solved"
+    assert_kkt(prob, double, tol=1e-6)
+    np.testing.assert_allclose(double.x, extended.x, atol=1e-7)
+    np.testing.assert_allclose(double.obj, extended.obj, rtol=1e-9)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("key", ["c", "b", "h_l", "h_u", "x_l", "x_u"])
 def test_update_each_argument_alone(backend, key):
@@ -287,7 +342,7 @@ def test_every_documented_option_is_accepted():
     values = {"check_duality_gap": 0, "max_iter": 100, "max_factor_retries": 5,
               "preconditioner_iter": 0, "preconditioner_scale_cost": 1,
               "iterative_refinement_max_iter": 3, "verbose": 0, "tau": 0.95, "rho_init": 1e-5,
-              "delta_init": 1e-3}
+              "delta_init": 1e-3, "preconditioner_reuse": 1.1, "duality_gap_extended": 0}
     for name in OPTION_NAMES:
         opts = {name: values.get(name, 1e-9)}
         res = solve(SMALL, options=opts)
@@ -313,6 +368,8 @@ BAD_OPTIONS = [
     ({"max_iter": "10"}, (ValueError, TypeError), "max_iter"),
     ({"tau": 2.0}, (ValueError,), "tau"),
     ({"preconditioner_iter": -1}, (ValueError,), "preconditioner_iter"),
+    ({"preconditioner_reuse": 0.5}, (ValueError,), "preconditioner_reuse"),
+    ({"preconditioner_reuse": float("inf")}, (ValueError,), "preconditioner_reuse"),
 ]
 
 

@@ -97,6 +97,13 @@ typedef struct {
   int32_t verbose;                       /* print one line per iteration to stdout (0) */
   int32_t warm_start; /* a solve given no starting point starts from the previous solution
                          when that one was solved (0) */
+  double preconditioner_reuse; /* 0: an update of the matrices' values is equilibrated
+                                  afresh; r >= 1: it keeps the previous scaling when every
+                                  row and column norm that gives lies within a factor r of
+                                  those it was made for (0) */
+  int32_t duality_gap_extended; /* sum the duality gap's terms in extended precision
+                                   (long double); 0: in double, faster, for gap tolerances
+                                   far above the objective's rounding (1) */
 } scaly_qp_settings;
 
 typedef struct {

@@ -21,6 +21,9 @@ struct scaly_nlp_solver {
   int backend;
   std::unique_ptr<Backend> impl;
   scaly_solver_stats stats{};
+  // A solve's data and result, kept for the next solve's storage.
+  SolveData data{};
+  Solution out{};
 };
 
 namespace {
@@ -30,12 +33,14 @@ void writeError(char *err, size_t len, const std::string &message) {
     std::snprintf(err, len, "%s", message.c_str());
 }
 
-/// v, or +-inf for anything at or beyond SCALY_NLP_INFINITY; `fill` when absent.
-std::vector<double> bounds(const double *v, int k, double fill) {
-  std::vector<double> out(k, fill);
-  for (int i = 0; v && i < k; ++i)
-    out[i] = v[i] >= SCALY_NLP_INFINITY ? inf : v[i] <= -SCALY_NLP_INFINITY ? -inf : v[i];
-  return out;
+/// out = v, or +-inf for anything at or beyond SCALY_NLP_INFINITY; `fill` when absent.
+void bounds(std::vector<double> &out, const double *v, int k, double fill) {
+  out.resize(k);
+  for (int i = 0; i < k; ++i)
+    out[i] = !v                           ? fill
+             : v[i] >= SCALY_NLP_INFINITY  ? inf
+             : v[i] <= -SCALY_NLP_INFINITY ? -inf
+                                           : v[i];
 }
 
 } // namespace
@@ -135,10 +140,18 @@ int scaly_nlp_solve(scaly_nlp_solver *s, const double *options, const double *lb
   const int n = s->oracles.n, m = s->oracles.m;
   s->stats = scaly_solver_stats{};
   s->stats.version = SCALY_SOLVER_STATS_VERSION;
-  SolveData data{bounds(lbx, n, -inf), bounds(ubx, n, inf), bounds(lbg, m, -inf),
-                 bounds(ubg, m, inf),  bounds(x0, n, 0.0),  bounds(lam_g0, m, 0.0),
-                 bounds(lam_x0, n, 0.0)};
-  Solution out{data.x0, data.lamG0, data.lamX0};
+  SolveData &data = s->data;
+  bounds(data.lbx, lbx, n, -inf);
+  bounds(data.ubx, ubx, n, inf);
+  bounds(data.lbg, lbg, m, -inf);
+  bounds(data.ubg, ubg, m, inf);
+  bounds(data.x0, x0, n, 0.0);
+  bounds(data.lamG0, lam_g0, m, 0.0);
+  bounds(data.lamX0, lam_x0, n, 0.0);
+  Solution &out = s->out;
+  out.x = data.x0;
+  out.lamG = data.lamG0;
+  out.lamX = data.lamX0;
   // Options and data are checked before any oracle runs.
   const auto &table = optionTable(s->backend);
   bool valid = true;

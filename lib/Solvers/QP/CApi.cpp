@@ -24,7 +24,15 @@ struct scaly_qp_solver {
 namespace {
 
 enum class Kind { Real, Integer, Flag };
-enum class Range { Positive, NonNegative, PositiveInt, NonNegativeInt, UnitInterval, Any };
+enum class Range {
+  Positive,
+  NonNegative,
+  PositiveInt,
+  NonNegativeInt,
+  UnitInterval,
+  ZeroOrAtLeastOne,
+  Any
+};
 
 /// Every option: its name, C field, type and valid range. The one table the
 /// setter, the checker and the option list read.
@@ -57,6 +65,8 @@ const Option options[] = {
     SCALY_QP_OPTION(iterative_refinement_eps, Real, Positive),
     SCALY_QP_OPTION(verbose, Flag, Any),
     SCALY_QP_OPTION(warm_start, Flag, Any),
+    SCALY_QP_OPTION(preconditioner_reuse, Real, ZeroOrAtLeastOne),
+    SCALY_QP_OPTION(duality_gap_extended, Flag, Any),
 };
 constexpr int optionCount = sizeof(options) / sizeof(options[0]);
 
@@ -103,6 +113,11 @@ std::string checkValue(const Option &o, double v) {
     if (!(v > 0 && v <= 1))
       return "option " + name + " must lie in (0, 1], got " + std::to_string(v);
     break;
+  case Range::ZeroOrAtLeastOne:
+    if (!(v == 0 || v >= 1) || std::isinf(v))
+      return "option " + name + " must be 0 or a finite number of at least 1, got " +
+             std::to_string(v);
+    break;
   case Range::Any:
     break;
   }
@@ -145,6 +160,8 @@ void scaly_qp_default_settings(scaly_qp_settings *s) {
   s->iterative_refinement_eps = 1e-12;
   s->verbose = 0;
   s->warm_start = 0;
+  s->preconditioner_reuse = 0.0;
+  s->duality_gap_extended = 1;
 }
 
 int scaly_qp_option_count(void) { return optionCount; }

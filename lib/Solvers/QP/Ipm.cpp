@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 namespace scaly::qp {
 namespace {
@@ -67,23 +68,64 @@ void scatterAdd(const std::vector<int> &index, const Eigen::MatrixBase<E> &v, Ve
     out[index[k]] += sign * v.coeff((Eigen::Index)k);
 }
 
-long double dotExtended(const Vec &a, const Vec &b) {
-  long double sum = 0.0L;
-  for (int i = 0; i < a.size(); ++i)
-    sum += (long double)a[i] * b[i];
-  return sum;
+/// a'b summed in T: long double (extended precision, one sum in order) or
+/// double (four interleaved partial sums, which overlap).
+template <typename T> T dotIn(const Vec &a, const Vec &b) {
+  if constexpr (std::is_same_v<T, long double>) {
+    long double sum = 0.0L;
+    for (int i = 0; i < a.size(); ++i)
+      sum += (long double)a[i] * b[i];
+    return sum;
+  } else {
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    const int size = (int)a.size(), body = size & ~3;
+    int i = 0;
+    for (; i < body; i += 4) {
+      s0 += a[i] * b[i];
+      s1 += a[i + 1] * b[i + 1];
+      s2 += a[i + 2] * b[i + 2];
+      s3 += a[i + 3] * b[i + 3];
+    }
+    for (; i < size; ++i)
+      s0 += a[i] * b[i];
+    return (s0 + s1) + (s2 + s3);
+  }
 }
 
-/// x'Px for P given by its upper triangle, in extended precision.
-long double quadraticForm(const Csc &upper, const Vec &x) {
-  long double sum = 0.0L;
-  for (int j = 0; j < upper.cols; ++j)
-    for (int k = upper.colptr[j]; k < upper.colptr[j + 1]; ++k) {
-      int i = upper.rowind[k];
-      long double term = (long double)upper.values[k] * x[i] * x[j];
-      sum += i == j ? term : 2.0L * term;
+/// x'Px for P given by its upper triangle, summed in T as dotIn does.
+template <typename T> T quadraticForm(const Csc &upper, const Vec &x) {
+  if constexpr (std::is_same_v<T, long double>) {
+    long double sum = 0.0L;
+    for (int j = 0; j < upper.cols; ++j)
+      for (int k = upper.colptr[j]; k < upper.colptr[j + 1]; ++k) {
+        int i = upper.rowind[k];
+        long double term = (long double)upper.values[k] * x[i] * x[j];
+        sum += i == j ? term : 2.0L * term;
+      }
+    return sum;
+  } else {
+    // Per column, sum_i P_ij x_i (the diagonal entry counted once, the
+    // others twice: each stands for two) in its own sum, times x_j.
+    double s0 = 0.0, s1 = 0.0;
+    const int *rowind = upper.rowind.data();
+    const double *values = upper.values.data();
+    for (int j = 0; j < upper.cols; ++j) {
+      double off = 0.0, diag = 0.0;
+      for (int k = upper.colptr[j]; k < upper.colptr[j + 1]; ++k) {
+        int i = rowind[k];
+        if (i == j)
+          diag += values[k] * x[i];
+        else
+          off += values[k] * x[i];
+      }
+      double column = (2.0 * off + diag) * x[j];
+      if (j & 1)
+        s1 += column;
+      else
+        s0 += column;
     }
-  return sum;
+    return s0 + s1;
+  }
 }
 
 /// Largest step in [0, 1] keeping v + alpha dv >= 0.
@@ -132,7 +174,6 @@ void Ipm::residuals() {
   // The same in the user's units: x = D x~, rows divided by their scales,
   // the dual residual by costScale * D (scales fixed for the solve: see
   // unitScales).
-  const double cs = pb.costScale;
   const Vec &dualUnscale = dualUnscale_, &eqInv = eqInv_, &inInv = inInv_, &Dl = Dl_, &Du = Du_;
   dualInf_ = infNorm(rx_.cwiseProduct(dualUnscale));
   dualRel_ = std::max({infNorm(Px.cwiseProduct(dualUnscale)),
@@ -159,10 +200,22 @@ void Ipm::residuals() {
   // (u - l) * min(z_u, z_l) per two-sided row.
   // The gap adds terms of the objective's size: summed in double its value
   // is the objective's rounding (1e-8 near 1e8), noise both ways at 1e-9.
-  // So its terms are summed in extended precision (long double).
-  long double xPx = quadraticForm(pb.P, x), cx = dotExtended(pb.c, x),
-              by = dotExtended(pb.b, y);
-  long double rows = 0.0L;
+  // So its terms are summed in extended precision (long double), unless
+  // duality_gap_extended is 0 (for tolerances far above that rounding: the
+  // sums in double take a fifth of the time).
+  if (st_.duality_gap_extended)
+    gap<long double>();
+  else
+    gap<double>();
+}
+
+/// The duality gap (gap_, gapRel_) at the current point, its terms summed in
+/// T (see residuals()).
+template <typename T> void Ipm::gap() {
+  const Problem &pb = pb_;
+  const double cs = pb.costScale;
+  T xPx = quadraticForm<T>(pb.P, x), cx = dotIn<T>(pb.c, x), by = dotIn<T>(pb.b, y);
+  T rows = 0;
   double rowsRel = 0.0;
   for (size_t j = 0; j < pb.upRow.size(); ++j) {
     int up = pb.upRow[j], lo = pb.loRow[j];
@@ -171,7 +224,7 @@ void Ipm::residuals() {
     rows += term;
     rowsRel = std::max(rowsRel, std::fabs(term));
   }
-  long double bounds = 0.0L;
+  T bounds = 0;
   double boundsRel = 0.0;
   for (int i = 0; i < n_; ++i) {
     int lo = pb.boundLo[i], up = pb.boundUp[i];
@@ -182,13 +235,12 @@ void Ipm::residuals() {
   }
   // Both gaps must be small: the merged one is what the user's multipliers
   // show, the unmerged one also bounds each inactive side's complementarity.
-  long double hz = dotExtended(pb.h, q.z), bl = -dotExtended(pb.xl, q.zl),
-              bu = dotExtended(pb.xu, q.zu);
-  long double base = xPx + cx + by;
+  T hz = dotIn<T>(pb.h, q.z), bl = -dotIn<T>(pb.xl, q.zl), bu = dotIn<T>(pb.xu, q.zu);
+  T base = xPx + cx + by;
   double unmerged = (double)std::fabs(base + hz + bl + bu);
   gap_ = std::max((double)std::fabs(base + rows + bounds), unmerged) / cs;
   gapRel_ = std::max({rowsRel, boundsRel}) / cs;
-  for (long double term : {xPx, cx, by, hz, bl, bu})
+  for (T term : {xPx, cx, by, hz, bl, bu})
     gapRel_ = std::max(gapRel_, (double)std::fabs(term) / cs);
 }
 
@@ -351,8 +403,24 @@ void Ipm::unitScales() {
   dualUnscale_ = (pb_.costScale * pb_.D.array()).inverse().matrix();
   eqInv_ = pb_.eqScale.cwiseInverse();
   inInv_ = pb_.ineqScale.cwiseInverse();
-  Dl_ = gather(pb_.il, pb_.D);
-  Du_ = gather(pb_.iu, pb_.D);
+  gatherInto(pb_.il, pb_.D, Dl_);
+  gatherInto(pb_.iu, pb_.D, Du_);
+}
+
+void Ipm::reset() {
+  n_ = pb_.n;
+  p_ = pb_.p();
+  m_ = pb_.m();
+  nl_ = (int)pb_.il.size();
+  nu_ = (int)pb_.iu.size();
+  rho_ = delta_ = mu_ = regLimit_ = 0;
+  lastPrimalStep_ = lastDualStep_ = 0;
+  directionRetries_ = 0;
+  best_.primal = best_.dual = best_.gap = 0;
+  bestMerit_ = INFINITY;
+  noPrimalUpdate_ = noDualUpdate_ = 0;
+  primalInf_ = dualInf_ = gap_ = violation_ = 0;
+  primalRel_ = dualRel_ = gapRel_ = 0;
 }
 
 bool Ipm::factorWithRetries() {

@@ -34,11 +34,16 @@ public:
   Pairs q;
 
   int run(bool warm);
+  /// Back to the state of a new Ipm on the same problem, keeping the
+  /// vectors' storage (a Solver solves with one Ipm until its structure
+  /// changes: a solve then allocates nothing once the sizes are known).
+  void reset();
 
 private:
   int iterate(bool warm);
   double merit() const;
   void residuals();
+  template <typename T> void gap();
   bool factorWithRetries();
   void raiseRegularization();
   void newton(const Vec &rsz, const Vec &rsl, const Vec &rsu, Vec &dx, Vec &dy, Pairs &d);

@@ -207,15 +207,29 @@ Csc copyCsc(const scaly_qp_csc &M, bool upperOnly) {
 /// then G's. Each pass over that array scales the entries and takes the next
 /// sweep's norms. Same products (row scale times column scale, then the
 /// entry) as scaling P, A and G one by one; maxima are exact in any order.
-void equilibrate(Csc &P, Csc &A, Csc &G, Vec &D, Vec &R, Vec &S, int sweeps,
+///
+/// With `reuse` >= 1 and a previous equilibration of the same patterns (D, R,
+/// S as it left them), the previous scaling is tried first: it is kept when
+/// every row and column norm it gives the new values lies within a factor
+/// `reuse` of the norm it gave the values it was computed for (one pass
+/// instead of sweeps + 1; an SQP's consecutive models differ little).
+void equilibrate(Csc &P, Csc &A, Csc &G, Vec &D, Vec &R, Vec &S, int sweeps, double reuse,
                  EquilibrationPlan &plan) {
   const int n = P.cols, nA = A.rows, nG = G.rows, slots = n + nA + nG;
   const int nnzP = P.nnz(), nnzA = A.nnz(), nnzG = G.nnz(), total = nnzP + nnzA + nnzG;
-  D.setOnes(n);
-  R.setOnes(nA);
-  S.setOnes(nG);
-  if (sweeps <= 0)
+  const bool tryReuse = reuse >= 1.0 && sweeps > 0 && (int)plan.finalNorm.size() == slots &&
+                        (int)plan.slot.size() == total && D.size() == n && R.size() == nA &&
+                        S.size() == nG;
+  if (!tryReuse) {
+    D.setOnes(n);
+    R.setOnes(nA);
+    S.setOnes(nG);
+  }
+  plan.reused = false;
+  if (sweeps <= 0) {
+    plan.finalNorm.clear();
     return;
+  }
   if ((int)plan.slot.size() != total || (int)plan.colStart.size() != n + 1) {
     plan.colStart.assign(1, 0);
     plan.slot.clear();
@@ -242,9 +256,6 @@ void equilibrate(Csc &P, Csc &A, Csc &G, Vec &D, Vec &R, Vec &S, int sweeps,
                                   : G.values[source - nnzP - nnzA];
   };
   std::vector<double> &v = plan.values, &norm = plan.norm, &scale = plan.scale;
-  v.resize(total);
-  for (int e = 0; e < total; ++e)
-    v[e] = valueAt(plan.source[e]);
   norm.assign(slots, 0.0);
   scale.assign(slots, 1.0);
   const int *slot = plan.slot.data(), *colStart = plan.colStart.data();
@@ -273,6 +284,61 @@ void equilibrate(Csc &P, Csc &A, Csc &G, Vec &D, Vec &R, Vec &S, int sweeps,
       return 1.0; // an (almost) empty column or row is left alone
     return std::clamp(1.0 / std::sqrt(norm), 1e-4, 1e4);
   };
+  if (tryReuse) {
+    for (int j = 0; j < n; ++j)
+      scale[j] = D[j];
+    for (int i = 0; i < nA; ++i)
+      scale[n + i] = R[i];
+    for (int i = 0; i < nG; ++i)
+      scale[n + nA + i] = S[i];
+    // pass(true) on each matrix in its own order (the same products; the
+    // norms are maxima), into copies that replace the values if kept.
+    std::vector<double> &sp = plan.scaledP, &sa = plan.scaledA, &sg = plan.scaledG;
+    sp.resize(nnzP);
+    sa.resize(nnzA);
+    sg.resize(nnzG);
+    auto scaleColumn = [&](const Csc &M, std::vector<double> &out, int first, int j, double dj,
+                           double &cj) {
+      for (int k = M.colptr[j]; k < M.colptr[j + 1]; ++k) {
+        const int i = first + M.rowind[k];
+        double x = M.values[k];
+        x *= scale[i] * dj;
+        out[k] = x;
+        double a = std::fabs(x);
+        cj = std::max(cj, a);
+        norm[i] = std::max(norm[i], a);
+      }
+    };
+    for (int j = 0; j < n; ++j) {
+      const double dj = scale[j];
+      double cj = 0.0;
+      scaleColumn(P, sp, 0, j, dj, cj);
+      scaleColumn(A, sa, n, j, dj, cj);
+      scaleColumn(G, sg, n + nA, j, dj, cj);
+      norm[j] = std::max(norm[j], cj);
+    }
+    bool keep = true;
+    for (int i = 0; keep && i < slots; ++i) {
+      double now = norm[i], then = plan.finalNorm[i];
+      keep = now == then || (now <= reuse * then && then <= reuse * now);
+    }
+    if (keep) {
+      P.values.swap(sp);
+      A.values.swap(sa);
+      G.values.swap(sg);
+      plan.reused = true;
+      return;
+    }
+    // Too far from what the scaling was made for: equilibrated afresh.
+    D.setOnes(n);
+    R.setOnes(nA);
+    S.setOnes(nG);
+    std::fill(norm.begin(), norm.end(), 0.0);
+    std::fill(scale.begin(), scale.end(), 1.0);
+  }
+  v.resize(total);
+  for (int e = 0; e < total; ++e)
+    v[e] = valueAt(plan.source[e]);
   pass(false);
   for (int sweep = 0; sweep < sweeps; ++sweep) {
     for (int i = 0; i < slots; ++i)
@@ -288,6 +354,7 @@ void equilibrate(Csc &P, Csc &A, Csc &G, Vec &D, Vec &R, Vec &S, int sweeps,
   }
   for (int e = 0; e < total; ++e)
     valueAt(plan.source[e]) = v[e];
+  plan.finalNorm = norm;
 }
 
 } // namespace
@@ -431,7 +498,7 @@ void setValues(Problem &pb, const scaly_qp_data &data, const scaly_qp_settings &
   std::copy(data.G.values, data.G.values + G.values.size(), G.values.begin());
   Vec &R = pb.rowScaleA, &S = pb.rowScaleG;
   equilibrate(P, A, G, pb.D, R, S, std::max(0, (int)settings.preconditioner_iter),
-              pb.equilibration);
+              settings.preconditioner_reuse, pb.equilibration);
   const Vec &D = pb.D;
 
   // Cost scaling: PIQP's rule, off by default.
@@ -444,8 +511,9 @@ void setValues(Problem &pb, const scaly_qp_data &data, const scaly_qp_settings &
     double cNorm = (D.array() * c.array()).abs().maxCoeff();
     pb.costScale = std::clamp(1.0 / std::max({1.0, pNorm, cNorm}), 1e-4, 1e4);
   }
-  for (double &v : P.values)
-    v *= pb.costScale;
+  if (pb.costScale != 1.0) // (times 1 changes nothing)
+    for (double &v : P.values)
+      v *= pb.costScale;
   pb.c = pb.costScale * D.cwiseProduct(c);
 
   // The internal rows' values, scales and right-hand sides.

@@ -58,6 +58,11 @@ struct RowOrigin {
 struct EquilibrationPlan {
   std::vector<int> colStart, slot, source;
   std::vector<double> values, norm, scale;
+  // The row and column norms the latest fresh equilibration left (slots as
+  // above; empty: none), and whether the latest call reused its scaling.
+  std::vector<double> finalNorm;
+  bool reused = false;
+  std::vector<double> scaledP, scaledA, scaledG; // the reuse test's scaled values
 };
 
 /// The user's problem classified, copied and equilibrated.
@@ -145,10 +150,14 @@ struct Solution {
   Vec x, y, z, zBox;
 };
 
+class Ipm;
+
 class Solver {
 public:
   /// Throws std::invalid_argument for a non-convex problem.
   Solver(const scaly_qp_data &data, int backend, const scaly_qp_settings &settings);
+  Solver(Solver &&) noexcept;
+  ~Solver();
   /// Replaces the data; returns an empty string or what is wrong.
   /// New data; `checkConvexity` false trusts the caller that P is PSD.
   std::string update(const scaly_qp_data &data, bool checkConvexity = true);
@@ -173,6 +182,10 @@ private:
   std::vector<std::vector<int>> patterns_; // the user's P, A, G index tables
   std::vector<std::vector<double>> values_; // and their values
   std::vector<unsigned char> rowSides_, boundSides_; // update's scratch
+  std::unique_ptr<Ipm> ipm_;               // the iteration, its storage kept between solves
+  const Solver *ipmSolver_ = nullptr;      // the Solver and KKT backend ipm_ refers to
+  const KKT *ipmKkt_ = nullptr;
+  Vec objectivePx_;                        // solve()'s scratch
   bool impossible_ = false;                // a bound pair no x satisfies
   double impossibleBy_ = 0.0;              // by how much (l - u)
   int solves_ = 0;

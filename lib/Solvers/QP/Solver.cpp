@@ -22,6 +22,10 @@ Solver::Solver(const scaly_qp_data &data, int backend, const scaly_qp_settings &
   info_.t_setup = monotonicSeconds() - t0;
 }
 
+// Out of line: Ipm is complete here.
+Solver::Solver(Solver &&) noexcept = default;
+Solver::~Solver() = default;
+
 namespace {
 
 /// The index tables of a user matrix, to tell an update of values from a
@@ -92,6 +96,7 @@ void Solver::build(const scaly_qp_data &data) {
   if (!convexity.empty())
     throw std::invalid_argument(convexity);
   problem_ = std::move(problem);
+  ipm_.reset();
   kkt_ = backend_ == SCALY_QP_DENSE ? makeDenseKKT(problem_) : makeSparseKKT(problem_);
   solution_.x = Vec::Zero(problem_.n);
   solution_.y = Vec::Zero(problem_.userP);
@@ -168,13 +173,24 @@ int Solver::solve(const double *x0, const double *y0, const double *z0, const do
   }
   const Problem &pb = problem_;
   const double cs = pb.costScale;
-  Ipm ipm(pb, *kkt_, settings_, info_);
+  // One Ipm per problem structure and KKT backend (its storage reused), made
+  // anew when either changed or this Solver moved.
+  if (!ipm_ || ipmSolver_ != this || ipmKkt_ != kkt_.get()) {
+    ipm_ = std::make_unique<Ipm>(pb, *kkt_, settings_, info_);
+    ipmSolver_ = this;
+    ipmKkt_ = kkt_.get();
+  }
+  Ipm &ipm = *ipm_;
+  ipm.reset();
   bool warm = x0 || y0 || z0 || zBox0;
   if (warm) {
     // The user's point in the equilibrated variables (see buildProblem:
     // x = D x~, a row's multiplier is its scale times the internal one over
     // costScale).
-    ipm.x = x0 ? Vec(Eigen::Map<const Vec>(x0, pb.n).cwiseQuotient(pb.D)) : Vec::Zero(pb.n);
+    if (x0)
+      ipm.x = Eigen::Map<const Vec>(x0, pb.n).cwiseQuotient(pb.D);
+    else
+      ipm.x = Vec::Zero(pb.n);
     ipm.y = Vec::Zero(pb.p());
     for (int r = 0; r < pb.p(); ++r) {
       const RowOrigin &o = pb.eqOrigin[r];
@@ -228,7 +244,8 @@ int Solver::solve(const double *x0, const double *y0, const double *z0, const do
     sol.zBox[pb.il[k]] -= ipm.q.zl[k] / (pb.D[pb.il[k]] * cs);
   for (size_t k = 0; k < pb.iu.size(); ++k)
     sol.zBox[pb.iu[k]] += ipm.q.zu[k] / (pb.D[pb.iu[k]] * cs);
-  Vec Px(pb.n);
+  Vec &Px = objectivePx_;
+  Px.resize(pb.n);
   symmetricMultiply(pb.P, ipm.x.data(), Px.data());
   info_.obj = (0.5 * ipm.x.dot(Px) + pb.c.dot(ipm.x)) / cs;
 

@@ -1,8 +1,8 @@
 //===- SparseKKT.cpp - the KKT system by sparse LDL^T ---------------------===//
 //
 // The whole quasi-definite matrix [H A' G'; A -delta 0; G 0 -W] is stored
-// once, both triangles (SuiteSparse's LDL reads the permuted upper triangle,
-// so it needs every entry), ordered once by AMD and analysed once; each
+// once, both triangles (the ordering and the symbolic analysis read every
+// entry), ordered once by AMD and analysed once; each
 // iteration only rewrites the diagonal and refactors numerically. A
 // quasi-definite matrix has an LDL^T factorization for every symmetric
 // ordering, with D > 0 on the rows of x and D < 0 on the others. Rounding
@@ -19,9 +19,11 @@ extern "C" {
 #include <ldl.h>
 }
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 namespace scaly::qp {
 namespace {
@@ -37,19 +39,28 @@ public:
     analyse();
   }
 
+  /// The values of the entries numericFactor reads (those in and left of the
+  /// diagonal of each permuted row), in its order; an iteration's diagonal
+  /// goes on top of them as numericFactor reads them.
   void refresh() override {
-    for (size_t k = 0; k < source_.size(); ++k)
-      base_[k] = sourceValue(source_[k]);
+    const double *P = pb_.P.values.data(), *A = pb_.A.values.data(), *G = pb_.G.values.data();
+    for (auto [e, k] : fromP_)
+      base_[e] = P[k];
+    for (auto [e, k] : fromA_)
+      base_[e] = A[k];
+    for (auto [e, k] : fromG_)
+      base_[e] = G[k];
   }
 
   bool factor(const Vec &hx, double delta, const Vec &w) override {
-    values_ = base_;
+    // A diagonal of P gets hx on top; the other rows' diagonals (no entry
+    // of P, A or G: a base of 0) are -delta and -w.
     for (int j = 0; j < n_; ++j)
-      values_[diag_[j]] += hx[j];
+      diagonal_[j] = hx[j];
     for (int r = 0; r < p_; ++r)
-      values_[diag_[n_ + r]] = -delta;
+      diagonal_[n_ + r] = -delta;
     for (int r = 0; r < m_; ++r)
-      values_[diag_[n_ + p_ + r]] = -w[r];
+      diagonal_[n_ + p_ + r] = -w[r];
     numericFactor();
     for (int k = 0; k < N_; ++k)
       if (!std::isfinite(D_[k])) {
@@ -59,19 +70,55 @@ public:
     return true;
   }
 
+  /// L D L' x = P' r P: SuiteSparse's ldl_perm, ldl_lsolve, ldl_dsolve,
+  /// ldl_ltsolve and ldl_permt in one (their arithmetic, in their order).
   void solve(const Vec &rx, const Vec &ry, const Vec &rz, Vec &dx, Vec &dy,
              Vec &dz) override {
-    rhs_.head(n_) = rx;
-    rhs_.segment(n_, p_) = ry;
-    rhs_.tail(m_) = rz;
-    ldl_perm(N_, X_.data(), rhs_.data(), perm_.data());
-    ldl_lsolve(N_, X_.data(), Lp_.data(), Li_.data(), Lx_.data());
-    ldl_dsolve(N_, X_.data(), D_.data());
-    ldl_ltsolve(N_, X_.data(), Lp_.data(), Li_.data(), Lx_.data());
-    ldl_permt(N_, rhs_.data(), X_.data(), perm_.data());
-    dx = rhs_.head(n_);
-    dy = rhs_.segment(n_, p_);
-    dz = rhs_.tail(m_);
+    double *X = X_.data();
+    const int *perm = perm_.data(), *Lp = Lp_.data(), *Li = Li_.data();
+    const double *Lx = Lx_.data(), *D = D_.data();
+    double *r = rhs_.data();
+    std::copy(rx.data(), rx.data() + n_, r);
+    std::copy(ry.data(), ry.data() + p_, r + n_);
+    std::copy(rz.data(), rz.data() + m_, r + n_ + p_);
+    double *Z = Z_.data();
+    if (small_) {
+      // L by rows (each row's entries by ascending column): every X[k]
+      // takes the same subtractions in the same order as ldl_lsolve's
+      // column sweep gives it, summed in a register, and its quotient by
+      // the pivot (ldl_dsolve) goes to Z, off the sweep's chain.
+      const int *rowStart = rowStart_.data(), *rowColumn = rowColumn_.data(),
+                *rowEntry = rowEntry_.data();
+      for (int k = 0; k < N_; ++k) {
+        double xk = r[perm[k]];
+        for (int q = rowStart[k]; q < rowStart[k + 1]; ++q)
+          xk -= Lx[rowEntry[q]] * X[rowColumn[q]];
+        X[k] = xk;
+        Z[k] = xk / D[k];
+      }
+    } else {
+      // A factor too large for the cache: the column sweep streams L.
+      for (int k = 0; k < N_; ++k)
+        X[k] = r[perm[k]];
+      for (int j = 0; j < N_; ++j) {
+        const double xj = X[j];
+        for (int p = Lp[j]; p < Lp[j + 1]; ++p)
+          X[Li[p]] -= Lx[p] * xj;
+        Z[j] = xj / D[j];
+      }
+    }
+    // The backward sweep runs in Z and writes each entry to its place in r
+    // as it is final.
+    for (int j = N_ - 1; j >= 0; --j) {
+      double zj = Z[j];
+      for (int p = Lp[j]; p < Lp[j + 1]; ++p)
+        zj -= Lx[p] * Z[Li[p]];
+      Z[j] = zj;
+      r[perm[j]] = zj;
+    }
+    dx = Eigen::Map<const Vec>(r, n_);
+    dy = Eigen::Map<const Vec>(r + n_, p_);
+    dz = Eigen::Map<const Vec>(r + n_ + p_, m_);
   }
 
 private:
@@ -89,15 +136,24 @@ private:
     const double tiny = 1e-13, replacement = 2e-7;
     for (int k = 0; k < N_; ++k) {
       for (int e = entryStart_[k]; e < entryStart_[k + 1]; ++e)
-        Y_[entryRow_[e]] += values_[entrySource_[e]];
-      double d = Y_[k];
+        Y_[entryRow_[e]] += base_[e];
+      double d = Y_[k] + diagonal_[perm_[k]];
       Y_[k] = 0.0;
       for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t) {
         int i = reach_[t], end = reachEnd_[t];
+        // ldl_numeric's column sweep subtracts L_ij y_j from Y[i] for each
+        // earlier j of the reach, in the reach's order: the same, gathered
+        // (the list from symbolicFactor), summed in a register.
         double yi = Y_[i];
         Y_[i] = 0.0;
-        for (int p = Lp_[i]; p < end; ++p)
-          Y_[Li_[p]] -= Lx_[p] * yi;
+        if (gather_) {
+          for (int q = gatherStart_[t]; q < gatherStart_[t + 1]; ++q)
+            yi -= Lx_[gatherEntry_[q]] * W_[gatherColumn_[q]];
+          W_[i] = yi;
+        } else {
+          for (int p = Lp_[i]; p < end; ++p)
+            Y_[Li_[p]] -= Lx_[p] * yi;
+        }
         double lki = yi / D_[i];
         d -= lki * yi;
         Lx_[end] = lki;
@@ -111,7 +167,7 @@ private:
 
   /// The pattern-only part of numericFactor, once: per row k of the permuted
   /// matrix, its entries in and left of the diagonal (their rows and their
-  /// positions in values_), and the rows of L it reaches, in topological
+  /// positions in the stored matrix), and the rows of L it reaches, in topological
   /// order, with the position each one's new entry takes in L.
   void symbolicFactor() {
     entryStart_.assign(1, 0);
@@ -151,6 +207,73 @@ private:
       }
       reachStart_.push_back((int)reach_.size());
     }
+    // The sweeps below gather through index lists, which pays while L
+    // stays in the cache (a small factor, such as a real-time iteration's:
+    // the cart-pole's has 2205 entries): a larger one streams its columns
+    // (SuiteSparse's order; the same arithmetic either way).
+    small_ = Lp_[N_] <= smallFactor;
+    // Per reach entry t of row k (column i), the subtractions the column
+    // sweep makes from Y[i]: (j, position of L_ij) for each earlier entry j
+    // of the reach whose column has row i, in the reach's order. One per
+    // multiply-add of the factorization: listed only while that is a few
+    // times L's size (a banded factor such as an optimal control problem's).
+    long long work = 0;
+    for (size_t t = 0; t < reach_.size(); ++t)
+      work += reachEnd_[t] - Lp_[reach_[t]];
+    gather_ = small_ && work <= 4LL * std::max(1, Lp_[N_]);
+    gatherStart_.assign(1, 0);
+    gatherColumn_.clear();
+    gatherEntry_.clear();
+    if (gather_) {
+      // Counted, then filled in the reach's order (a column j's entries
+      // above row k go to the entries of the reach they hold).
+      std::vector<int> place(N_, -1), count(reach_.size() + 1, 0);
+      for (int k = 0; k < N_; ++k) {
+        for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t)
+          place[reach_[t]] = t;
+        for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t)
+          for (int p = Lp_[reach_[t]]; p < reachEnd_[t]; ++p)
+            ++count[place[Li_[p]] + 1];
+      }
+      for (size_t t = 0; t < reach_.size(); ++t)
+        count[t + 1] += count[t];
+      gatherStart_ = count;
+      gatherColumn_.resize(work);
+      gatherEntry_.resize(work);
+      for (int k = 0; k < N_; ++k) {
+        for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t)
+          place[reach_[t]] = t;
+        for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t) {
+          int j = reach_[t];
+          for (int p = Lp_[j]; p < reachEnd_[t]; ++p) {
+            int q = count[place[Li_[p]]]++;
+            gatherColumn_[q] = j;
+            gatherEntry_[q] = p;
+          }
+        }
+      }
+    }
+    // Row k of L is the reach of row k: its columns sorted, with their
+    // entries' positions in Lx_ (for the solve's forward sweep).
+    rowStart_.clear();
+    rowColumn_.clear();
+    rowEntry_.clear();
+    if (!small_)
+      return;
+    rowStart_ = reachStart_;
+    rowColumn_.resize(reach_.size());
+    rowEntry_.resize(reach_.size());
+    std::vector<std::pair<int, int>> row;
+    for (int k = 0; k < N_; ++k) {
+      row.clear();
+      for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t)
+        row.push_back({reach_[t], reachEnd_[t]});
+      std::sort(row.begin(), row.end());
+      for (size_t q = 0; q < row.size(); ++q) {
+        rowColumn_[reachStart_[k] + q] = row[q].first;
+        rowEntry_[reachStart_[k] + q] = row[q].second;
+      }
+    }
   }
 
   // Where a stored entry's value comes from: an entry of P, A or G, or a
@@ -160,20 +283,6 @@ private:
     Kind kind;
     int index;
   };
-
-  double sourceValue(Source s) const {
-    switch (s.kind) {
-    case FromP:
-      return pb_.P.values[s.index];
-    case FromA:
-      return pb_.A.values[s.index];
-    case FromG:
-      return pb_.G.values[s.index];
-    case Diagonal:
-      return 0.0;
-    }
-    return 0.0;
-  }
 
   void assemblePattern() {
     // Column lists of (row, source), then CSC with sorted rows.
@@ -208,20 +317,15 @@ private:
       cols[r].push_back({r, {Diagonal, r}});
 
     Ap_.assign(N_ + 1, 0);
-    diag_.assign(N_, -1);
     for (int j = 0; j < N_; ++j) {
       auto &col = cols[j];
       std::sort(col.begin(), col.end(), [](auto &a, auto &b) { return a.first < b.first; });
       for (auto &[i, src] : col) {
-        if (i == j)
-          diag_[j] = (int)Ai_.size();
         Ai_.push_back(i);
         source_.push_back(src);
       }
       Ap_[j + 1] = (int)Ai_.size();
     }
-    base_.resize(source_.size());
-    refresh();
   }
 
   void analyse() {
@@ -248,19 +352,42 @@ private:
     Y_.assign(N_, 0.0); // numericFactor leaves it zero
     X_.resize(N_);
     rhs_.resize(N_);
+    Z_.resize(N_);
+    W_.assign(N_, 0.0);
     symbolicFactor();
+    base_.assign(entrySource_.size(), 0.0); // a Diagonal source stays 0
+    fromP_.clear();
+    fromA_.clear();
+    fromG_.clear();
+    for (size_t e = 0; e < entrySource_.size(); ++e) {
+      Source src = source_[entrySource_[e]];
+      if (src.kind != Diagonal)
+        (src.kind == FromP ? fromP_ : src.kind == FromA ? fromA_ : fromG_)
+            .push_back({(int)e, src.index});
+    }
+    diagonal_.resize(N_);
+    refresh();
   }
 
   const Problem &pb_;
   int n_, p_, m_, N_;
-  std::vector<int> Ap_, Ai_, diag_;
+  std::vector<int> Ap_, Ai_;
   std::vector<Source> source_;
-  std::vector<double> base_, values_;
+  std::vector<double> base_, diagonal_; // numericFactor's entries, the iteration's diagonal
   std::vector<int> perm_, permInv_, Lp_, parent_, lnz_, flag_, pattern_, Li_;
-  std::vector<double> Lx_, D_, Y_, X_; // X_: the solve's workspace
+  std::vector<double> Lx_, D_, Y_, X_, Z_, rhs_; // X_, Z_, rhs_: the solve's workspace
   // The symbolic factorization (symbolicFactor).
   std::vector<int> entryStart_, entryRow_, entrySource_, reachStart_, reach_, reachEnd_;
-  Vec rhs_;
+  std::vector<int> rowStart_, rowColumn_, rowEntry_; // L by rows (symbolicFactor)
+  // Entries of L up to which its sweeps gather (about 400 KB of L, its
+  // indices and the lists: within a core's L2 cache).
+  static constexpr int smallFactor = 1 << 15;
+  bool small_ = false;  // whether the solve's forward sweep gathers (L by rows)
+  bool gather_ = false; // whether numericFactor gathers (the lists below) or scatters
+  std::vector<int> gatherStart_, gatherColumn_, gatherEntry_; // numericFactor's subtractions
+  std::vector<double> W_; // numericFactor's y of the current row, by column
+  // refresh()'s copies: (entry of base_, entry of P, A or G), per matrix.
+  std::vector<std::pair<int, int>> fromP_, fromA_, fromG_;
 };
 
 } // namespace

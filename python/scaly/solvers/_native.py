@@ -55,7 +55,8 @@ class Settings(ctypes.Structure):
                 ("preconditioner_scale_cost", ctypes.c_int32), ("tau", ctypes.c_double),
                 ("iterative_refinement_max_iter", ctypes.c_int32),
                 ("iterative_refinement_eps", ctypes.c_double), ("verbose", ctypes.c_int32),
-                ("warm_start", ctypes.c_int32)]
+                ("warm_start", ctypes.c_int32), ("preconditioner_reuse", ctypes.c_double),
+                ("duality_gap_extended", ctypes.c_int32)]
 
 
 class Info(ctypes.Structure):
