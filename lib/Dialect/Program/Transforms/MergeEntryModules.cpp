@@ -92,6 +92,17 @@ void rename(Operation *op, StringRef newName, ArrayRef<Operation *> scope) {
   SymbolTable::setSymbolName(op, to);
 }
 
+/// Renames `op`, listed in `table`, to a name free in `table` and `other`,
+/// with every reference to it from `scope`.
+void renameApart(Operation *op, Symbols &table, const Symbols &other,
+                 ArrayRef<Operation *> scope) {
+  StringRef old = symbolName(op).getValue();
+  std::string fresh = freeName(old, table, other);
+  table.erase(old);
+  rename(op, fresh, scope);
+  table[fresh] = op;
+}
+
 struct MergeEntryModulesPass
     : public scaly::prog::impl::MergeEntryModulesBase<MergeEntryModulesPass> {
   void runOnOperation() override {
@@ -124,16 +135,15 @@ struct MergeEntryModulesPass
         StringAttr name = symbolName(op);
         if (!name || !merged.count(name.getValue()))
           continue;
-        if (same.contains(name.getValue()))
+        if (same.contains(name.getValue())) {
           dropped.insert(op);
-        else if (op->getNumRegions() == 0) {
+        } else if (op->getNumRegions() == 0) {
           // A declaration names something outside the module: it cannot be
           // renamed, and two different ones cannot both hold.
           op->emitOpError("declares '") << name.getValue()
               << "' differently from an earlier entry's module";
           return signalPassFailure();
-        }
-        else if (op->hasAttr("entry")) {
+        } else if (op->hasAttr("entry")) {
           Operation *earlier = merged.lookup(name.getValue());
           if (earlier->getNumRegions() == 0) {
             op->emitOpError("is an entry named like '")
@@ -141,24 +151,14 @@ struct MergeEntryModulesPass
             return signalPassFailure();
           }
           renamedThere.push_back(earlier);
-        }
-        else
+        } else {
           renamedHere.push_back(op);
+        }
       }
-      for (Operation *op : renamedHere) {
-        StringRef old = symbolName(op).getValue();
-        std::string fresh = freeName(old, merged, from);
-        from.erase(old);
-        rename(op, fresh, fromOps);
-        from[fresh] = op;
-      }
-      for (Operation *op : renamedThere) {
-        StringRef old = symbolName(op).getValue();
-        std::string fresh = freeName(old, merged, from);
-        merged.erase(old);
-        rename(op, fresh, mergedOps);
-        merged[fresh] = op;
-      }
+      for (Operation *op : renamedHere)
+        renameApart(op, from, merged, fromOps);
+      for (Operation *op : renamedThere)
+        renameApart(op, merged, from, mergedOps);
       for (Operation *op : fromOps) {
         if (dropped.contains(op)) {
           op->erase();
