@@ -55,3 +55,16 @@ def test_boyd2_at_default():
     assert r.dual < 1e-8 and r.gap < 1e-6, r
     # Refined against each block's own right-hand side: 114 iterations (199 against the largest).
     assert res.iter < 150, res.iter
+
+
+def test_no_infeasibility_claim_after_a_feasible_iterate():
+    """STADAT1 at high accuracy: the iteration reaches primal and dual residuals of 1e-9 (its
+    gap stays at 1e-5), stalls, and blows up at the finest regularization. With the power-of-two
+    scaling the runaway iterate passed the dual infeasibility test (a direction d with P d, A d
+    and G d within 1e-6 and c'd < 0) and the solve reported 'dual_infeasible'. A feasible and a
+    dual feasible point bound the problem: an infeasibility claim after such an iterate is now
+    reported as numerical trouble, and the best iterate is returned."""
+    prob = qpdata.load_maros_meszaros("STADAT1")
+    res, y_orig, r, found = qpdata.solve_and_check(prob, "high_accuracy", backend="sparse")
+    assert res.status not in ("primal_infeasible", "dual_infeasible"), res.status
+    assert r.primal <= 1e-8 and r.dual <= 1e-8, r

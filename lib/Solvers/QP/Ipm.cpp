@@ -233,10 +233,38 @@ int Ipm::infeasibility() {
     pb_.G.multiplyTransposeAdd(vz.data(), r.data(), scale);
     scatterAdd(pb_.il, vl * scale, r, -1.0);
     scatterAdd(pb_.iu, vu * scale, r, 1.0);
-    double support = scale * (pb_.b.dot(vy) + pb_.h.dot(vz) - pb_.xl.dot(vl) + pb_.xu.dot(vu));
-    double negative = std::min({0.0, vz.size() ? vz.minCoeff() : 0.0,
-                                vl.size() ? vl.minCoeff() : 0.0,
-                                vu.size() ? vu.minCoeff() : 0.0}) * scale;
+    // A two-sided row (or a variable with both bounds) enters with one
+    // multiplier w = v_up - v_lo of either sign, whose support term takes
+    // the side its sign says: only the difference enters A'v, and the sides
+    // apart need not be nonnegative (the lower side's v may have fallen while
+    // the upper one's rose). A one-sided one must be nonnegative.
+    double support = pb_.b.dot(vy), negative = 0.0;
+    for (size_t j = 0; j < pb_.upRow.size(); ++j) {
+      int up = pb_.upRow[j], lo = pb_.loRow[j];
+      if (up >= 0 && lo >= 0) {
+        double w = vz[up] - vz[lo];
+        support += w > 0 ? pb_.h[up] * w : -pb_.h[lo] * w;
+      } else if (up >= 0 || lo >= 0) {
+        int r = up >= 0 ? up : lo;
+        support += pb_.h[r] * vz[r];
+        negative = std::min(negative, vz[r]);
+      }
+    }
+    for (int i = 0; i < n_; ++i) {
+      int lo = pb_.boundLo[i], up = pb_.boundUp[i];
+      if (lo >= 0 && up >= 0) {
+        double w = vu[up] - vl[lo];
+        support += w > 0 ? pb_.xu[up] * w : pb_.xl[lo] * w;
+      } else if (lo >= 0) {
+        support -= pb_.xl[lo] * vl[lo];
+        negative = std::min(negative, vl[lo]);
+      } else if (up >= 0) {
+        support += pb_.xu[up] * vu[up];
+        negative = std::min(negative, vu[up]);
+      }
+    }
+    support *= scale;
+    negative *= scale;
     if (infNorm(r) < certEps && support < -certEps && negative > -certEps)
       return SCALY_QP_PRIMAL_INFEASIBLE;
   }
@@ -538,6 +566,14 @@ int Ipm::run(bool warm) {
   int status = iterate(warm);
   if (status == SCALY_QP_SOLVED || !std::isfinite(bestMerit_))
     return status;
+  // An infeasibility claim after an iterate both primal and dual feasible
+  // to within acceptableFactor of the tolerances (only its gap open)
+  // contradicts that iterate: a feasible point and a dual feasible one
+  // bound the problem. Numerical trouble, then (STADAT1 at high accuracy:
+  // the iteration blew up after it had stalled at tiny regularization).
+  if ((status == SCALY_QP_PRIMAL_INFEASIBLE || status == SCALY_QP_DUAL_INFEASIBLE) &&
+      bestFeasibility_ <= acceptableFactor)
+    status = SCALY_QP_NUMERICS;
   bool lastIsWorse = !(merit() <= bestMerit_);
   if (bestMerit_ <= acceptableFactor || lastIsWorse) {
     x = best_.x;
@@ -603,6 +639,9 @@ int Ipm::iterate(bool warm) {
     info_.rho = rho_;
     info_.delta = delta_;
     info_.mu = mu_;
+    bestFeasibility_ =
+        std::min(bestFeasibility_, std::max(violation_ / (st_.eps_abs + st_.eps_rel * primalRel_),
+                                            dualInf_ / (st_.eps_abs + st_.eps_rel * dualRel_)));
     if (double m = merit(); m < bestMerit_) {
       bestMerit_ = m;
       best_.x = x;

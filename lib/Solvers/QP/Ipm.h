@@ -71,6 +71,7 @@ private:
     double primal, dual, gap;
   } best_;
   double bestMerit_ = INFINITY;
+  double bestFeasibility_ = INFINITY; // the least merit() without the gap
   int noPrimalUpdate_ = 0, noDualUpdate_ = 0;
   Vec xi_, lambda_, nuz_, nul_, nuu_;            // proximal centres
   Vec rx_, ry_, rz_, rl_, ru_;                   // residuals without proximal terms
