@@ -97,6 +97,8 @@ typedef struct {
   int32_t verbose;                       /* print one line per iteration to stdout (0) */
   int32_t warm_start; /* a solve given no starting point starts from the previous solution
                          when that one was solved (0) */
+  int32_t polish;     /* polish a point near convergence: the active set's KKT system
+                         solved without regularization (1) */
 } scaly_qp_settings;
 
 typedef struct {

@@ -57,6 +57,7 @@ const Option options[] = {
     SCALY_QP_OPTION(iterative_refinement_eps, Real, Positive),
     SCALY_QP_OPTION(verbose, Flag, Any),
     SCALY_QP_OPTION(warm_start, Flag, Any),
+    SCALY_QP_OPTION(polish, Flag, Any),
 };
 constexpr int optionCount = sizeof(options) / sizeof(options[0]);
 
@@ -145,6 +146,7 @@ void scaly_qp_default_settings(scaly_qp_settings *s) {
   s->iterative_refinement_eps = 1e-12;
   s->verbose = 0;
   s->warm_start = 0;
+  s->polish = 1;
 }
 
 int scaly_qp_option_count(void) { return optionCount; }

@@ -55,7 +55,7 @@ class Settings(ctypes.Structure):
                 ("preconditioner_scale_cost", ctypes.c_int32), ("tau", ctypes.c_double),
                 ("iterative_refinement_max_iter", ctypes.c_int32),
                 ("iterative_refinement_eps", ctypes.c_double), ("verbose", ctypes.c_int32),
-                ("warm_start", ctypes.c_int32)]
+                ("warm_start", ctypes.c_int32), ("polish", ctypes.c_int32)]
 
 
 class Info(ctypes.Structure):
