@@ -95,3 +95,16 @@ def test_no_infeasibility_claim_after_a_feasible_iterate():
     res, y_orig, r, found = qpdata.solve_and_check(prob, "high_accuracy", backend="sparse")
     assert res.status not in ("primal_infeasible", "dual_infeasible"), res.status
     assert r.primal <= 1e-8 and r.dual <= 1e-8, r
+
+
+def test_qshell_at_default_takes_no_garbage_direction():
+    """QSHELL (objective 1.6e12) at the default settings. Its 34th Newton direction, at the
+    finest regularization, solved its system to a relative residual of 1e69 and the dual step
+    took 0.99 of it: the iterate blew up and the solve stalled at the previous one, whose gap of
+    1.3 passed the relative gap tolerance of 1e-12 of the largest gap term (2.6e12) but not
+    qpbenchmark's check at 1. Such a direction now raises the regularization instead, and the
+    relative gap tolerance is 1e-13: solved in about 34 iterations with a gap of 0.01."""
+    prob = qpdata.load_maros_meszaros("QSHELL")
+    res, y_orig, r, found = qpdata.solve_and_check(prob, "default", backend="sparse")
+    assert found and res.status == "solved", (res.status, res.iter, r)
+    assert r.gap < 0.1 and res.iter < 60, (r, res.iter)

@@ -132,7 +132,7 @@ void scaly_qp_default_settings(scaly_qp_settings *s) {
   s->eps_rel = 1e-9;
   s->check_duality_gap = 1;
   s->eps_duality_gap_abs = 1e-8;
-  s->eps_duality_gap_rel = 1e-12;
+  s->eps_duality_gap_rel = 1e-13;
   s->max_iter = 250;
   s->rho_init = 1e-6;
   s->delta_init = 1e-4;

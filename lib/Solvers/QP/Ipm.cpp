@@ -202,7 +202,9 @@ void Ipm::userResiduals(const Vec &xs, const Vec &ys, const Pairs &qs, double &p
                         double &dual, double &gap, double &sidesGap) const {
   using LD = long double;
   const Problem &pb = pb_;
-  std::vector<LD> r(n_, 0.0L);
+  std::vector<LD> &r = extR_, &ax = extAx_;
+  Vec &w = extW_;
+  r.assign(n_, 0.0L);
   // P x (upper triangle), in extended precision.
   for (int j = 0; j < n_; ++j)
     for (int k = pb.P.colptr[j]; k < pb.P.colptr[j + 1]; ++k) {
@@ -224,7 +226,7 @@ void Ipm::userResiduals(const Vec &xs, const Vec &ys, const Pairs &qs, double &p
     by += (LD)pb.b[i] * ys[i];
   // A row's merged multiplier, carried by its upper internal row (or by its
   // lower one, negated, when it has no upper side).
-  Vec w = Vec::Zero(m_);
+  w.setZero(m_);
   for (size_t j = 0; j < pb.upRow.size(); ++j) {
     int up = pb.upRow[j], lo = pb.loRow[j];
     if (up < 0 && lo < 0)
@@ -267,9 +269,8 @@ void Ipm::userResiduals(const Vec &xs, const Vec &ys, const Pairs &qs, double &p
   sidesGap = (double)std::fabs(xPx + cx + by + sides) / pb.costScale;
 
   // Primal: the equalities, and each inequality and bound where broken.
-  std::vector<LD> ax(std::max(p_, m_), 0.0L);
+  ax.assign(std::max(p_, m_), 0.0L);
   primal = 0.0;
-  std::fill(ax.begin(), ax.end(), 0.0L);
   for (int j = 0; j < n_; ++j)
     for (int k = pb.A.colptr[j]; k < pb.A.colptr[j + 1]; ++k)
       ax[pb.A.rowind[k]] += (LD)pb.A.values[k] * xs[j];
@@ -713,6 +714,7 @@ void Ipm::kktMultiply(const Vec &dx, const Vec &dy, const Vec &dz, Vec &ox, Vec 
 /// the accuracy reachable at high tolerance.
 void Ipm::kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy, Vec &dz) {
   kkt_.solve(bx, by, bz, dx, dy, dz);
+  solveErr_ = 0.0;
   // Each block's residual is measured against its own right-hand side: the
   // x rows carry the dual residual, often far smaller than the other
   // blocks' right-hand sides (BOYD2: 1e-3 next to 26), and a solve accurate
@@ -726,6 +728,7 @@ void Ipm::kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy
     oy = by - oy;
     oz = bz - oz;
     double err = std::max({infNorm(ox) / sx, infNorm(oy) / sy, infNorm(oz) / sz});
+    solveErr_ = err;
     if (!(err > st_.iterative_refinement_eps))
       break;
     // A correction that did not shrink the residual (a spoilt pivot the
@@ -735,6 +738,7 @@ void Ipm::kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy
         dx -= ex;
         dy -= ey;
         dz -= ez;
+        solveErr_ = previous;
       }
       break;
     }
@@ -1015,7 +1019,7 @@ int Ipm::iterate(bool warm) {
 
     Vec &dx = dx_, &dy = dy_;
     Pairs &d = d_;
-    double primalStep = 1.0, dualStep = 1.0, muRate = 0.0;
+    double primalStep = 1.0, dualStep = 1.0, muRate = 0.0, solveWorst = 0.0;
     if (mt > 0) {
       // Predictor: the affine direction towards s o z = 0.
       Vec &rsz = rsz_, &rsl = rsl_, &rsu = rsu_;
@@ -1023,6 +1027,7 @@ int Ipm::iterate(bool warm) {
       rsl = -q.sl.cwiseProduct(q.zl);
       rsu = -q.su.cwiseProduct(q.zu);
       newton(rsz, rsl, rsu, dx, dy, d);
+      solveWorst = solveErr_;
       double aS = st_.tau * q.slackStep(d), aZ = st_.tau * q.multiplierStep(d);
       double muAff = ((q.s + aS * d.s).dot(q.z + aZ * d.z) +
                       (q.sl + aS * d.sl).dot(q.zl + aZ * d.zl) +
@@ -1035,19 +1040,23 @@ int Ipm::iterate(bool warm) {
       rsl += (sigma * mu_ - d.sl.cwiseProduct(d.zl).array()).matrix();
       rsu += (sigma * mu_ - d.su.cwiseProduct(d.zu).array()).matrix();
       newton(rsz, rsl, rsu, dx, dy, d);
+      solveWorst = std::max(solveWorst, solveErr_);
       primalStep = st_.tau * q.slackStep(d);
       dualStep = st_.tau * q.multiplierStep(d);
     } else {
       Vec none;
       newton(none, none, none, dx, dy, d);
+      solveWorst = solveErr_;
     }
     lastPrimalStep_ = primalStep;
     lastDualStep_ = dualStep;
     if (!dx.allFinite() || !dy.allFinite() || !d.z.allFinite() || !d.s.allFinite() ||
         !d.zl.allFinite() || !d.zu.allFinite() || !std::isfinite(primalStep) ||
-        !std::isfinite(dualStep)) {
-      // The factorization was too poor to give a direction: more
-      // regularization, and the same iteration again.
+        !std::isfinite(dualStep) || !(solveWorst <= 1.0)) {
+      // The factorization was too poor to give a direction (none, or one
+      // whose system residual, refined, still exceeds its right-hand side:
+      // QSHELL at the finest regularization, 1e69, which a dual step of 0.99
+      // took): more regularization, and the same iteration again.
       if (++directionRetries_ > st_.max_factor_retries)
         return SCALY_QP_NUMERICS;
       raiseRegularization();
