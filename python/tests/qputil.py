@@ -24,7 +24,7 @@ OPTION_NAMES = ["eps_abs", "eps_rel", "check_duality_gap", "eps_duality_gap_abs"
                 "reg_finetune_lower_limit", "max_factor_retries", "preconditioner_iter",
                 "preconditioner_scale_cost", "tau", "iterative_refinement_max_iter",
                 "iterative_refinement_eps", "verbose", "preconditioner_reuse",
-                "duality_gap_extended"]
+                "duality_gap_extended", "polish"]
 STATS_FIELDS = ["version", "status", "native_status", "iter", "obj", "t_total", "t_fe",
                 "t_solver", "t_qp", "t_globalization", "t_glue", "n_eval_f", "n_eval_grad_f",
                 "n_eval_g", "n_eval_jac_g", "n_eval_h", "primal_viol", "step_inf", "alpha",

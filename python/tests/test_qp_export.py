@@ -226,7 +226,7 @@ c = np.array([1.0, -2.0])
 f1, f2 = make(1.0), make(2.0)
 plain = [f1(c).tolist(), f2(c).tolist()]
 with_options = f2(c, options={"eps_abs": 1e-9}).tolist()
-f2(c, options={"max_iter": 1})
+f2(c, options={"max_iter": 1, "polish": 0})  # one step, not polished: max_iter
 print(json.dumps({"plain": plain, "with_options": with_options,
                   "status": f2.stats()["status"]}))
 """
@@ -242,7 +242,7 @@ def f(c):
 c = np.array([1.0, -2.0])
 f(c)
 f.recompile()
-x = f(c, options={"max_iter": 1}).tolist()
+x = f(c, options={"max_iter": 1, "polish": 0}).tolist()  # one step, not polished
 print(json.dumps({"x": x, "status": f.stats()["status"]}))
 """
 

@@ -82,7 +82,7 @@ typedef struct {
   double eps_rel;             /* relative tolerance on residuals (1e-9) */
   int32_t check_duality_gap;  /* require the duality gap test too (1) */
   double eps_duality_gap_abs; /* (1e-8) */
-  double eps_duality_gap_rel; /* (1e-12: 1e-9 of a 1e11 objective is a gap of 100) */
+  double eps_duality_gap_rel; /* (1e-13: 1e-9 of a 1e11 objective is a gap of 100) */
   int32_t max_iter;           /* interior-point iterations (250) */
   double rho_init;            /* primal proximal penalty, first value (1e-6) */
   double delta_init;          /* augmented-Lagrangian penalty, first value (1e-4) */
@@ -104,6 +104,8 @@ typedef struct {
   int32_t duality_gap_extended; /* sum the duality gap's terms in extended precision
                                    (long double); 0: in double, faster, for gap tolerances
                                    far above the objective's rounding (1) */
+  int32_t polish;     /* polish a point near convergence: the active set's KKT system
+                         solved without regularization (1) */
 } scaly_qp_settings;
 
 typedef struct {

@@ -337,6 +337,15 @@ int SqpBackend::solveQp(const Oracles &o, const Options &opt, const Iterate &it,
   scaly_qp_settings settings{}; // padding zeroed too: compared whole below
   scaly_qp_default_settings(&settings);
   settings.eps_abs = opt["qp_eps_abs"];
+  if (opt["rti"] != 1) {
+    // The SQP stops on its KKT residual (1e-8 by default), complementarity
+    // included, read off the QP's multipliers: the QP's own residuals and
+    // gap must be below it in absolute terms. A relative tolerance (1e-9 of
+    // a gradient of 30) or a gap of 1e-8 left the SQP stalled at 2e-8 to
+    // 3e-8 (hs112; the cart-pole swing-up). One real-time step tests nothing.
+    settings.eps_rel = 0.0;
+    settings.eps_duality_gap_abs = opt["qp_eps_abs"];
+  }
   settings.max_iter = (int32_t)opt["qp_max_iter"];
   if (opt["rti"] == 1) {
     // A real-time iteration's model differs little from the previous call's:
@@ -423,6 +432,10 @@ int SqpBackend::solveElastic(const Oracles &o, const Options &opt, const Iterate
   scaly_qp_settings settings;
   scaly_qp_default_settings(&settings);
   settings.eps_abs = opt["qp_eps_abs"];
+  if (opt["rti"] != 1) { // as in solveQp
+    settings.eps_rel = 0.0;
+    settings.eps_duality_gap_abs = opt["qp_eps_abs"];
+  }
   settings.max_iter = (int32_t)opt["qp_max_iter"];
   double t0 = now();
   bool ready = elastic_ ? scaly_qp_update_convex(elastic_, &qd, 1, nullptr, 0) == 0

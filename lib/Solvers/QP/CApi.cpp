@@ -67,6 +67,7 @@ const Option options[] = {
     SCALY_QP_OPTION(warm_start, Flag, Any),
     SCALY_QP_OPTION(preconditioner_reuse, Real, ZeroOrAtLeastOne),
     SCALY_QP_OPTION(duality_gap_extended, Flag, Any),
+    SCALY_QP_OPTION(polish, Flag, Any),
 };
 constexpr int optionCount = sizeof(options) / sizeof(options[0]);
 
@@ -146,7 +147,7 @@ void scaly_qp_default_settings(scaly_qp_settings *s) {
   s->eps_rel = 1e-9;
   s->check_duality_gap = 1;
   s->eps_duality_gap_abs = 1e-8;
-  s->eps_duality_gap_rel = 1e-12;
+  s->eps_duality_gap_rel = 1e-13;
   s->max_iter = 250;
   s->rho_init = 1e-6;
   s->delta_init = 1e-4;
@@ -162,6 +163,7 @@ void scaly_qp_default_settings(scaly_qp_settings *s) {
   s->warm_start = 0;
   s->preconditioner_reuse = 0.0;
   s->duality_gap_extended = 1;
+  s->polish = 1;
 }
 
 int scaly_qp_option_count(void) { return optionCount; }

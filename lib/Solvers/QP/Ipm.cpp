@@ -244,15 +244,308 @@ template <typename T> void Ipm::gap() {
     gapRel_ = std::max(gapRel_, (double)std::fabs(term) / cs);
 }
 
+/// The residuals of (x, y, q) as the user gets them: a row's two sides (a
+/// variable's two bounds) merged into one multiplier, rounded as Solver::solve
+/// rounds it, and everything summed in extended precision (long double), in
+/// the user's units. The equilibration scales by powers of two, so the user's
+/// x and multipliers are the internal ones scaled exactly, and these are the
+/// residuals of the returned doubles up to the extended rounding.
+void Ipm::userResiduals(const Vec &xs, const Vec &ys, const Pairs &qs, double &primal,
+                        double &dual, double &gap, double &sidesGap) const {
+  using LD = long double;
+  const Problem &pb = pb_;
+  std::vector<LD> &r = extR_, &ax = extAx_;
+  Vec &w = extW_;
+  r.assign(n_, 0.0L);
+  // P x (upper triangle), in extended precision.
+  for (int j = 0; j < n_; ++j)
+    for (int k = pb.P.colptr[j]; k < pb.P.colptr[j + 1]; ++k) {
+      int i = pb.P.rowind[k];
+      r[i] += (LD)pb.P.values[k] * xs[j];
+      if (i != j)
+        r[j] += (LD)pb.P.values[k] * xs[i];
+    }
+  LD xPx = 0.0L, cx = 0.0L, by = 0.0L, support = 0.0L;
+  for (int j = 0; j < n_; ++j) {
+    xPx += r[j] * xs[j];
+    cx += (LD)pb.c[j] * xs[j];
+    r[j] += pb.c[j];
+  }
+  for (int j = 0; j < n_; ++j)
+    for (int k = pb.A.colptr[j]; k < pb.A.colptr[j + 1]; ++k)
+      r[j] += (LD)pb.A.values[k] * ys[pb.A.rowind[k]];
+  for (int i = 0; i < p_; ++i)
+    by += (LD)pb.b[i] * ys[i];
+  // A row's merged multiplier, carried by its upper internal row (or by its
+  // lower one, negated, when it has no upper side).
+  w.setZero(m_);
+  for (size_t j = 0; j < pb.upRow.size(); ++j) {
+    int up = pb.upRow[j], lo = pb.loRow[j];
+    if (up < 0 && lo < 0)
+      continue;
+    double v = (up >= 0 ? qs.z[up] : 0.0) - (lo >= 0 ? qs.z[lo] : 0.0);
+    if (up >= 0)
+      w[up] = v;
+    else
+      w[lo] = -v;
+    if (v > 0)
+      support += (LD)pb.h[up] * v;
+    else if (v < 0)
+      support -= (LD)pb.h[lo] * v;
+  }
+  for (int j = 0; j < n_; ++j)
+    for (int k = pb.G.colptr[j]; k < pb.G.colptr[j + 1]; ++k)
+      r[j] += (LD)pb.G.values[k] * w[pb.G.rowind[k]];
+  for (int i = 0; i < n_; ++i) {
+    int lo = pb.boundLo[i], up = pb.boundUp[i];
+    double v = (up >= 0 ? qs.zu[up] : 0.0) - (lo >= 0 ? qs.zl[lo] : 0.0);
+    r[i] += v;
+    if (v > 0)
+      support += (LD)pb.xu[up] * v;
+    else if (v < 0)
+      support += (LD)pb.xl[lo] * v;
+  }
+  dual = 0.0;
+  for (int j = 0; j < n_; ++j)
+    dual = std::max(dual, (double)std::fabs(r[j]) * dualUnscale_[j]);
+  gap = (double)std::fabs(xPx + cx + by + support) / pb.costScale;
+  // The gap with each side's multiplier apart (as residuals() has it): it
+  // also bounds the complementarity of a pair's inactive side.
+  LD sides = 0.0L;
+  for (int r2 = 0; r2 < m_; ++r2)
+    sides += (LD)pb.h[r2] * qs.z[r2];
+  for (int k = 0; k < nl_; ++k)
+    sides -= (LD)pb.xl[k] * qs.zl[k];
+  for (int k = 0; k < nu_; ++k)
+    sides += (LD)pb.xu[k] * qs.zu[k];
+  sidesGap = (double)std::fabs(xPx + cx + by + sides) / pb.costScale;
+
+  // Primal: the equalities, and each inequality and bound where broken.
+  ax.assign(std::max(p_, m_), 0.0L);
+  primal = 0.0;
+  for (int j = 0; j < n_; ++j)
+    for (int k = pb.A.colptr[j]; k < pb.A.colptr[j + 1]; ++k)
+      ax[pb.A.rowind[k]] += (LD)pb.A.values[k] * xs[j];
+  for (int i = 0; i < p_; ++i)
+    primal = std::max(primal, (double)std::fabs(ax[i] - pb.b[i]) * eqInv_[i]);
+  std::fill(ax.begin(), ax.end(), 0.0L);
+  for (int j = 0; j < n_; ++j)
+    for (int k = pb.G.colptr[j]; k < pb.G.colptr[j + 1]; ++k)
+      ax[pb.G.rowind[k]] += (LD)pb.G.values[k] * xs[j];
+  for (int i = 0; i < m_; ++i)
+    primal = std::max(primal, (double)std::max(ax[i] - pb.h[i], 0.0L) * inInv_[i]);
+  for (int k = 0; k < nl_; ++k)
+    primal = std::max(primal, std::max(pb.xl[k] - xs[pb.il[k]], 0.0) * Dl_[k]);
+  for (int k = 0; k < nu_; ++k)
+    primal = std::max(primal, std::max(xs[pb.iu[k]] - pb.xu[k], 0.0) * Du_[k]);
+}
+
+/// Polishing (OSQP's idea, on this solver's KKT backend). The iterate tells
+/// which sides are active (a side whose multiplier exceeds its slack; of a
+/// two-sided pair, the one with the larger multiplier). With the active sides
+/// as equalities and the others dropped, the optimality conditions are a
+/// linear system without regularization:
+///
+///   P x + c + A'y + G_a'z_a = 0   on the variables not at an active bound,
+///   x_i = its bound               on those that are,
+///   A x = b,  G_a x = h_a,  z (inactive rows) = 0,
+///
+/// solved by iterative refinement: residuals of those equations in extended
+/// precision, corrections from one factorization of the KKT matrix with a
+/// tiny regularization (an active bound a large diagonal, an inactive row a
+/// large w). The multiplier of an active bound is then what stationarity
+/// leaves at its variable. A multiplier of the wrong sign (a wrong guess) is
+/// set to zero and shows in the residuals. The polished point replaces the
+/// iterate when its residuals, as the user gets them (userResiduals), are
+/// better; returns whether it did.
+bool Ipm::polish(bool onlyIfConverged) {
+  if (!st_.polish)
+    return false;
+  using LD = long double;
+  const Problem &pb = pb_;
+  const double reg = 1e-7, big = 1.0 / reg;
+  ++polishes_;
+  lastPolish_ = info_.iter;
+  // Active sides.
+  std::vector<signed char> rowActive(m_, 0), loActive(nl_, 0), upActive(nu_, 0);
+  for (int r = 0; r < m_; ++r)
+    rowActive[r] = q.z[r] > q.s[r];
+  for (size_t j = 0; j < pb.upRow.size(); ++j) {
+    int up = pb.upRow[j], lo = pb.loRow[j];
+    if (up >= 0 && lo >= 0 && rowActive[up] && rowActive[lo])
+      (q.z[up] >= q.z[lo] ? rowActive[lo] : rowActive[up]) = 0;
+  }
+  for (int k = 0; k < nl_; ++k)
+    loActive[k] = q.zl[k] > q.sl[k];
+  for (int k = 0; k < nu_; ++k)
+    upActive[k] = q.zu[k] > q.su[k];
+  // Per variable: 0 free, or the bound it is held at.
+  std::vector<signed char> held(n_, 0);
+  Vec heldAt = Vec::Zero(n_);
+  for (int i = 0; i < n_; ++i) {
+    int lo = pb.boundLo[i], up = pb.boundUp[i];
+    bool l = lo >= 0 && loActive[lo], u = up >= 0 && upActive[up];
+    if (l && u)
+      (q.zl[lo] >= q.zu[up] ? u : l) = false;
+    if (l) {
+      held[i] = -1;
+      heldAt[i] = pb.xl[lo];
+    } else if (u) {
+      held[i] = 1;
+      heldAt[i] = pb.xu[up];
+    }
+  }
+  Vec hx = Vec::Constant(n_, reg), wz(m_);
+  for (int i = 0; i < n_; ++i)
+    if (held[i])
+      hx[i] += big;
+  for (int r = 0; r < m_; ++r)
+    wz[r] = rowActive[r] ? reg : big;
+  ++info_.factorizations;
+  if (!kkt_.factor(hx, reg, wz))
+    return false;
+
+  Vec &px = polX_, &py = polY_, &pz = polZ_;
+  px = x;
+  py = y;
+  pz = q.z;
+  for (int i = 0; i < n_; ++i)
+    if (held[i])
+      px[i] = heldAt[i];
+  for (int r = 0; r < m_; ++r)
+    if (!rowActive[r])
+      pz[r] = 0.0;
+  // Stationarity without the bounds' multipliers, in extended precision.
+  std::vector<LD> st(n_), ax(std::max(p_, m_));
+  auto stationarity = [&]() {
+    for (int j = 0; j < n_; ++j)
+      st[j] = pb.c[j];
+    for (int j = 0; j < n_; ++j)
+      for (int k = pb.P.colptr[j]; k < pb.P.colptr[j + 1]; ++k) {
+        int i = pb.P.rowind[k];
+        st[i] += (LD)pb.P.values[k] * px[j];
+        if (i != j)
+          st[j] += (LD)pb.P.values[k] * px[i];
+      }
+    for (int j = 0; j < n_; ++j) {
+      for (int k = pb.A.colptr[j]; k < pb.A.colptr[j + 1]; ++k)
+        st[j] += (LD)pb.A.values[k] * py[pb.A.rowind[k]];
+      for (int k = pb.G.colptr[j]; k < pb.G.colptr[j + 1]; ++k)
+        st[j] += (LD)pb.G.values[k] * pz[pb.G.rowind[k]];
+    }
+  };
+  Vec &rx = polRx_, &ry = polRy_, &rz = polRz_, &dx = polDx_, &dy = polDy_, &dz = polDz_;
+  rx.resize(n_);
+  ry.resize(p_);
+  rz.resize(m_);
+  double previous = INFINITY;
+  for (int it = 0; it < 20; ++it) {
+    stationarity();
+    double err = 0.0;
+    for (int i = 0; i < n_; ++i) {
+      rx[i] = held[i] ? (double)(((LD)heldAt[i] - px[i]) * (LD)big) : (double)-st[i];
+      err = std::max(err, std::fabs(held[i] ? heldAt[i] - px[i] : rx[i]));
+    }
+    std::fill(ax.begin(), ax.end(), 0.0L);
+    for (int j = 0; j < n_; ++j)
+      for (int k = pb.A.colptr[j]; k < pb.A.colptr[j + 1]; ++k)
+        ax[pb.A.rowind[k]] += (LD)pb.A.values[k] * px[j];
+    for (int i = 0; i < p_; ++i) {
+      ry[i] = (double)(pb.b[i] - ax[i]);
+      err = std::max(err, std::fabs(ry[i]));
+    }
+    std::fill(ax.begin(), ax.end(), 0.0L);
+    for (int j = 0; j < n_; ++j)
+      for (int k = pb.G.colptr[j]; k < pb.G.colptr[j + 1]; ++k)
+        ax[pb.G.rowind[k]] += (LD)pb.G.values[k] * px[j];
+    for (int r = 0; r < m_; ++r) {
+      rz[r] = rowActive[r] ? (double)(pb.h[r] - ax[r]) : big * pz[r];
+      err = std::max(err, std::fabs(rowActive[r] ? rz[r] : pz[r]));
+    }
+    if (!(err < 0.5 * previous) || err == 0.0)
+      break;
+    previous = err;
+    kkt_.solve(rx, ry, rz, dx, dy, dz);
+    if (!dx.allFinite() || !dy.allFinite() || !dz.allFinite())
+      return false;
+    px += dx;
+    py += dy;
+    pz += dz;
+  }
+  // The point: held variables exactly at their bounds, inactive rows'
+  // multipliers zero, negative ones (a wrong guess) zero; bound multipliers
+  // from stationarity; slacks from x.
+  for (int i = 0; i < n_; ++i)
+    if (held[i])
+      px[i] = heldAt[i];
+  for (int r = 0; r < m_; ++r)
+    if (!rowActive[r] || !(pz[r] > 0.0))
+      pz[r] = 0.0;
+  stationarity();
+  Pairs cand;
+  cand.z = pz;
+  cand.zl = Vec::Zero(nl_);
+  cand.zu = Vec::Zero(nu_);
+  for (int i = 0; i < n_; ++i) {
+    if (held[i] < 0)
+      cand.zl[pb.boundLo[i]] = std::max(0.0, (double)st[i]);
+    else if (held[i] > 0)
+      cand.zu[pb.boundUp[i]] = std::max(0.0, (double)-st[i]);
+  }
+  Vec Gx = Vec::Zero(m_);
+  pb.G.multiplyAdd(px.data(), Gx.data());
+  cand.s = (pb.h - Gx).cwiseMax(0.0);
+  cand.sl = (gather(pb.il, px) - pb.xl).cwiseMax(0.0);
+  cand.su = (pb.xu - gather(pb.iu, px)).cwiseMax(0.0);
+  if (!px.allFinite() || !py.allFinite())
+    return false;
+  double p0, d0, g0, s0, p1, d1, g1, s1;
+  userResiduals(x, y, q, p0, d0, g0, s0);
+  userResiduals(px, py, cand, p1, d1, g1, s1);
+  if (st_.verbose)
+    std::printf("polish: residuals %.3e %.3e %.3e -> %.3e %.3e %.3e\n", p0, d0, g0, p1, d1, g1);
+  double m1 = meritOf(p1, d1, std::max(g1, s1));
+  if (!(m1 < meritOf(p0, d0, std::max(g0, s0))) || (onlyIfConverged && !(m1 < 1.0)))
+    return false;
+  x = px;
+  y = py;
+  q = std::move(cand);
+  exactPrimal_ = p1;
+  exactDual_ = d1;
+  exactGap_ = g1;
+  exactSidesGap_ = s1;
+  return true;
+}
+
+/// How far residuals are from the tolerances: 1 is just converged.
+double Ipm::meritOf(double primal, double dual, double gap) const {
+  double m = std::max(primal / (st_.eps_abs + st_.eps_rel * primalRel_),
+                      dual / (st_.eps_abs + st_.eps_rel * dualRel_));
+  if (st_.check_duality_gap)
+    m = std::max(m, gap / (st_.eps_duality_gap_abs + st_.eps_duality_gap_rel * gapRel_));
+  return std::isfinite(m) ? m : INFINITY;
+}
+
 /// Converged: x feasible to tolerance, the multipliers dual feasible (they
 /// are nonnegative by construction) and the gap small: an approximate
-/// optimality certificate, whatever the slacks say.
-bool Ipm::converged() const {
+/// optimality certificate, whatever the slacks say. The iteration's own
+/// residuals (double precision, each side's multiplier apart) decide first;
+/// when they pass, the point as the user gets it is checked in extended
+/// precision (userResiduals), and that decides.
+bool Ipm::converged() {
   bool ok = violation_ < st_.eps_abs + st_.eps_rel * primalRel_ &&
             dualInf_ < st_.eps_abs + st_.eps_rel * dualRel_;
   if (ok && st_.check_duality_gap)
     ok = gap_ < st_.eps_duality_gap_abs + st_.eps_duality_gap_rel * gapRel_;
-  return ok;
+  // Both must pass: the iteration's test also bounds each side's
+  // complementarity (the unmerged gap) and the slacks' residual, which an
+  // SQP reads its complementarity off; stopping on the returned point's
+  // residuals alone left the cart-pole swing-up's SQP stalled at 2e-8.
+  candidate_ = ok;
+  if (!ok)
+    return false;
+  userResiduals(x, y, q, exactPrimal_, exactDual_, exactGap_, exactSidesGap_);
+  return meritOf(exactPrimal_, exactDual_, std::max(exactGap_, exactSidesGap_)) < 1.0;
 }
 
 /// Infeasibility, two ways. PIQP's: the centres have not moved for a while,
@@ -285,10 +578,38 @@ int Ipm::infeasibility() {
     pb_.G.multiplyTransposeAdd(vz.data(), r.data(), scale);
     scatterAdd(pb_.il, vl * scale, r, -1.0);
     scatterAdd(pb_.iu, vu * scale, r, 1.0);
-    double support = scale * (pb_.b.dot(vy) + pb_.h.dot(vz) - pb_.xl.dot(vl) + pb_.xu.dot(vu));
-    double negative = std::min({0.0, vz.size() ? vz.minCoeff() : 0.0,
-                                vl.size() ? vl.minCoeff() : 0.0,
-                                vu.size() ? vu.minCoeff() : 0.0}) * scale;
+    // A two-sided row (or a variable with both bounds) enters with one
+    // multiplier w = v_up - v_lo of either sign, whose support term takes
+    // the side its sign says: only the difference enters A'v, and the sides
+    // apart need not be nonnegative (the lower side's v may have fallen while
+    // the upper one's rose). A one-sided one must be nonnegative.
+    double support = pb_.b.dot(vy), negative = 0.0;
+    for (size_t j = 0; j < pb_.upRow.size(); ++j) {
+      int up = pb_.upRow[j], lo = pb_.loRow[j];
+      if (up >= 0 && lo >= 0) {
+        double w = vz[up] - vz[lo];
+        support += w > 0 ? pb_.h[up] * w : -pb_.h[lo] * w;
+      } else if (up >= 0 || lo >= 0) {
+        int r = up >= 0 ? up : lo;
+        support += pb_.h[r] * vz[r];
+        negative = std::min(negative, vz[r]);
+      }
+    }
+    for (int i = 0; i < n_; ++i) {
+      int lo = pb_.boundLo[i], up = pb_.boundUp[i];
+      if (lo >= 0 && up >= 0) {
+        double w = vu[up] - vl[lo];
+        support += w > 0 ? pb_.xu[up] * w : pb_.xl[lo] * w;
+      } else if (lo >= 0) {
+        support -= pb_.xl[lo] * vl[lo];
+        negative = std::min(negative, vl[lo]);
+      } else if (up >= 0) {
+        support += pb_.xu[up] * vu[up];
+        negative = std::min(negative, vu[up]);
+      }
+    }
+    support *= scale;
+    negative *= scale;
     if (infNorm(r) < certEps && support < -certEps && negative > -certEps)
       return SCALY_QP_PRIMAL_INFEASIBLE;
   }
@@ -421,6 +742,15 @@ void Ipm::reset() {
   noPrimalUpdate_ = noDualUpdate_ = 0;
   primalInf_ = dualInf_ = gap_ = violation_ = 0;
   primalRel_ = dualRel_ = gapRel_ = 0;
+  // The state of the returned point's checks, polishing and stall tracking.
+  bestPrimal_ = bestDual_ = INFINITY;
+  exactPrimal_ = exactDual_ = exactGap_ = exactSidesGap_ = INFINITY;
+  polishes_ = 0;
+  lastPolish_ = -100;
+  solveErr_ = 0.0;
+  stallMerit_ = INFINITY;
+  stallIter_ = 0;
+  candidate_ = false;
 }
 
 bool Ipm::factorWithRetries() {
@@ -461,6 +791,7 @@ void Ipm::kktMultiply(const Vec &dx, const Vec &dy, const Vec &dz, Vec &ox, Vec 
 /// the accuracy reachable at high tolerance.
 void Ipm::kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy, Vec &dz) {
   kkt_.solve(bx, by, bz, dx, dy, dz);
+  solveErr_ = 0.0;
   // Each block's residual is measured against its own right-hand side: the
   // x rows carry the dual residual, often far smaller than the other
   // blocks' right-hand sides (BOYD2: 1e-3 next to 26), and a solve accurate
@@ -474,6 +805,7 @@ void Ipm::kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy
     oy = by - oy;
     oz = bz - oz;
     double err = std::max({infNorm(ox) / sx, infNorm(oy) / sy, infNorm(oz) / sz});
+    solveErr_ = err;
     if (!(err > st_.iterative_refinement_eps))
       break;
     // A correction that did not shrink the residual (a spoilt pivot the
@@ -483,6 +815,7 @@ void Ipm::kktSolve(const Vec &bx, const Vec &by, const Vec &bz, Vec &dx, Vec &dy
         dx -= ex;
         dy -= ey;
         dz -= ez;
+        solveErr_ = previous;
       }
       break;
     }
@@ -604,18 +937,44 @@ void Ipm::warmStart() {
 /// after the iterate had nearly converged is dropped the same way).
 int Ipm::run(bool warm) {
   int status = iterate(warm);
-  if (status == SCALY_QP_SOLVED || !std::isfinite(bestMerit_))
-    return status;
-  bool lastIsWorse = !(merit() <= bestMerit_);
-  if (bestMerit_ <= acceptableFactor || lastIsWorse) {
-    x = best_.x;
-    y = best_.y;
-    q = best_.q;
-    info_.primal_res = best_.primal;
-    info_.dual_res = best_.dual;
-    info_.duality_gap = best_.gap;
+  if (status != SCALY_QP_SOLVED && std::isfinite(bestMerit_)) {
+    // An infeasibility claim that an earlier iterate contradicts: a point
+    // that met the primal tolerance (a primal claim), or one within
+    // acceptableFactor of the dual tolerance (an unboundedness claim: dual
+    // feasible multipliers bound the objective from below). Numerical
+    // trouble, then (STADAT1 at high accuracy: the iteration blew up after
+    // it had stalled at tiny regularization, and its runaway iterate looked
+    // like a direction of unboundedness).
+    if ((status == SCALY_QP_PRIMAL_INFEASIBLE && bestPrimal_ <= 1.0) ||
+        (status == SCALY_QP_DUAL_INFEASIBLE && bestDual_ <= acceptableFactor))
+      status = SCALY_QP_NUMERICS;
+    bool lastIsWorse = !(merit() <= bestMerit_);
+    if (bestMerit_ <= acceptableFactor || lastIsWorse) {
+      x = best_.x;
+      y = best_.y;
+      q = best_.q;
+    }
+    if (bestMerit_ <= acceptableFactor)
+      status = SCALY_QP_ACCEPTABLE;
+    // An unconverged end (not an infeasibility claim): the point returned
+    // may meet the tolerances as the user gets it (the iteration's own
+    // residuals are rounded), or polishing may make it.
+    if (status == SCALY_QP_ACCEPTABLE || status == SCALY_QP_MAX_ITER_REACHED ||
+        status == SCALY_QP_NUMERICS) {
+      userResiduals(x, y, q, exactPrimal_, exactDual_, exactGap_, exactSidesGap_);
+      if (meritOf(exactPrimal_, exactDual_, std::max(exactGap_, exactSidesGap_)) < 1.0 ||
+          (polish(false) && meritOf(exactPrimal_, exactDual_, std::max(exactGap_, exactSidesGap_)) < 1.0))
+        status = SCALY_QP_SOLVED;
+    }
   }
-  return bestMerit_ <= acceptableFactor ? SCALY_QP_ACCEPTABLE : status;
+  // What is reported: the residuals of the point returned, as the user gets it.
+  if (status != SCALY_QP_SOLVED || !std::isfinite(exactPrimal_))
+    if (x.allFinite() && y.allFinite())
+      userResiduals(x, y, q, exactPrimal_, exactDual_, exactGap_, exactSidesGap_);
+  info_.primal_res = exactPrimal_;
+  info_.dual_res = exactDual_;
+  info_.duality_gap = exactGap_;
+  return status;
 }
 
 /// How far the current point is from the tolerances: 1 is just converged.
@@ -671,6 +1030,8 @@ int Ipm::iterate(bool warm) {
     info_.rho = rho_;
     info_.delta = delta_;
     info_.mu = mu_;
+    bestPrimal_ = std::min(bestPrimal_, violation_ / (st_.eps_abs + st_.eps_rel * primalRel_));
+    bestDual_ = std::min(bestDual_, dualInf_ / (st_.eps_abs + st_.eps_rel * dualRel_));
     if (double m = merit(); m < bestMerit_) {
       bestMerit_ = m;
       best_.x = x;
@@ -688,6 +1049,18 @@ int Ipm::iterate(bool warm) {
       std::fflush(stdout); // a library in its own namespace has its own stdout buffer
     }
     if (converged())
+      return SCALY_QP_SOLVED;
+    // Converged by the iteration's own residuals but not as the user gets
+    // the point, or stalled near convergence (within acceptableFactor of the
+    // tolerances, no halving of the best merit in 5 iterations): polish the
+    // point (at most 3 times, 5 iterations apart), which may converge it.
+    if (bestMerit_ < 0.5 * stallMerit_) {
+      stallMerit_ = bestMerit_;
+      stallIter_ = info_.iter;
+    }
+    bool stalled = bestMerit_ <= acceptableFactor && info_.iter - stallIter_ >= 5;
+    if ((candidate_ || stalled) && info_.iter - lastPolish_ >= 5 && polishes_ < 3 &&
+        polish(true))
       return SCALY_QP_SOLVED;
     if (int status = infeasibility())
       return status;
@@ -723,7 +1096,7 @@ int Ipm::iterate(bool warm) {
 
     Vec &dx = dx_, &dy = dy_;
     Pairs &d = d_;
-    double primalStep = 1.0, dualStep = 1.0, muRate = 0.0;
+    double primalStep = 1.0, dualStep = 1.0, muRate = 0.0, solveWorst = 0.0;
     if (mt > 0) {
       // Predictor: the affine direction towards s o z = 0.
       Vec &rsz = rsz_, &rsl = rsl_, &rsu = rsu_;
@@ -731,6 +1104,7 @@ int Ipm::iterate(bool warm) {
       rsl = -q.sl.cwiseProduct(q.zl);
       rsu = -q.su.cwiseProduct(q.zu);
       newton(rsz, rsl, rsu, dx, dy, d);
+      solveWorst = solveErr_;
       double aS = st_.tau * q.slackStep(d), aZ = st_.tau * q.multiplierStep(d);
       double muAff = ((q.s + aS * d.s).dot(q.z + aZ * d.z) +
                       (q.sl + aS * d.sl).dot(q.zl + aZ * d.zl) +
@@ -743,19 +1117,23 @@ int Ipm::iterate(bool warm) {
       rsl += (sigma * mu_ - d.sl.cwiseProduct(d.zl).array()).matrix();
       rsu += (sigma * mu_ - d.su.cwiseProduct(d.zu).array()).matrix();
       newton(rsz, rsl, rsu, dx, dy, d);
+      solveWorst = std::max(solveWorst, solveErr_);
       primalStep = st_.tau * q.slackStep(d);
       dualStep = st_.tau * q.multiplierStep(d);
     } else {
       Vec none;
       newton(none, none, none, dx, dy, d);
+      solveWorst = solveErr_;
     }
     lastPrimalStep_ = primalStep;
     lastDualStep_ = dualStep;
     if (!dx.allFinite() || !dy.allFinite() || !d.z.allFinite() || !d.s.allFinite() ||
         !d.zl.allFinite() || !d.zu.allFinite() || !std::isfinite(primalStep) ||
-        !std::isfinite(dualStep)) {
-      // The factorization was too poor to give a direction: more
-      // regularization, and the same iteration again.
+        !std::isfinite(dualStep) || !(solveWorst <= 1.0)) {
+      // The factorization was too poor to give a direction (none, or one
+      // whose system residual, refined, still exceeds its right-hand side:
+      // QSHELL at the finest regularization, 1e69, which a dual step of 0.99
+      // took): more regularization, and the same iteration again.
       if (++directionRetries_ > st_.max_factor_retries)
         return SCALY_QP_NUMERICS;
       raiseRegularization();

@@ -11,6 +11,8 @@
 
 #include "QPInternal.h"
 
+#include <cmath>
+
 namespace scaly::qp {
 
 /// Slack and multiplier pairs of the three kinds of inequality.
@@ -57,7 +59,11 @@ private:
   bool repairCollapsedPairs();
   double dualProxDistance() const;
   double primalProxDistance() const;
-  bool converged() const;
+  bool converged();
+  void userResiduals(const Vec &xs, const Vec &ys, const Pairs &qs, double &primal,
+                     double &dual, double &gap, double &sidesGap) const;
+  double meritOf(double primal, double dual, double gap) const;
+  bool polish(bool onlyIfConverged);
   int infeasibility();
 
   const Problem &pb_;
@@ -76,6 +82,8 @@ private:
     double primal, dual, gap;
   } best_;
   double bestMerit_ = INFINITY;
+  // The least primal and dual parts of merit() over the iterates.
+  double bestPrimal_ = INFINITY, bestDual_ = INFINITY;
   int noPrimalUpdate_ = 0, noDualUpdate_ = 0;
   Vec xi_, lambda_, nuz_, nul_, nuu_;            // proximal centres
   Vec rx_, ry_, rz_, rl_, ru_;                   // residuals without proximal terms
@@ -91,6 +99,20 @@ private:
   double primalInf_ = 0, dualInf_ = 0, gap_ = 0; // in the user's units
   double violation_ = 0;                         // of the constraints by x alone
   double primalRel_ = 0, dualRel_ = 0, gapRel_ = 0;
+  // The residuals of the point the user gets, evaluated in extended
+  // precision (userResiduals), when converged() or polish() computed them.
+  double exactPrimal_ = INFINITY, exactDual_ = INFINITY, exactGap_ = INFINITY;
+  double exactSidesGap_ = INFINITY;
+  int polishes_ = 0, lastPolish_ = -100;
+  double solveErr_ = 0.0; // kktSolve's residual, relative to each block's right-hand side
+  double stallMerit_ = INFINITY; // bestMerit_ when it last halved, at iteration stallIter_
+  int stallIter_ = 0;
+  bool candidate_ = false; // converged by the iteration's own residuals
+  Vec polX_, polY_, polZ_, polRx_, polRy_, polRz_, polDx_, polDy_, polDz_; // polish()
+  // userResiduals()' workspaces (it is called on converged iterations of
+  // every solve: no allocation once sized).
+  mutable std::vector<long double> extR_, extAx_;
+  mutable Vec extW_;
 };
 
 } // namespace scaly::qp

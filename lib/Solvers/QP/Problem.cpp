@@ -198,15 +198,23 @@ Csc copyCsc(const scaly_qp_csc &M, bool upperOnly) {
   return builder.build();
 }
 
+/// The power of two nearest to v > 0 (in ratio: within a factor sqrt 2).
+double nearestPowerOfTwo(double v) {
+  int e;
+  double f = std::frexp(v, &e); // v = f 2^e, f in [0.5, 1)
+  return std::ldexp(1.0, f < 0.70710678118654752440 ? e - 1 : e);
+}
+
 /// Ruiz equilibration of [P A' G'; A 0 0; G 0 0]: returns the column scaling
-/// D and the row scalings of A and G, and scales the three in place.
+/// D and the row scalings of A and G, each a power of two, and scales the
+/// three in place (exactly).
 ///
 /// The entries are gathered once into one array in column order (column j:
 /// P's, then A's, then G's), each with the slot of its row's scale: slots
 /// 0..n-1 are the columns (P's row i is column i's scale), then A's rows,
 /// then G's. Each pass over that array scales the entries and takes the next
-/// sweep's norms. Same products (row scale times column scale, then the
-/// entry) as scaling P, A and G one by one; maxima are exact in any order.
+/// sweep's norms; maxima are exact in any order. The sweeps work on a copy:
+/// the matrices are scaled once, by the rounded result.
 ///
 /// With `reuse` >= 1 and a previous equilibration of the same patterns (D, R,
 /// S as it left them), the previous scaling is tried first: it is kept when
@@ -352,8 +360,31 @@ void equilibrate(Csc &P, Csc &A, Csc &G, Vec &D, Vec &R, Vec &S, int sweeps, dou
     for (int i = 0; i < nG; ++i)
       S[i] *= scale[n + nA + i];
   }
-  for (int e = 0; e < total; ++e)
-    valueAt(plan.source[e]) = v[e];
+  // The scalings Ruiz found, each rounded to the nearest power of two, are
+  // the ones used: scaling by them is exact, so the scaled data is the
+  // user's data exactly, and the solution maps back without rounding (the
+  // residuals of the returned x and multipliers are the iteration's own).
+  for (int j = 0; j < n; ++j)
+    scale[j] = D[j] = nearestPowerOfTwo(D[j]);
+  for (int i = 0; i < nA; ++i)
+    scale[n + i] = R[i] = nearestPowerOfTwo(R[i]);
+  for (int i = 0; i < nG; ++i)
+    scale[n + nA + i] = S[i] = nearestPowerOfTwo(S[i]);
+  // The matrices scaled by them, with the norms a reuse is compared with
+  // (the same products and maxima as the reuse's pass).
+  std::fill(norm.begin(), norm.end(), 0.0);
+  for (int j = 0; j < n; ++j) {
+    double cj = 0.0;
+    for (int e = colStart[j]; e < colStart[j + 1]; ++e) {
+      const int i = slot[e];
+      double &value = valueAt(plan.source[e]);
+      value *= scale[i] * scale[j];
+      double a = std::fabs(value);
+      cj = std::max(cj, a);
+      norm[i] = std::max(norm[i], a);
+    }
+    norm[j] = std::max(norm[j], cj);
+  }
   plan.finalNorm = norm;
 }
 
@@ -509,7 +540,8 @@ void setValues(Problem &pb, const scaly_qp_data &data, const scaly_qp_settings &
     for (double v : P.values)
       pNorm = std::max(pNorm, std::fabs(v));
     double cNorm = (D.array() * c.array()).abs().maxCoeff();
-    pb.costScale = std::clamp(1.0 / std::max({1.0, pNorm, cNorm}), 1e-4, 1e4);
+    pb.costScale =
+        nearestPowerOfTwo(std::clamp(1.0 / std::max({1.0, pNorm, cNorm}), 1e-4, 1e4));
   }
   if (pb.costScale != 1.0) // (times 1 changes nothing)
     for (double &v : P.values)

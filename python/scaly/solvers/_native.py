@@ -56,7 +56,8 @@ class Settings(ctypes.Structure):
                 ("iterative_refinement_max_iter", ctypes.c_int32),
                 ("iterative_refinement_eps", ctypes.c_double), ("verbose", ctypes.c_int32),
                 ("warm_start", ctypes.c_int32), ("preconditioner_reuse", ctypes.c_double),
-                ("duality_gap_extended", ctypes.c_int32)]
+                ("duality_gap_extended", ctypes.c_int32),
+                ("polish", ctypes.c_int32)]
 
 
 class Info(ctypes.Structure):
