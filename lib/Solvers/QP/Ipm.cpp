@@ -244,19 +244,13 @@ template <typename T> void Ipm::gap() {
     gapRel_ = std::max(gapRel_, (double)std::fabs(term) / cs);
 }
 
-/// The residuals of (x, y, q) as the user gets them: a row's two sides (a
-/// variable's two bounds) merged into one multiplier, rounded as Solver::solve
-/// rounds it, and everything summed in extended precision (long double), in
-/// the user's units. The equilibration scales by powers of two, so the user's
-/// x and multipliers are the internal ones scaled exactly, and these are the
-/// residuals of the returned doubles up to the extended rounding.
-void Ipm::userResiduals(const Vec &xs, const Vec &ys, const Pairs &qs, double &primal,
-                        double &dual, double &gap, double &sidesGap) const {
-  using LD = long double;
+template <typename LD>
+void Ipm::userResidualsIn(const Vec &xs, const Vec &ys, const Pairs &qs, double &primal,
+                          double &dual, double &gap, double &sidesGap,
+                          std::vector<LD> &r, std::vector<LD> &ax) const {
   const Problem &pb = pb_;
-  std::vector<LD> &r = extR_, &ax = extAx_;
   Vec &w = extW_;
-  r.assign(n_, 0.0L);
+  r.assign(n_, LD(0));
   // P x (upper triangle), in extended precision.
   for (int j = 0; j < n_; ++j)
     for (int k = pb.P.colptr[j]; k < pb.P.colptr[j + 1]; ++k) {
@@ -265,7 +259,7 @@ void Ipm::userResiduals(const Vec &xs, const Vec &ys, const Pairs &qs, double &p
       if (i != j)
         r[j] += (LD)pb.P.values[k] * xs[i];
     }
-  LD xPx = 0.0L, cx = 0.0L, by = 0.0L, support = 0.0L;
+  LD xPx = LD(0), cx = LD(0), by = LD(0), support = LD(0);
   for (int j = 0; j < n_; ++j) {
     xPx += r[j] * xs[j];
     cx += (LD)pb.c[j] * xs[j];
@@ -311,7 +305,7 @@ void Ipm::userResiduals(const Vec &xs, const Vec &ys, const Pairs &qs, double &p
   gap = (double)std::fabs(xPx + cx + by + support) / pb.costScale;
   // The gap with each side's multiplier apart (as residuals() has it): it
   // also bounds the complementarity of a pair's inactive side.
-  LD sides = 0.0L;
+  LD sides = LD(0);
   for (int r2 = 0; r2 < m_; ++r2)
     sides += (LD)pb.h[r2] * qs.z[r2];
   for (int k = 0; k < nl_; ++k)
@@ -321,23 +315,39 @@ void Ipm::userResiduals(const Vec &xs, const Vec &ys, const Pairs &qs, double &p
   sidesGap = (double)std::fabs(xPx + cx + by + sides) / pb.costScale;
 
   // Primal: the equalities, and each inequality and bound where broken.
-  ax.assign(std::max(p_, m_), 0.0L);
+  ax.assign(std::max(p_, m_), LD(0));
   primal = 0.0;
   for (int j = 0; j < n_; ++j)
     for (int k = pb.A.colptr[j]; k < pb.A.colptr[j + 1]; ++k)
       ax[pb.A.rowind[k]] += (LD)pb.A.values[k] * xs[j];
   for (int i = 0; i < p_; ++i)
     primal = std::max(primal, (double)std::fabs(ax[i] - pb.b[i]) * eqInv_[i]);
-  std::fill(ax.begin(), ax.end(), 0.0L);
+  std::fill(ax.begin(), ax.end(), LD(0));
   for (int j = 0; j < n_; ++j)
     for (int k = pb.G.colptr[j]; k < pb.G.colptr[j + 1]; ++k)
       ax[pb.G.rowind[k]] += (LD)pb.G.values[k] * xs[j];
   for (int i = 0; i < m_; ++i)
-    primal = std::max(primal, (double)std::max(ax[i] - pb.h[i], 0.0L) * inInv_[i]);
+    primal = std::max(primal, (double)std::max(ax[i] - pb.h[i], LD(0)) * inInv_[i]);
   for (int k = 0; k < nl_; ++k)
     primal = std::max(primal, std::max(pb.xl[k] - xs[pb.il[k]], 0.0) * Dl_[k]);
   for (int k = 0; k < nu_; ++k)
     primal = std::max(primal, std::max(xs[pb.iu[k]] - pb.xu[k], 0.0) * Du_[k]);
+}
+
+/// The residuals of (x, y, q) as the user gets them: a row's two sides (a
+/// variable's two bounds) merged into one multiplier, rounded as Solver::solve
+/// rounds it, and everything summed in extended precision (long double;
+/// double when duality_gap_extended is 0, as for an SQP's real-time
+/// iterations, whose tolerances are far above that rounding), in the user's
+/// units. The equilibration scales by powers of two, so the user's
+/// x and multipliers are the internal ones scaled exactly, and these are the
+/// residuals of the returned doubles up to the extended rounding.
+void Ipm::userResiduals(const Vec &xs, const Vec &ys, const Pairs &qs, double &primal,
+                        double &dual, double &gap, double &sidesGap) const {
+  if (st_.duality_gap_extended)
+    userResidualsIn(xs, ys, qs, primal, dual, gap, sidesGap, extR_, extAx_);
+  else
+    userResidualsIn(xs, ys, qs, primal, dual, gap, sidesGap, dblR_, dblAx_);
 }
 
 /// Polishing (OSQP's idea, on this solver's KKT backend). The iterate tells

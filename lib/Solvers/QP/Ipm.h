@@ -62,6 +62,10 @@ private:
   bool converged();
   void userResiduals(const Vec &xs, const Vec &ys, const Pairs &qs, double &primal,
                      double &dual, double &gap, double &sidesGap) const;
+  template <typename T>
+  void userResidualsIn(const Vec &xs, const Vec &ys, const Pairs &qs, double &primal,
+                       double &dual, double &gap, double &sidesGap, std::vector<T> &r,
+                       std::vector<T> &ax) const;
   double meritOf(double primal, double dual, double gap) const;
   bool polish(bool onlyIfConverged);
   int infeasibility();
@@ -112,6 +116,7 @@ private:
   // userResiduals()' workspaces (it is called on converged iterations of
   // every solve: no allocation once sized).
   mutable std::vector<long double> extR_, extAx_;
+  mutable std::vector<double> dblR_, dblAx_; // the same in double (duality_gap_extended 0)
   mutable Vec extW_;
 };
 
