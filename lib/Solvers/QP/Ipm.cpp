@@ -128,6 +128,32 @@ template <typename T> T quadraticForm(const Csc &upper, const Vec &x) {
   }
 }
 
+/// out += P x for P given by its upper triangle, each product formed in T
+/// (the residual checks' extended-precision twin of symmetricMultiply).
+template <typename T> void addSymmetricTimes(const Csc &upper, const Vec &x, std::vector<T> &out) {
+  for (int j = 0; j < upper.cols; ++j)
+    for (int k = upper.colptr[j]; k < upper.colptr[j + 1]; ++k) {
+      int i = upper.rowind[k];
+      out[i] += (T)upper.values[k] * x[j];
+      if (i != j)
+        out[j] += (T)upper.values[k] * x[i];
+    }
+}
+
+/// out += M x, each product formed in T.
+template <typename T> void addTimes(const Csc &M, const Vec &x, std::vector<T> &out) {
+  for (int j = 0; j < M.cols; ++j)
+    for (int k = M.colptr[j]; k < M.colptr[j + 1]; ++k)
+      out[M.rowind[k]] += (T)M.values[k] * x[j];
+}
+
+/// out += M' v, each product formed in T.
+template <typename T> void addTransposeTimes(const Csc &M, const Vec &v, std::vector<T> &out) {
+  for (int j = 0; j < M.cols; ++j)
+    for (int k = M.colptr[j]; k < M.colptr[j + 1]; ++k)
+      out[j] += (T)M.values[k] * v[M.rowind[k]];
+}
+
 /// Largest step in [0, 1] keeping v + alpha dv >= 0.
 double maxStep(const Vec &v, const Vec &dv, double alpha) {
   for (int i = 0; i < v.size(); ++i)
@@ -244,32 +270,23 @@ template <typename T> void Ipm::gap() {
     gapRel_ = std::max(gapRel_, (double)std::fabs(term) / cs);
 }
 
-template <typename LD>
+template <typename T>
 void Ipm::userResidualsIn(const Vec &xs, const Vec &ys, const Pairs &qs, double &primal,
                           double &dual, double &gap, double &sidesGap,
-                          std::vector<LD> &r, std::vector<LD> &ax) const {
+                          std::vector<T> &r, std::vector<T> &ax) const {
   const Problem &pb = pb_;
   Vec &w = extW_;
-  r.assign(n_, LD(0));
-  // P x (upper triangle), in extended precision.
-  for (int j = 0; j < n_; ++j)
-    for (int k = pb.P.colptr[j]; k < pb.P.colptr[j + 1]; ++k) {
-      int i = pb.P.rowind[k];
-      r[i] += (LD)pb.P.values[k] * xs[j];
-      if (i != j)
-        r[j] += (LD)pb.P.values[k] * xs[i];
-    }
-  LD xPx = LD(0), cx = LD(0), by = LD(0), support = LD(0);
+  r.assign(n_, T(0));
+  addSymmetricTimes(pb.P, xs, r);
+  T xPx = T(0), cx = T(0), by = T(0), support = T(0);
   for (int j = 0; j < n_; ++j) {
     xPx += r[j] * xs[j];
-    cx += (LD)pb.c[j] * xs[j];
+    cx += (T)pb.c[j] * xs[j];
     r[j] += pb.c[j];
   }
-  for (int j = 0; j < n_; ++j)
-    for (int k = pb.A.colptr[j]; k < pb.A.colptr[j + 1]; ++k)
-      r[j] += (LD)pb.A.values[k] * ys[pb.A.rowind[k]];
+  addTransposeTimes(pb.A, ys, r);
   for (int i = 0; i < p_; ++i)
-    by += (LD)pb.b[i] * ys[i];
+    by += (T)pb.b[i] * ys[i];
   // A row's merged multiplier, carried by its upper internal row (or by its
   // lower one, negated, when it has no upper side).
   w.setZero(m_);
@@ -283,21 +300,19 @@ void Ipm::userResidualsIn(const Vec &xs, const Vec &ys, const Pairs &qs, double 
     else
       w[lo] = -v;
     if (v > 0)
-      support += (LD)pb.h[up] * v;
+      support += (T)pb.h[up] * v;
     else if (v < 0)
-      support -= (LD)pb.h[lo] * v;
+      support -= (T)pb.h[lo] * v;
   }
-  for (int j = 0; j < n_; ++j)
-    for (int k = pb.G.colptr[j]; k < pb.G.colptr[j + 1]; ++k)
-      r[j] += (LD)pb.G.values[k] * w[pb.G.rowind[k]];
+  addTransposeTimes(pb.G, w, r);
   for (int i = 0; i < n_; ++i) {
     int lo = pb.boundLo[i], up = pb.boundUp[i];
     double v = (up >= 0 ? qs.zu[up] : 0.0) - (lo >= 0 ? qs.zl[lo] : 0.0);
     r[i] += v;
     if (v > 0)
-      support += (LD)pb.xu[up] * v;
+      support += (T)pb.xu[up] * v;
     else if (v < 0)
-      support += (LD)pb.xl[lo] * v;
+      support += (T)pb.xl[lo] * v;
   }
   dual = 0.0;
   for (int j = 0; j < n_; ++j)
@@ -305,29 +320,25 @@ void Ipm::userResidualsIn(const Vec &xs, const Vec &ys, const Pairs &qs, double 
   gap = (double)std::fabs(xPx + cx + by + support) / pb.costScale;
   // The gap with each side's multiplier apart (as residuals() has it): it
   // also bounds the complementarity of a pair's inactive side.
-  LD sides = LD(0);
+  T sides = T(0);
   for (int r2 = 0; r2 < m_; ++r2)
-    sides += (LD)pb.h[r2] * qs.z[r2];
+    sides += (T)pb.h[r2] * qs.z[r2];
   for (int k = 0; k < nl_; ++k)
-    sides -= (LD)pb.xl[k] * qs.zl[k];
+    sides -= (T)pb.xl[k] * qs.zl[k];
   for (int k = 0; k < nu_; ++k)
-    sides += (LD)pb.xu[k] * qs.zu[k];
+    sides += (T)pb.xu[k] * qs.zu[k];
   sidesGap = (double)std::fabs(xPx + cx + by + sides) / pb.costScale;
 
   // Primal: the equalities, and each inequality and bound where broken.
-  ax.assign(std::max(p_, m_), LD(0));
+  ax.assign(std::max(p_, m_), T(0));
   primal = 0.0;
-  for (int j = 0; j < n_; ++j)
-    for (int k = pb.A.colptr[j]; k < pb.A.colptr[j + 1]; ++k)
-      ax[pb.A.rowind[k]] += (LD)pb.A.values[k] * xs[j];
+  addTimes(pb.A, xs, ax);
   for (int i = 0; i < p_; ++i)
     primal = std::max(primal, (double)std::fabs(ax[i] - pb.b[i]) * eqInv_[i]);
-  std::fill(ax.begin(), ax.end(), LD(0));
-  for (int j = 0; j < n_; ++j)
-    for (int k = pb.G.colptr[j]; k < pb.G.colptr[j + 1]; ++k)
-      ax[pb.G.rowind[k]] += (LD)pb.G.values[k] * xs[j];
+  std::fill(ax.begin(), ax.end(), T(0));
+  addTimes(pb.G, xs, ax);
   for (int i = 0; i < m_; ++i)
-    primal = std::max(primal, (double)std::max(ax[i] - pb.h[i], LD(0)) * inInv_[i]);
+    primal = std::max(primal, (double)std::max(ax[i] - pb.h[i], T(0)) * inInv_[i]);
   for (int k = 0; k < nl_; ++k)
     primal = std::max(primal, std::max(pb.xl[k] - xs[pb.il[k]], 0.0) * Dl_[k]);
   for (int k = 0; k < nu_; ++k)
@@ -430,19 +441,9 @@ bool Ipm::polish(bool onlyIfConverged) {
   auto stationarity = [&]() {
     for (int j = 0; j < n_; ++j)
       st[j] = pb.c[j];
-    for (int j = 0; j < n_; ++j)
-      for (int k = pb.P.colptr[j]; k < pb.P.colptr[j + 1]; ++k) {
-        int i = pb.P.rowind[k];
-        st[i] += (LD)pb.P.values[k] * px[j];
-        if (i != j)
-          st[j] += (LD)pb.P.values[k] * px[i];
-      }
-    for (int j = 0; j < n_; ++j) {
-      for (int k = pb.A.colptr[j]; k < pb.A.colptr[j + 1]; ++k)
-        st[j] += (LD)pb.A.values[k] * py[pb.A.rowind[k]];
-      for (int k = pb.G.colptr[j]; k < pb.G.colptr[j + 1]; ++k)
-        st[j] += (LD)pb.G.values[k] * pz[pb.G.rowind[k]];
-    }
+    addSymmetricTimes(pb.P, px, st);
+    addTransposeTimes(pb.A, py, st); // each st[j]: its A terms, then its G terms
+    addTransposeTimes(pb.G, pz, st);
   };
   Vec &rx = polRx_, &ry = polRy_, &rz = polRz_, &dx = polDx_, &dy = polDy_, &dz = polDz_;
   rx.resize(n_);
@@ -457,17 +458,13 @@ bool Ipm::polish(bool onlyIfConverged) {
       err = std::max(err, std::fabs(held[i] ? heldAt[i] - px[i] : rx[i]));
     }
     std::fill(ax.begin(), ax.end(), 0.0L);
-    for (int j = 0; j < n_; ++j)
-      for (int k = pb.A.colptr[j]; k < pb.A.colptr[j + 1]; ++k)
-        ax[pb.A.rowind[k]] += (LD)pb.A.values[k] * px[j];
+    addTimes(pb.A, px, ax);
     for (int i = 0; i < p_; ++i) {
       ry[i] = (double)(pb.b[i] - ax[i]);
       err = std::max(err, std::fabs(ry[i]));
     }
     std::fill(ax.begin(), ax.end(), 0.0L);
-    for (int j = 0; j < n_; ++j)
-      for (int k = pb.G.colptr[j]; k < pb.G.colptr[j + 1]; ++k)
-        ax[pb.G.rowind[k]] += (LD)pb.G.values[k] * px[j];
+    addTimes(pb.G, px, ax);
     for (int r = 0; r < m_; ++r) {
       rz[r] = rowActive[r] ? (double)(pb.h[r] - ax[r]) : big * pz[r];
       err = std::max(err, std::fabs(rowActive[r] ? rz[r] : pz[r]));
