@@ -536,14 +536,16 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   // Solver calls keep the entries together: a solve's wrapper is named after
   // the module and numbered in order (<module>_qp0, ...), one numbering for
   // the whole module.
-  bool reachesSolver = module
-                           .walk([](Operation *op) {
-                             return isa<expr::QpSolveOp, expr::NlpSolveOp>(op)
-                                        ? WalkResult::interrupt()
-                                        : WalkResult::advance();
-                           })
-                           .wasInterrupted();
-  bool perEntry = ports.size() > 1 && !options.recordStages && !reachesSolver;
+  auto reachesSolver = [&] {
+    return module
+        .walk([](Operation *op) {
+          return isa<expr::QpSolveOp, expr::NlpSolveOp>(op) ? WalkResult::interrupt()
+                                                             : WalkResult::advance();
+        })
+        .wasInterrupted();
+  };
+  // (The walk only for several entries: a single-entry render, the JIT's, skips it.)
+  bool perEntry = ports.size() > 1 && !options.recordStages && !reachesSolver();
   // Outlining and merging only move functions: the nested pipeline verifies
   // every entry's module after each pass, so the whole module is not
   // verified again around them.

@@ -713,27 +713,25 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
   }
 
   /// Each procedure as a C function, in order, each followed by a blank line.
-  /// On a threaded context they are translated in parallel, each with its
-  /// own helper and vector-type registries, merged in procedure order
-  /// afterwards: the same C as one after another. Tables (numbered in order
-  /// of first use) and lane vectors (whose definitions are registered in
-  /// order of use) keep the translation sequential.
+  /// Each is translated on its own, with its own helper and vector-type
+  /// registries, merged in procedure order afterwards: the same C as one
+  /// after another, and in parallel on a threaded context. Tables (numbered
+  /// in order of first use) and lane vectors (whose definitions are
+  /// registered in order of use) keep the translation in one sequence.
   LogicalResult translateProcs(OpBuilder &b, ArrayRef<pg::ProcOp> procs,
                                c::VectorTypes &vectors) {
     MLIRContext *ctx = b.getContext();
-    bool parallel = ctx->isMultithreadingEnabled() && procs.size() > 1 &&
-                    llvm::none_of(procs, [](pg::ProcOp proc) {
-                      return proc
-                          .walk([](Operation *op) {
-                            bool ordered = isa<pg::TableOp>(op) ||
-                                           llvm::any_of(op->getResultTypes(),
-                                                        llvm::IsaPred<VectorType>);
-                            return ordered ? WalkResult::interrupt() : WalkResult::advance();
-                          })
-                          .wasInterrupted();
-                    });
+    bool independent = llvm::none_of(procs, [](pg::ProcOp proc) {
+      return proc
+          .walk([](Operation *op) {
+            bool ordered = isa<pg::TableOp>(op) ||
+                           llvm::any_of(op->getResultTypes(), llvm::IsaPred<VectorType>);
+            return ordered ? WalkResult::interrupt() : WalkResult::advance();
+          })
+          .wasInterrupted();
+    });
     Location loc = b.getUnknownLoc();
-    if (!parallel) {
+    if (!independent) {
       for (pg::ProcOp proc : procs) {
         if (failed(translateProc(b, proc, vectors, helpers)))
           return failure();
