@@ -157,6 +157,7 @@ public:
       emitc::FuncOp fn;
       std::string text;
       std::vector<c::StatementOrigin> origins;
+      int64_t lines = 0; // counted by its printer when tracking
     };
     std::vector<Printed> funcs;
     for (auto fn : module.getOps<emitc::FuncOp>())
@@ -166,7 +167,9 @@ public:
           c::PrintOptions own = options;
           own.origins = options.origins ? &p.origins : nullptr;
           CPrinter printer(out, own);
-          return printer.printFunc(p.fn);
+          LogicalResult ok = printer.printFunc(p.fn);
+          p.lines = printer.lineNo - 1;
+          return ok;
         })))
       return failure();
     auto next = funcs.begin();
@@ -191,8 +194,7 @@ public:
                 os << p.text;
                 for (c::StatementOrigin &o : p.origins)
                   options.origins->push_back({o.cLine + lineNo - 1, std::move(o.from)});
-                if (tracking)
-                  lineNo += llvm::count(p.text, '\n');
+                lineNo += p.lines;
                 return success();
               })
               .Default([&](Operation *other) {
