@@ -40,8 +40,14 @@ std::string c::Tables::use(ElementsAttr values) {
 }
 
 void c::Helpers::add(const std::string &name, std::string definition) {
-  text += definition;
   items.emplace_back(name, std::move(definition));
+}
+
+std::string c::Helpers::definitions() const {
+  std::string text;
+  for (const auto &item : items)
+    text += item.second;
+  return text;
 }
 
 std::string c::Helpers::use(StringRef kind, Type elem) {

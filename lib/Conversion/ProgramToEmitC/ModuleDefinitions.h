@@ -43,7 +43,8 @@ public:
   /// Define the macro SCALY_NO_UNROLL (a Clang loop pragma; nothing under
   /// other compilers), printed before loops with c::kNoUnrollAttr.
   void useNoUnroll();
-  const std::string &definitions() const { return text; }
+  /// The definitions, in the order first used.
+  std::string definitions() const;
   /// Adds what `other` defines and this does not, in `other`'s order: the
   /// helpers of procedures translated apart, merged in procedure order, come
   /// out as if translated in one go.
@@ -51,7 +52,6 @@ public:
 
 private:
   llvm::StringSet<> seen;
-  std::string text;
   /// (name, definition) in the order first used.
   std::vector<std::pair<std::string, std::string>> items;
   void add(const std::string &name, std::string definition);
