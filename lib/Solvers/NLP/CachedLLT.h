@@ -12,6 +12,8 @@
 #ifndef SCALY_SOLVERS_NLP_CACHEDLLT_H
 #define SCALY_SOLVERS_NLP_CACHEDLLT_H
 
+#include "../EliminationTree.h"
+
 #include <Eigen/SparseCholesky>
 
 #include <algorithm>
@@ -81,13 +83,7 @@ public:
           continue;
         entryRow_.push_back(i);
         entrySource_.push_back((int)it.value());
-        int len = 0;
-        for (; tagsOf[i] != k; i = parent[i]) {
-          pattern[len++] = i;
-          tagsOf[i] = k;
-        }
-        while (len > 0)
-          pattern[--top] = pattern[--len];
+        top = solvers::reachFrom(i, k, parent.data(), tagsOf.data(), pattern.data(), top);
       }
       entryStart_.push_back((int)entryRow_.size());
       count[k] = 1; // the diagonal, first in its column

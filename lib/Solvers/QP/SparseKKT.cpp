@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "QPInternal.h"
+#include "../EliminationTree.h"
 
 extern "C" {
 #include <amd.h>
@@ -188,13 +189,7 @@ private:
           continue;
         entryRow_.push_back(i);
         entrySource_.push_back(p);
-        int len = 0;
-        for (; flag_[i] != k; i = parent_[i]) {
-          pattern_[len++] = i;
-          flag_[i] = k;
-        }
-        while (len > 0)
-          pattern_[--top] = pattern_[--len];
+        top = solvers::reachFrom(i, k, parent_.data(), flag_.data(), pattern_.data(), top);
       }
       entryStart_.push_back((int)entryRow_.size());
       for (; top < N_; ++top) {
