@@ -72,6 +72,9 @@ def OutlineEntries : Pass<"scaly-outline-entries", "::mlir::ModuleOp"> {
     modules need no symbol from outside, so a pass pipeline nested on
     `builtin.module` runs on them independently (in parallel when the
     context is threaded); `scaly-merge-entry-modules` puts them back.
+    The modules are listed largest first (by operation count), since the
+    pass manager hands them to its threads in order, and each carries its
+    entry's index among the module's entries as `scaly.entry_index`.
   }];
   let dependentDialects = ["::scaly::expr::ExprDialect"];
 }

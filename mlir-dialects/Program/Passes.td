@@ -61,7 +61,10 @@ def SplitLongProcs : Pass<"scaly-split-long-procs", "::mlir::ModuleOp"> {
 def MergeEntryModules : Pass<"scaly-merge-entry-modules", "::mlir::ModuleOp"> {
   let summary = "Move the symbols of the nested modules made by scaly-outline-entries back into their parent, keeping one copy of identical functions and renaming different ones of the same name";
   let description = [{
-    Nested modules are merged in order; within each, ops keep their order.
+    Nested modules are merged in the order of their `scaly.entry_index`
+    (set by scaly-outline-entries; modules without it first, in their
+    order), all at the place of the first one; within each, ops keep their
+    order.
     A symbol whose name the merged module already has is dropped when the
     two ops are identical (locations included), which is what a function
     reached from several entries usually is. Otherwise one of the two is

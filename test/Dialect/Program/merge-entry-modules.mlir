@@ -166,3 +166,40 @@ module {
   }
 }
 #l = loc("m.py":1:0)
+
+// -----
+
+// Modules marked by scaly-outline-entries (largest first) merge in their
+// entries' order: @f's module (index 0) first, so its @k keeps the name and
+// @g's module, listed first, brings @k_1.
+// CHECK-LABEL: expr.func @k(
+// CHECK:         expr.math exp
+// CHECK-LABEL: expr.func @f(
+// CHECK:         expr.call @k(
+// CHECK-LABEL: expr.func @k_1(
+// CHECK:         expr.math sin
+// CHECK-LABEL: expr.func @g(
+// CHECK:         expr.call @k_1(
+// CHECK-NOT:   scaly.entry_index
+module {
+  module attributes {scaly.entry_index = 1 : i64} {
+    expr.func @k(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+      %n = expr.math sin %x : tensor<f64>
+      expr.return %n : tensor<f64>
+    }
+    expr.func @g(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"], entry} {
+      %n = expr.call @k(%x) : (tensor<f64>) -> tensor<f64>
+      expr.return %n : tensor<f64>
+    }
+  }
+  module attributes {scaly.entry_index = 0 : i64} {
+    expr.func @k(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
+      %n = expr.math exp %x : tensor<f64>
+      expr.return %n : tensor<f64>
+    }
+    expr.func @f(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"], entry} {
+      %n = expr.call @k(%x) : (tensor<f64>) -> tensor<f64>
+      expr.return %n : tensor<f64>
+    }
+  }
+}

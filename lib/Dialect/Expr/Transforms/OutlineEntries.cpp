@@ -15,6 +15,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace scaly::expr {
@@ -89,6 +91,27 @@ struct OutlineEntriesPass : public scaly::expr::impl::OutlineEntriesBase<Outline
       if (users != 1)
         op.erase();
     }
+    orderLargestFirst(modules);
+  }
+
+  /// The pass manager hands sibling modules to its threads in their order,
+  /// each thread taking the next when it is done. The largest entries
+  /// (a Jacobian next to its function, say) go first, so that none starts
+  /// last while the other threads idle. `scaly.entry_index` keeps the
+  /// entries' order for scaly-merge-entry-modules, which the C follows.
+  static void orderLargestFirst(ArrayRef<ModuleOp> modules) {
+    SmallVector<std::pair<int64_t, ModuleOp>> bySize;
+    for (auto [k, entryModule] : llvm::enumerate(modules)) {
+      ModuleOp m = entryModule;
+      m->setAttr("scaly.entry_index",
+                 IntegerAttr::get(IntegerType::get(m.getContext(), 64), (int64_t)k));
+      int64_t ops = 0;
+      m.walk([&](Operation *) { ++ops; });
+      bySize.push_back({ops, m});
+    }
+    llvm::stable_sort(bySize, [](auto &a, auto &b) { return a.first > b.first; });
+    for (auto &[ops, m] : bySize)
+      m->moveBefore(m->getBlock(), m->getBlock()->end());
   }
 };
 

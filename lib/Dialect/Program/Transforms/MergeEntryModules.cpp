@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -103,6 +104,12 @@ void renameApart(Operation *op, Symbols &table, const Symbols &other,
   table[fresh] = op;
 }
 
+/// The index scaly-outline-entries gave the module's entry, or -1.
+int64_t entryIndex(ModuleOp m) {
+  auto index = m->getAttrOfType<IntegerAttr>("scaly.entry_index");
+  return index ? index.getInt() : -1;
+}
+
 struct MergeEntryModulesPass
     : public scaly::prog::impl::MergeEntryModulesBase<MergeEntryModulesPass> {
   void runOnOperation() override {
@@ -110,6 +117,11 @@ struct MergeEntryModulesPass
     auto nested = llvm::to_vector(module.getOps<ModuleOp>());
     if (nested.empty())
       return;
+    // In the entries' order, which scaly-outline-entries recorded when it
+    // put the largest first (modules without the mark first, in their order),
+    // all to where the first nested module is.
+    Operation *place = nested.front();
+    llvm::stable_sort(nested, [](ModuleOp a, ModuleOp b) { return entryIndex(a) < entryIndex(b); });
     Symbols merged;
     SmallVector<Operation *> mergedOps;
     for (Operation &op : module.getOps())
@@ -164,13 +176,14 @@ struct MergeEntryModulesPass
           op->erase();
           continue;
         }
-        op->moveBefore(m);
+        op->moveBefore(place);
         mergedOps.push_back(op);
         if (StringAttr name = symbolName(op))
           merged[name.getValue()] = op;
       }
-      m.erase();
     }
+    for (ModuleOp m : nested)
+      m.erase();
   }
 };
 
