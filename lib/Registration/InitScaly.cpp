@@ -10,13 +10,14 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 void scaly::registerScalyDialects(mlir::DialectRegistry &registry) {
   registry.insert<expr::ExprDialect, prog::ProgDialect, mlir::arith::ArithDialect,
-                  mlir::math::MathDialect, mlir::vector::VectorDialect,
+                  mlir::math::MathDialect, mlir::scf::SCFDialect, mlir::vector::VectorDialect,
                   mlir::emitc::EmitCDialect>();
 }
 

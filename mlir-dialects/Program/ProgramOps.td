@@ -25,7 +25,8 @@ def Prog_Dialect : Dialect {
   let cppNamespace = "::scaly::prog";
   let summary = "Scaly's C-shaped programs: procedures, loops, buffers, workspace";
   let useDefaultTypePrinterParser = 1;
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 class Prog_Op<string mnemonic, list<Trait> traits = []>
@@ -89,12 +90,14 @@ def Prog_ReturnOp : Prog_Op<"return", [Pure, HasParent<"ProcOp">, Terminator, Re
   let assemblyFormat = "attr-dict";
 }
 
-// prog.for, prog.if and prog.while declare no memory effects (not even
-// RecursiveMemoryEffects): upstream's dead-op test on an op with recursive
+// prog.for declares no memory effects (not even RecursiveMemoryEffects, which
+// upstream scf.for has): upstream's dead-op test on an op with recursive
 // effects lists every op of its body first, and the greedy driver reruns it
 // on every loop enclosing each op it changes, which was a third of a
-// render's time. Their effects count as unknown; a loop computing only its
+// render's time. Its effects count as unknown; a loop computing only its
 // unused results is removed by prog.for's own canonicalization pattern.
+// (scf.if and scf.while, which the lowering does not make, keep upstream's
+// traits.)
 def Prog_ForOp : Prog_Op<"for", [SingleBlockImplicitTerminator<"YieldOp">,
     DeclareOpInterfaceMethods<LoopLikeOpInterface, ["getLoopInductionVars",
         "getLoopLowerBounds", "getLoopUpperBounds", "getLoopSteps", "getInitsMutable",
@@ -150,51 +153,16 @@ def Prog_ForOp : Prog_Op<"for", [SingleBlockImplicitTerminator<"YieldOp">,
   }];
 }
 
-def Prog_YieldOp : Prog_Op<"yield", [Pure, ParentOneOf<["ForOp", "IfOp", "WhileOp"]>, Terminator]> {
-  let summary = "end of a loop body or of a branch";
+def Prog_YieldOp : Prog_Op<"yield", [Pure, HasParent<"ForOp">, Terminator]> {
+  let summary = "end of a loop body";
   let description = [{
     Ends a `prog.for` body with the values its carried values take in the
-    next iteration (none when the loop carries none), or a `prog.if` branch
-    or `prog.while` region, which yield no values.
+    next iteration (none when the loop carries none). Branches and while
+    loops are upstream's `scf.if` and `scf.while`, ended by `scf.yield`.
   }];
   let arguments = (ins Variadic<Prog_Value>:$values);
   let builders = [OpBuilder<(ins), [{ /* no values */ }]>];
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
-  let hasVerifier = 1;
-}
-
-def Prog_IfOp : Prog_Op<"if", [NoRegionArguments,
-                               SingleBlockImplicitTerminator<"YieldOp">]> {
-  let summary = "if (condition) { then } else { else }: statements, no results";
-  let description = [{
-    Runs the `then` region when the condition holds, else the `else` region
-    (which may be left out). Values flow out through memory (stores), as in
-    C: the program dialect's statements have no results.
-  }];
-  let arguments = (ins I1:$condition);
-  let regions = (region SizedRegion<1>:$thenRegion, AnyRegion:$elseRegion);
-  let assemblyFormat = "$condition $thenRegion (`else` $elseRegion^)? attr-dict";
-  // A constant condition leaves the branch it takes.
-  let hasCanonicalizer = 1;
-}
-
-def Prog_WhileOp : Prog_Op<"while", [NoRegionArguments]> {
-  let summary = "a while loop: for (;;) { before; if (!condition) break; body }";
-  let description = [{
-    Each trip runs `before`, which ends with `prog.condition %c`; the loop
-    ends when %c is false, else `body` (ending with `prog.yield`) runs and
-    the next trip starts. Solvers' iterations (until converged or a limit)
-    are written with it.
-  }];
-  let regions = (region SizedRegion<1>:$before, SizedRegion<1>:$body);
-  let assemblyFormat = "$before `do` $body attr-dict";
-  let hasVerifier = 1;
-}
-
-def Prog_ConditionOp : Prog_Op<"condition", [Pure, HasParent<"WhileOp">, Terminator]> {
-  let summary = "end of a while loop's `before` region: continue while the operand holds";
-  let arguments = (ins I1:$condition);
-  let assemblyFormat = "$condition attr-dict";
 }
 
 def Prog_ExternOp : Prog_Op<"extern", [Symbol]> {

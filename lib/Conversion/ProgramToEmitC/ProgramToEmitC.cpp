@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "Lanes.h"
 #include "Loops.h"
@@ -405,7 +406,11 @@ private:
           b.create<emitc::CallOpaqueOp>(loc, TypeRange{}, fn, args);
           return success();
         })
-        .Case([&](pg::IfOp o) {
+        .Case([&](scf::IfOp o) -> LogicalResult {
+          // Statements only: values leave a branch through stores, as in C.
+          if (o.getNumResults())
+            return o.emitOpError("with results has no C translation here; the program "
+                                 "dialect's branches store what they compute");
           bool hasElse = !o.getElseRegion().empty();
           auto branch = b.create<emitc::IfOp>(loc, get(o.getCondition()), /*addThenBlock=*/true,
                                               /*addElseBlock=*/hasElse);
@@ -423,14 +428,19 @@ private:
           }
           return success();
         })
-        .Case([&](pg::WhileOp o) {
-          // EmitC has no while loop: for (;;) { before; if (!c) break; body }.
+        .Case([&](scf::WhileOp o) -> LogicalResult {
+          if (o.getNumOperands() || o.getNumResults())
+            return o.emitOpError("carrying values has no C translation here; the program "
+                                 "dialect's while loops keep their state in memory");
+          // EmitC (MLIR 19) has no while loop and no break, and SCFToEmitC
+          // converts scf.for and scf.if only: the loop is printed as
+          // for (;;) { before; if (!c) break; body }, its three lines verbatim.
           b.create<emitc::VerbatimOp>(loc, "for (;;) {");
           Block &before = o.getBefore().front();
           if (failed(translate(before)))
             return failure();
-          auto cond = cast<pg::ConditionOp>(before.getTerminator());
-          Value stop = b.create<emitc::LogicalNotOp>(loc, b.getI1Type(), get(cond.getCondition()));
+          Value stop = b.create<emitc::LogicalNotOp>(loc, b.getI1Type(),
+                                                     get(o.getConditionOp().getCondition()));
           auto exit = b.create<emitc::IfOp>(loc, stop, /*addThenBlock=*/true,
                                             /*addElseBlock=*/false);
           emitc::IfOp::ensureTerminator(exit.getThenRegion(), b, loc);
@@ -439,7 +449,7 @@ private:
             b.setInsertionPoint(exit.getThenRegion().front().getTerminator());
             b.create<emitc::VerbatimOp>(loc, "break;");
           }
-          if (failed(translate(o.getBody().front())))
+          if (failed(translate(o.getAfter().front())))
             return failure();
           b.create<emitc::VerbatimOp>(loc, "}");
           return success();

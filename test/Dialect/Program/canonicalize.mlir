@@ -1,9 +1,9 @@
 // RUN: scaly-opt %s -canonicalize -split-input-file | FileCheck %s
 //
 // The program dialect's folders and canonicalization patterns (ODS
-// hasFolder / hasCanonicalizer): loops of no and of one iteration, prog.if on
-// a constant, offsets without index or bias, offsets of unindexed offsets,
-// constant indices.
+// hasFolder / hasCanonicalizer): loops of no and of one iteration, offsets
+// without index or bias, offsets of unindexed offsets, constant indices; and
+// upstream's scf.if on a constant inside a procedure.
 // The negatives (two iterations, a condition that is not constant, an
 // indexed inner offset, an offset that adds const) stay as they are.
 
@@ -47,7 +47,7 @@ prog.proc @loops(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64
 // CHECK:         %[[TWO:.*]] = arith.constant 2.000000e+00
 // CHECK-NEXT:    prog.store %[[C]] to %{{.*}}[0]
 // CHECK-NEXT:    %[[B:.*]] = prog.load
-// CHECK-NEXT:    prog.if %[[B]] {
+// CHECK-NEXT:    scf.if %[[B]] {
 // CHECK-NEXT:      prog.store %[[TWO]]
 // CHECK-NEXT:    }
 // CHECK-NEXT:    prog.return
@@ -56,17 +56,17 @@ prog.proc @branches(%c: !prog.ptr<const i1>, %y: !prog.ptr<f64>, %w: !prog.ptr<f
   %two = arith.constant 2.0 : f64
   %t = arith.constant true
   %f = arith.constant false
-  prog.if %t {
+  scf.if %t {
     prog.store %one to %y[0] : f64 into !prog.ptr<f64>
   } else {
     prog.store %two to %y[0] : f64 into !prog.ptr<f64>
   }
   // False without an else: nothing.
-  prog.if %f {
+  scf.if %f {
     prog.store %two to %y[0] : f64 into !prog.ptr<f64>
   }
   %b = prog.load %c[0] : !prog.ptr<const i1> -> i1
-  prog.if %b {
+  scf.if %b {
     prog.store %two to %y[0] : f64 into !prog.ptr<f64>
   }
   prog.return
@@ -115,12 +115,15 @@ prog.proc @offsets(%x: !prog.ptr<const f64>, %n: !prog.ptr<const i64>, %y: !prog
 // -----
 
 // A loop whose results nobody uses and whose body only reads and computes
-// (a nested loop too) is removed; one whose body writes stays, and so does
-// one whose result is used.
+// (a nested loop too) is removed; one whose body writes stays (also inside
+// an scf.if), and so does one whose result is used.
 // CHECK-LABEL: prog.proc @dead_loops(
 // CHECK-NOT:     arith.mulf
 // CHECK:         prog.for %{{.*}} = 0 to 4 iter_args(%{{.*}} = %{{.*}}) -> (f64) {
 // CHECK:           prog.store
+// CHECK:         prog.for %{{.*}} = 0 to 4 iter_args(%{{.*}} = %{{.*}}) -> (f64) {
+// CHECK:           scf.if
+// CHECK:             prog.store
 // CHECK:         %[[USED:.*]] = prog.for %{{.*}} = 0 to 4 iter_args(%{{.*}} = %{{.*}}) -> (f64) {
 // CHECK:           arith.addf
 // CHECK:         prog.store %[[USED]]
@@ -139,6 +142,15 @@ prog.proc @dead_loops(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.pt
   }
   %writes = prog.for %i = 0 to 4 iter_args(%s = %zero) -> (f64) {
     prog.store %s to %y[0] : f64 into !prog.ptr<f64>
+    prog.yield %s : f64
+  }
+  %guarded = prog.for %i = 0 to 4 iter_args(%s = %zero) -> (f64) {
+    %p = prog.offset %x[%i] : !prog.ptr<const f64> -> !prog.ptr<const f64>
+    %v = prog.load %p[0] : !prog.ptr<const f64> -> f64
+    %pos = arith.cmpf ogt, %v, %zero : f64
+    scf.if %pos {
+      prog.store %v to %y[0] : f64 into !prog.ptr<f64>
+    }
     prog.yield %s : f64
   }
   %used = prog.for %i = 0 to 4 iter_args(%s = %zero) -> (f64) {

@@ -28,23 +28,12 @@ prog.extern @idx : (index) -> ()
 
 // -----
 
-prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
-  // expected-error @+1 {{'prog.while' op 'before' region must end with prog.condition}}
-  prog.while {
-    prog.yield
-  } do {
-    prog.yield
-  }
-  prog.return
-}
-
-// -----
-
+// A branch ends with scf.yield: prog.yield ends a prog.for body only.
 prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
   %c = arith.constant true
-  prog.if %c {
-    // expected-error @+1 {{'prog.condition' op expects parent op 'prog.while'}}
-    prog.condition %c
+  scf.if %c {
+    // expected-error @+1 {{'prog.yield' op expects parent op 'prog.for'}}
+    prog.yield
   }
   prog.return
 }

@@ -2,7 +2,7 @@
 //
 // Conditionals, while loops and external C functions print as plain C: a
 // declaration for each prog.extern (or an #include of its header), if/else
-// blocks, and for (;;) { ...; if (!c) break; ... } for prog.while.
+// blocks for scf.if, and for (;;) { ...; if (!c) break; ... } for scf.while.
 
 // CHECK:      #include "solver.h"
 // CHECK:      double scaly_test_clip(double, const double*);
@@ -29,21 +29,21 @@ prog.proc @f(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) a
   %half = arith.constant 0.5 : f64
   %v = prog.load %x[0] : !prog.ptr<const f64> -> f64
   %pos = arith.cmpf ogt, %v, %zero : f64
-  prog.if %pos {
+  scf.if %pos {
     %c = prog.call_extern @scaly_test_clip(%v, %x) : (f64, !prog.ptr<const f64>) -> f64
     prog.store %c to %y[0] : f64 into !prog.ptr<f64>
   } else {
     prog.store %zero to %y[0] : f64 into !prog.ptr<f64>
   }
-  prog.while {
+  scf.while : () -> () {
     %cur = prog.load %y[0] : !prog.ptr<f64> -> f64
     %big = arith.cmpf ogt, %cur, %one : f64
-    prog.condition %big
+    scf.condition(%big)
   } do {
     %cur = prog.load %y[0] : !prog.ptr<f64> -> f64
     %next = arith.mulf %cur, %half : f64
     prog.store %next to %y[0] : f64 into !prog.ptr<f64>
-    prog.yield
+    scf.yield
   }
   prog.call_extern @solver_step(%y) : (!prog.ptr<f64>) -> ()
   prog.return

@@ -94,7 +94,8 @@ struct EraseDeadLoop : OpRewritePattern<ForOp> {
     if (loop.getNumResults() == 0 || !loop->use_empty())
       return failure();
     WalkResult writes = loop.getBody().walk([](Operation *op) {
-      if (isa<ForOp, IfOp, WhileOp>(op) || op->hasTrait<OpTrait::IsTerminator>() ||
+      if (isa<ForOp>(op) || op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+          op->hasTrait<OpTrait::IsTerminator>() ||
           isMemoryEffectFree(op))
         return WalkResult::advance();
       auto effects = dyn_cast<MemoryEffectOpInterface>(op);
@@ -112,26 +113,6 @@ struct InlineSingleTripLoop : OpRewritePattern<ForOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ForOp loop, PatternRewriter &rewriter) const override {
     return loop.promoteIfSingleIteration(rewriter);
-  }
-};
-
-/// prog.if on a constant: the branch it takes, inlined (nothing when that is
-/// an absent else).
-struct InlineConstantBranch : OpRewritePattern<IfOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(IfOp branch, PatternRewriter &rewriter) const override {
-    APInt condition;
-    if (!matchPattern(branch.getCondition(), m_ConstantInt(&condition)))
-      return failure();
-    Region &taken = condition.isZero() ? branch.getElseRegion() : branch.getThenRegion();
-    if (!taken.empty()) {
-      Block *block = &taken.front();
-      Operation *terminator = block->getTerminator();
-      rewriter.inlineBlockBefore(block, branch);
-      rewriter.eraseOp(terminator);
-    }
-    rewriter.eraseOp(branch);
-    return success();
   }
 };
 
@@ -168,10 +149,6 @@ struct FoldConstantIndex : OpRewritePattern<OffsetOp> {
 
 void ForOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
   patterns.add<EraseZeroTripLoop, EraseDeadLoop, InlineSingleTripLoop>(context);
-}
-
-void IfOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
-  patterns.add<InlineConstantBranch>(context);
 }
 
 void OffsetOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {

@@ -2,6 +2,7 @@
 
 #include "scaly/Dialect/Program/ProgramDialect.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -241,15 +242,6 @@ LogicalResult ForOp::verifyRegions() {
   return success();
 }
 
-LogicalResult YieldOp::verify() {
-  // A loop's yield is checked against its carried values by prog.for.
-  if (!isa<ForOp>((*this)->getParentOp()) && !getValues().empty())
-    return emitOpError("yields no values in ")
-           << (*this)->getParentOp()->getName() << " (only prog.for carries values), got "
-           << getValues().size();
-  return success();
-}
-
 //===----------------------------------------------------------------------===//
 // Memory ops
 //===----------------------------------------------------------------------===//
@@ -327,14 +319,6 @@ LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &table) {
     return emitOpError("operand types do not match the arguments of @") << getCallee();
   if (proc.getEntry())
     return emitOpError("cannot call the entry procedure @") << getCallee();
-  return success();
-}
-
-LogicalResult WhileOp::verify() {
-  if (!isa<ConditionOp>(getBefore().front().getTerminator()))
-    return emitOpError("'before' region must end with prog.condition");
-  if (!isa<YieldOp>(getBody().front().getTerminator()))
-    return emitOpError("body must end with prog.yield");
   return success();
 }
 

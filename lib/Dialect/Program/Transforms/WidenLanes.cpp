@@ -115,7 +115,7 @@ public:
     varying.insert(iv);
     SmallVector<Access> accesses;
     for (Operation &op : loop.getBodyBlock()->without_terminator()) {
-      if (op.getNumRegions() || isa<CallOp, CallExternOp, ReduceOp, MatmulOp, WhileOp>(op))
+      if (op.getNumRegions() || isa<CallOp, CallExternOp, ReduceOp, MatmulOp>(op))
         return false;
       bool anyVarying = llvm::any_of(op.getOperands(), [&](Value v) { return varying.count(v); });
       if (auto off = dyn_cast<OffsetOp>(op)) {
@@ -336,7 +336,7 @@ struct WidenLanesPass : scaly::prog::impl::WidenLanesBase<WidenLanesPass> {
     getOperation().walk([&](ForOp loop) {
       bool hasInner = false;
       loop.getBodyBlock()->walk([&](Operation *op) {
-        if (isa<ForOp, WhileOp>(op))
+        if (isa<LoopLikeOpInterface>(op)) // prog.for, or an scf.while
           hasInner = true;
       });
       if (!hasInner && !loop->hasAttr("scaly.lanes"))
