@@ -35,6 +35,9 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
   pm.addPass(expr::createDropUnusedResults());
   pm.addPass(createCSEPass());
   pm.addPass(expr::createHoistInvariants());
+  expr::PlanFusionOptions fusion;
+  fusion.scalarizeLimit = scalarizeLimit;
+  pm.addPass(expr::createPlanFusion(fusion));
   LowerToProgramOptions lowerOptions;
   lowerOptions.entry = entry.str();
   lowerOptions.scalarizeLimit = scalarizeLimit;

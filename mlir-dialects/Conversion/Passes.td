@@ -11,7 +11,10 @@ def LowerToProgram : Pass<"scaly-lower-to-program", "::mlir::ModuleOp"> {
     The entry is the expr.func named by `entry` (default: the first one).
     Every element of a small array becomes a scalar SSA value; values that
     must live in memory (operands of kept calls and loops that are not
-    inputs) spill to workspace windows.
+    inputs) spill to workspace windows. A large value whose op
+    scaly-plan-fusion marked `scaly.fused` is computed in the loops that
+    read it; any other large value is stored once (without the plan,
+    nothing is fused).
   }];
   let options = [Option<"entry", "entry", "std::string", "\"\"", "name of the exported function">,
                  Option<"scalarizeLimit", "scalarize-limit", "int64_t", "64",

@@ -60,6 +60,21 @@ def Simplify : Pass<"scaly-simplify", "::mlir::ModuleOp"> {
   let dependentDialects = ["::scaly::expr::ExprDialect"];
 }
 
+def PlanFusion : Pass<"scaly-plan-fusion", "::mlir::ModuleOp"> {
+  let summary = "Mark each op whose large result its consumers compute where they read it (scaly.fused): views always, an elementwise op, concatenation or gather when its result has one use";
+  let description = [{
+    Arrays above `scalarize-limit` elements lower to loops. A marked op is
+    never stored on its own: scaly-lower-to-program computes its elements in
+    the loop of each consumer (a chain of single-use elementwise ops is one
+    loop), and stores exactly the large values without the mark. Broadcast,
+    transpose and slice are always marked; reshape never (it reads its
+    operand's storage, or is read through when its operand is). Marks left
+    by an earlier run are recomputed.
+  }];
+  let options = [Option<"scalarizeLimit", "scalarize-limit", "int64_t", "64",
+                        "arrays with at most this many elements are scalarized (never marked)">];
+}
+
 def OutlineEntries : Pass<"scaly-outline-entries", "::mlir::ModuleOp"> {
   let summary = "Move each entry of a module of several, with a copy of every function it reaches, into a nested builtin.module of its own, so a nested pipeline lowers the entries in parallel";
   let description = [{

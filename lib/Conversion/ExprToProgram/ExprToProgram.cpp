@@ -207,19 +207,14 @@ LogicalResult ProcLowering::lowerOps(Block &block) {
   return success();
 }
 
-bool ProcLowering::isElementwise(Operation *op) {
-  return isa<ex::AddOp, ex::SubOp, ex::MulOp, ex::DivOp, ex::NegOp, ex::MathOp, ex::Math2Op,
-             ex::CmpOp, ex::SelectOp, ex::CastOp>(op);
-}
+bool ProcLowering::isElementwise(Operation *op) { return ex::isElementwise(op); }
 
 bool ProcLowering::staysLazy(Operation *op) {
-  if (isa<ex::BroadcastOp, ex::TransposeOp, ex::SliceOp>(op))
-    return true;
+  // A reshape is read through when its operand is; anything else as
+  // scaly-plan-fusion decided.
   if (auto r = dyn_cast<ex::ReshapeOp>(op))
     return values[r.getOperand()].lazy;
-  if (isa<ex::ConcatOp, ex::GatherOp>(op))
-    return op->getResult(0).hasOneUse();
-  return isElementwise(op) && op->getResult(0).hasOneUse();
+  return op->hasAttr(ex::kFusedAttr);
 }
 
 LogicalResult ProcLowering::lowerOp(Operation *op) {

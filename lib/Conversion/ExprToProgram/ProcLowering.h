@@ -175,8 +175,8 @@ private:
 
   static bool isElementwise(Operation *op);
 
-  /// Whether a large result is left lazy (computed where it is used): views
-  /// always; computations when used once, so nothing is computed twice.
+  /// Whether a large result is left lazy (computed where it is used): as
+  /// scaly-plan-fusion marked it (scaly.fused), or a reshape of a lazy value.
   bool staysLazy(Operation *op);
 
   LogicalResult lowerOp(Operation *op);

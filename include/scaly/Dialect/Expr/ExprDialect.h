@@ -37,6 +37,14 @@ std::string cMathName(llvm::StringRef fn, mlir::Type elementType);
 mlir::RankedTensorType withLeadingAxis(mlir::Type type, int64_t count);
 /// The functions a module exports: those marked `entry`, else its first.
 llvm::SmallVector<FuncOp> entryFunctions(mlir::ModuleOp module);
+/// Whether `op` is an elementwise expr op (add, mul, math, cmp, select,
+/// cast, ...: the Elementwise trait).
+inline bool isElementwise(mlir::Operation *op) {
+  return llvm::isa<ExprDialect>(op->getDialect()) && op->hasTrait<mlir::OpTrait::Elementwise>();
+}
+/// The mark scaly-plan-fusion puts on an op whose large result its consumers
+/// compute where they read it (never stored on its own).
+inline constexpr llvm::StringLiteral kFusedAttr = "scaly.fused";
 /// The shortest chain of calls that becomes one expr.scan (shorter chains
 /// keep their calls): the rule of scaly-roll-call-chains, and of the tracer,
 /// which rolls a chain as it is traced.

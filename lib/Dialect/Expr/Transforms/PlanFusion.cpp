@@ -1,0 +1,60 @@
+//===- PlanFusion.cpp - which large values are computed in their consumers -===//
+//
+// Arrays above the scalarization limit lower to loops. An elementwise op, a
+// concatenation or a gather whose result has one use need not be stored: its
+// consumer's loop computes each element where it reads it, so a chain such
+// as (2*x).sin() + 1 is one loop. Views (broadcast, transpose, slice) are
+// always read through, whatever their uses: an element of a view is an
+// element of its operand at another index. This pass makes that decision
+// visible and testable on its own: it marks each such op `scaly.fused`, and
+// scaly-lower-to-program stores exactly the large values that carry no mark.
+// A reshape is never marked: it reads its operand's storage, or is read
+// through when its operand is.
+//
+//===----------------------------------------------------------------------===//
+
+#include "scaly/Dialect/Expr/Passes.h"
+
+#include "scaly/Dialect/Expr/ExprDialect.h"
+
+namespace scaly::expr {
+#define GEN_PASS_DEF_PLANFUSION
+#include "scaly/Dialect/Expr/Passes.h.inc"
+} // namespace scaly::expr
+
+using namespace mlir;
+using namespace scaly::expr;
+
+namespace {
+
+/// Whether the large result of `op` is computed in its consumers.
+bool fusedIntoConsumers(Operation *op) {
+  if (isa<BroadcastOp, TransposeOp, SliceOp>(op))
+    return true;
+  bool singleUse = op->getResult(0).hasOneUse();
+  if (isa<ConcatOp, GatherOp>(op))
+    return singleUse;
+  return isElementwise(op) && singleUse;
+}
+
+struct PlanFusionPass : public scaly::expr::impl::PlanFusionBase<PlanFusionPass> {
+  using PlanFusionBase::PlanFusionBase;
+
+  void runOnOperation() override {
+    if (scalarizeLimit < 0) {
+      getOperation().emitError("scaly-plan-fusion: scalarize-limit must be at least 0, got ")
+          << static_cast<int64_t>(scalarizeLimit);
+      return signalPassFailure();
+    }
+    MLIRContext *ctx = &getContext();
+    getOperation().walk([&](Operation *op) {
+      if (op->getNumResults() != 1 || !isa<ExprDialect>(op->getDialect()))
+        return;
+      op->removeAttr(kFusedAttr);
+      if (numElements(op->getResult(0).getType()) > scalarizeLimit && fusedIntoConsumers(op))
+        op->setAttr(kFusedAttr, UnitAttr::get(ctx));
+    });
+  }
+};
+
+} // namespace

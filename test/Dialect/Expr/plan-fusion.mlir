@@ -1,0 +1,52 @@
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" | FileCheck %s
+// RUN: not scaly-opt %s --scaly-plan-fusion="scalarize-limit=-1" 2>&1 | FileCheck %s --check-prefix=BAD
+//
+// Above scalarize-limit, an elementwise op, a concatenation or a gather
+// whose result has one use is marked scaly.fused (its consumer computes it
+// where it reads it); one with two uses is not (it is stored once): @chain's
+// mul and add (the add is returned and reshaped). Views
+// (broadcast, transpose, slice) are marked whatever their uses. A reshape,
+// a reduction, a small op and a stale mark on an op that no longer
+// qualifies carry no mark.
+
+// CHECK-LABEL: expr.func @chain(
+// CHECK:         expr.broadcast {{.*}} {scaly.fused}
+// CHECK:         %[[TWICE:.*]] = expr.mul {{[^{]*}}: tensor<8xf64>{{$}}
+// CHECK:         expr.math sin %[[TWICE]] {scaly.fused}
+// CHECK:         expr.add {{[^{]*}}: tensor<8xf64>{{$}}
+// CHECK:         expr.reshape {{[^{]*}}{{$}}
+// CHECK:         expr.transpose {{.*}} {scaly.fused}
+// CHECK:         expr.reduce {{[^{]*}}{{$}}
+// CHECK:         expr.neg {{[^{]*}}: tensor<4xf64>{{$}}
+expr.func @chain(%x: tensor<8xf64>, %s: tensor<4xf64>) -> (tensor<8xf64>, tensor<4x2xf64>, tensor<f64>, tensor<4xf64>) attributes {arg_names = ["x", "s"], res_names = ["y", "t", "r", "n"]} {
+  %c = expr.constant dense<2.0> : tensor<f64>
+  %b = expr.broadcast %c : tensor<f64> to tensor<8xf64>
+  %twice = expr.mul %b, %x {scaly.fused} : tensor<8xf64>
+  %sin = expr.math sin %twice : tensor<8xf64>
+  %sum = expr.add %sin, %twice : tensor<8xf64>
+  %m = expr.reshape %sum : tensor<8xf64> to tensor<2x4xf64>
+  %t = expr.transpose %m [1, 0] : tensor<2x4xf64> to tensor<4x2xf64>
+  %r = expr.reduce sum %x axes [0] : tensor<8xf64> to tensor<f64>
+  %n = expr.neg %s : tensor<4xf64>
+  expr.return %sum, %t, %r, %n : tensor<8xf64>, tensor<4x2xf64>, tensor<f64>, tensor<4xf64>
+}
+
+// -----
+
+// CHECK-LABEL: expr.func @parts(
+// CHECK:         expr.concat {{.*}} {axis = 0 : i64, scaly.fused}
+// CHECK:         expr.gather {{.*}} {scaly.fused}
+// CHECK:         %[[KEPT:.*]] = expr.concat {{.*}} {axis = 0 : i64} :
+// CHECK:         expr.add %[[KEPT]], %[[KEPT]] {scaly.fused}
+expr.func @parts(%x: tensor<6xf64>, %y: tensor<6xf64>) -> (tensor<12xf64>, tensor<12xf64>) attributes {arg_names = ["x", "y"], res_names = ["a", "b"]} {
+  %once = expr.concat %x, %y {axis = 0 : i64} : (tensor<6xf64>, tensor<6xf64>) -> tensor<12xf64>
+  %g = expr.gather %once [11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0] : tensor<12xf64> to tensor<12xf64>
+  %twice = expr.concat %y, %x {axis = 0 : i64} : (tensor<6xf64>, tensor<6xf64>) -> tensor<12xf64>
+  %b = expr.add %twice, %twice : tensor<12xf64>
+  expr.return %g, %b : tensor<12xf64>, tensor<12xf64>
+}
+
+// BAD: scaly-plan-fusion: scalarize-limit must be at least 0, got -1
+expr.func @bad(%x: tensor<8xf64>) -> tensor<8xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  expr.return %x : tensor<8xf64>
+}
