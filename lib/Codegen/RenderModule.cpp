@@ -38,6 +38,9 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
   expr::PlanFusionOptions fusion;
   fusion.scalarizeLimit = scalarizeLimit;
   pm.addPass(expr::createPlanFusion(fusion));
+  expr::PlanLoopOrdersOptions orders;
+  orders.scalarizeLimit = scalarizeLimit;
+  pm.addPass(expr::createPlanLoopOrders(orders));
   LowerToProgramOptions lowerOptions;
   lowerOptions.entry = entry.str();
   lowerOptions.scalarizeLimit = scalarizeLimit;

@@ -75,6 +75,22 @@ def PlanFusion : Pass<"scaly-plan-fusion", "::mlir::ModuleOp"> {
                         "arrays with at most this many elements are scalarized (never marked)">];
 }
 
+def PlanLoopOrders : Pass<"scaly-plan-loop-orders", "::mlir::ModuleOp"> {
+  let summary = "Mark scaly.loop_order on the ops lowered in a loop order other than one loop per result axis: `rows` (a reduction over one axis that is not the last, into a large result) and `blocks` (a large float value computed with arithmetic through a transpose that moves the last axis: 4 x 4 register blocks)";
+  let description = [{
+    Runs after scaly-plan-fusion, whose marks say which values are computed
+    where they are read. "rows": row accumulation, the first row copied into
+    the result and each later row combined into it with a contiguous inner
+    loop (NumPy's order). "blocks": the value's last two axes (at least 4
+    each) are stored in 4 x 4 blocks, each block's 16 elements read before
+    its four row stores; only when computing it takes arithmetic alone (a
+    libm call per element keeps the plain nest, which lanes widen). Marks
+    left by an earlier run are recomputed.
+  }];
+  let options = [Option<"scalarizeLimit", "scalarize-limit", "int64_t", "64",
+                        "arrays with at most this many elements are scalarized (never marked)">];
+}
+
 def OutlineEntries : Pass<"scaly-outline-entries", "::mlir::ModuleOp"> {
   let summary = "Move each entry of a module of several, with a copy of every function it reaches, into a nested builtin.module of its own, so a nested pipeline lowers the entries in parallel";
   let description = [{

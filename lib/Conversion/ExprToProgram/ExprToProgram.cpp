@@ -14,6 +14,7 @@
 #include "scaly/Conversion/Passes.h"
 
 #include "ProcLowering.h"
+#include "scaly/Dialect/Expr/ShapeRules.h"
 #include "ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -102,23 +103,9 @@ Value ProcLowering::element(const Stored &s, int64_t k, Location loc) {
 
 std::optional<int64_t> ProcLowering::contiguousStart(ex::SliceOp o) {
   SmallVector<int64_t> in = shapeOf(o.getOperand()), out = shapeOf(o);
-  ArrayRef<int64_t> starts = o.getStarts(), steps = o.getSteps();
-  if (ex::numElements(o.getType()) == 0)
-    return 0;
-  int64_t d = static_cast<int64_t>(in.size()) - 1;
-  // Inner axes taken whole.
-  while (d >= 0 && starts[d] == 0 && steps[d] == 1 && out[d] == in[d])
-    --d;
-  // One axis taken as a run, every outer axis at a single index.
-  if (d >= 0 && out[d] != 1 && steps[d] != 1)
-    return std::nullopt;
-  for (int64_t j = 0; j < d; ++j)
-    if (out[j] != 1)
-      return std::nullopt;
-  int64_t lin = 0;
-  for (size_t j = 0; j < in.size(); ++j)
-    lin = lin * in[j] + starts[j];
-  return lin;
+  return ex::shape::contiguousStart({in.begin(), in.end()}, {out.begin(), out.end()},
+                                    {o.getStarts().begin(), o.getStarts().end()},
+                                    {o.getSteps().begin(), o.getSteps().end()});
 }
 
 SmallVector<Value> ProcLowering::elements(Value v, Location loc) {

@@ -1,22 +1,21 @@
 //===- LoopStrategies.cpp - loop orders for strided reductions and copies -===//
 //
-// The strategy step of the structured lowering that picks a loop order other
-// than "one loop per result axis, in order" where that order would walk
-// memory with a large stride. lowerReduce and materialize ask it first and
-// fall back to the plain lowering when it declines.
+// The loops of the two orders scaly-plan-loop-orders picks where "one loop
+// per result axis, in order" would walk memory with a large stride (its
+// scaly.loop_order marks; lowerReduce and materialize fall back to the plain
+// lowering for an op without one, or when the mark does not apply).
 //
-//  * Row accumulation (a reduction over one axis that is not the last, with a
-//    large result: `X.sum(axis=0)`): the result is initialized with the first
-//    row (slice 0 of the reduced axis) and every later row is combined into
-//    it, the innermost loop running over the contiguous trailing axes, so it
-//    reads and writes consecutive elements and vectorizes. This is NumPy's own
-//    order for such reductions (its iterator puts the contiguous axis inside
-//    and adds one row at a time), so the result is NumPy's bit for bit; it is
-//    sequential, not pairwise, over the reduced axis, as NumPy's is. A strided
-//    pairwise sum per column (the plain lowering) took 3-9x NumPy's time.
+//  * Row accumulation ("rows", `X.sum(axis=0)`): the result is initialized
+//    with the first row (slice 0 of the reduced axis) and every later row is
+//    combined into it, the innermost loop running over the contiguous
+//    trailing axes, so it reads and writes consecutive elements and
+//    vectorizes. This is NumPy's own order for such reductions (its iterator
+//    puts the contiguous axis inside and adds one row at a time), so the
+//    result is NumPy's bit for bit; it is sequential, not pairwise, over the
+//    reduced axis, as NumPy's is. A strided pairwise sum per column (the
+//    plain lowering) took 3-9x NumPy's time.
 //
-//  * Register blocks (a result computed through a transpose that moves the
-//    last axis, with arithmetic only: `X.T + 0`, `2 * X.T - Y`): the last two
+//  * Register blocks ("blocks", `X.T + 0`, `2 * X.T - Y`): the last two
 //    result axes are walked in 4 x 4 blocks. Each block computes its 16
 //    elements into named variables (four consecutive elements of each of
 //    four source rows, all read before any store) and stores each of its four
@@ -25,8 +24,7 @@
 //    strided scalar read per element, took 2.6x NumPy's time at 2000 x 2000
 //    (NumPy's `X.T + 0` keeps the Fortran order: a contiguous copy); the
 //    blocks 1.8x. 32 x 32 tiles of scalar loads and stores, or tiles of
-//    blocks, measured no faster here. A result with libm calls keeps the
-//    plain nest, whose inner loop vector lanes widen.
+//    blocks, measured no faster here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,7 +43,15 @@ constexpr int64_t kRowGroup = 4;
 constexpr int64_t kBlock = 4;
 } // namespace
 
+/// Whether scaly-plan-loop-orders marked `op` with `order`.
+static bool hasLoopOrder(Operation *op, StringRef order) {
+  auto mark = op ? op->getAttrOfType<StringAttr>(ex::kLoopOrderAttr) : StringAttr();
+  return mark && mark.getValue() == order;
+}
+
 bool ProcLowering::accumulateRows(ex::ReduceOp o) {
+  if (!hasLoopOrder(o, "rows"))
+    return false;
   Value in = o.getOperand();
   SmallVector<int64_t> shape = shapeOf(in);
   ArrayRef<int64_t> axes = o.getAxes();
@@ -127,36 +133,14 @@ bool ProcLowering::accumulateRows(ex::ReduceOp o) {
   return true;
 }
 
-bool ProcLowering::readsTransposed(Value v, bool &found) {
-  const Stored &s = values[v];
-  if (!s.lazy)
-    return true;
-  Operation *op = v.getDefiningOp();
-  if (auto t = dyn_cast<ex::TransposeOp>(op)) {
-    ArrayRef<int64_t> perm = t.getPermutation();
-    found |= !perm.empty() && perm.back() != static_cast<int64_t>(perm.size()) - 1;
-    return readsTransposed(t.getOperand(), found);
-  }
-  if (isa<ex::ConstantOp>(op))
-    return true;
-  if (isa<ex::BroadcastOp, ex::SliceOp>(op))
-    return readsTransposed(op->getOperand(0), found);
-  // Arithmetic only: a libm call per element is better left to the plain
-  // nest, whose inner loop vector lanes widen.
-  if (!isa<ex::AddOp, ex::SubOp, ex::MulOp, ex::DivOp, ex::NegOp, ex::CastOp, ex::CmpOp,
-           ex::SelectOp>(op))
-    return false;
-  return llvm::all_of(op->getOperands(), [&](Value x) { return readsTransposed(x, found); });
-}
-
 bool ProcLowering::materializeBlocked(Value v, Value dst, Location loc) {
   SmallVector<int64_t> shape = shapeOf(v);
   size_t rank = shape.size();
   if (rank < 2 || shape[rank - 2] < kBlock || shape[rank - 1] < kBlock ||
       !isa<FloatType>(elementOf(v.getType())))
     return false;
-  bool found = false;
-  if (!readsTransposed(v, found) || !found)
+  // Only a value computed here (not a stored one copied).
+  if (!values[v].lazy || !hasLoopOrder(v.getDefiningOp(), "blocks"))
     return false;
   OpBuilder::InsertionGuard guard(b);
   SmallVector<Ix> lead = openLoops(ArrayRef<int64_t>(shape).drop_back(2), loc);

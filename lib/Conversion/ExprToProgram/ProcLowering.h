@@ -208,20 +208,15 @@ private:
   // Loop strategies (LoopStrategies.cpp): loop orders that avoid large strides
   //===--------------------------------------------------------------------===//
 
-  /// A large reduction over one axis that is not the last, into a large
-  /// result, as row accumulation: the first row copied into the result, then
-  /// each later row combined into it with a contiguous inner loop (NumPy's
-  /// order). False, and nothing built, when the strategy does not apply.
+  /// A reduction marked "rows" (scaly-plan-loop-orders), as row
+  /// accumulation: the first row copied into the result, then each later row
+  /// combined into it with a contiguous inner loop (NumPy's order). False,
+  /// and nothing built, without the mark or when the strategy does not apply.
   bool accumulateRows(ex::ReduceOp o);
 
-  /// Whether the lazy value `v` is computed by arithmetic only from values
-  /// in memory and constants; `found` is set when it reads a transpose that
-  /// moves the last axis (strided reads along the result's rows).
-  bool readsTransposed(Value v, bool &found);
-
-  /// Materialize `v` into `dst` in 4 x 4 blocks of its last two axes, each
-  /// row of a block one store of four values, when it reads such a transpose
-  /// with arithmetic only. False, and nothing built, otherwise.
+  /// Materialize `v`, computed here and marked "blocks", into `dst` in 4 x 4
+  /// blocks of its last two axes, each row of a block one store of four
+  /// values. False, and nothing built, otherwise.
   bool materializeBlocked(Value v, Value dst, Location loc);
 
   LogicalResult lowerMatmul(ex::MatmulOp o);

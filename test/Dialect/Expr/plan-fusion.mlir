@@ -5,7 +5,8 @@
 // whose result has one use is marked scaly.fused (its consumer computes it
 // where it reads it); one with two uses is not (it is stored once): @chain's
 // mul and add (the add is returned and reshaped). Views
-// (broadcast, transpose, slice) are marked whatever their uses. A reshape,
+// (broadcast, transpose, slice) are marked whatever their uses, except a
+// slice that is a pointer into a stored value. A reshape,
 // a reduction, a small op and a stale mark on an op that no longer
 // qualifies carry no mark.
 
@@ -44,6 +45,24 @@ expr.func @parts(%x: tensor<6xf64>, %y: tensor<6xf64>) -> (tensor<12xf64>, tenso
   %twice = expr.concat %y, %x {axis = 0 : i64} : (tensor<6xf64>, tensor<6xf64>) -> tensor<12xf64>
   %b = expr.add %twice, %twice : tensor<12xf64>
   expr.return %g, %b : tensor<12xf64>, tensor<12xf64>
+}
+
+// -----
+
+// A slice that is one contiguous run of a stored value is a view (a pointer
+// into it): no mark. A strided slice, or any slice of a value computed in
+// place, is read through: marked.
+// CHECK-LABEL: expr.func @slices(
+// CHECK:         expr.slice %{{.*}} starts [1, 0] steps [1, 1] : tensor<4x4xf64> to tensor<3x4xf64>
+// CHECK:         expr.slice %{{.*}} starts [0, 0] steps [2, 1] {scaly.fused}
+// CHECK:         %[[NEG:.*]] = expr.neg %{{.*}} {scaly.fused}
+// CHECK:         expr.slice %[[NEG]] starts [1, 0] steps [1, 1] {scaly.fused}
+expr.func @slices(%x: tensor<4x4xf64>) -> (tensor<3x4xf64>, tensor<2x4xf64>, tensor<3x4xf64>) attributes {arg_names = ["x"], res_names = ["a", "b", "c"]} {
+  %a = expr.slice %x starts [1, 0] steps [1, 1] : tensor<4x4xf64> to tensor<3x4xf64>
+  %b = expr.slice %x starts [0, 0] steps [2, 1] : tensor<4x4xf64> to tensor<2x4xf64>
+  %n = expr.neg %x : tensor<4x4xf64>
+  %c = expr.slice %n starts [1, 0] steps [1, 1] : tensor<4x4xf64> to tensor<3x4xf64>
+  expr.return %a, %b, %c : tensor<3x4xf64>, tensor<2x4xf64>, tensor<3x4xf64>
 }
 
 // BAD: scaly-plan-fusion: scalarize-limit must be at least 0, got -1

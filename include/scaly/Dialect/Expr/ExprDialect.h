@@ -45,6 +45,13 @@ inline bool isElementwise(mlir::Operation *op) {
 /// The mark scaly-plan-fusion puts on an op whose large result its consumers
 /// compute where they read it (never stored on its own).
 inline constexpr llvm::StringLiteral kFusedAttr = "scaly.fused";
+/// Whether lowering computes `v` where it is read, as scaly-plan-fusion's
+/// marks say: a value above `limit` elements of a marked op, a reshape of
+/// such a value, or a large splat constant (PlanFusion.cpp).
+bool computedInPlace(mlir::Value v, int64_t limit);
+/// The loop order scaly-plan-loop-orders picked for an op ("rows" for a
+/// reduction, "blocks" for a value computed through a transpose).
+inline constexpr llvm::StringLiteral kLoopOrderAttr = "scaly.loop_order";
 /// The shortest chain of calls that becomes one expr.scan (shorter chains
 /// keep their calls): the rule of scaly-roll-call-chains, and of the tracer,
 /// which rolls a chain as it is traced.

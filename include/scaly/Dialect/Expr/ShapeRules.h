@@ -15,6 +15,7 @@
 #define SCALY_DIALECT_EXPR_SHAPERULES_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,12 @@ Shape transpose(const Shape &in, const std::vector<int64_t> &perm, std::string &
 Shape slice(const Shape &in, const std::vector<int64_t> &starts,
             const std::vector<int64_t> &steps, const std::vector<int64_t> &sizes,
             std::string &error);
+/// When the slice of `in` with `starts` and `steps` giving `out` picks one
+/// contiguous run of the operand's row-major elements, the offset of its
+/// first element (a view: a pointer into the operand); otherwise nothing.
+std::optional<int64_t> contiguousStart(const Shape &in, const Shape &out,
+                                       const std::vector<int64_t> &starts,
+                                       const std::vector<int64_t> &steps);
 
 /// Reduction over `axes` (sorted, distinct, in range): the result drops them.
 Shape reduce(const Shape &in, const std::vector<int64_t> &axes, std::string &error);

@@ -188,4 +188,25 @@ Shape scatter(const Shape &values, const int64_t *positions, size_t count, const
   return out;
 }
 
+std::optional<int64_t> contiguousStart(const Shape &in, const Shape &out,
+                                       const std::vector<int64_t> &starts,
+                                       const std::vector<int64_t> &steps) {
+  if (count(out) == 0)
+    return 0;
+  int64_t d = static_cast<int64_t>(in.size()) - 1;
+  // Inner axes taken whole.
+  while (d >= 0 && starts[d] == 0 && steps[d] == 1 && out[d] == in[d])
+    --d;
+  // One axis taken as a run, every outer axis at a single index.
+  if (d >= 0 && out[d] != 1 && steps[d] != 1)
+    return std::nullopt;
+  for (int64_t j = 0; j < d; ++j)
+    if (out[j] != 1)
+      return std::nullopt;
+  int64_t lin = 0;
+  for (size_t j = 0; j < in.size(); ++j)
+    lin = lin * in[j] + starts[j];
+  return lin;
+}
+
 } // namespace scaly::expr::shape

@@ -9,13 +9,15 @@
 // visible and testable on its own: it marks each such op `scaly.fused`, and
 // scaly-lower-to-program stores exactly the large values that carry no mark.
 // A reshape is never marked: it reads its operand's storage, or is read
-// through when its operand is.
+// through when its operand is; nor is a slice that is one contiguous run of
+// a stored operand (a pointer into it).
 //
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Dialect/Expr/Passes.h"
 
 #include "scaly/Dialect/Expr/ExprDialect.h"
+#include "scaly/Dialect/Expr/ShapeRules.h"
 
 namespace scaly::expr {
 #define GEN_PASS_DEF_PLANFUSION
@@ -27,15 +29,44 @@ using namespace scaly::expr;
 
 namespace {
 
-/// Whether the large result of `op` is computed in its consumers.
-bool fusedIntoConsumers(Operation *op) {
-  if (isa<BroadcastOp, TransposeOp, SliceOp>(op))
+/// Whether the large result of `op` is computed in its consumers (the
+/// marks of the ops before it already set).
+bool fusedIntoConsumers(Operation *op, int64_t limit) {
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    auto shapeOf = [](Value v) {
+      ArrayRef<int64_t> s = cast<RankedTensorType>(v.getType()).getShape();
+      return shape::Shape(s.begin(), s.end());
+    };
+    bool view = !computedInPlace(slice.getOperand(), limit) &&
+                shape::contiguousStart(shapeOf(slice.getOperand()), shapeOf(slice),
+                                       {slice.getStarts().begin(), slice.getStarts().end()},
+                                       {slice.getSteps().begin(), slice.getSteps().end()});
+    return !view;
+  }
+  if (isa<BroadcastOp, TransposeOp>(op))
     return true;
   bool singleUse = op->getResult(0).hasOneUse();
   if (isa<ConcatOp, GatherOp>(op))
     return singleUse;
   return isElementwise(op) && singleUse;
 }
+
+} // namespace
+
+bool scaly::expr::computedInPlace(Value v, int64_t limit) {
+  Operation *def = v.getDefiningOp();
+  if (!def || numElements(v.getType()) <= limit)
+    return false;
+  if (def->hasAttr(kFusedAttr))
+    return true;
+  if (auto r = dyn_cast<ReshapeOp>(def))
+    return computedInPlace(r.getOperand(), limit);
+  if (auto c = dyn_cast<ConstantOp>(def))
+    return cast<DenseElementsAttr>(c.getValue()).isSplat();
+  return false;
+}
+
+namespace {
 
 struct PlanFusionPass : public scaly::expr::impl::PlanFusionBase<PlanFusionPass> {
   using PlanFusionBase::PlanFusionBase;
@@ -51,7 +82,8 @@ struct PlanFusionPass : public scaly::expr::impl::PlanFusionBase<PlanFusionPass>
       if (op->getNumResults() != 1 || !isa<ExprDialect>(op->getDialect()))
         return;
       op->removeAttr(kFusedAttr);
-      if (numElements(op->getResult(0).getType()) > scalarizeLimit && fusedIntoConsumers(op))
+      if (numElements(op->getResult(0).getType()) > scalarizeLimit &&
+          fusedIntoConsumers(op, scalarizeLimit))
         op->setAttr(kFusedAttr, UnitAttr::get(ctx));
     });
   }
