@@ -80,7 +80,7 @@ public:
 private:
   // Set up on the first solve, for the Hessian mode it used.
   void buildPattern(const Oracles &o, bool bfgs);
-  bool positiveDefinite(const std::vector<double> &p, double delta);
+  bool positiveDefinite(const std::vector<double> &p, double delta, bool hessianOnly = false);
   double regularize(const std::vector<double> &p, double initial);
   void convexify(const Oracles &o, const Iterate &it, const SolveData &data, double initial);
   int solveQp(const Oracles &o, const Options &opt, const Iterate &it, const SolveData &data,
@@ -103,6 +103,11 @@ private:
   Eigen::MatrixXd bfgs_;
   Vec lastLamG_, lastLamX_;
   CachedLLT llt_;
+  // The same test for values on the Hessian's entries and the diagonal only
+  // (the others zero: J'J's, before convexify adds it), which leaves out
+  // the factor's entries that are then zero (see CachedLLT::analyze).
+  CachedLLT hessianLlt_;
+  std::vector<char> hessianEntry_; // per entry of P: on the Hessian's pattern or the diagonal
   std::vector<int32_t> eColptr_, eRowind_, epColptr_, epRowind_; // elastic patterns
   // Per row of J, the products J_ik J_il it adds to P's entry (k, l), k <= l.
   struct Product {
@@ -181,16 +186,32 @@ void SqpBackend::buildPattern(const Oracles &o, bool bfgs) {
   }
 }
 
-bool SqpBackend::positiveDefinite(const std::vector<double> &p, double delta) {
+/// Whether P + delta I (P's values `p`) is positive definite. `hessianOnly`:
+/// p is zero outside the Hessian's entries and the diagonal, and then the
+/// test takes the short factorization that decides the same (a non-finite
+/// value, which would spread where that factorization does not look, takes
+/// the whole one).
+bool SqpBackend::positiveDefinite(const std::vector<double> &p, double delta, bool hessianOnly) {
   int n = (int)diagP_.size();
   shifted_ = p;
+  bool finite = true;
   for (int j = 0; j < n; ++j)
     shifted_[diagP_[j]] += delta;
   if (!analyzed_) {
     llt_.analyze(n, pColptr_, pRowind_);
+    hessianEntry_.assign(pRowind_.size(), 0);
+    for (int k : hessToP_)
+      if (k >= 0)
+        hessianEntry_[k] = 1;
+    for (int k : diagP_)
+      hessianEntry_[k] = 1;
+    hessianLlt_.analyze(n, pColptr_, pRowind_, &hessianEntry_);
     analyzed_ = true;
   }
-  return llt_.factor(shifted_.data());
+  if (hessianOnly)
+    for (double v : shifted_)
+      finite = finite && std::isfinite(v);
+  return (hessianOnly && finite ? hessianLlt_ : llt_).factor(shifted_.data());
 }
 
 /// The delta to add to H's diagonal: 0 when H is positive definite (to a
@@ -225,7 +246,7 @@ void SqpBackend::convexify(const Oracles &o, const Iterate &it, const SolveData 
   double scale = 1.0;
   for (double v : pValues_)
     scale = std::max(scale, std::fabs(v));
-  if (positiveDefinite(pValues_, 1e-12 * scale))
+  if (positiveDefinite(pValues_, 1e-12 * scale, true))
     return;
   // Residual of each predicted-active row (NaN: not active).
   std::vector<double> &residual = residual_, &boundResidual = boundResidual_;
