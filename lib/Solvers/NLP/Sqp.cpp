@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -38,6 +39,36 @@ namespace {
 
 using Vec = Eigen::VectorXd;
 using SpMat = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+
+/// The largest of 1 and the values' magnitudes (NaNs passed over, as
+/// std::max passes them): in four interleaved maxima, which overlap (a
+/// maximum is exact in any order).
+double sizeOf(const std::vector<double> &values) {
+  double m0 = 1.0, m1 = 1.0, m2 = 1.0, m3 = 1.0;
+  const size_t size = values.size(), body = size & ~size_t(3);
+  size_t i = 0;
+  for (; i < body; i += 4) {
+    m0 = std::max(m0, std::fabs(values[i]));
+    m1 = std::max(m1, std::fabs(values[i + 1]));
+    m2 = std::max(m2, std::fabs(values[i + 2]));
+    m3 = std::max(m3, std::fabs(values[i + 3]));
+  }
+  for (; i < size; ++i)
+    m0 = std::max(m0, std::fabs(values[i]));
+  return std::max(std::max(m0, m1), std::max(m2, m3));
+}
+
+/// Whether every value is finite: exponent bits, in a pass without branches.
+bool allFinite(const std::vector<double> &values) {
+  const std::uint64_t exponent = 0x7ff0000000000000ULL;
+  std::uint64_t bad = 0;
+  for (double v : values) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    bad |= (bits & exponent) == exponent;
+  }
+  return !bad;
+}
 
 /// Violation of lo <= v <= hi, l1 or max.
 double violation(const double *v, const std::vector<double> &lo, const std::vector<double> &hi,
@@ -148,7 +179,6 @@ void SqpBackend::buildPattern(const Oracles &o, bool bfgs) {
 bool SqpBackend::positiveDefinite(const std::vector<double> &p, double delta, bool hessianOnly) {
   int n = (int)pattern_.diagP.size();
   shifted_ = p;
-  bool finite = true;
   for (int j = 0; j < n; ++j)
     shifted_[pattern_.diagP[j]] += delta;
   if (!analyzed_) {
@@ -156,19 +186,14 @@ bool SqpBackend::positiveDefinite(const std::vector<double> &p, double delta, bo
     hessianLlt_.analyze(n, pattern_.colptr, pattern_.rowind, &pattern_.hessianEntry);
     analyzed_ = true;
   }
-  if (hessianOnly)
-    for (double v : shifted_)
-      finite = finite && std::isfinite(v);
-  return (hessianOnly && finite ? hessianLlt_ : llt_).factor(shifted_.data());
+  return (hessianOnly && allFinite(shifted_) ? hessianLlt_ : llt_).factor(shifted_.data());
 }
 
 /// The delta to add to H's diagonal: 0 when H is positive definite (to a
 /// tolerance relative to its size), else the first of a rising sequence
 /// that starts from a third of the last one used (IPOPT's rule).
 double SqpBackend::regularize(const std::vector<double> &p, double initial) {
-  double scale = 1.0;
-  for (double v : p)
-    scale = std::max(scale, std::fabs(v));
+  double scale = sizeOf(p);
   if (positiveDefinite(p, 1e-12 * scale))
     return 0.0;
   double delta = deltaLast_ > 0 ? std::max(1e-20, deltaLast_ / 3) : initial;
@@ -191,9 +216,7 @@ void SqpBackend::convexify(const Oracles &o, const Iterate &it, const SolveData 
   int n = o.n, m = o.m;
   qpGrad_ = it.grad;
   rho_ = delta_ = 0;
-  double scale = 1.0;
-  for (double v : pValues_)
-    scale = std::max(scale, std::fabs(v));
+  double scale = sizeOf(pValues_);
   if (positiveDefinite(pValues_, 1e-12 * scale, true))
     return;
   // Residual of each predicted-active row (NaN: not active).
