@@ -33,13 +33,14 @@ class CachedLLT {
   using SpMat = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 
 public:
-  /// The pattern's work, once (see above). `known` (optional, per entry of the pattern) marks the entries whose
-  /// values may be nonzero; factor() then takes the others as zero, and
-  /// decides as for the whole pattern at a fraction of the work: with the
-  /// whole pattern's ordering, every entry of L outside the factor of the
-  /// known entries comes out as an exact zero (each of its terms has a zero
-  /// factor), which changes no other entry's sums; the others take their
-  /// terms in the same order. (For finite values: the caller checks.)
+  /// The pattern's work, once (see above). `known` (optional, per entry of
+  /// the pattern) marks the entries whose values may be nonzero; factor()
+  /// then takes the others as zero and decides as for the whole pattern at
+  /// a fraction of the work: with the whole pattern's ordering, every entry
+  /// of L outside the factor of the known entries comes out as an exact zero
+  /// (each of its terms has a zero factor), which changes no other entry's
+  /// sums; the others take their terms in the same order. (For finite
+  /// values: the caller checks.)
   void analyze(int n, const std::vector<int32_t> &colptr, const std::vector<int32_t> &rowind,
                const std::vector<char> *known = nullptr) {
     n_ = n;

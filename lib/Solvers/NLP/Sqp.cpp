@@ -264,8 +264,10 @@ void SqpBackend::convexify(const Oracles &o, const Iterate &it, const SolveData 
       p = h;
       for (int i = 0; i < m; ++i)
         if (!std::isnan(residual[i]))
-          for (int q = pattern_.rowStart[i]; q < pattern_.rowStart[i + 1]; ++q)
-            p[pattern_.products[q].pos] += rho * it.jac[pattern_.products[q].a] * it.jac[pattern_.products[q].b];
+          for (int q = pattern_.rowStart[i]; q < pattern_.rowStart[i + 1]; ++q) {
+            const ModelPattern::Product &pr = pattern_.products[q];
+            p[pr.pos] += rho * it.jac[pr.a] * it.jac[pr.b];
+          }
       for (int j = 0; j < n; ++j)
         if (!std::isnan(boundResidual[j]))
           p[pattern_.diagP[j]] += rho;

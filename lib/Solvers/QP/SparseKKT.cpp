@@ -162,8 +162,8 @@ private:
   /// reach, in the reach's order; here the same subtractions (the lists from
   /// symbolicFactor) are summed in a register, starting from the row's
   /// entries as refresh() summed them. The row's y are all formed first (they
-  /// need no L_ki of this row), then its quotients by the pivots, which
-  /// overlap instead of each stalling a step of the sweep.
+  /// need no L_ki of this row), then its quotients by the pivots, each also
+  /// written where the solve's forward sweep reads L by rows (LxRow_).
   double rowGathered(int k) {
     const int *gatherEntry = gatherEntry_.data(), *gatherColumn = gatherColumn_.data();
     const double *Lx = Lx_.data();
