@@ -83,6 +83,44 @@ TEST(CachedLLT, DecidesAsEigenOnEveryValueSetOfAPattern) {
   }
 }
 
+TEST(CachedLLT, KnownEntriesDecideAsEigenOnTheWholePattern) {
+  // Values only on a known part of the pattern (the diagonal and a random
+  // half of the rest), zero elsewhere: the short factorization decides as
+  // Eigen does on the whole pattern, near singular too.
+  std::mt19937 rng(32);
+  std::normal_distribution<double> g(0.0, 1.0);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int trial = 0; trial < 6; ++trial) {
+    const int n = 20 + 15 * trial;
+    std::vector<int32_t> colptr, rowind;
+    randomPattern(n, 0.1, rng, colptr, rowind);
+    std::vector<char> known(rowind.size());
+    for (int j = 0; j < n; ++j)
+      for (int k = colptr[j]; k < colptr[j + 1]; ++k)
+        known[k] = rowind[k] == j || u(rng) < 0.5;
+    scaly::nlp::CachedLLT whole, part;
+    whole.analyze(n, colptr, rowind);
+    part.analyze(n, colptr, rowind, &known);
+    int definite = 0, indefinite = 0;
+    for (int set = 0; set < 40; ++set) {
+      std::vector<double> values(rowind.size());
+      for (size_t k = 0; k < values.size(); ++k)
+        values[k] = known[k] ? g(rng) : 0.0;
+      double lambda = smallestEigenvalue(n, colptr, rowind, values);
+      double shift = -lambda + (set % 4 == 0 ? -0.5 : set % 4 == 1 ? 0.5
+                                : set % 4 == 2 ? 1e-15 : -1e-15);
+      for (int j = 0; j < n; ++j)
+        values[colptr[j + 1] - 1] += shift;
+      bool expected = eigenDecides(n, colptr, rowind, values);
+      EXPECT_EQ(part.factor(values.data()), expected) << "n " << n << " set " << set;
+      EXPECT_EQ(whole.factor(values.data()), expected) << "n " << n << " set " << set;
+      (expected ? definite : indefinite) += 1;
+    }
+    EXPECT_GT(definite, 0);
+    EXPECT_GT(indefinite, 0);
+  }
+}
+
 TEST(CachedLLT, ANewPatternIsAnalysedAgain) {
   std::mt19937 rng(30);
   std::normal_distribution<double> g(0.0, 1.0);

@@ -226,6 +226,63 @@ def test_real_time_iterations_converge_when_fed_back(private_cache):  # noqa: F8
     assert steps[-1] < 1e-9
 
 
+def test_real_time_iteration_takes_the_exact_sqp_step(private_cache):  # noqa: F811
+    """One RTI call is one full SQP step: the solution of the QP model at x0, here an
+    equality-constrained one (bounds far away, the Hessian positive definite) whose step
+    NumPy solves from its KKT system. The RTI QP steps close to its bounds' boundary
+    (tau 0.9999): the step and the multipliers must still be the exact ones."""
+    p = np.array([0.2, 0.3])
+
+    def body(x0, p):
+        return sc.nlp(lambda x, p: sc.sumsqr(x - p) + x[0] ** 4, lambda x, p: [x[0] * x[1]],
+                      x0=x0, p=p, lbg=[0.5], ubg=[0.5], lbx=[-5.0, -5.0], ubx=[5.0, 5.0],
+                      solver="sqp", options={"rti": "yes"})
+
+    f = named("rti_exact_step", [sc.arg("x0", 2), sc.arg("p", 2)], OUTS, body)
+    x0 = np.array([1.0, 0.8])
+    x, lam_g, lam_x = f(x0, p)
+    assert f.stats()["native_status"] == "rti_step"
+    # The model at x0 with zero multipliers: H = hess f, the linearized constraint J d = -g.
+    grad = 2 * (x0 - p) + np.array([4 * x0[0] ** 3, 0.0])
+    hess = np.diag([2 + 12 * x0[0] ** 2, 2.0])
+    jac = np.array([[x0[1], x0[0]]])
+    g = x0[0] * x0[1] - 0.5
+    kkt = np.block([[hess, jac.T], [jac, np.zeros((1, 1))]])
+    sol = np.linalg.solve(kkt, -np.concatenate([grad, [g]]))
+    np.testing.assert_allclose(x, x0 + sol[:2], rtol=0, atol=1e-8)
+    np.testing.assert_allclose(lam_g, sol[2:], rtol=0, atol=1e-8)
+    np.testing.assert_allclose(lam_x, 0.0, atol=1e-8)
+
+
+def test_real_time_iterations_through_convexified_and_plain_models(private_cache):  # noqa: F811
+    """RTI steps whose model Hessian is indefinite (the SQP convexifies it with rho J'J, the
+    QP on P's whole pattern) and positive definite (the QP on the Hessian's own entries)
+    in turn, each the exact SQP step: for an equality constraint the convexification
+    leaves the step as it is, the solution of the model's KKT system, which NumPy solves."""
+    p = np.array([0.2, 0.3])
+
+    def body(x0, p, lam_g0):
+        return sc.nlp(lambda x, p: sc.sumsqr(x - p), lambda x, p: [x[0] * x[1]],
+                      x0=x0, p=p, lbg=[0.5], ubg=[0.5], lbx=[-5.0, -5.0], ubx=[5.0, 5.0],
+                      lam_g0=lam_g0, solver="sqp", options={"rti": "yes"})
+
+    f = named("rti_convexified", [sc.arg("x0", 2), sc.arg("p", 2), sc.arg("lam_g0", 1)],
+              OUTS, body)
+    x0 = np.array([1.0, 0.3])
+    # lam_g0 2.5: hess L = [[2, 2.5], [2.5, 2]], indefinite, positive definite on the
+    # constraint's tangent at x0 (the step exists); 0.5: positive definite.
+    for lam in (2.5, 0.5, 2.5, 0.5):
+        x, lam_g, _ = f(x0, p, np.array([lam]))
+        assert f.stats()["native_status"] == "rti_step"
+        hess = np.array([[2.0, lam], [lam, 2.0]])
+        jac = np.array([[x0[1], x0[0]]])
+        kkt = np.block([[hess, jac.T], [jac, np.zeros((1, 1))]])
+        rhs = -np.concatenate([2 * (x0 - p), [x0[0] * x0[1] - 0.5]])
+        sol = np.linalg.solve(kkt, rhs)
+        np.testing.assert_allclose(x, x0 + sol[:2], rtol=0, atol=1e-8, err_msg=f"lam {lam}")
+        np.testing.assert_allclose(lam_g, sol[2:], rtol=0, atol=1e-7, err_msg=f"lam {lam}")
+
+
 # -- 5. Bad problems: a clear status, never a crash or a hang --------------------------------
 
 @pytest.mark.parametrize("solver", SOLVERS)

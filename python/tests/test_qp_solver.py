@@ -314,6 +314,52 @@ def test_bad_update_keeps_previous_data(backend, name, value):
     np.testing.assert_allclose(res.x, ref.x, atol=1e-10)
 
 
+# (array, entry, value, accepted): a value on the setup's own patterns, past the Python
+# layer's checks, as a C caller (Scaly SQP) hands it to scaly_qp_update.
+C_UPDATES = [
+    pytest.param("P", 3, np.nan, False, id="P-nan"),
+    pytest.param("A", 0, np.inf, False, id="A-inf"),
+    pytest.param("G", 5, -np.inf, False, id="G-minus-inf"),
+    pytest.param("c", 2, np.inf, False, id="c-inf"),
+    pytest.param("b", 1, np.nan, False, id="b-nan"),
+    pytest.param("h_l", 0, np.nan, False, id="h_l-nan"),
+    pytest.param("x_u", 4, np.nan, False, id="x_u-nan"),
+    pytest.param("x_l", 4, -np.inf, True, id="x_l-minus-inf"),
+    pytest.param("h_u", 1, np.inf, True, id="h_u-inf"),
+    pytest.param("c", 2, 1e300, True, id="c-huge"),
+]
+
+
+@pytest.mark.parametrize("name,entry,value,accepted", C_UPDATES)
+def test_c_update_on_the_same_patterns_checks_every_value(name, entry, value, accepted):
+    """An update keeping the setup's matrix patterns has only its values checked (the
+    patterns were checked at setup): each check as on new data, the message naming the
+    entry; an accepted update solves as a fresh solver on the same data does."""
+    import ctypes
+    from scaly.solvers._native import qp_library
+
+    prob = random_qp(66, 12, 2, 6)
+    solver = qp_solver(prob, "sparse")
+    ref = solver.solve()
+    data = solver._problem
+    array = getattr(data, name)
+    array = array.data if hasattr(array, "indptr") else array
+    old = array[entry]
+    array[entry] = value
+    err = ctypes.create_string_buffer(512)
+    status = qp_library().scaly_qp_update(solver._handle, ctypes.byref(data.data), err, 512)
+    message = err.value.decode()
+    if not accepted:
+        assert status != 0 and message.startswith(name), message
+        array[entry] = old
+        np.testing.assert_allclose(solver.solve().x, ref.x, atol=1e-10)  # previous data kept
+        return
+    assert status == 0, message
+    fresh = qp_solver({k: getattr(data, k) for k in ("P", "c", "A", "b", "G", "h_l", "h_u",
+                                                      "x_l", "x_u")}, "sparse")
+    np.testing.assert_allclose(solver.solve().x, fresh.solve().x, rtol=0, atol=1e-9)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_update_with_a_new_pattern_is_rejected_or_correct(backend):
     """A P with an entry outside the setup pattern: an error naming P, or the right answer."""

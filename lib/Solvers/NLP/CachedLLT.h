@@ -33,7 +33,16 @@ class CachedLLT {
   using SpMat = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 
 public:
-  void analyze(int n, const std::vector<int32_t> &colptr, const std::vector<int32_t> &rowind) {
+  /// The pattern's work, once (see above). `known` (optional, per entry of
+  /// the pattern) marks the entries whose values may be nonzero; factor()
+  /// then takes the others as zero and decides as for the whole pattern at
+  /// a fraction of the work: with the whole pattern's ordering, every entry
+  /// of L outside the factor of the known entries comes out as an exact zero
+  /// (each of its terms has a zero factor), which changes no other entry's
+  /// sums; the others take their terms in the same order. (For finite
+  /// values: the caller checks.)
+  void analyze(int n, const std::vector<int32_t> &colptr, const std::vector<int32_t> &rowind,
+               const std::vector<char> *known = nullptr) {
     n_ = n;
     const int nnz = (int)rowind.size();
     // Eigen's ordering and permutation, on values that name their entries.
@@ -49,46 +58,43 @@ public:
     else
       ap.selfadjointView<Eigen::Upper>() =
           upper.selfadjointView<Eigen::Upper>().twistedBy(llt.permutationP());
-    // The symbolic pass of factorize_preordered.
-    std::vector<int> parent(n, -1), tagsOf(n), pattern(n), count(n, 0);
-    // The elimination tree of ap (Eigen's analyzePattern_preordered).
-    {
-      for (int k = 0; k < n; ++k) {
-        parent[k] = -1;
-        tagsOf[k] = k;
-        for (SpMat::InnerIterator it(ap, k); it; ++it) {
-          int i = (int)it.index();
-          if (i < k)
-            for (; tagsOf[i] != k; i = parent[i]) {
-              if (parent[i] == -1)
-                parent[i] = k;
-              tagsOf[i] = k;
-            }
-        }
-      }
-    }
+    // The symbolic pass of factorize_preordered. With `known` (per entry of
+    // the pattern, whether its value may be nonzero), the entries of L that
+    // are zero whatever the values are left out: those of the factor of the
+    // known entries alone, in the same order (see analyze's comment).
+    auto isKnown = [&](double tag) { return !known || (*known)[(int)tag]; };
+    std::vector<int> parent = eliminationTree(ap, n, nullptr), parentKnown;
+    if (known)
+      parentKnown = eliminationTree(ap, n, known);
+    std::vector<int> mark(n, -1), markKnown(n, -1), pattern(n), patternKnown(n), count(n, 0);
     entryStart_.assign(1, 0);
     entryRow_.clear();
     entrySource_.clear();
     reachStart_.assign(1, 0);
     reach_.clear();
     std::vector<int> local; // per reach entry: its place in its column of L
-    std::fill(tagsOf.begin(), tagsOf.end(), -1);
     for (int k = 0; k < n; ++k) {
-      int top = n;
-      tagsOf[k] = k;
+      int top = n, topKnown = n;
+      mark[k] = markKnown[k] = k;
       for (SpMat::InnerIterator it(ap, k); it; ++it) {
         int i = (int)it.index();
         if (i > k)
           continue;
-        entryRow_.push_back(i);
-        entrySource_.push_back((int)it.value());
-        top = solvers::reachFrom(i, k, parent.data(), tagsOf.data(), pattern.data(), top);
+        if (isKnown(it.value())) {
+          entryRow_.push_back(i);
+          entrySource_.push_back((int)it.value());
+          if (known)
+            topKnown = solvers::reachFrom(i, k, parentKnown.data(), markKnown.data(),
+                                          patternKnown.data(), topKnown);
+        }
+        top = solvers::reachFrom(i, k, parent.data(), mark.data(), pattern.data(), top);
       }
       entryStart_.push_back((int)entryRow_.size());
       count[k] = 1; // the diagonal, first in its column
       for (; top < n; ++top) {
         int i = pattern[top];
+        if (known && markKnown[i] != k)
+          continue; // L_ki is zero whatever the values
         reach_.push_back(i);
         local.push_back(count[i]++);
       }
@@ -143,6 +149,25 @@ public:
   }
 
 private:
+  /// The elimination tree of ap (Eigen's analyzePattern_preordered), of its
+  /// `known` entries (by their tags; all without it).
+  static std::vector<int> eliminationTree(const SpMat &ap, int n, const std::vector<char> *known) {
+    std::vector<int> parent(n, -1), mark(n);
+    for (int k = 0; k < n; ++k) {
+      mark[k] = k;
+      for (SpMat::InnerIterator it(ap, k); it; ++it) {
+        int i = (int)it.index();
+        if (i < k && (!known || (*known)[(int)it.value()]))
+          for (; mark[i] != k; i = parent[i]) {
+            if (parent[i] == -1)
+              parent[i] = k;
+            mark[i] = k;
+          }
+      }
+    }
+    return parent;
+  }
+
   int n_ = 0;
   std::vector<int> entryStart_, entryRow_, entrySource_, reachStart_, reach_, reachPos_, Lp_, Li_;
   std::vector<double> Lx_, y_;

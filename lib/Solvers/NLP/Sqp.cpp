@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CachedLLT.h"
+#include "ModelPattern.h"
 #include "NLPInternal.h"
 
 #include "scaly/Solvers/scaly_qp.h"
@@ -29,15 +30,45 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <map>
 
 namespace scaly::nlp {
 namespace {
 
 using Vec = Eigen::VectorXd;
 using SpMat = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+
+/// The largest of 1 and the values' magnitudes (NaNs passed over, as
+/// std::max passes them): in four interleaved maxima, which overlap (a
+/// maximum is exact in any order).
+double sizeOf(const std::vector<double> &values) {
+  double m0 = 1.0, m1 = 1.0, m2 = 1.0, m3 = 1.0;
+  const size_t size = values.size(), body = size & ~size_t(3);
+  size_t i = 0;
+  for (; i < body; i += 4) {
+    m0 = std::max(m0, std::fabs(values[i]));
+    m1 = std::max(m1, std::fabs(values[i + 1]));
+    m2 = std::max(m2, std::fabs(values[i + 2]));
+    m3 = std::max(m3, std::fabs(values[i + 3]));
+  }
+  for (; i < size; ++i)
+    m0 = std::max(m0, std::fabs(values[i]));
+  return std::max(std::max(m0, m1), std::max(m2, m3));
+}
+
+/// Whether every value is finite: exponent bits, in a pass without branches.
+bool allFinite(const std::vector<double> &values) {
+  const std::uint64_t exponent = 0x7ff0000000000000ULL;
+  std::uint64_t bad = 0;
+  for (double v : values) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    bad |= (bits & exponent) == exponent;
+  }
+  return !bad;
+}
 
 /// Violation of lo <= v <= hi, l1 or max.
 double violation(const double *v, const std::vector<double> &lo, const std::vector<double> &hi,
@@ -69,10 +100,7 @@ struct Iterate {
 class SqpBackend : public Backend {
 public:
   explicit SqpBackend(int qpBackend) : qpBackend_(qpBackend) {}
-  ~SqpBackend() override {
-    scaly_qp_free(qp_);
-    scaly_qp_free(elastic_);
-  }
+  ~SqpBackend() override { freeQps(); }
 
   int solve(Oracles &o, const Options &opt, const SolveData &data, Solution &out,
             scaly_solver_stats &stats) override;
@@ -80,7 +108,7 @@ public:
 private:
   // Set up on the first solve, for the Hessian mode it used.
   void buildPattern(const Oracles &o, bool bfgs);
-  bool positiveDefinite(const std::vector<double> &p, double delta);
+  bool positiveDefinite(const std::vector<double> &p, double delta, bool hessianOnly = false);
   double regularize(const std::vector<double> &p, double initial);
   void convexify(const Oracles &o, const Iterate &it, const SolveData &data, double initial);
   int solveQp(const Oracles &o, const Options &opt, const Iterate &it, const SolveData &data,
@@ -89,27 +117,34 @@ private:
   int solveElastic(const Oracles &o, const Options &opt, const Iterate &it, const SolveData &data,
                    double penalty, Vec &d, Vec &lamG, Vec &lamX, scaly_solver_stats &stats);
 
+  /// A QP solver of the model and the settings it has.
+  struct QpInstance {
+    scaly_qp_solver *solver = nullptr;
+    scaly_qp_settings settings{};
+  };
+  void freeQps();
+
   int qpBackend_;
-  scaly_qp_solver *qp_ = nullptr, *elastic_ = nullptr;
-  bool patternBfgs_ = false, haveLast_ = false, analyzed_ = false;
-  std::vector<int32_t> pColptr_, pRowind_;
-  std::vector<int> hessToP_, diagP_;
+  // The model's QP on P's whole pattern, and on the Hessian's own (see
+  // solveQp); the elastic QP.
+  QpInstance fullQp_, hessianQp_;
+  scaly_qp_solver *elastic_ = nullptr;
+  bool haveLast_ = false, analyzed_ = false;
+  ModelPattern pattern_;
   std::vector<double> pValues_; // H (+ delta I) in the QP's pattern
   std::vector<double> shifted_; // positiveDefinite's matrix
   std::vector<double> qpXl_, qpXu_; // solveQp's bounds on the step
   std::vector<int32_t> qpZeros_;    // and its empty A's column pointers
-  scaly_qp_settings qpSettings_{};  // the settings qp_ has
   double deltaLast_ = 0, rhoLast_ = 0;
   Eigen::MatrixXd bfgs_;
   Vec lastLamG_, lastLamX_;
   CachedLLT llt_;
+  // The same test for values on the Hessian's entries and the diagonal only
+  // (the others zero: J'J's, before convexify adds it), which leaves out
+  // the factor's entries that are then zero (see CachedLLT::analyze).
+  CachedLLT hessianLlt_;
+  std::vector<double> hValues_; // P on those entries alone (solveQp)
   std::vector<int32_t> eColptr_, eRowind_, epColptr_, epRowind_; // elastic patterns
-  // Per row of J, the products J_ik J_il it adds to P's entry (k, l), k <= l.
-  struct Product {
-    int a, b, pos;
-  };
-  std::vector<int> rowStart_;
-  std::vector<Product> products_;
   Vec qpGrad_; // the QP's linear term: grad f, plus the convexification's shift
   // Storage a solve reuses from the previous one (sized once: a real-time
   // iteration allocates nothing here).
@@ -119,87 +154,46 @@ private:
   double rho_ = 0, delta_ = 0; // the latest convexification, for the iteration log
 };
 
-void SqpBackend::buildPattern(const Oracles &o, bool bfgs) {
-  int n = o.n;
-  patternBfgs_ = bfgs;
-  analyzed_ = false;
-  scaly_qp_free(qp_);
+void SqpBackend::freeQps() {
+  for (QpInstance *qp : {&fullQp_, &hessianQp_}) {
+    scaly_qp_free(qp->solver);
+    *qp = QpInstance{};
+  }
   scaly_qp_free(elastic_);
-  qp_ = elastic_ = nullptr;
-  // The upper triangle: the transpose of the lower one, plus the whole
-  // diagonal (delta I goes there); BFGS fills the whole triangle.
-  std::vector<std::map<int, int>> columns(n); // column -> row -> Hessian entry (-1: none)
-  for (int j = 0; j < n; ++j) {
-    columns[j][j] = -1;
-    if (bfgs)
-      for (int i = 0; i < j; ++i)
-        columns[j][i] = -1;
-  }
-  // J'J's pattern too: the convexification adds rho J_A'J_A (see convexify).
-  std::vector<std::vector<std::pair<int, int>>> rows(o.m); // row -> (column, entry)
-  if (!bfgs) {
-    for (int j = 0; j < n; ++j)
-      for (int k = o.jacColptr[j]; k < o.jacColptr[j + 1]; ++k)
-        rows[o.jacRowind[k]].push_back({j, k});
-    for (const auto &row : rows)
-      for (auto [k, a] : row)
-        for (auto [l, b] : row)
-          if (k < l)
-            columns[l].emplace(k, -1);
-    for (int j = 0; j < n; ++j)
-      for (int k = o.hessColptr[j]; k < o.hessColptr[j + 1]; ++k)
-        columns[o.hessRowind[k]][j] = k; // lower (i, j) is upper (j, i)
-  }
-  pColptr_.assign(1, 0);
-  pRowind_.clear();
-  hessToP_.assign(o.hessNnz(), -1);
-  diagP_.assign(n, -1);
-  for (int j = 0; j < n; ++j) {
-    for (auto [i, k] : columns[j]) {
-      if (k >= 0)
-        hessToP_[k] = (int)pRowind_.size();
-      if (i == j)
-        diagP_[j] = (int)pRowind_.size();
-      pRowind_.push_back(i);
-    }
-    pColptr_.push_back((int32_t)pRowind_.size());
-  }
-  pValues_.assign(pRowind_.size(), 0.0);
-  // Where each product of two entries of a row of J lands in P.
-  rowStart_.assign(1, 0);
-  products_.clear();
-  for (const auto &row : rows) {
-    for (auto [k, a] : row)
-      for (auto [l, b] : row)
-        if (k <= l) {
-          int pos = pColptr_[l];
-          while (pRowind_[pos] != k)
-            ++pos;
-          products_.push_back({a, b, pos});
-        }
-    rowStart_.push_back((int)products_.size());
-  }
+  elastic_ = nullptr;
 }
 
-bool SqpBackend::positiveDefinite(const std::vector<double> &p, double delta) {
-  int n = (int)diagP_.size();
+void SqpBackend::buildPattern(const Oracles &o, bool bfgs) {
+  pattern_.build(o, bfgs);
+  analyzed_ = false;
+  freeQps();
+  pValues_.assign(pattern_.rowind.size(), 0.0);
+  hValues_.assign(pattern_.hRowind.size(), 0.0);
+}
+
+/// Whether P + delta I (P's values `p`) is positive definite. `hessianOnly`:
+/// p is zero outside the Hessian's entries and the diagonal, and then the
+/// test takes the short factorization that decides the same (a non-finite
+/// value, which would spread where that factorization does not look, takes
+/// the whole one).
+bool SqpBackend::positiveDefinite(const std::vector<double> &p, double delta, bool hessianOnly) {
+  int n = (int)pattern_.diagP.size();
   shifted_ = p;
   for (int j = 0; j < n; ++j)
-    shifted_[diagP_[j]] += delta;
+    shifted_[pattern_.diagP[j]] += delta;
   if (!analyzed_) {
-    llt_.analyze(n, pColptr_, pRowind_);
+    llt_.analyze(n, pattern_.colptr, pattern_.rowind);
+    hessianLlt_.analyze(n, pattern_.colptr, pattern_.rowind, &pattern_.hessianEntry);
     analyzed_ = true;
   }
-  return llt_.factor(shifted_.data());
+  return (hessianOnly && allFinite(shifted_) ? hessianLlt_ : llt_).factor(shifted_.data());
 }
 
 /// The delta to add to H's diagonal: 0 when H is positive definite (to a
 /// tolerance relative to its size), else the first of a rising sequence
 /// that starts from a third of the last one used (IPOPT's rule).
 double SqpBackend::regularize(const std::vector<double> &p, double initial) {
-  double scale = 1.0;
-  for (double v : p)
-    scale = std::max(scale, std::fabs(v));
+  double scale = sizeOf(p);
   if (positiveDefinite(p, 1e-12 * scale))
     return 0.0;
   double delta = deltaLast_ > 0 ? std::max(1e-20, deltaLast_ / 3) : initial;
@@ -222,10 +216,8 @@ void SqpBackend::convexify(const Oracles &o, const Iterate &it, const SolveData 
   int n = o.n, m = o.m;
   qpGrad_ = it.grad;
   rho_ = delta_ = 0;
-  double scale = 1.0;
-  for (double v : pValues_)
-    scale = std::max(scale, std::fabs(v));
-  if (positiveDefinite(pValues_, 1e-12 * scale))
+  double scale = sizeOf(pValues_);
+  if (positiveDefinite(pValues_, 1e-12 * scale, true))
     return;
   // Residual of each predicted-active row (NaN: not active).
   std::vector<double> &residual = residual_, &boundResidual = boundResidual_;
@@ -272,11 +264,13 @@ void SqpBackend::convexify(const Oracles &o, const Iterate &it, const SolveData 
       p = h;
       for (int i = 0; i < m; ++i)
         if (!std::isnan(residual[i]))
-          for (int q = rowStart_[i]; q < rowStart_[i + 1]; ++q)
-            p[products_[q].pos] += rho * it.jac[products_[q].a] * it.jac[products_[q].b];
+          for (int q = pattern_.rowStart[i]; q < pattern_.rowStart[i + 1]; ++q) {
+            const ModelPattern::Product &pr = pattern_.products[q];
+            p[pr.pos] += rho * it.jac[pr.a] * it.jac[pr.b];
+          }
       for (int j = 0; j < n; ++j)
         if (!std::isnan(boundResidual[j]))
-          p[diagP_[j]] += rho;
+          p[pattern_.diagP[j]] += rho;
     };
     auto take = [&](double rho) {
       pValues_ = p;
@@ -311,7 +305,7 @@ void SqpBackend::convexify(const Oracles &o, const Iterate &it, const SolveData 
   double delta = regularize(pValues_, initial);
   delta_ = delta;
   for (int j = 0; j < n; ++j)
-    pValues_[diagP_[j]] += delta;
+    pValues_[pattern_.diagP[j]] += delta;
 }
 
 /// The QP library's form of the bounds: infinite sides as they are.
@@ -327,8 +321,21 @@ int SqpBackend::solveQp(const Oracles &o, const Options &opt, const Iterate &it,
     xl[i] = data.lbx[i] - it.x[i];
     xu[i] = data.ubx[i] - it.x[i];
   }
+  // P without J'J's entries when convexify added none (rho 0, the usual
+  // case: they are all zero then), on a QP solver of its own, analysed
+  // once like the other: their explicit zeros gave the cart-pole's KKT
+  // factor a third more entries, and cost its RTI QP 18 % of its time.
+  const bool hessianOnly = !pattern_.bfgs && rho_ == 0.0;
+  QpInstance &qp = hessianOnly ? hessianQp_ : fullQp_;
+  if (hessianOnly)
+    for (size_t q = 0; q < pattern_.hFromP.size(); ++q)
+      hValues_[q] = pValues_[pattern_.hFromP[q]];
+  const std::vector<int32_t> &colptr = hessianOnly ? pattern_.hColptr : pattern_.colptr,
+                             &rowind = hessianOnly ? pattern_.hRowind : pattern_.rowind;
   scaly_qp_data qd{n, 0, m,
-                   {n, n, pColptr_.data(), pRowind_.data(), pValues_.data()}, qpGrad_.data(),
+                   {n, n, colptr.data(), rowind.data(),
+                    hessianOnly ? hValues_.data() : pValues_.data()},
+                   qpGrad_.data(),
                    {0, n, nullptr, nullptr, nullptr}, nullptr,
                    {m, n, o.jacColptr.data(), o.jacRowind.data(), it.jac.data()}, lo.data(),
                    hi.data(), xl.data(), xu.data()};
@@ -358,30 +365,41 @@ int SqpBackend::solveQp(const Oracles &o, const Options &opt, const Iterate &it,
     // accuracy; the cart-pole's RTI loop takes the same QP iterations).
     // The duality gap's terms are summed in double (the QP's gap tolerance,
     // 1e-8, lies far above a double sum's rounding at a model's scale).
+    // Its steps go 0.9999 of the way to the boundary (LIPSOL's and HOPDM's
+    // range), not 0.99: warm started, the iteration is in Newton's region at
+    // once, and each step cut residuals and complementarity only by the
+    // factor 1 - tau that kept the inactive bounds' multipliers off zero:
+    // 100 per step, 4 steps to the tolerances; 1e4 per step takes 2 (the
+    // cart-pole's QPs: 4 -> 2 iterations; the QPs where its linearized
+    // constraints are inconsistent end as before, or found infeasible
+    // sooner).
     settings.preconditioner_reuse = 1.1;
     settings.iterative_refinement_max_iter = 0;
     settings.duality_gap_extended = 0;
+    settings.tau = 0.9999;
   }
   double t0 = now();
   // The settings go to the QP when they changed (their check makes strings);
   // P was just found positive definite (convexify): the QP need not check it again.
-  bool sameSettings = qp_ && std::memcmp(&settings, &qpSettings_, sizeof settings) == 0;
-  bool ready = qp_ ? (sameSettings || scaly_qp_update_settings(qp_, &settings, nullptr, 0) == 0) &&
-                         scaly_qp_update_convex(qp_, &qd, 1, nullptr, 0) == 0
-                   : (qp_ = scaly_qp_setup(&qd, qpBackend_, &settings, nullptr, 0)) != nullptr;
+  scaly_qp_solver *&solver = qp.solver;
+  bool sameSettings = solver && std::memcmp(&settings, &qp.settings, sizeof settings) == 0;
+  bool ready =
+      solver ? (sameSettings || scaly_qp_update_settings(solver, &settings, nullptr, 0) == 0) &&
+                   scaly_qp_update_convex(solver, &qd, 1, nullptr, 0) == 0
+             : (solver = scaly_qp_setup(&qd, qpBackend_, &settings, nullptr, 0)) != nullptr;
   if (ready)
-    qpSettings_ = settings;
+    qp.settings = settings;
   int status = SCALY_SOLVE_ERROR;
   if (ready) {
     bool warm = opt["qp_warm_start"] != 0;
-    status = scaly_qp_solve(qp_, nullptr, nullptr, warm ? it.lamG.data() : nullptr,
+    status = scaly_qp_solve(solver, nullptr, nullptr, warm ? it.lamG.data() : nullptr,
                             warm ? it.lamX.data() : nullptr);
     d.resize(n);
     lamG.resize(m);
     lamX.resize(n);
-    scaly_qp_solution(qp_, d.data(), nullptr, lamG.data(), lamX.data());
+    scaly_qp_solution(solver, d.data(), nullptr, lamG.data(), lamX.data());
     scaly_qp_info info;
-    scaly_qp_get_info(qp_, &info);
+    scaly_qp_get_info(solver, &info);
     stats.qp_iter += info.iter;
   }
   stats.t_qp += now() - t0;
@@ -401,8 +419,8 @@ int SqpBackend::solveElastic(const Oracles &o, const Options &opt, const Iterate
       eRowind_.push_back(k % m);
       eColptr_.push_back((int32_t)eRowind_.size());
     }
-    epColptr_.assign(pColptr_.begin(), pColptr_.end());
-    epRowind_.assign(pRowind_.begin(), pRowind_.end());
+    epColptr_.assign(pattern_.colptr.begin(), pattern_.colptr.end());
+    epRowind_.assign(pattern_.rowind.begin(), pattern_.rowind.end());
     for (int k = 0; k < 2 * m; ++k) {
       epRowind_.push_back(n + k);
       epColptr_.push_back((int32_t)epRowind_.size());
@@ -464,16 +482,14 @@ int SqpBackend::solve(Oracles &o, const Options &opt, const SolveData &data, Sol
   const int maxIter = rti ? 1 : (int)opt["max_iter"];
   const double tol = opt["tol"], violTol = opt["constr_viol_tol"];
   const int verbose = (int)opt["print_level"];
-  if (pColptr_.empty() || bfgs != patternBfgs_)
+  if (pattern_.colptr.empty() || bfgs != pattern_.bfgs)
     buildPattern(o, bfgs);
   if (!rti) {
     // A solve depends on its data only: nothing of the previous solve's
     // regularization, nor its QP solvers' state (a real-time iteration
     // keeps both: it continues the previous call).
     deltaLast_ = rhoLast_ = 0;
-    scaly_qp_free(qp_);
-    scaly_qp_free(elastic_);
-    qp_ = elastic_ = nullptr;
+    freeQps();
   }
   if (bfgs && bfgs_.rows() != n)
     bfgs_ = Eigen::MatrixXd::Identity(n, n);
@@ -576,7 +592,7 @@ int SqpBackend::solve(Oracles &o, const Options &opt, const SolveData &data, Sol
       if (!o.hessL(it.x.data(), 1.0, it.lamG.data(), hess.data()))
         return finish(SCALY_SOLVE_NUMERICS, SCALY_SQP_EVAL_ERROR);
       for (int k = 0; k < o.hessNnz(); ++k)
-        pValues_[hessToP_[k]] += hess[k];
+        pValues_[pattern_.hessToP[k]] += hess[k];
     }
     double delta = 0;
     if (bfgs)
@@ -597,7 +613,7 @@ int SqpBackend::solve(Oracles &o, const Options &opt, const SolveData &data, Sol
       unboundedModels += retry == 0 && delta == 0;
       double more = std::max(delta * 8, deltaLast_ > 0 ? deltaLast_ : opt["regularization_init"]);
       for (int j = 0; j < n; ++j)
-        pValues_[diagP_[j]] += more - delta;
+        pValues_[pattern_.diagP[j]] += more - delta;
       delta = deltaLast_ = more;
       qpStatus = solveQp(o, opt, it, data, lo, hi, d, lamG, lamX, stats);
     }

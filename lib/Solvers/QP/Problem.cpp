@@ -10,7 +10,9 @@ extern "C" {
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <sstream>
 
@@ -409,6 +411,40 @@ std::string validate(const scaly_qp_data &data) {
     if (!e.empty())
       return e;
   return "";
+}
+
+namespace {
+
+/// How many of v's n values are NaN, or (finiteOnly) not finite: exponent
+/// bits tested in one pass without branches, which the compiler vectorizes
+/// (validate's per-value tests branch on each).
+int countBad(const double *v, int n, bool finiteOnly) {
+  const std::uint64_t exponent = 0x7ff0000000000000ULL, magnitude = ~(1ULL << 63);
+  int bad = 0;
+  for (int i = 0; i < n; ++i) {
+    std::uint64_t bits;
+    std::memcpy(&bits, v + i, sizeof bits);
+    bad += finiteOnly ? (bits & exponent) == exponent : (bits & magnitude) > exponent;
+  }
+  return bad;
+}
+
+bool vectorValid(const double *v, int n, bool allowInf, bool required) {
+  return v ? countBad(v, n, !allowInf) == 0 : !(required && n > 0);
+}
+
+bool matrixValuesValid(const scaly_qp_csc &M) {
+  int nnz = M.colptr ? M.colptr[M.ncol] : 0;
+  return nnz == 0 || (M.values && countBad(M.values, nnz, true) == 0);
+}
+
+} // namespace
+
+bool valuesValid(const scaly_qp_data &data) {
+  return matrixValuesValid(data.P) && matrixValuesValid(data.A) && matrixValuesValid(data.G) &&
+         vectorValid(data.c, data.n, false, true) && vectorValid(data.b, data.p, false, true) &&
+         vectorValid(data.h_l, data.m, true, false) && vectorValid(data.h_u, data.m, true, false) &&
+         vectorValid(data.x_l, data.n, true, false) && vectorValid(data.x_u, data.n, true, false);
 }
 
 void sides(const scaly_qp_data &data, std::vector<unsigned char> &rowSides,

@@ -106,6 +106,10 @@ struct Problem {
 /// Checks the user's data; returns an empty string or what is wrong.
 std::string validate(const scaly_qp_data &data);
 
+/// Whether validate() would accept data whose dimensions and matrix
+/// patterns it accepted before: its values' checks alone, without a message.
+bool valuesValid(const scaly_qp_data &data);
+
 /// Classifies, copies and equilibrates the user's data.
 Problem buildProblem(const scaly_qp_data &data, const scaly_qp_settings &settings);
 

@@ -45,13 +45,20 @@ std::vector<double> valuesOf(const scaly_qp_csc &M) {
   return std::vector<double>(M.values, M.values + M.colptr[M.ncol]);
 }
 
-/// Whether M's index tables are `pattern` (as patternOf gives it).
-bool patternIs(const scaly_qp_csc &M, const std::vector<int> &pattern) {
+/// Whether M, unchecked, is rows x cols with the index tables `pattern` (as
+/// patternOf gives them for a matrix of that size): it reads no more of M's
+/// tables than that pattern has.
+bool patternIs(const scaly_qp_csc &M, int rows, int cols, const std::vector<int> &pattern) {
+  if (M.nrow != rows || M.ncol != cols)
+    return false;
   if (!M.colptr)
     return pattern.empty();
-  size_t cols = (size_t)M.ncol + 1, nnz = (size_t)M.colptr[M.ncol];
-  return pattern.size() == cols + nnz && std::equal(M.colptr, M.colptr + cols, pattern.begin()) &&
-         std::equal(M.rowind, M.rowind + nnz, pattern.begin() + cols);
+  size_t pointers = (size_t)cols + 1;
+  if (pattern.size() < pointers || !std::equal(M.colptr, M.colptr + pointers, pattern.begin()))
+    return false;
+  size_t nnz = (size_t)M.colptr[cols];
+  return pattern.size() == pointers + nnz && (nnz == 0 || M.rowind) &&
+         std::equal(M.rowind, M.rowind + nnz, pattern.begin() + pointers);
 }
 
 /// Whether M's values are `values` (as valuesOf gives them; same pattern).
@@ -108,7 +115,15 @@ void Solver::build(const scaly_qp_data &data) {
 }
 
 std::string Solver::update(const scaly_qp_data &data, bool checkConvexity) {
-  std::string error = validate(data);
+  // Matrices on the patterns this solver holds (checked when they came)
+  // need only their values checked: an SQP's models, a real-time
+  // iteration's every step. Anything else is checked whole.
+  const scaly_qp_csc *mats[3] = {&data.P, &data.A, &data.G};
+  const int rows[3] = {problem_.n, problem_.userP, problem_.userM};
+  bool samePatterns = data.n == problem_.n && data.p == problem_.userP && data.m == problem_.userM;
+  for (int k = 0; k < 3; ++k)
+    samePatterns = samePatterns && patternIs(*mats[k], rows[k], problem_.n, patterns_[k]);
+  std::string error = samePatterns && valuesValid(data) ? std::string() : validate(data);
   if (!error.empty())
     return error;
   if (data.n != problem_.n || data.p != problem_.userP || data.m != problem_.userM)
@@ -118,12 +133,9 @@ std::string Solver::update(const scaly_qp_data &data, bool checkConvexity) {
            std::to_string(data.m) + "); set up a new solver instead";
   double t0 = monotonicSeconds();
   sides(data, rowSides_, boundSides_);
-  const scaly_qp_csc *mats[3] = {&data.P, &data.A, &data.G};
-  bool samePatterns = true, sameValues = true;
-  for (int k = 0; k < 3; ++k) {
-    samePatterns = samePatterns && patternIs(*mats[k], patterns_[k]);
-    sameValues = sameValues && samePatterns && valuesAre(*mats[k], values_[k]);
-  }
+  bool sameValues = samePatterns;
+  for (int k = 0; k < 3; ++k)
+    sameValues = sameValues && valuesAre(*mats[k], values_[k]);
   bool sameSides = rowSides_ == problem_.rowSides && boundSides_ == problem_.boundSides;
   if (sameSides && samePatterns && sameValues) {
     // Only vectors changed (the usual MPC update): same scaling, same

@@ -51,6 +51,18 @@ public:
       base_[e] = A[k];
     for (auto [e, k] : fromG_)
       base_[e] = G[k];
+    if (!gather_)
+      return;
+    // Row k's entries summed where numericFactor starts from them: an
+    // entry left of the diagonal at its reach position, the diagonal's
+    // apart (numericFactor's Y scatter, done once per update instead of
+    // once per factorization; the same sums in the same order).
+    std::fill(start_.begin(), start_.end(), 0.0);
+    std::fill(diagonalStart_.begin(), diagonalStart_.end(), 0.0);
+    for (size_t e = 0; e < entryTarget_.size(); ++e) {
+      int t = entryTarget_[e];
+      (t >= 0 ? start_[t] : diagonalStart_[-1 - t]) += base_[e];
+    }
   }
 
   bool factor(const Vec &hx, double delta, const Vec &w) override {
@@ -88,12 +100,13 @@ public:
       // takes the same subtractions in the same order as ldl_lsolve's
       // column sweep gives it, summed in a register, and its quotient by
       // the pivot (ldl_dsolve) goes to Z, off the sweep's chain.
-      const int *rowStart = rowStart_.data(), *rowColumn = rowColumn_.data(),
-                *rowEntry = rowEntry_.data();
+      // (LxRow_: L's values in that order, written by numericFactor.)
+      const int *rowStart = rowStart_.data(), *rowColumn = rowColumn_.data();
+      const double *LxRow = LxRow_.data();
       for (int k = 0; k < N_; ++k) {
         double xk = r[perm[k]];
         for (int q = rowStart[k]; q < rowStart[k + 1]; ++q)
-          xk -= Lx[rowEntry[q]] * X[rowColumn[q]];
+          xk -= LxRow[q] * X[rowColumn[q]];
         X[k] = xk;
         Z[k] = xk / D[k];
       }
@@ -136,34 +149,63 @@ private:
   void numericFactor() {
     const double tiny = 1e-13, replacement = 2e-7;
     for (int k = 0; k < N_; ++k) {
-      for (int e = entryStart_[k]; e < entryStart_[k + 1]; ++e)
-        Y_[entryRow_[e]] += base_[e];
-      double d = Y_[k] + diagonal_[perm_[k]];
-      Y_[k] = 0.0;
-      for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t) {
-        int i = reach_[t], end = reachEnd_[t];
-        // ldl_numeric's column sweep subtracts L_ij y_j from Y[i] for each
-        // earlier j of the reach, in the reach's order: the same, gathered
-        // (the list from symbolicFactor), summed in a register.
-        double yi = Y_[i];
-        Y_[i] = 0.0;
-        if (gather_) {
-          for (int q = gatherStart_[t]; q < gatherStart_[t + 1]; ++q)
-            yi -= Lx_[gatherEntry_[q]] * W_[gatherColumn_[q]];
-          W_[i] = yi;
-        } else {
-          for (int p = Lp_[i]; p < end; ++p)
-            Y_[Li_[p]] -= Lx_[p] * yi;
-        }
-        double lki = yi / D_[i];
-        d -= lki * yi;
-        Lx_[end] = lki;
-      }
+      double d = gather_ ? rowGathered(k) : rowScattered(k);
       double sign = perm_[k] < n_ ? 1.0 : -1.0;
       if (!(sign * d > tiny))
         d = sign * replacement;
       D_[k] = d;
     }
+  }
+
+  /// Row k of L and its pivot before the sign check, by gathers: ldl_numeric's
+  /// column sweep subtracts L_ij y_j from Y[i] for each earlier j of the
+  /// reach, in the reach's order; here the same subtractions (the lists from
+  /// symbolicFactor) are summed in a register, starting from the row's
+  /// entries as refresh() summed them. The row's y are all formed first (they
+  /// need no L_ki of this row), then its quotients by the pivots, each also
+  /// written where the solve's forward sweep reads L by rows (LxRow_).
+  double rowGathered(int k) {
+    const int *gatherEntry = gatherEntry_.data(), *gatherColumn = gatherColumn_.data();
+    const double *Lx = Lx_.data();
+    double *W = W_.data();
+    const int begin = reachStart_[k], end = reachStart_[k + 1];
+    for (int t = begin; t < end; ++t) {
+      double yi = start_[t];
+      for (int q = gatherStart_[t]; q < gatherStart_[t + 1]; ++q)
+        yi -= Lx[gatherEntry[q]] * W[gatherColumn[q]];
+      W[reach_[t]] = yi;
+    }
+    double d = diagonalStart_[k] + diagonal_[perm_[k]];
+    for (int t = begin; t < end; ++t) {
+      int i = reach_[t];
+      double yi = W[i], lki = yi / D_[i];
+      d -= lki * yi;
+      Lx_[reachEnd_[t]] = lki;
+      LxRow_[rowPosition_[t]] = lki;
+    }
+    return d;
+  }
+
+  /// The same by ldl_numeric's scatter into Y (a factor too large for the
+  /// gather lists).
+  double rowScattered(int k) {
+    for (int e = entryStart_[k]; e < entryStart_[k + 1]; ++e)
+      Y_[entryRow_[e]] += base_[e];
+    double d = Y_[k] + diagonal_[perm_[k]];
+    Y_[k] = 0.0;
+    for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t) {
+      int i = reach_[t], end = reachEnd_[t];
+      double yi = Y_[i];
+      Y_[i] = 0.0;
+      for (int p = Lp_[i]; p < end; ++p)
+        Y_[Li_[p]] -= Lx_[p] * yi;
+      double lki = yi / D_[i];
+      d -= lki * yi;
+      Lx_[end] = lki;
+      if (small_)
+        LxRow_[rowPosition_[t]] = lki;
+    }
+    return d;
   }
 
   /// The pattern-only part of numericFactor, once: per row k of the permuted
@@ -252,23 +294,38 @@ private:
     // entries' positions in Lx_ (for the solve's forward sweep).
     rowStart_.clear();
     rowColumn_.clear();
-    rowEntry_.clear();
+    rowPosition_.clear();
     if (!small_)
       return;
     rowStart_ = reachStart_;
     rowColumn_.resize(reach_.size());
-    rowEntry_.resize(reach_.size());
+    rowPosition_.resize(reach_.size());
     std::vector<std::pair<int, int>> row;
     for (int k = 0; k < N_; ++k) {
       row.clear();
       for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t)
-        row.push_back({reach_[t], reachEnd_[t]});
+        row.push_back({reach_[t], t});
       std::sort(row.begin(), row.end());
       for (size_t q = 0; q < row.size(); ++q) {
         rowColumn_[reachStart_[k] + q] = row[q].first;
-        rowEntry_[reachStart_[k] + q] = row[q].second;
+        rowPosition_[row[q].second] = reachStart_[k] + (int)q;
       }
     }
+  }
+
+  /// Where each entry of a row goes in refresh()'s sums: its reach position
+  /// t, or -1 - k for row k's diagonal.
+  void entryTargets() {
+    entryTarget_.assign(entryRow_.size(), 0);
+    std::vector<int> place(N_, -1);
+    for (int k = 0; k < N_; ++k) {
+      for (int t = reachStart_[k]; t < reachStart_[k + 1]; ++t)
+        place[reach_[t]] = t;
+      for (int e = entryStart_[k]; e < entryStart_[k + 1]; ++e)
+        entryTarget_[e] = entryRow_[e] == k ? -1 - k : place[entryRow_[e]];
+    }
+    start_.assign(gather_ ? reach_.size() : 0, 0.0);
+    diagonalStart_.assign(gather_ ? N_ : 0, 0.0);
   }
 
   // Where a stored entry's value comes from: an entry of P, A or G, or a
@@ -350,6 +407,9 @@ private:
     Z_.resize(N_);
     W_.assign(N_, 0.0);
     symbolicFactor();
+    LxRow_.resize(small_ ? std::max<size_t>(1, reach_.size()) : 0);
+    if (gather_)
+      entryTargets();
     base_.assign(entrySource_.size(), 0.0); // a Diagonal source stays 0
     fromP_.clear();
     fromA_.clear();
@@ -373,7 +433,15 @@ private:
   std::vector<double> Lx_, D_, Y_, X_, Z_, rhs_; // X_, Z_, rhs_: the solve's workspace
   // The symbolic factorization (symbolicFactor).
   std::vector<int> entryStart_, entryRow_, entrySource_, reachStart_, reach_, reachEnd_;
-  std::vector<int> rowStart_, rowColumn_, rowEntry_; // L by rows (symbolicFactor)
+  // L by rows (symbolicFactor): per row its columns in ascending order, and
+  // per reach entry its position there; numericFactor writes L's values
+  // in that order too (LxRow_), for the solve's forward sweep.
+  std::vector<int> rowStart_, rowColumn_, rowPosition_;
+  std::vector<double> LxRow_;
+  // With the gather lists: per entry of a row its place in refresh()'s sums
+  // (entryTargets), and those sums: per reach entry, and per row's diagonal.
+  std::vector<int> entryTarget_;
+  std::vector<double> start_, diagonalStart_;
   // Entries of L up to which its sweeps gather (about 400 KB of L, its
   // indices and the lists: within a core's L2 cache).
   static constexpr int smallFactor = 1 << 15;
