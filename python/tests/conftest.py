@@ -5,6 +5,11 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+# Renders verify the module after every pass of the lowering pipeline, not
+# only after it (docs/jit.md, SCALY_VERIFY_EACH): a pass that breaks the IR
+# fails its test by name.
+os.environ.setdefault("SCALY_VERIFY_EACH", "1")
+
 
 @pytest.fixture
 def workdir(tmp_path):

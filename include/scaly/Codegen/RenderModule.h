@@ -116,6 +116,10 @@ makeStageObserver(std::function<void(llvm::StringRef, std::string, double)> obse
 std::string recipeText(llvm::StringRef name, const RenderOptions &options,
                        llvm::ArrayRef<std::string> newerGlibcFunctions = {});
 
+/// Whether renders verify the module after every pass of the lowering
+/// pipeline (SCALY_VERIFY_EACH set and not "0"); otherwise once, after it.
+bool verifyEachPass();
+
 /// Lower, convert and print `exprModule` (consumed). On failure returns
 /// false and puts the diagnostics in `error`.
 bool renderCModule(mlir::ModuleOp exprModule, const RenderOptions &options, RenderedModule &out,
