@@ -76,16 +76,17 @@ def PlanFusion : Pass<"scaly-plan-fusion", "::mlir::ModuleOp"> {
 }
 
 def PlanLoopOrders : Pass<"scaly-plan-loop-orders", "::mlir::ModuleOp"> {
-  let summary = "Mark scaly.loop_order on the ops lowered in a loop order other than one loop per result axis: `rows` (a reduction over one axis that is not the last, into a large result) and `blocks` (a large float value computed with arithmetic through a transpose that moves the last axis: 4 x 4 register blocks)";
+  let summary = "Mark scaly.loop_order = `rows` on each reduction over one axis that is not the last into a large result, which scaly-lower-to-program then lowers by row accumulation (a contiguous inner loop, NumPy's order)";
   let description = [{
-    Runs after scaly-plan-fusion, whose marks say which values are computed
-    where they are read. "rows": row accumulation, the first row copied into
-    the result and each later row combined into it with a contiguous inner
-    loop (NumPy's order). "blocks": the value's last two axes (at least 4
-    each) are stored in 4 x 4 blocks, each block's 16 elements read before
-    its four row stores; only when computing it takes arithmetic alone (a
-    libm call per element keeps the plain nest, which lanes widen). Marks
-    left by an earlier run are recomputed.
+    Row accumulation copies the first row into the result and combines each
+    later row into it with a contiguous inner loop (NumPy's order, so its
+    sums bit for bit), where one loop per result axis would read with a
+    large stride. It applies to a reduction over one axis that is not the
+    last, of at least two rows of at least two contiguous elements, whose
+    operand and result are above `scalarize-limit`. Register blocks for
+    values computed through a transpose are decided by the lowering itself
+    (they depend on what it has already stored). Marks left by an earlier
+    run are recomputed.
   }];
   let options = [Option<"scalarizeLimit", "scalarize-limit", "int64_t", "64",
                         "arrays with at most this many elements are scalarized (never marked)">];

@@ -1,11 +1,11 @@
 //===- LoopStrategies.cpp - loop orders for strided reductions and copies -===//
 //
-// The loops of the two orders scaly-plan-loop-orders picks where "one loop
-// per result axis, in order" would walk memory with a large stride (its
-// scaly.loop_order marks; lowerReduce and materialize fall back to the plain
-// lowering for an op without one, or when the mark does not apply).
+// Loop orders other than "one loop per result axis, in order" where that
+// order would walk memory with a large stride. lowerReduce and materialize
+// ask first and fall back to the plain lowering when a strategy declines.
 //
-//  * Row accumulation ("rows", `X.sum(axis=0)`): the result is initialized
+//  * Row accumulation (`X.sum(axis=0)`, where scaly-plan-loop-orders marked
+//    the reduction scaly.loop_order = "rows"): the result is initialized
 //    with the first row (slice 0 of the reduced axis) and every later row is
 //    combined into it, the innermost loop running over the contiguous
 //    trailing axes, so it reads and writes consecutive elements and
@@ -15,7 +15,8 @@
 //    reduced axis, as NumPy's is. A strided pairwise sum per column (the
 //    plain lowering) took 3-9x NumPy's time.
 //
-//  * Register blocks ("blocks", `X.T + 0`, `2 * X.T - Y`): the last two
+//  * Register blocks (a result computed through a transpose that moves the
+//    last axis, with arithmetic only: `X.T + 0`, `2 * X.T - Y`): the last two
 //    result axes are walked in 4 x 4 blocks. Each block computes its 16
 //    elements into named variables (four consecutive elements of each of
 //    four source rows, all read before any store) and stores each of its four
@@ -24,7 +25,11 @@
 //    strided scalar read per element, took 2.6x NumPy's time at 2000 x 2000
 //    (NumPy's `X.T + 0` keeps the Fortran order: a contiguous copy); the
 //    blocks 1.8x. 32 x 32 tiles of scalar loads and stores, or tiles of
-//    blocks, measured no faster here.
+//    blocks, measured no faster here. A result with libm calls keeps the
+//    plain nest, whose inner loop vector lanes widen. This one is decided
+//    here, not by a planning pass: it depends on what lowering has already
+//    stored (a transpose a matrix product needed in memory is read from
+//    there, contiguously), which is known only as the procedure is lowered.
 //
 //===----------------------------------------------------------------------===//
 
@@ -133,14 +138,36 @@ bool ProcLowering::accumulateRows(ex::ReduceOp o) {
   return true;
 }
 
+bool ProcLowering::readsTransposed(Value v, bool &found) {
+  const Stored &s = values[v];
+  if (!s.lazy)
+    return true;
+  Operation *op = v.getDefiningOp();
+  if (auto t = dyn_cast<ex::TransposeOp>(op)) {
+    ArrayRef<int64_t> perm = t.getPermutation();
+    found |= !perm.empty() && perm.back() != static_cast<int64_t>(perm.size()) - 1;
+    return readsTransposed(t.getOperand(), found);
+  }
+  if (isa<ex::ConstantOp>(op))
+    return true;
+  if (isa<ex::BroadcastOp, ex::SliceOp>(op))
+    return readsTransposed(op->getOperand(0), found);
+  // Arithmetic only: a libm call per element is better left to the plain
+  // nest, whose inner loop vector lanes widen.
+  if (!isa<ex::AddOp, ex::SubOp, ex::MulOp, ex::DivOp, ex::NegOp, ex::CastOp, ex::CmpOp,
+           ex::SelectOp>(op))
+    return false;
+  return llvm::all_of(op->getOperands(), [&](Value x) { return readsTransposed(x, found); });
+}
+
 bool ProcLowering::materializeBlocked(Value v, Value dst, Location loc) {
   SmallVector<int64_t> shape = shapeOf(v);
   size_t rank = shape.size();
   if (rank < 2 || shape[rank - 2] < kBlock || shape[rank - 1] < kBlock ||
       !isa<FloatType>(elementOf(v.getType())))
     return false;
-  // Only a value computed here (not a stored one copied).
-  if (!values[v].lazy || !hasLoopOrder(v.getDefiningOp(), "blocks"))
+  bool found = false;
+  if (!readsTransposed(v, found) || !found)
     return false;
   OpBuilder::InsertionGuard guard(b);
   SmallVector<Ix> lead = openLoops(ArrayRef<int64_t>(shape).drop_back(2), loc);

@@ -214,9 +214,14 @@ private:
   /// and nothing built, without the mark or when the strategy does not apply.
   bool accumulateRows(ex::ReduceOp o);
 
-  /// Materialize `v`, computed here and marked "blocks", into `dst` in 4 x 4
-  /// blocks of its last two axes, each row of a block one store of four
-  /// values. False, and nothing built, otherwise.
+  /// Whether the lazy value `v` is computed by arithmetic only from values
+  /// in memory and constants; `found` is set when it reads a transpose that
+  /// moves the last axis (strided reads along the result's rows).
+  bool readsTransposed(Value v, bool &found);
+
+  /// Materialize `v` into `dst` in 4 x 4 blocks of its last two axes, each
+  /// row of a block one store of four values, when it reads such a transpose
+  /// with arithmetic only. False, and nothing built, otherwise.
   bool materializeBlocked(Value v, Value dst, Location loc);
 
   LogicalResult lowerMatmul(ex::MatmulOp o);

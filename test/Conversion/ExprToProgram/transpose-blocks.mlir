@@ -78,3 +78,23 @@ expr.func @keeps_last(%x: tensor<4x3x8xf64>) -> tensor<3x4x8xf64> attributes {ar
   %0 = expr.neg %t : tensor<3x4x8xf64>
   expr.return %0 : tensor<3x4x8xf64>
 }
+
+// -----
+
+// A transpose that a matrix product also reads is stored once, in blocks
+// (the product needs it in memory; that copy is the strided read); the
+// elementwise result then reads the copy contiguously and keeps the plain
+// nest. This depends on what the lowering has already stored, which is why
+// the lowering, not a planning pass, decides register blocks.
+// CHECK-LABEL: prog.proc @shared(
+// CHECK:         scaly.name = "b00"
+// CHECK:         prog.matmul
+// CHECK-NOT:     scaly.name = "b00"
+// CHECK:         prog.return
+expr.func @shared(%x: tensor<16x12xf64>, %w: tensor<16x8xf64>, %v: tensor<16xf64>) -> (tensor<12x16xf64>, tensor<12x8xf64>) attributes {arg_names = ["x", "w", "v"], res_names = ["y", "m"]} {
+  %t = expr.transpose %x [1, 0] : tensor<16x12xf64> to tensor<12x16xf64>
+  %m = expr.matmul %t, %w : tensor<12x16xf64>, tensor<16x8xf64> to tensor<12x8xf64>
+  %b = expr.broadcast %v : tensor<16xf64> to tensor<12x16xf64>
+  %y = expr.mul %t, %b : tensor<12x16xf64>
+  expr.return %y, %m : tensor<12x16xf64>, tensor<12x8xf64>
+}

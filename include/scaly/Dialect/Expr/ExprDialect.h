@@ -49,8 +49,8 @@ inline constexpr llvm::StringLiteral kFusedAttr = "scaly.fused";
 /// marks say: a value above `limit` elements of a marked op, a reshape of
 /// such a value, or a large splat constant (PlanFusion.cpp).
 bool computedInPlace(mlir::Value v, int64_t limit);
-/// The loop order scaly-plan-loop-orders picked for an op ("rows" for a
-/// reduction, "blocks" for a value computed through a transpose).
+/// The loop order scaly-plan-loop-orders picked for an op ("rows": a
+/// reduction by row accumulation).
 inline constexpr llvm::StringLiteral kLoopOrderAttr = "scaly.loop_order";
 /// The shortest chain of calls that becomes one expr.scan (shorter chains
 /// keep their calls): the rule of scaly-roll-call-chains, and of the tracer,

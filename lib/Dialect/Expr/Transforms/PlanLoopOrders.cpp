@@ -1,24 +1,18 @@
 //===- PlanLoopOrders.cpp - loop orders that avoid large strides -----------===//
 //
-// "One loop per result axis, in order" walks memory with a large stride in
-// two cases, and this pass marks the ops that scaly-lower-to-program lowers
-// in another order (scaly.loop_order, LoopStrategies.cpp builds them):
+// "One loop per result axis, in order" walks memory with a large stride for
+// a reduction over one axis that is not the last, into a large result
+// (`X.sum(axis=0)`). This pass marks such a reduction scaly.loop_order =
+// "rows", and scaly-lower-to-program lowers it by row accumulation
+// (LoopStrategies.cpp): the first row is copied into the result and every
+// later row combined into it, the innermost loop running over the
+// contiguous trailing axes (NumPy's own order, so its result bit for bit).
 //
-//  * "rows": a reduction over one axis that is not the last, into a large
-//    result (`X.sum(axis=0)`): the first row is copied into the result and
-//    every later row combined into it, the innermost loop running over the
-//    contiguous trailing axes (NumPy's own order, so its result bit for bit).
-//
-//  * "blocks": a large float result of rank 2 or more (its last two axes at
-//    least 4) computed, with arithmetic only, through a transpose that moves
-//    the last axis (`X.T + 0`, `2 * X.T - Y`): it is stored in 4 x 4 register
-//    blocks, each block's 16 elements read before its four row stores. A
-//    result with libm calls keeps the plain nest, whose inner loop vector
-//    lanes widen. The mark applies when the value is computed into memory
-//    (not when a stored value is copied).
-//
-// What is computed where is scaly-plan-fusion's decision, so this pass runs
-// after it and reads its marks.
+// The other order, 4 x 4 register blocks for a value computed through a
+// transpose, stays a decision of the lowering: whether the transpose is read
+// in place or from memory depends on what the lowering has already stored
+// (a transpose that a matrix product needed in memory is read from there),
+// which an expression-level plan cannot see without also deciding storage.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,46 +52,8 @@ public:
     return run >= 2;
   }
 
-  /// Register blocks apply to the value `op` computes.
-  bool storesInBlocks(Operation *op) const {
-    if (op->getNumResults() != 1 || !isLarge(op->getResult(0)))
-      return false;
-    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!type || type.getRank() < 2 || !isa<FloatType>(type.getElementType()))
-      return false;
-    ArrayRef<int64_t> shape = type.getShape();
-    if (shape[shape.size() - 2] < kBlock || shape.back() < kBlock)
-      return false;
-    bool found = false;
-    return readsTransposed(op, found) && found;
-  }
-
 private:
-  static constexpr int64_t kBlock = 4;
   int64_t limit;
-
-  bool computedInPlace(Value v) const { return scaly::expr::computedInPlace(v, limit); }
-
-  /// Whether computing `op`'s value takes arithmetic only, reading values in
-  /// memory and constants; `found` is set when it reads a transpose that
-  /// moves the last axis (strided reads along the result's rows).
-  bool readsTransposed(Operation *op, bool &found) const {
-    auto operand = [&](Value x) {
-      return !computedInPlace(x) || readsTransposed(x.getDefiningOp(), found);
-    };
-    if (auto t = dyn_cast<TransposeOp>(op)) {
-      ArrayRef<int64_t> perm = t.getPermutation();
-      found |= !perm.empty() && perm.back() != static_cast<int64_t>(perm.size()) - 1;
-      return operand(t.getOperand());
-    }
-    if (isa<ConstantOp>(op))
-      return true;
-    if (isa<BroadcastOp, SliceOp>(op))
-      return operand(op->getOperand(0));
-    if (!isa<AddOp, SubOp, MulOp, DivOp, NegOp, CastOp, CmpOp, SelectOp>(op))
-      return false;
-    return llvm::all_of(op->getOperands(), operand);
-  }
 };
 
 struct PlanLoopOrdersPass : public scaly::expr::impl::PlanLoopOrdersBase<PlanLoopOrdersPass> {
@@ -115,9 +71,8 @@ struct PlanLoopOrdersPass : public scaly::expr::impl::PlanLoopOrdersBase<PlanLoo
       if (!isa<ExprDialect>(op->getDialect()))
         return;
       op->removeAttr(kLoopOrderAttr);
-      auto reduce = dyn_cast<ReduceOp>(op);
-      if (reduce ? plan.accumulatesRows(reduce) : plan.storesInBlocks(op))
-        op->setAttr(kLoopOrderAttr, StringAttr::get(ctx, reduce ? "rows" : "blocks"));
+      if (auto reduce = dyn_cast<ReduceOp>(op); reduce && plan.accumulatesRows(reduce))
+        op->setAttr(kLoopOrderAttr, StringAttr::get(ctx, "rows"));
     });
   }
 };
