@@ -379,7 +379,7 @@ py::dict render(py::object functions, const py::dict &options) {
         state->error = e.what();
         state->ok = false;
       }
-      state->module = nullptr; // erased while the context is ours
+      codegen::eraseRenderedModule(state->module); // while the context is ours
       contextLock.unlock();
     }, &started);
   } catch (...) {

@@ -5,6 +5,7 @@
 #include "scaly/Target/CEmitter.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
 #include <atomic>
 #include <string>
@@ -115,6 +116,10 @@ makeStageObserver(std::function<void(llvm::StringRef, std::string, double)> obse
 /// `newerGlibcFunctions`: vector math the module calls that needs glibc >= 2.35.
 std::string recipeText(llvm::StringRef name, const RenderOptions &options,
                        llvm::ArrayRef<std::string> newerGlibcFunctions = {});
+
+/// Erases a module renderCModule is done with; a large one's functions are
+/// freed in parallel.
+void eraseRenderedModule(mlir::OwningOpRef<mlir::ModuleOp> &module);
 
 /// Whether renders verify the module after every pass of the lowering
 /// pipeline (SCALY_VERIFY_EACH set and not "0"); otherwise once, after it.
