@@ -583,9 +583,9 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   };
   // (The walk only for several entries: a single-entry render, the JIT's, skips it.)
   bool perEntry = ports.size() > 1 && !options.recordStages && !reachesSolver();
-  // Outlining and merging only move functions: the nested pipeline verifies
-  // every entry's module after each pass, so the whole module is not
-  // verified again around them.
+  // Outlining and merging only move functions (and merging renames them):
+  // the checkpoint below verifies each entry's module, so the whole module
+  // is not verified again around them.
   auto runUnverified = [&](std::unique_ptr<Pass> pass) {
     PassManager pm(ctx);
     pm.enableVerifier(false);
@@ -618,11 +618,11 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   // verification walks its symbol uses in one thread), before the merge,
   // which only moves and renames functions.
   if (!verifyEach) {
-    auto parts = llvm::to_vector(module.getOps<ModuleOp>());
-    LogicalResult valid = perEntry ? failableParallelForEach(ctx, parts, [](ModuleOp part) {
-      return verify(part);
-    })
-                                   : verify(module);
+    auto verifyPart = [](ModuleOp part) { return verify(part); };
+    LogicalResult valid =
+        perEntry ? failableParallelForEach(ctx, llvm::to_vector(module.getOps<ModuleOp>()),
+                                           verifyPart)
+                 : verify(module);
     if (failed(valid))
       return fail("lowering produced invalid IR (a bug in Scaly: SCALY_VERIFY_EACH=1 names the "
                   "pass)");
