@@ -14,7 +14,6 @@
 #include "scaly/Conversion/Passes.h"
 
 #include "ProcLowering.h"
-#include "scaly/Dialect/Expr/ShapeRules.h"
 #include "ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -99,13 +98,6 @@ Value ProcLowering::element(const Stored &s, int64_t k, Location loc) {
   Value v = b.create<pg::LoadOp>(loc, elem, ptr, b.getI64IntegerAttr(k));
   loads[key] = v;
   return v;
-}
-
-std::optional<int64_t> ProcLowering::contiguousStart(ex::SliceOp o) {
-  SmallVector<int64_t> in = shapeOf(o.getOperand()), out = shapeOf(o);
-  return ex::shape::contiguousStart({in.begin(), in.end()}, {out.begin(), out.end()},
-                                    {o.getStarts().begin(), o.getStarts().end()},
-                                    {o.getSteps().begin(), o.getSteps().end()});
 }
 
 SmallVector<Value> ProcLowering::elements(Value v, Location loc) {
@@ -229,7 +221,7 @@ LogicalResult ProcLowering::lowerOp(Operation *op) {
     }
   // A contiguous slice of memory is a view: a pointer, nothing copied.
   if (auto slice = dyn_cast<ex::SliceOp>(op); slice && values[slice.getOperand()].inMemory())
-    if (std::optional<int64_t> start = contiguousStart(slice)) {
+    if (std::optional<int64_t> start = ex::contiguousStart(slice)) {
       Value base = values[slice.getOperand()].ptr;
       Value view = *start == 0 ? base
                                : b.create<pg::OffsetOp>(loc, base.getType(), base, Value(),

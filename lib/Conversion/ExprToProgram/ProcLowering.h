@@ -80,10 +80,6 @@ private:
   /// Element `k` of a lowered value, loading it when it lives in memory.
   Value element(const Stored &s, int64_t k, Location loc);
 
-  /// The element offset at which a slice of a row-major buffer starts, when
-  /// the slice is itself one contiguous row-major run (x[1:], X[k], M[2:4]).
-  static std::optional<int64_t> contiguousStart(ex::SliceOp o);
-
   SmallVector<Value> elements(Value v, Location loc);
 
   /// Element `k` (row-major) of any lowered value.

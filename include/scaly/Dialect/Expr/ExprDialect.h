@@ -37,6 +37,10 @@ std::string cMathName(llvm::StringRef fn, mlir::Type elementType);
 mlir::RankedTensorType withLeadingAxis(mlir::Type type, int64_t count);
 /// The functions a module exports: those marked `entry`, else its first.
 llvm::SmallVector<FuncOp> entryFunctions(mlir::ModuleOp module);
+/// When `slice` picks one contiguous run of its operand's row-major
+/// elements, the offset of the first (the slice is then a pointer into its
+/// operand's storage); otherwise nothing.
+std::optional<int64_t> contiguousStart(SliceOp slice);
 /// Whether `op` is an elementwise expr op (add, mul, math, cmp, select,
 /// cast, ...: the Elementwise trait).
 inline bool isElementwise(mlir::Operation *op) {
@@ -47,8 +51,12 @@ inline bool isElementwise(mlir::Operation *op) {
 inline constexpr llvm::StringLiteral kFusedAttr = "scaly.fused";
 /// Whether lowering computes `v` where it is read, as scaly-plan-fusion's
 /// marks say: a value above `limit` elements of a marked op, a reshape of
-/// such a value, or a large splat constant (PlanFusion.cpp).
+/// such a value, or a large splat constant (Plans.cpp).
 bool computedInPlace(mlir::Value v, int64_t limit);
+/// Whether row accumulation applies to `o`: one reduced axis, not the last,
+/// at least two rows of at least two contiguous elements, operand and
+/// result above `limit` elements (Plans.cpp).
+bool accumulatesRows(ReduceOp o, int64_t limit);
 /// The loop order scaly-plan-loop-orders picked for an op ("rows": a
 /// reduction by row accumulation).
 inline constexpr llvm::StringLiteral kLoopOrderAttr = "scaly.loop_order";

@@ -513,6 +513,11 @@ OpFoldResult SliceOp::fold(FoldAdaptor) {
   return getOperand();
 }
 
+std::optional<int64_t> scaly::expr::contiguousStart(SliceOp slice) {
+  return shape::contiguousStart(shapeOf(slice.getOperand().getType()), shapeOf(slice.getType()),
+                                shape::Shape(slice.getStarts()), shape::Shape(slice.getSteps()));
+}
+
 LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          ValueRange operands, DictionaryAttr,
                                          OpaqueProperties properties, RegionRange,

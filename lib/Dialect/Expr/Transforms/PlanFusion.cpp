@@ -17,7 +17,6 @@
 #include "scaly/Dialect/Expr/Passes.h"
 
 #include "scaly/Dialect/Expr/ExprDialect.h"
-#include "scaly/Dialect/Expr/ShapeRules.h"
 
 namespace scaly::expr {
 #define GEN_PASS_DEF_PLANFUSION
@@ -33,14 +32,7 @@ namespace {
 /// marks of the ops before it already set).
 bool fusedIntoConsumers(Operation *op, int64_t limit) {
   if (auto slice = dyn_cast<SliceOp>(op)) {
-    auto shapeOf = [](Value v) {
-      ArrayRef<int64_t> s = cast<RankedTensorType>(v.getType()).getShape();
-      return shape::Shape(s.begin(), s.end());
-    };
-    bool view = !computedInPlace(slice.getOperand(), limit) &&
-                shape::contiguousStart(shapeOf(slice.getOperand()), shapeOf(slice),
-                                       {slice.getStarts().begin(), slice.getStarts().end()},
-                                       {slice.getSteps().begin(), slice.getSteps().end()});
+    bool view = !computedInPlace(slice.getOperand(), limit) && contiguousStart(slice);
     return !view;
   }
   if (isa<BroadcastOp, TransposeOp>(op))
@@ -50,23 +42,6 @@ bool fusedIntoConsumers(Operation *op, int64_t limit) {
     return singleUse;
   return isElementwise(op) && singleUse;
 }
-
-} // namespace
-
-bool scaly::expr::computedInPlace(Value v, int64_t limit) {
-  Operation *def = v.getDefiningOp();
-  if (!def || numElements(v.getType()) <= limit)
-    return false;
-  if (def->hasAttr(kFusedAttr))
-    return true;
-  if (auto r = dyn_cast<ReshapeOp>(def))
-    return computedInPlace(r.getOperand(), limit);
-  if (auto c = dyn_cast<ConstantOp>(def))
-    return cast<DenseElementsAttr>(c.getValue()).isSplat();
-  return false;
-}
-
-namespace {
 
 struct PlanFusionPass : public scaly::expr::impl::PlanFusionBase<PlanFusionPass> {
   using PlanFusionBase::PlanFusionBase;
