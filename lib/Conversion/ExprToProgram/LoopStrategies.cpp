@@ -55,25 +55,18 @@ static bool hasLoopOrder(Operation *op, StringRef order) {
 }
 
 bool ProcLowering::accumulateRows(ex::ReduceOp o) {
-  if (!hasLoopOrder(o, "rows"))
+  // The mark, and the strategy's conditions (a mark put by hand may be wrong).
+  if (!hasLoopOrder(o, "rows") || !ex::accumulatesRows(o, limit))
     return false;
   Value in = o.getOperand();
   SmallVector<int64_t> shape = shapeOf(in);
-  ArrayRef<int64_t> axes = o.getAxes();
-  if (axes.size() != 1 || !isLarge(in) || !isLarge(o))
-    return false;
-  int64_t axis = axes[0];
-  int64_t rank = static_cast<int64_t>(shape.size());
-  if (axis == rank - 1 || shape[axis] < 2)
-    return false;
+  int64_t axis = o.getAxes()[0];
   // The contiguous run each row adds: the axes after the reduced one.
   SmallVector<int64_t> outer(shape.begin(), shape.begin() + axis);
   SmallVector<int64_t> inner(shape.begin() + axis + 1, shape.end());
   int64_t run = 1;
   for (int64_t n : inner)
     run *= n;
-  if (run < 2)
-    return false;
   Location loc = o.getLoc();
   SmallVector<int64_t> outShape = shapeOf(o);
   Value mem = resultMemory(o, loc);

@@ -30,32 +30,6 @@ using namespace scaly::expr;
 
 namespace {
 
-class Planner {
-public:
-  explicit Planner(int64_t limit) : limit(limit) {}
-
-  bool isLarge(Value v) const { return numElements(v.getType()) > limit; }
-
-  /// Row accumulation applies: one reduced axis, not the last, at least two
-  /// rows of at least two contiguous elements, a large operand and result.
-  bool accumulatesRows(ReduceOp o) const {
-    ArrayRef<int64_t> axes = o.getAxes();
-    if (axes.size() != 1 || !isLarge(o.getOperand()) || !isLarge(o.getResult()))
-      return false;
-    ArrayRef<int64_t> shape = cast<RankedTensorType>(o.getOperand().getType()).getShape();
-    int64_t axis = axes[0], rank = static_cast<int64_t>(shape.size());
-    if (axis == rank - 1 || shape[axis] < 2)
-      return false;
-    int64_t run = 1;
-    for (int64_t n : shape.drop_front(axis + 1))
-      run *= n;
-    return run >= 2;
-  }
-
-private:
-  int64_t limit;
-};
-
 struct PlanLoopOrdersPass : public scaly::expr::impl::PlanLoopOrdersBase<PlanLoopOrdersPass> {
   using PlanLoopOrdersBase::PlanLoopOrdersBase;
 
@@ -65,13 +39,12 @@ struct PlanLoopOrdersPass : public scaly::expr::impl::PlanLoopOrdersBase<PlanLoo
           << static_cast<int64_t>(scalarizeLimit);
       return signalPassFailure();
     }
-    Planner plan(scalarizeLimit);
     MLIRContext *ctx = &getContext();
     getOperation().walk([&](Operation *op) {
       if (!isa<ExprDialect>(op->getDialect()))
         return;
       op->removeAttr(kLoopOrderAttr);
-      if (auto reduce = dyn_cast<ReduceOp>(op); reduce && plan.accumulatesRows(reduce))
+      if (auto reduce = dyn_cast<ReduceOp>(op); reduce && accumulatesRows(reduce, scalarizeLimit))
         op->setAttr(kLoopOrderAttr, StringAttr::get(ctx, "rows"));
     });
   }
