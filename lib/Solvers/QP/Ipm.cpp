@@ -533,6 +533,12 @@ double Ipm::meritOf(double primal, double dual, double gap) const {
   return std::isfinite(m) ? m : INFINITY;
 }
 
+/// meritOf the returned point's residuals as userResiduals last gave them
+/// (the gap: the larger of the merged and the unmerged one).
+double Ipm::exactMerit() const {
+  return meritOf(exactPrimal_, exactDual_, std::max(exactGap_, exactSidesGap_));
+}
+
 /// Converged: x feasible to tolerance, the multipliers dual feasible (they
 /// are nonnegative by construction) and the gap small: an approximate
 /// optimality certificate, whatever the slacks say. The iteration's own
@@ -552,7 +558,7 @@ bool Ipm::converged() {
   if (!ok)
     return false;
   userResiduals(x, y, q, exactPrimal_, exactDual_, exactGap_, exactSidesGap_);
-  return meritOf(exactPrimal_, exactDual_, std::max(exactGap_, exactSidesGap_)) < 1.0;
+  return exactMerit() < 1.0;
 }
 
 /// Infeasibility, two ways. PIQP's: the centres have not moved for a while,
@@ -969,8 +975,7 @@ int Ipm::run(bool warm) {
     if (status == SCALY_QP_ACCEPTABLE || status == SCALY_QP_MAX_ITER_REACHED ||
         status == SCALY_QP_NUMERICS) {
       userResiduals(x, y, q, exactPrimal_, exactDual_, exactGap_, exactSidesGap_);
-      if (meritOf(exactPrimal_, exactDual_, std::max(exactGap_, exactSidesGap_)) < 1.0 ||
-          (polish(false) && meritOf(exactPrimal_, exactDual_, std::max(exactGap_, exactSidesGap_)) < 1.0))
+      if (exactMerit() < 1.0 || (polish(false) && exactMerit() < 1.0))
         status = SCALY_QP_SOLVED;
     }
   }
@@ -985,13 +990,7 @@ int Ipm::run(bool warm) {
 }
 
 /// How far the current point is from the tolerances: 1 is just converged.
-double Ipm::merit() const {
-  double m = std::max(violation_ / (st_.eps_abs + st_.eps_rel * primalRel_),
-                      dualInf_ / (st_.eps_abs + st_.eps_rel * dualRel_));
-  if (st_.check_duality_gap)
-    m = std::max(m, gap_ / (st_.eps_duality_gap_abs + st_.eps_duality_gap_rel * gapRel_));
-  return std::isfinite(m) ? m : INFINITY;
-}
+double Ipm::merit() const { return meritOf(violation_, dualInf_, gap_); }
 
 int Ipm::iterate(bool warm) {
   unitScales();

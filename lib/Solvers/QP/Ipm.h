@@ -67,6 +67,7 @@ private:
                        double &dual, double &gap, double &sidesGap, std::vector<T> &r,
                        std::vector<T> &ax) const;
   double meritOf(double primal, double dual, double gap) const;
+  double exactMerit() const;
   bool polish(bool onlyIfConverged);
   int infeasibility();
 
