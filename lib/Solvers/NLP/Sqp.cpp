@@ -70,6 +70,23 @@ bool allFinite(const std::vector<double> &values) {
   return !bad;
 }
 
+/// The settings of the SQP's QPs (the model's and the elastic one): the
+/// defaults with the options' tolerance and iteration limit.
+void qpSettings(const Options &opt, scaly_qp_settings &settings) {
+  scaly_qp_default_settings(&settings);
+  settings.eps_abs = opt["qp_eps_abs"];
+  if (opt["rti"] != 1) {
+    // The SQP stops on its KKT residual (1e-8 by default), complementarity
+    // included, read off the QP's multipliers: the QP's own residuals and
+    // gap must be below it in absolute terms. A relative tolerance (1e-9 of
+    // a gradient of 30) or a gap of 1e-8 left the SQP stalled at 2e-8 to
+    // 3e-8 (hs112; the cart-pole swing-up). One real-time step tests nothing.
+    settings.eps_rel = 0.0;
+    settings.eps_duality_gap_abs = opt["qp_eps_abs"];
+  }
+  settings.max_iter = (int32_t)opt["qp_max_iter"];
+}
+
 /// Violation of lo <= v <= hi, l1 or max.
 double violation(const double *v, const std::vector<double> &lo, const std::vector<double> &hi,
                  bool maxNorm) {
@@ -342,18 +359,7 @@ int SqpBackend::solveQp(const Oracles &o, const Options &opt, const Iterate &it,
   qpZeros_.assign(n + 1, 0);
   qd.A.colptr = qpZeros_.data();
   scaly_qp_settings settings{}; // padding zeroed too: compared whole below
-  scaly_qp_default_settings(&settings);
-  settings.eps_abs = opt["qp_eps_abs"];
-  if (opt["rti"] != 1) {
-    // The SQP stops on its KKT residual (1e-8 by default), complementarity
-    // included, read off the QP's multipliers: the QP's own residuals and
-    // gap must be below it in absolute terms. A relative tolerance (1e-9 of
-    // a gradient of 30) or a gap of 1e-8 left the SQP stalled at 2e-8 to
-    // 3e-8 (hs112; the cart-pole swing-up). One real-time step tests nothing.
-    settings.eps_rel = 0.0;
-    settings.eps_duality_gap_abs = opt["qp_eps_abs"];
-  }
-  settings.max_iter = (int32_t)opt["qp_max_iter"];
+  qpSettings(opt, settings);
   if (opt["rti"] == 1) {
     // A real-time iteration's model differs little from the previous call's:
     // the QP keeps its equilibration while that stays within 10 % of
@@ -447,14 +453,8 @@ int SqpBackend::solveElastic(const Oracles &o, const Options &opt, const Iterate
                    {0, ne, zeros.data(), nullptr, nullptr}, nullptr,
                    {m, ne, eColptr_.data(), eRowind_.data(), jac.data()}, lo.data(), hi.data(),
                    xl.data(), xu.data()};
-  scaly_qp_settings settings;
-  scaly_qp_default_settings(&settings);
-  settings.eps_abs = opt["qp_eps_abs"];
-  if (opt["rti"] != 1) { // as in solveQp
-    settings.eps_rel = 0.0;
-    settings.eps_duality_gap_abs = opt["qp_eps_abs"];
-  }
-  settings.max_iter = (int32_t)opt["qp_max_iter"];
+  scaly_qp_settings settings{};
+  qpSettings(opt, settings);
   double t0 = now();
   bool ready = elastic_ ? scaly_qp_update_convex(elastic_, &qd, 1, nullptr, 0) == 0
                         : (elastic_ = scaly_qp_setup(&qd, qpBackend_, &settings, nullptr, 0)) !=

@@ -45,13 +45,6 @@ constexpr double acceptableFactor = 1e3;
 /// before that is read as evidence of infeasibility.
 constexpr double infeasibilityThreshold = 0.9;
 
-Vec gather(const std::vector<int> &index, const Vec &x) {
-  Vec out(index.size());
-  for (size_t k = 0; k < index.size(); ++k)
-    out[k] = x[index[k]];
-  return out;
-}
-
 /// out = x[index], into out's storage.
 void gatherInto(const std::vector<int> &index, const Vec &x, Vec &out) {
   out.resize((Eigen::Index)index.size());
@@ -128,32 +121,6 @@ template <typename T> T quadraticForm(const Csc &upper, const Vec &x) {
   }
 }
 
-/// out += P x for P given by its upper triangle, each product formed in T
-/// (the residual checks' extended-precision twin of symmetricMultiply).
-template <typename T> void addSymmetricTimes(const Csc &upper, const Vec &x, std::vector<T> &out) {
-  for (int j = 0; j < upper.cols; ++j)
-    for (int k = upper.colptr[j]; k < upper.colptr[j + 1]; ++k) {
-      int i = upper.rowind[k];
-      out[i] += (T)upper.values[k] * x[j];
-      if (i != j)
-        out[j] += (T)upper.values[k] * x[i];
-    }
-}
-
-/// out += M x, each product formed in T.
-template <typename T> void addTimes(const Csc &M, const Vec &x, std::vector<T> &out) {
-  for (int j = 0; j < M.cols; ++j)
-    for (int k = M.colptr[j]; k < M.colptr[j + 1]; ++k)
-      out[M.rowind[k]] += (T)M.values[k] * x[j];
-}
-
-/// out += M' v, each product formed in T.
-template <typename T> void addTransposeTimes(const Csc &M, const Vec &v, std::vector<T> &out) {
-  for (int j = 0; j < M.cols; ++j)
-    for (int k = M.colptr[j]; k < M.colptr[j + 1]; ++k)
-      out[j] += (T)M.values[k] * v[M.rowind[k]];
-}
-
 /// Largest step in [0, 1] keeping v + alpha dv >= 0.
 double maxStep(const Vec &v, const Vec &dv, double alpha) {
   for (int i = 0; i < v.size(); ++i)
@@ -163,6 +130,13 @@ double maxStep(const Vec &v, const Vec &dv, double alpha) {
 }
 
 } // namespace
+
+Vec gather(const std::vector<int> &index, const Vec &x) {
+  Vec out(index.size());
+  for (size_t k = 0; k < index.size(); ++k)
+    out[k] = x[index[k]];
+  return out;
+}
 
 double Pairs::slackStep(const Pairs &d) const {
   return maxStep(su, d.su, maxStep(sl, d.sl, maxStep(s, d.s, 1.0)));
@@ -270,260 +244,6 @@ template <typename T> void Ipm::gap() {
     gapRel_ = std::max(gapRel_, (double)std::fabs(term) / cs);
 }
 
-template <typename T>
-void Ipm::userResidualsIn(const Vec &xs, const Vec &ys, const Pairs &qs, double &primal,
-                          double &dual, double &gap, double &sidesGap,
-                          std::vector<T> &r, std::vector<T> &ax) const {
-  const Problem &pb = pb_;
-  Vec &w = extW_;
-  r.assign(n_, T(0));
-  addSymmetricTimes(pb.P, xs, r);
-  T xPx = T(0), cx = T(0), by = T(0), support = T(0);
-  for (int j = 0; j < n_; ++j) {
-    xPx += r[j] * xs[j];
-    cx += (T)pb.c[j] * xs[j];
-    r[j] += pb.c[j];
-  }
-  addTransposeTimes(pb.A, ys, r);
-  for (int i = 0; i < p_; ++i)
-    by += (T)pb.b[i] * ys[i];
-  // A row's merged multiplier, carried by its upper internal row (or by its
-  // lower one, negated, when it has no upper side).
-  w.setZero(m_);
-  for (size_t j = 0; j < pb.upRow.size(); ++j) {
-    int up = pb.upRow[j], lo = pb.loRow[j];
-    if (up < 0 && lo < 0)
-      continue;
-    double v = (up >= 0 ? qs.z[up] : 0.0) - (lo >= 0 ? qs.z[lo] : 0.0);
-    if (up >= 0)
-      w[up] = v;
-    else
-      w[lo] = -v;
-    if (v > 0)
-      support += (T)pb.h[up] * v;
-    else if (v < 0)
-      support -= (T)pb.h[lo] * v;
-  }
-  addTransposeTimes(pb.G, w, r);
-  for (int i = 0; i < n_; ++i) {
-    int lo = pb.boundLo[i], up = pb.boundUp[i];
-    double v = (up >= 0 ? qs.zu[up] : 0.0) - (lo >= 0 ? qs.zl[lo] : 0.0);
-    r[i] += v;
-    if (v > 0)
-      support += (T)pb.xu[up] * v;
-    else if (v < 0)
-      support += (T)pb.xl[lo] * v;
-  }
-  dual = 0.0;
-  for (int j = 0; j < n_; ++j)
-    dual = std::max(dual, (double)std::fabs(r[j]) * dualUnscale_[j]);
-  gap = (double)std::fabs(xPx + cx + by + support) / pb.costScale;
-  // The gap with each side's multiplier apart (as residuals() has it): it
-  // also bounds the complementarity of a pair's inactive side.
-  T sides = T(0);
-  for (int r2 = 0; r2 < m_; ++r2)
-    sides += (T)pb.h[r2] * qs.z[r2];
-  for (int k = 0; k < nl_; ++k)
-    sides -= (T)pb.xl[k] * qs.zl[k];
-  for (int k = 0; k < nu_; ++k)
-    sides += (T)pb.xu[k] * qs.zu[k];
-  sidesGap = (double)std::fabs(xPx + cx + by + sides) / pb.costScale;
-
-  // Primal: the equalities, and each inequality and bound where broken.
-  ax.assign(std::max(p_, m_), T(0));
-  primal = 0.0;
-  addTimes(pb.A, xs, ax);
-  for (int i = 0; i < p_; ++i)
-    primal = std::max(primal, (double)std::fabs(ax[i] - pb.b[i]) * eqInv_[i]);
-  std::fill(ax.begin(), ax.end(), T(0));
-  addTimes(pb.G, xs, ax);
-  for (int i = 0; i < m_; ++i)
-    primal = std::max(primal, (double)std::max(ax[i] - pb.h[i], T(0)) * inInv_[i]);
-  for (int k = 0; k < nl_; ++k)
-    primal = std::max(primal, std::max(pb.xl[k] - xs[pb.il[k]], 0.0) * Dl_[k]);
-  for (int k = 0; k < nu_; ++k)
-    primal = std::max(primal, std::max(xs[pb.iu[k]] - pb.xu[k], 0.0) * Du_[k]);
-}
-
-/// The residuals of (x, y, q) as the user gets them: a row's two sides (a
-/// variable's two bounds) merged into one multiplier, rounded as Solver::solve
-/// rounds it, and everything summed in extended precision (long double;
-/// double when duality_gap_extended is 0, as for an SQP's real-time
-/// iterations, whose tolerances are far above that rounding), in the user's
-/// units. The equilibration scales by powers of two, so the user's
-/// x and multipliers are the internal ones scaled exactly, and these are the
-/// residuals of the returned doubles up to the extended rounding.
-void Ipm::userResiduals(const Vec &xs, const Vec &ys, const Pairs &qs, double &primal,
-                        double &dual, double &gap, double &sidesGap) const {
-  if (st_.duality_gap_extended)
-    userResidualsIn(xs, ys, qs, primal, dual, gap, sidesGap, extR_, extAx_);
-  else
-    userResidualsIn(xs, ys, qs, primal, dual, gap, sidesGap, dblR_, dblAx_);
-}
-
-/// Polishing (OSQP's idea, on this solver's KKT backend). The iterate tells
-/// which sides are active (a side whose multiplier exceeds its slack; of a
-/// two-sided pair, the one with the larger multiplier). With the active sides
-/// as equalities and the others dropped, the optimality conditions are a
-/// linear system without regularization:
-///
-///   P x + c + A'y + G_a'z_a = 0   on the variables not at an active bound,
-///   x_i = its bound               on those that are,
-///   A x = b,  G_a x = h_a,  z (inactive rows) = 0,
-///
-/// solved by iterative refinement: residuals of those equations in extended
-/// precision, corrections from one factorization of the KKT matrix with a
-/// tiny regularization (an active bound a large diagonal, an inactive row a
-/// large w). The multiplier of an active bound is then what stationarity
-/// leaves at its variable. A multiplier of the wrong sign (a wrong guess) is
-/// set to zero and shows in the residuals. The polished point replaces the
-/// iterate when its residuals, as the user gets them (userResiduals), are
-/// better; returns whether it did.
-bool Ipm::polish(bool onlyIfConverged) {
-  if (!st_.polish)
-    return false;
-  using LD = long double;
-  const Problem &pb = pb_;
-  const double reg = 1e-7, big = 1.0 / reg;
-  ++polishes_;
-  lastPolish_ = info_.iter;
-  // Active sides.
-  std::vector<signed char> rowActive(m_, 0), loActive(nl_, 0), upActive(nu_, 0);
-  for (int r = 0; r < m_; ++r)
-    rowActive[r] = q.z[r] > q.s[r];
-  for (size_t j = 0; j < pb.upRow.size(); ++j) {
-    int up = pb.upRow[j], lo = pb.loRow[j];
-    if (up >= 0 && lo >= 0 && rowActive[up] && rowActive[lo])
-      (q.z[up] >= q.z[lo] ? rowActive[lo] : rowActive[up]) = 0;
-  }
-  for (int k = 0; k < nl_; ++k)
-    loActive[k] = q.zl[k] > q.sl[k];
-  for (int k = 0; k < nu_; ++k)
-    upActive[k] = q.zu[k] > q.su[k];
-  // Per variable: 0 free, or the bound it is held at.
-  std::vector<signed char> held(n_, 0);
-  Vec heldAt = Vec::Zero(n_);
-  for (int i = 0; i < n_; ++i) {
-    int lo = pb.boundLo[i], up = pb.boundUp[i];
-    bool l = lo >= 0 && loActive[lo], u = up >= 0 && upActive[up];
-    if (l && u)
-      (q.zl[lo] >= q.zu[up] ? u : l) = false;
-    if (l) {
-      held[i] = -1;
-      heldAt[i] = pb.xl[lo];
-    } else if (u) {
-      held[i] = 1;
-      heldAt[i] = pb.xu[up];
-    }
-  }
-  Vec hx = Vec::Constant(n_, reg), wz(m_);
-  for (int i = 0; i < n_; ++i)
-    if (held[i])
-      hx[i] += big;
-  for (int r = 0; r < m_; ++r)
-    wz[r] = rowActive[r] ? reg : big;
-  ++info_.factorizations;
-  if (!kkt_.factor(hx, reg, wz))
-    return false;
-
-  Vec &px = polX_, &py = polY_, &pz = polZ_;
-  px = x;
-  py = y;
-  pz = q.z;
-  for (int i = 0; i < n_; ++i)
-    if (held[i])
-      px[i] = heldAt[i];
-  for (int r = 0; r < m_; ++r)
-    if (!rowActive[r])
-      pz[r] = 0.0;
-  // Stationarity without the bounds' multipliers, in extended precision.
-  std::vector<LD> st(n_), ax(std::max(p_, m_));
-  auto stationarity = [&]() {
-    for (int j = 0; j < n_; ++j)
-      st[j] = pb.c[j];
-    addSymmetricTimes(pb.P, px, st);
-    addTransposeTimes(pb.A, py, st); // each st[j]: its A terms, then its G terms
-    addTransposeTimes(pb.G, pz, st);
-  };
-  Vec &rx = polRx_, &ry = polRy_, &rz = polRz_, &dx = polDx_, &dy = polDy_, &dz = polDz_;
-  rx.resize(n_);
-  ry.resize(p_);
-  rz.resize(m_);
-  double previous = INFINITY;
-  for (int it = 0; it < 20; ++it) {
-    stationarity();
-    double err = 0.0;
-    for (int i = 0; i < n_; ++i) {
-      rx[i] = held[i] ? (double)(((LD)heldAt[i] - px[i]) * (LD)big) : (double)-st[i];
-      err = std::max(err, std::fabs(held[i] ? heldAt[i] - px[i] : rx[i]));
-    }
-    std::fill(ax.begin(), ax.end(), 0.0L);
-    addTimes(pb.A, px, ax);
-    for (int i = 0; i < p_; ++i) {
-      ry[i] = (double)(pb.b[i] - ax[i]);
-      err = std::max(err, std::fabs(ry[i]));
-    }
-    std::fill(ax.begin(), ax.end(), 0.0L);
-    addTimes(pb.G, px, ax);
-    for (int r = 0; r < m_; ++r) {
-      rz[r] = rowActive[r] ? (double)(pb.h[r] - ax[r]) : big * pz[r];
-      err = std::max(err, std::fabs(rowActive[r] ? rz[r] : pz[r]));
-    }
-    if (!(err < 0.5 * previous) || err == 0.0)
-      break;
-    previous = err;
-    kkt_.solve(rx, ry, rz, dx, dy, dz);
-    if (!dx.allFinite() || !dy.allFinite() || !dz.allFinite())
-      return false;
-    px += dx;
-    py += dy;
-    pz += dz;
-  }
-  // The point: held variables exactly at their bounds, inactive rows'
-  // multipliers zero, negative ones (a wrong guess) zero; bound multipliers
-  // from stationarity; slacks from x.
-  for (int i = 0; i < n_; ++i)
-    if (held[i])
-      px[i] = heldAt[i];
-  for (int r = 0; r < m_; ++r)
-    if (!rowActive[r] || !(pz[r] > 0.0))
-      pz[r] = 0.0;
-  stationarity();
-  Pairs cand;
-  cand.z = pz;
-  cand.zl = Vec::Zero(nl_);
-  cand.zu = Vec::Zero(nu_);
-  for (int i = 0; i < n_; ++i) {
-    if (held[i] < 0)
-      cand.zl[pb.boundLo[i]] = std::max(0.0, (double)st[i]);
-    else if (held[i] > 0)
-      cand.zu[pb.boundUp[i]] = std::max(0.0, (double)-st[i]);
-  }
-  Vec Gx = Vec::Zero(m_);
-  pb.G.multiplyAdd(px.data(), Gx.data());
-  cand.s = (pb.h - Gx).cwiseMax(0.0);
-  cand.sl = (gather(pb.il, px) - pb.xl).cwiseMax(0.0);
-  cand.su = (pb.xu - gather(pb.iu, px)).cwiseMax(0.0);
-  if (!px.allFinite() || !py.allFinite())
-    return false;
-  double p0, d0, g0, s0, p1, d1, g1, s1;
-  userResiduals(x, y, q, p0, d0, g0, s0);
-  userResiduals(px, py, cand, p1, d1, g1, s1);
-  if (st_.verbose)
-    std::printf("polish: residuals %.3e %.3e %.3e -> %.3e %.3e %.3e\n", p0, d0, g0, p1, d1, g1);
-  double m1 = meritOf(p1, d1, std::max(g1, s1));
-  if (!(m1 < meritOf(p0, d0, std::max(g0, s0))) || (onlyIfConverged && !(m1 < 1.0)))
-    return false;
-  x = px;
-  y = py;
-  q = std::move(cand);
-  exactPrimal_ = p1;
-  exactDual_ = d1;
-  exactGap_ = g1;
-  exactSidesGap_ = s1;
-  return true;
-}
-
 /// How far residuals are from the tolerances: 1 is just converged.
 double Ipm::meritOf(double primal, double dual, double gap) const {
   double m = std::max(primal / (st_.eps_abs + st_.eps_rel * primalRel_),
@@ -531,6 +251,12 @@ double Ipm::meritOf(double primal, double dual, double gap) const {
   if (st_.check_duality_gap)
     m = std::max(m, gap / (st_.eps_duality_gap_abs + st_.eps_duality_gap_rel * gapRel_));
   return std::isfinite(m) ? m : INFINITY;
+}
+
+/// meritOf the returned point's residuals as userResiduals last gave them
+/// (the gap: the larger of the merged and the unmerged one).
+double Ipm::exactMerit() const {
+  return meritOf(exactPrimal_, exactDual_, std::max(exactGap_, exactSidesGap_));
 }
 
 /// Converged: x feasible to tolerance, the multipliers dual feasible (they
@@ -552,7 +278,7 @@ bool Ipm::converged() {
   if (!ok)
     return false;
   userResiduals(x, y, q, exactPrimal_, exactDual_, exactGap_, exactSidesGap_);
-  return meritOf(exactPrimal_, exactDual_, std::max(exactGap_, exactSidesGap_)) < 1.0;
+  return exactMerit() < 1.0;
 }
 
 /// Infeasibility, two ways. PIQP's: the centres have not moved for a while,
@@ -969,8 +695,7 @@ int Ipm::run(bool warm) {
     if (status == SCALY_QP_ACCEPTABLE || status == SCALY_QP_MAX_ITER_REACHED ||
         status == SCALY_QP_NUMERICS) {
       userResiduals(x, y, q, exactPrimal_, exactDual_, exactGap_, exactSidesGap_);
-      if (meritOf(exactPrimal_, exactDual_, std::max(exactGap_, exactSidesGap_)) < 1.0 ||
-          (polish(false) && meritOf(exactPrimal_, exactDual_, std::max(exactGap_, exactSidesGap_)) < 1.0))
+      if (exactMerit() < 1.0 || (polish(false) && exactMerit() < 1.0))
         status = SCALY_QP_SOLVED;
     }
   }
@@ -985,13 +710,7 @@ int Ipm::run(bool warm) {
 }
 
 /// How far the current point is from the tolerances: 1 is just converged.
-double Ipm::merit() const {
-  double m = std::max(violation_ / (st_.eps_abs + st_.eps_rel * primalRel_),
-                      dualInf_ / (st_.eps_abs + st_.eps_rel * dualRel_));
-  if (st_.check_duality_gap)
-    m = std::max(m, gap_ / (st_.eps_duality_gap_abs + st_.eps_duality_gap_rel * gapRel_));
-  return std::isfinite(m) ? m : INFINITY;
-}
+double Ipm::merit() const { return meritOf(violation_, dualInf_, gap_); }
 
 int Ipm::iterate(bool warm) {
   unitScales();

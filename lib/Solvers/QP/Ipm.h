@@ -1,8 +1,9 @@
 //===- Ipm.h - the QP solver's interior-point iteration ---------*- C++ -*-===//
 //
 // One solve of an equilibrated Problem with a factored KKT backend: the
-// iteration of Ipm.cpp. The Solver (Solver.cpp) maps the user's data and
-// starting point in and the solution out.
+// iteration of Ipm.cpp, and the checks and polishing of the point it returns
+// (Polish.cpp). The Solver (Solver.cpp) maps the user's data and starting
+// point in and the solution out.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,9 @@
 #include <cmath>
 
 namespace scaly::qp {
+
+/// x[index], a new vector.
+Vec gather(const std::vector<int> &index, const Vec &x);
 
 /// Slack and multiplier pairs of the three kinds of inequality.
 struct Pairs {
@@ -67,6 +71,7 @@ private:
                        double &dual, double &gap, double &sidesGap, std::vector<T> &r,
                        std::vector<T> &ax) const;
   double meritOf(double primal, double dual, double gap) const;
+  double exactMerit() const;
   bool polish(bool onlyIfConverged);
   int infeasibility();
 
