@@ -11,7 +11,7 @@ import re
 import numpy as np
 import scipy.sparse as sp
 
-from scaly.solvers import solve_qp
+from scaly.solvers import QPSolver, solve_qp
 
 BACKENDS = ["sparse", "dense"]
 INF = np.inf
@@ -105,6 +105,13 @@ def solve(prob, backend="sparse", options=TIGHT, **kw):
     return solve_qp(prob["P"], prob["c"], A=prob.get("A"), b=prob.get("b"), G=prob.get("G"),
                     h_l=prob.get("h_l"), h_u=prob.get("h_u"), x_l=prob.get("x_l"),
                     x_u=prob.get("x_u"), backend=backend, options=options, **kw)
+
+
+def qp_solver(prob, backend, options=TIGHT):
+    """A QPSolver set up with `prob` (solve's problem dictionary)."""
+    return QPSolver(prob["P"], prob["c"], A=prob.get("A"), b=prob.get("b"), G=prob.get("G"),
+                    h_l=prob.get("h_l"), h_u=prob.get("h_u"), x_l=prob.get("x_l"),
+                    x_u=prob.get("x_u"), backend=backend, options=options)
 
 
 def dense(M, rows, cols):
