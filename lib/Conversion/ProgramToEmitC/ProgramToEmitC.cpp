@@ -224,7 +224,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
   /// static inline void <name>_raw(const T* in..., T* out..., T* w), or
   /// static __attribute__((noinline)) void ... when called from many places
   LogicalResult translateRaw(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors,
-                             c::Helpers &helpers, Operation **made) {
+                             c::Helpers &procHelpers, Operation **made) {
     SmallVector<Type> types;
     SmallVector<Attribute> attrs;
     std::vector<std::string> names = portNames(proc);
@@ -255,7 +255,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     map.map(proc.getBody().getArguments(), body->getArguments());
     if (proc.getWorkspace() == 0)
       b.create<emitc::VerbatimOp>(proc.getLoc(), "(void)w;");
-    if (failed(c::translateBody(b, map, {vectors, helpers, tables, *lanes}, dialect == "c99",
+    if (failed(c::translateBody(b, map, {vectors, procHelpers, tables, *lanes}, dialect == "c99",
                                 proc.getBody().front())))
       return failure();
     b.create<emitc::ReturnOp>(proc.getLoc(), Value());
@@ -265,7 +265,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
   /// int <name>(const T** arg, T** res, int* iw, T* w, int mem), with T
   /// double, float or void by the seed's rule (the workspace's type).
   LogicalResult translateEntry(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors,
-                               c::Helpers &helpers, Operation **made) {
+                               c::Helpers &procHelpers, Operation **made) {
     Location loc = proc.getLoc();
     MLIRContext *ctx = b.getContext();
     Type ptr = c::convertPtr(proc.getWorkspaceArg().getType());
@@ -322,7 +322,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       map.map(a, slot);
     }
     map.map(proc.getWorkspaceArg(), body->getArgument(3));
-    if (failed(c::translateBody(b, map, {vectors, helpers, tables, *lanes}, dialect == "c99",
+    if (failed(c::translateBody(b, map, {vectors, procHelpers, tables, *lanes}, dialect == "c99",
                                 proc.getBody().front())))
       return failure();
     b.create<emitc::ReturnOp>(loc, b.create<emitc::LiteralOp>(loc, intT, "SCALY_SUCCESS"));
