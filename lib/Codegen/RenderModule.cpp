@@ -27,40 +27,66 @@ using namespace mlir;
 
 namespace scaly::codegen {
 
+namespace {
+/// Adds `passes` to run on each function of type `FuncT`, each function on
+/// its own (in parallel on a threaded context), as one nested pipeline. With
+/// `onModule` they run on the whole module instead, one after another: the
+/// same result (they read and change one function at a time), but a stage
+/// observer sees the module after each. (Separate nests would not do: the
+/// pass manager merges adjacent nests of one anchor into one.)
+template <typename FuncT>
+void addOnFunctions(OpPassManager &pm, bool onModule,
+                    SmallVector<std::unique_ptr<Pass>> passes) {
+  OpPassManager &target = onModule ? pm : pm.nest<FuncT>();
+  for (std::unique_ptr<Pass> &pass : passes)
+    target.addPass(std::move(pass));
+}
+
+template <typename... Passes>
+SmallVector<std::unique_ptr<Pass>> passList(Passes... passes) {
+  SmallVector<std::unique_ptr<Pass>> list;
+  (list.push_back(std::move(passes)), ...);
+  return list;
+}
+} // namespace
+
 void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarizeLimit,
-                           int64_t lanes, bool reciprocal) {
+                           int64_t lanes, bool reciprocal, bool functionPassesOnModule) {
+  // Passes that read and change one function run nested on expr.func or
+  // prog.proc; those that look across functions (calls, derivatives,
+  // outlining, the lowering itself, the workspace) run on the module.
   pm.addPass(expr::createRollCallChains());
   pm.addPass(expr::createRollRepeats());
   pm.addPass(expr::createDifferentiate());
   pm.addPass(expr::createMapToLoop());
   pm.addPass(expr::createExpandCalls());
-  pm.addPass(expr::createSimplify());
+  addOnFunctions<expr::FuncOp>(pm, functionPassesOnModule, passList(expr::createSimplify()));
   pm.addPass(expr::createDropUnusedResults());
-  pm.addPass(createCSEPass());
-  pm.addPass(expr::createHoistInvariants());
   expr::PlanFusionOptions fusion;
   fusion.scalarizeLimit = scalarizeLimit;
-  pm.addPass(expr::createPlanFusion(fusion));
   expr::PlanLoopOrdersOptions orders;
   orders.scalarizeLimit = scalarizeLimit;
-  pm.addPass(expr::createPlanLoopOrders(orders));
+  addOnFunctions<expr::FuncOp>(pm, functionPassesOnModule,
+                               passList(createCSEPass(), expr::createHoistInvariants(),
+                                        expr::createPlanFusion(fusion),
+                                        expr::createPlanLoopOrders(orders)));
   LowerToProgramOptions lowerOptions;
   lowerOptions.entry = entry.str();
   lowerOptions.scalarizeLimit = scalarizeLimit;
   pm.addPass(createLowerToProgram(lowerOptions));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  // Upstream's, through prog.for's LoopLikeOpInterface: pure arithmetic that
-  // no iteration changes is computed once, before the loop.
-  pm.addPass(createLoopInvariantCodeMotionPass());
+  // Upstream's LICM, through prog.for's LoopLikeOpInterface: pure arithmetic
+  // that no iteration changes is computed once, before the loop.
+  SmallVector<std::unique_ptr<Pass>> procPasses =
+      passList(createCanonicalizerPass(), createCSEPass(), createLoopInvariantCodeMotionPass());
   if (reciprocal)
-    pm.addPass(prog::createReciprocal());
+    procPasses.push_back(prog::createReciprocal());
   if (lanes == 0 || lanes > 1) {
     // lanes=auto widens by 8: SCALY_LANES (2, 4 or 8) divides it.
     prog::WidenLanesOptions widen;
     widen.lanes = lanes == 0 ? 8 : lanes;
-    pm.addPass(prog::createWidenLanes(widen));
+    procPasses.push_back(prog::createWidenLanes(widen));
   }
+  addOnFunctions<prog::ProcOp>(pm, functionPassesOnModule, std::move(procPasses));
   pm.addPass(prog::createSplitLongProcs());
   pm.addPass(prog::createPlanWorkspace());
 }
@@ -603,7 +629,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   if (options.recordStages)
     lower.addInstrumentation(makeStageObserver(record));
   buildLoweringPipeline(perEntry ? lower.nest<ModuleOp>() : lower, "", options.scalarizeLimit,
-                        options.lanes, options.reciprocal);
+                        options.lanes, options.reciprocal, /*functionPassesOnModule=*/options.recordStages);
   // Threaded from here to the printed C (one thread pool per render): the
   // entries lower, their procedures translate and functions print in parallel.
   ThreadedContext threads(ctx, perEntry);

@@ -50,17 +50,17 @@ def DropUnusedResults : Pass<"scaly-drop-unused-results", "::mlir::ModuleOp"> {
   let dependentDialects = ["::scaly::expr::ExprDialect"];
 }
 
-def HoistInvariants : Pass<"scaly-hoist-invariants", "::mlir::ModuleOp"> {
+def HoistInvariants : Pass<"scaly-hoist-invariants"> {
   let summary = "Move ops of an expr.loop body whose operands are all defined outside the loop before it (constants stay)";
   let dependentDialects = ["::scaly::expr::ExprDialect"];
 }
 
-def Simplify : Pass<"scaly-simplify", "::mlir::ModuleOp"> {
+def Simplify : Pass<"scaly-simplify"> {
   let summary = "Algebraic simplification and constant folding of expressions (x*1, x+0, --x, gather of gather) and the canonicalization patterns of expr ops (dead results of expr.loop)";
   let dependentDialects = ["::scaly::expr::ExprDialect"];
 }
 
-def PlanFusion : Pass<"scaly-plan-fusion", "::mlir::ModuleOp"> {
+def PlanFusion : Pass<"scaly-plan-fusion"> {
   let summary = "Mark each op whose large result its consumers compute where they read it (scaly.fused): views always, an elementwise op, concatenation or gather when its result has one use";
   let description = [{
     Arrays above `scalarize-limit` elements lower to loops. A marked op is
@@ -75,7 +75,7 @@ def PlanFusion : Pass<"scaly-plan-fusion", "::mlir::ModuleOp"> {
                         "arrays with at most this many elements are scalarized (never marked)">];
 }
 
-def PlanLoopOrders : Pass<"scaly-plan-loop-orders", "::mlir::ModuleOp"> {
+def PlanLoopOrders : Pass<"scaly-plan-loop-orders"> {
   let summary = "Mark scaly.loop_order = `rows` on each reduction over one axis that is not the last into a large result, which scaly-lower-to-program then lowers by row accumulation (a contiguous inner loop, NumPy's order)";
   let description = [{
     Row accumulation copies the first row into the result and combines each

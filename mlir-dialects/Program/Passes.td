@@ -10,7 +10,7 @@ def PlanWorkspace : Pass<"scaly-plan-workspace", "::mlir::ModuleOp"> {
   let dependentDialects = ["::scaly::prog::ProgDialect"];
 }
 
-def WidenLanes : Pass<"scaly-widen-lanes", "::mlir::ModuleOp"> {
+def WidenLanes : Pass<"scaly-widen-lanes"> {
   let summary = "Widen innermost loops of independent iterations to lanes-wide vector iterations plus a scalar remainder";
   let description = [{
     An innermost `prog.for` (step 1) whose iterations are independent
@@ -28,7 +28,7 @@ def WidenLanes : Pass<"scaly-widen-lanes", "::mlir::ModuleOp"> {
   let dependentDialects = ["::scaly::prog::ProgDialect", "::mlir::vector::VectorDialect"];
 }
 
-def Reciprocal : Pass<"scaly-reciprocal", "::mlir::ModuleOp"> {
+def Reciprocal : Pass<"scaly-reciprocal"> {
   let summary = "Divide by a constant or loop-invariant divisor as a multiplication by its reciprocal (recipe reciprocal=True)";
   let description = [{
     `x / d` becomes `x * (1 / d)` when d is a constant or does not change

@@ -96,15 +96,20 @@ struct RenderedModule {
 };
 
 /// The lowering pipeline from the expression dialect to the program dialect:
-/// differentiate, map-to-loop, expand-calls, simplify, cse, hoist-invariants,
-/// lower-to-program, canonicalize, cse, loop-invariant-code-motion, then with
-/// `reciprocal` reciprocal,
-/// with `lanes` > 1 (or 0, auto: 8) widen-lanes, split-long-procs and
-/// plan-workspace. (renderCModule nests it on each entry's module, between
-/// outline-entries and merge-entry-modules, for a module of several.)
+/// roll-call-chains, roll-repeats, differentiate, map-to-loop, expand-calls,
+/// simplify (on each expr.func), drop-unused-results, then on each expr.func
+/// cse, hoist-invariants, plan-fusion, plan-loop-orders; lower-to-program,
+/// then on each prog.proc canonicalize, cse, loop-invariant-code-motion, with
+/// `reciprocal` reciprocal, with `lanes` > 1 (or 0, auto: 8) widen-lanes;
+/// split-long-procs and plan-workspace. Each run of function passes is one
+/// nested pipeline, or with `functionPassesOnModule` runs on the module (the
+/// same result; a stage observer then records the module after every pass,
+/// which renderCModule's record_stages does). (renderCModule nests
+/// it on each entry's module, between outline-entries and
+/// merge-entry-modules, for a module of several.)
 void buildLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef entry = "",
                            int64_t scalarizeLimit = 64, int64_t lanes = 1,
-                           bool reciprocal = false);
+                           bool reciprocal = false, bool functionPassesOnModule = false);
 
 /// Pass instrumentation that calls `observe(pass argument, IR, seconds)` after
 /// every pass that runs on a module (the hook the visualizer records through);

@@ -1,4 +1,5 @@
 // RUN: scaly-opt %s --split-input-file --scaly-hoist-invariants | FileCheck %s
+// RUN: scaly-opt %s --split-input-file --pass-pipeline='builtin.module(expr.func(scaly-hoist-invariants))' | FileCheck %s
 //
 // Work an expr.loop repeats identically in every iteration moves before the
 // loop; work that depends on the iteration (its block arguments, carried

@@ -1,5 +1,8 @@
 // RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" | FileCheck %s
 // RUN: not scaly-opt %s --scaly-plan-fusion="scalarize-limit=-1" 2>&1 | FileCheck %s --check-prefix=BAD
+// The same nested on each function, as the render pipeline runs it:
+// RUN: scaly-opt %s -split-input-file --pass-pipeline='builtin.module(expr.func(scaly-plan-fusion{scalarize-limit=4}))' | FileCheck %s
+// RUN: not scaly-opt %s --pass-pipeline='builtin.module(expr.func(scaly-plan-fusion{scalarize-limit=-1}))' 2>&1 | FileCheck %s --check-prefix=BAD
 //
 // Above scalarize-limit, an elementwise op, a concatenation or a gather
 // whose result has one use is marked scaly.fused (its consumer computes it

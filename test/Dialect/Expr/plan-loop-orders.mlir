@@ -1,5 +1,8 @@
 // RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" | FileCheck %s
 // RUN: not scaly-opt %s --scaly-plan-loop-orders="scalarize-limit=-2" 2>&1 | FileCheck %s --check-prefix=BAD
+// The same nested on each function, as the render pipeline runs it:
+// RUN: scaly-opt %s -split-input-file --pass-pipeline='builtin.module(expr.func(scaly-plan-fusion{scalarize-limit=4},scaly-plan-loop-orders{scalarize-limit=4}))' | FileCheck %s
+// RUN: not scaly-opt %s --pass-pipeline='builtin.module(expr.func(scaly-plan-loop-orders{scalarize-limit=-2}))' 2>&1 | FileCheck %s --check-prefix=BAD
 //
 // "rows": a reduction over one axis that is not the last, into a large
 // result; not the last axis's, nor one into a small result.

@@ -1,5 +1,6 @@
 // RUN: scaly-opt %s --scaly-simplify | FileCheck %s --check-prefixes=CHECK,SIMPLIFY
 // RUN: scaly-opt %s --canonicalize | FileCheck %s --check-prefixes=CHECK,CANON
+// RUN: scaly-opt %s --pass-pipeline='builtin.module(expr.func(scaly-simplify))' | FileCheck %s --check-prefixes=CHECK,SIMPLIFY
 //
 // The folders of the expression ops (x*1, x+(-0), x-0, x/1, --x, constant
 // folding of add/mul/sin/pow/neg/div, broadcast/gather/concat/reshape of

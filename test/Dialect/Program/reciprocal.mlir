@@ -1,4 +1,5 @@
 // RUN: scaly-opt %s --scaly-reciprocal | FileCheck %s
+// RUN: scaly-opt %s --pass-pipeline='builtin.module(prog.proc(scaly-reciprocal))' | FileCheck %s
 //
 // Division by a constant or by a value fixed across the loop becomes a
 // multiplication by its reciprocal, computed once; a divisor that changes

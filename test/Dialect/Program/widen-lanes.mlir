@@ -1,5 +1,8 @@
 // RUN: scaly-opt %s -split-input-file --scaly-widen-lanes=lanes=4 | FileCheck %s
 // RUN: not scaly-opt %s -split-input-file --scaly-widen-lanes=lanes=3 2>&1 | FileCheck %s --check-prefix=LANES
+// The same nested on each procedure, as the render pipeline runs it:
+// RUN: scaly-opt %s -split-input-file --pass-pipeline='builtin.module(prog.proc(scaly-widen-lanes{lanes=4}))' | FileCheck %s
+// RUN: not scaly-opt %s -split-input-file --pass-pipeline='builtin.module(prog.proc(scaly-widen-lanes{lanes=3}))' 2>&1 | FileCheck %s --check-prefix=LANES
 // LANES: scaly-widen-lanes: lanes must be 2, 4 or 8, got 3
 //
 // Loops of independent iterations become 4-wide iterations over

@@ -48,12 +48,12 @@ struct PlanFusionPass : public scaly::expr::impl::PlanFusionBase<PlanFusionPass>
 
   void runOnOperation() override {
     if (scalarizeLimit < 0) {
-      getOperation().emitError("scaly-plan-fusion: scalarize-limit must be at least 0, got ")
+      getOperation()->emitError("scaly-plan-fusion: scalarize-limit must be at least 0, got ")
           << static_cast<int64_t>(scalarizeLimit);
       return signalPassFailure();
     }
     MLIRContext *ctx = &getContext();
-    getOperation().walk([&](Operation *op) {
+    getOperation()->walk([&](Operation *op) {
       if (op->getNumResults() != 1 || !isa<ExprDialect>(op->getDialect()))
         return;
       op->removeAttr(kFusedAttr);

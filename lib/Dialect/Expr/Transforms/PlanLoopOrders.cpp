@@ -35,12 +35,12 @@ struct PlanLoopOrdersPass : public scaly::expr::impl::PlanLoopOrdersBase<PlanLoo
 
   void runOnOperation() override {
     if (scalarizeLimit < 0) {
-      getOperation().emitError("scaly-plan-loop-orders: scalarize-limit must be at least 0, got ")
+      getOperation()->emitError("scaly-plan-loop-orders: scalarize-limit must be at least 0, got ")
           << static_cast<int64_t>(scalarizeLimit);
       return signalPassFailure();
     }
     MLIRContext *ctx = &getContext();
-    getOperation().walk([&](Operation *op) {
+    getOperation()->walk([&](Operation *op) {
       if (!isa<ExprDialect>(op->getDialect()))
         return;
       op->removeAttr(kLoopOrderAttr);

@@ -60,7 +60,7 @@ struct ReciprocalPass : scaly::prog::impl::ReciprocalBase<ReciprocalPass> {
   void runOnOperation() override {
     DenseMap<Value, Value> reciprocals;
     SmallVector<arith::DivFOp> divisions;
-    getOperation().walk([&](arith::DivFOp div) { divisions.push_back(div); });
+    getOperation()->walk([&](arith::DivFOp div) { divisions.push_back(div); });
     for (arith::DivFOp div : divisions) {
       Value d = div.getRhs();
       auto constant = d.getDefiningOp<arith::ConstantOp>();

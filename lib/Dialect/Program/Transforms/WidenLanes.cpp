@@ -328,12 +328,12 @@ struct WidenLanesPass : scaly::prog::impl::WidenLanesBase<WidenLanesPass> {
 
   void runOnOperation() override {
     if (lanes != 2 && lanes != 4 && lanes != 8) {
-      getOperation().emitError("scaly-widen-lanes: lanes must be 2, 4 or 8, got ")
+      getOperation()->emitError("scaly-widen-lanes: lanes must be 2, 4 or 8, got ")
           << static_cast<int64_t>(lanes);
       return signalPassFailure();
     }
     SmallVector<ForOp> innermost;
-    getOperation().walk([&](ForOp loop) {
+    getOperation()->walk([&](ForOp loop) {
       bool hasInner = false;
       loop.getBodyBlock()->walk([&](Operation *op) {
         if (isa<LoopLikeOpInterface>(op)) // prog.for, or an scf.while
