@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from ._core import core as _scaly
 from ._function import Function
@@ -80,12 +81,22 @@ class RenderedModule:
     #: With `record_stages=True`: the wall time in seconds of each stage's pass,
     #: parallel to `stages` (0.0 for "input"), measured by the pass instrumentation.
     stage_seconds: tuple = ()
-    #: Where each statement of `source` came from: (C line, ((file, line), ...)) pairs,
-    #: the line 1-based in `source`, the Python lines those of every op the statement
-    #: prints (inlined operands included). Statements of ops without a Python location
-    #: (the entry's argument checks, its return) have none. Filled by
-    #: render_c_module and with `record_stages`.
-    line_origins: tuple = ()
+    #: How to find `line_origins` when a render did not: a function of no arguments
+    #: (render_c_module's second render with the same options; None: there are none).
+    find_line_origins: object = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def line_origins(self):
+        """Where each statement of `source` came from: (C line, ((file, line), ...))
+        pairs, the line 1-based in `source`, the Python lines those of every op the
+        statement prints (inlined operands included). Statements of ops without a
+        Python location (the entry's argument checks, its return) have none.
+
+        Recording them costs the C printer about 7 % of a render, so render_c_module
+        records them only with ``line_comments=True`` or for scaly.viz; otherwise the
+        first read renders the module again with them, once (the C is the same: a
+        render is deterministic)."""
+        return tuple(self.find_line_origins()) if self.find_line_origins else ()
 
     @property
     def header_name(self):
@@ -163,8 +174,8 @@ def _render_recorded(functions, options, mode):
     (errors included)."""
     viz, watched = _viz_watched(functions)
     asked = options.get("record_stages", False)
-    if watched:
-        options = dict(options, record_stages=True)
+    if watched:  # the recording shows the stages and the C lines of each Python line
+        options = dict(options, record_stages=True, line_origins=True)
     try:
         out = _scaly.render([f._traced for f in functions], options)
     except Exception as e:
@@ -178,11 +189,22 @@ def _render_recorded(functions, options, mode):
                             tuple(out.get("wasm_no_scalar", {}).items()),
                             tuple(out.get("status_codes", ())),
                             stage_seconds=tuple(out.get("stage_seconds", ())),
-                            line_origins=tuple(out.get("line_origins", ())))
+                            find_line_origins=_line_origins_finder(functions, options, out))
     module = _with_solvers(module, options)
     for f in watched:
         viz.record(f, mode, module=module)
     return replace(module, stages=(), stage_seconds=()) if watched and not asked else module
+
+
+def _line_origins_finder(functions, options, out):
+    """RenderedModule.find_line_origins for a render's output `out`: its own records
+    when the render made them, else a second render of `functions` that makes them."""
+    if any(options.get(k) for k in ("line_origins", "line_comments", "record_stages")):
+        origins = out["line_origins"]
+        return lambda: origins
+    again = dict(options, line_origins=True)
+    traced = [f._traced for f in functions]
+    return lambda: _scaly.render(traced, again)["line_origins"]
 
 
 def _with_solvers(module, options):
@@ -280,7 +302,6 @@ def render_c_module(fn, *, name=None, cpu="generic", lanes=1, dialect="gnu", vec
                                       casadi=casadi, fp_contract=fp_contract,
                                       scalarize_limit=scalarize_limit, record_stages=record_stages,
                                       line_comments=line_comments)
-    options["line_origins"] = True
     return _render_recorded(functions, options, "aot")
 
 

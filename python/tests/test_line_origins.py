@@ -140,3 +140,18 @@ def test_commented_module_compiles_warning_free_and_computes_the_same(tmp_path, 
 def test_line_comments_must_be_a_bool():
     with pytest.raises(ValueError, match="line_comments must be True or False, got 'yes'"):
         render_c_module(make_chain(), line_comments="yes")
+
+
+def test_origins_a_render_skipped_are_found_on_first_read():
+    """render_c_module records no origins unless asked (line comments, stages, viz):
+    the first read of line_origins renders again with them, once, and gets what a
+    render that recorded them gets, for the same C."""
+    f = make_scan()
+    lazy = render_c_module(f)
+    eager = render_c_module(f, record_stages=True)  # records them while printing
+    assert lazy.source == eager.source
+    assert "line_origins" not in vars(lazy)  # not found yet
+    assert lazy.line_origins == eager.line_origins
+    assert lazy.line_origins is lazy.line_origins  # found once
+    step_line = line_of(scan_step, "s2 = s + 0.1")
+    assert any((HERE, step_line) in frm for _, frm in lazy.line_origins)
