@@ -777,14 +777,19 @@ int Ipm::iterate(bool warm) {
     if (converged())
       return SCALY_QP_SOLVED;
     // Converged by the iteration's own residuals but not as the user gets
-    // the point, or stalled near convergence (within acceptableFactor of the
-    // tolerances, no halving of the best merit in 5 iterations): polish the
-    // point (at most 3 times, 5 iterations apart), which may converge it.
+    // the point, or stalled (no halving of the best merit in 5 iterations)
+    // near convergence: within acceptableFactor of the tolerances, or with
+    // the complementarity mu already below eps_abs, so that rounding, not
+    // the iteration, holds the residuals up (POWELL20, objective 5e10: mu
+    // 1e-11 at iteration 28, its gap held at 3e-4 by the rounding of terms
+    // of 1e11 until the 185th). Then polish the point (at most 3 times, 5
+    // iterations apart), which may converge it.
     if (bestMerit_ < 0.5 * stallMerit_) {
       stallMerit_ = bestMerit_;
       stallIter_ = info_.iter;
     }
-    bool stalled = bestMerit_ <= acceptableFactor && info_.iter - stallIter_ >= 5;
+    bool stalled = info_.iter - stallIter_ >= 5 &&
+                   (bestMerit_ <= acceptableFactor || mu_ < st_.eps_abs);
     if ((candidate_ || stalled) && info_.iter - lastPolish_ >= 5 && polishes_ < 3 &&
         polish(true))
       return SCALY_QP_SOLVED;

@@ -118,6 +118,7 @@ private:
   int stallIter_ = 0;
   bool candidate_ = false; // converged by the iteration's own residuals
   Vec polX_, polY_, polZ_, polRx_, polRy_, polRz_, polDx_, polDy_, polDz_; // polish()
+  Vec polBestX_, polBestY_, polBestZ_;
   // userResiduals()' workspaces (it is called on converged iterations of
   // every solve: no allocation once sized).
   mutable std::vector<long double> extR_, extAx_;

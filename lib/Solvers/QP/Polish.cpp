@@ -150,7 +150,7 @@ void Ipm::userResiduals(const Vec &xs, const Vec &ys, const Pairs &qs, double &p
 /// solved by iterative refinement: residuals of those equations in extended
 /// precision, corrections from one factorization of the KKT matrix with a
 /// tiny regularization (an active bound a large diagonal, an inactive row a
-/// large w). The multiplier of an active bound is then what stationarity
+/// large w), down to the rounding floor of the doubles. The multiplier of an active bound is then what stationarity
 /// leaves at its variable. A multiplier of the wrong sign (a wrong guess) is
 /// set to zero and shows in the residuals. The polished point replaces the
 /// iterate when its residuals, as the user gets them (userResiduals), are
@@ -225,8 +225,16 @@ bool Ipm::polish(bool onlyIfConverged) {
   rx.resize(n_);
   ry.resize(p_);
   rz.resize(m_);
-  double previous = INFINITY;
-  for (int it = 0; it < 20; ++it) {
+  // Refinement while the largest residual halves, then on to the rounding
+  // floor: up to 10 steps that do not halve it, while a correction still
+  // changes some double of the point (30 steps in all). The point with the
+  // smallest residual is kept: within rounding of the exact solution of the
+  // active set's equations, and that solution itself when the doubles can
+  // hold it (POWELL20: x in quarters, residuals exactly 0).
+  Vec &bx = polBestX_, &by = polBestY_, &bz = polBestZ_;
+  double previous = INFINITY, bestErr = INFINITY;
+  int slowSteps = 0;
+  for (int it = 0; it < 30; ++it) {
     stationarity();
     double err = 0.0;
     for (int i = 0; i < n_; ++i) {
@@ -245,16 +253,34 @@ bool Ipm::polish(bool onlyIfConverged) {
       rz[r] = rowActive[r] ? (double)(pb.h[r] - ax[r]) : big * pz[r];
       err = std::max(err, std::fabs(rowActive[r] ? rz[r] : pz[r]));
     }
-    if (!(err < 0.5 * previous) || err == 0.0)
+    if (err < bestErr) {
+      bestErr = err;
+      bx = px;
+      by = py;
+      bz = pz;
+    }
+    if (err == 0.0 || (!(err < 0.5 * previous) && ++slowSteps > 10))
       break;
     previous = err;
     kkt_.solve(rx, ry, rz, dx, dy, dz);
     if (!dx.allFinite() || !dy.allFinite() || !dz.allFinite())
       return false;
+    bool moved = false;
+    for (int i = 0; i < n_ && !moved; ++i)
+      moved = px[i] + dx[i] != px[i];
+    for (int i = 0; i < p_ && !moved; ++i)
+      moved = py[i] + dy[i] != py[i];
+    for (int r = 0; r < m_ && !moved; ++r)
+      moved = pz[r] + dz[r] != pz[r];
+    if (!moved)
+      break;
     px += dx;
     py += dy;
     pz += dz;
   }
+  px = bx;
+  py = by;
+  pz = bz;
   // The point: held variables exactly at their bounds, inactive rows'
   // multipliers zero, negative ones (a wrong guess) zero; bound multipliers
   // from stationarity; slacks from x.
