@@ -112,13 +112,13 @@ private:
   // precision (userResiduals), when converged() or polish() computed them.
   double exactPrimal_ = INFINITY, exactDual_ = INFINITY, exactGap_ = INFINITY;
   double exactSidesGap_ = INFINITY;
-  int polishes_ = 0, lastPolish_ = -100;
+  int polishes_ = 0, lastPolish_ = -100;                 // polishes near convergence
+  int roundingPolishes_ = 0, lastRoundingPolish_ = -100; // on a stall that rounding holds up
   double solveErr_ = 0.0; // kktSolve's residual, relative to each block's right-hand side
   double stallMerit_ = INFINITY; // bestMerit_ when it last halved, at iteration stallIter_
   int stallIter_ = 0;
   bool candidate_ = false; // converged by the iteration's own residuals
   Vec polX_, polY_, polZ_, polRx_, polRy_, polRz_, polDx_, polDy_, polDz_; // polish()
-  Vec polBestX_, polBestY_, polBestZ_;
   // userResiduals()' workspaces (it is called on converged iterations of
   // every solve: no allocation once sized).
   mutable std::vector<long double> extR_, extAx_;
