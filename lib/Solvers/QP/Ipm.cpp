@@ -478,8 +478,8 @@ void Ipm::reset() {
   // The state of the returned point's checks, polishing and stall tracking.
   bestPrimal_ = bestDual_ = INFINITY;
   exactPrimal_ = exactDual_ = exactGap_ = exactSidesGap_ = INFINITY;
-  polishes_ = roundingPolishes_ = 0;
-  lastPolish_ = lastRoundingPolish_ = -100;
+  polishes_ = 0;
+  lastPolish_ = -100;
   solveErr_ = 0.0;
   stallMerit_ = INFINITY;
   stallIter_ = 0;
@@ -777,31 +777,17 @@ int Ipm::iterate(bool warm) {
     if (converged())
       return SCALY_QP_SOLVED;
     // Converged by the iteration's own residuals but not as the user gets
-    // the point, or stalled (no halving of the best merit in 5 iterations)
-    // near convergence (within acceptableFactor of the tolerances): polish
-    // the point (at most 3 times, 5 iterations apart), which may converge
-    // it. A stall far from the tolerances with the complementarity mu
-    // already below eps_abs is rounding holding the residuals up, not the
-    // iteration (POWELL20, objective 5e10: mu 1e-11 at iteration 28, its gap
-    // held at 3e-4 by the rounding of terms of 1e11 until the 185th): it is
-    // polished too, on a budget of its own, so that it never takes a turn
-    // of the first kind (BOYD2 at default: three such polishes fail, and the
-    // one that converges it is of the first kind, at iteration 114).
+    // the point, or stalled near convergence (within acceptableFactor of the
+    // tolerances, no halving of the best merit in 5 iterations): polish the
+    // point (at most 3 times, 5 iterations apart), which may converge it.
     if (bestMerit_ < 0.5 * stallMerit_) {
       stallMerit_ = bestMerit_;
       stallIter_ = info_.iter;
     }
-    bool stalled = info_.iter - stallIter_ >= 5;
-    bool near = candidate_ || bestMerit_ <= acceptableFactor;
-    if ((candidate_ || (stalled && near)) && info_.iter - lastPolish_ >= 5 && polishes_ < 3) {
+    bool stalled = bestMerit_ <= acceptableFactor && info_.iter - stallIter_ >= 5;
+    if ((candidate_ || stalled) && info_.iter - lastPolish_ >= 5 && polishes_ < 3) {
       ++polishes_;
       lastPolish_ = info_.iter;
-      if (polish(true))
-        return SCALY_QP_SOLVED;
-    } else if (stalled && !near && mu_ < st_.eps_abs &&
-               info_.iter - lastRoundingPolish_ >= 5 && roundingPolishes_ < 3) {
-      ++roundingPolishes_;
-      lastRoundingPolish_ = info_.iter;
       if (polish(true))
         return SCALY_QP_SOLVED;
     }
