@@ -150,9 +150,10 @@ void Ipm::userResiduals(const Vec &xs, const Vec &ys, const Pairs &qs, double &p
 /// solved by iterative refinement: residuals of those equations in extended
 /// precision, corrections from one factorization of the KKT matrix with a
 /// tiny regularization (an active bound a large diagonal, an inactive row a
-/// large w), down to the rounding floor of the doubles. The multiplier of an active bound is then what stationarity
-/// leaves at its variable. A multiplier of the wrong sign (a wrong guess) is
-/// set to zero and shows in the residuals. The polished point replaces the
+/// large w), down to the rounding floor of the doubles. The multiplier of an
+/// active bound is then what stationarity leaves at its variable. A
+/// multiplier of the wrong sign (a wrong guess) is set to zero and shows in
+/// the residuals. The polished point replaces the
 /// iterate when its residuals, as the user gets them (userResiduals), are
 /// better; returns whether it did.
 bool Ipm::polish(bool onlyIfConverged) {
