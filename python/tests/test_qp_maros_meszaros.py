@@ -83,6 +83,30 @@ def test_polish_converges_stalled_high_accuracy_solves(name, max_iter):
     assert res.iter < max_iter, res.iter
 
 
+def test_polish_refines_to_the_exact_solution():
+    """POWELL20 at high accuracy: objective 5.2e10, gap terms of 1e11 (a unit in their last place
+    is 1.5e-5). Its iteration stalls with the gap at 3e-4, held up by rounding, runs to its
+    185th iteration and ends in numerical trouble; the polish of the point it returns stopped its
+    refinement once the largest residual no longer halved, with a gap of 3e-5, and the solve
+    ended 'numerics'. The refinement now goes on to the rounding floor of the doubles, and this
+    problem's solution (x in quarters) is representable: it is returned exactly, and its
+    residuals, checked here from x and the multipliers alone, are exactly or nearly 0."""
+    prob = qpdata.load_maros_meszaros("POWELL20")
+    res, y_orig, r, found = qpdata.solve_and_check(prob, "high_accuracy", backend="sparse")
+    assert found and res.status == "solved", (res.status, res.iter, r)
+    assert r.primal == 0.0 and r.dual < 1e-12 and r.gap < 1e-12, r
+
+
+def test_polish_of_the_returned_point_meets_the_tolerances():
+    """STADAT1 at high accuracy runs to max_iter (its gap stalls at 1e-5, see below). The polish
+    of the point it returns stopped its refinement once the largest residual no longer halved,
+    short of 1e-9; refined to the rounding floor, and the best of its points kept by the
+    residuals as returned, it meets 1e-9 as checked here from x and the multipliers alone."""
+    prob = qpdata.load_maros_meszaros("STADAT1")
+    res, y_orig, r, found = qpdata.solve_and_check(prob, "high_accuracy", backend="sparse")
+    assert found and res.status == "solved", (res.status, res.iter, r)
+
+
 def test_no_infeasibility_claim_after_a_feasible_iterate():
     """STADAT1 at high accuracy: the iteration reaches primal and dual residuals of 1e-9 (its
     gap stays at 1e-5), stalls, and blows up at the finest regularization. With the power-of-two

@@ -785,9 +785,12 @@ int Ipm::iterate(bool warm) {
       stallIter_ = info_.iter;
     }
     bool stalled = bestMerit_ <= acceptableFactor && info_.iter - stallIter_ >= 5;
-    if ((candidate_ || stalled) && info_.iter - lastPolish_ >= 5 && polishes_ < 3 &&
-        polish(true))
-      return SCALY_QP_SOLVED;
+    if ((candidate_ || stalled) && info_.iter - lastPolish_ >= 5 && polishes_ < 3) {
+      ++polishes_;
+      lastPolish_ = info_.iter;
+      if (polish(true))
+        return SCALY_QP_SOLVED;
+    }
     if (int status = infeasibility())
       return status;
     if (info_.iter >= st_.max_iter)

@@ -112,7 +112,7 @@ private:
   // precision (userResiduals), when converged() or polish() computed them.
   double exactPrimal_ = INFINITY, exactDual_ = INFINITY, exactGap_ = INFINITY;
   double exactSidesGap_ = INFINITY;
-  int polishes_ = 0, lastPolish_ = -100;
+  int polishes_ = 0, lastPolish_ = -100; // polishes during the iteration (see iterate())
   double solveErr_ = 0.0; // kktSolve's residual, relative to each block's right-hand side
   double stallMerit_ = INFINITY; // bestMerit_ when it last halved, at iteration stallIter_
   int stallIter_ = 0;

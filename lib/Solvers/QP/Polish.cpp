@@ -150,9 +150,10 @@ void Ipm::userResiduals(const Vec &xs, const Vec &ys, const Pairs &qs, double &p
 /// solved by iterative refinement: residuals of those equations in extended
 /// precision, corrections from one factorization of the KKT matrix with a
 /// tiny regularization (an active bound a large diagonal, an inactive row a
-/// large w). The multiplier of an active bound is then what stationarity
-/// leaves at its variable. A multiplier of the wrong sign (a wrong guess) is
-/// set to zero and shows in the residuals. The polished point replaces the
+/// large w), down to the rounding floor of the doubles. The multiplier of an
+/// active bound is then what stationarity leaves at its variable. A
+/// multiplier of the wrong sign (a wrong guess) is set to zero and shows in
+/// the residuals. The polished point replaces the
 /// iterate when its residuals, as the user gets them (userResiduals), are
 /// better; returns whether it did.
 bool Ipm::polish(bool onlyIfConverged) {
@@ -161,8 +162,6 @@ bool Ipm::polish(bool onlyIfConverged) {
   using LD = long double;
   const Problem &pb = pb_;
   const double reg = 1e-7, big = 1.0 / reg;
-  ++polishes_;
-  lastPolish_ = info_.iter;
   // Active sides.
   std::vector<signed char> rowActive(m_, 0), loActive(nl_, 0), upActive(nu_, 0);
   for (int r = 0; r < m_; ++r)
@@ -214,20 +213,73 @@ bool Ipm::polish(bool onlyIfConverged) {
       pz[r] = 0.0;
   // Stationarity without the bounds' multipliers, in extended precision.
   std::vector<LD> st(n_), ax(std::max(p_, m_));
-  auto stationarity = [&]() {
+  auto stationarity = [&](const Vec &xs, const Vec &zs) {
     for (int j = 0; j < n_; ++j)
       st[j] = pb.c[j];
-    addSymmetricTimes(pb.P, px, st);
+    addSymmetricTimes(pb.P, xs, st);
     addTransposeTimes(pb.A, py, st); // each st[j]: its A terms, then its G terms
-    addTransposeTimes(pb.G, pz, st);
+    addTransposeTimes(pb.G, zs, st);
+  };
+  // The point a refinement iterate stands for: held variables exactly at
+  // their bounds, inactive rows' multipliers zero, negative ones (a wrong
+  // guess) zero; bound multipliers from stationarity; slacks from x. Returns
+  // the meritOf its residuals as the user gets it (userResiduals).
+  Vec cx, Gx;
+  Pairs cand;
+  double res[4];
+  auto judge = [&]() {
+    cx = px;
+    for (int i = 0; i < n_; ++i)
+      if (held[i])
+        cx[i] = heldAt[i];
+    cand.z = pz;
+    for (int r = 0; r < m_; ++r)
+      if (!rowActive[r] || !(pz[r] > 0.0))
+        cand.z[r] = 0.0;
+    stationarity(cx, cand.z);
+    cand.zl = Vec::Zero(nl_);
+    cand.zu = Vec::Zero(nu_);
+    for (int i = 0; i < n_; ++i) {
+      if (held[i] < 0)
+        cand.zl[pb.boundLo[i]] = std::max(0.0, (double)st[i]);
+      else if (held[i] > 0)
+        cand.zu[pb.boundUp[i]] = std::max(0.0, (double)-st[i]);
+    }
+    Gx = Vec::Zero(m_);
+    pb.G.multiplyAdd(cx.data(), Gx.data());
+    cand.s = (pb.h - Gx).cwiseMax(0.0);
+    cand.sl = (gather(pb.il, cx) - pb.xl).cwiseMax(0.0);
+    cand.su = (pb.xu - gather(pb.iu, cx)).cwiseMax(0.0);
+    if (!cx.allFinite() || !py.allFinite())
+      return (double)INFINITY;
+    userResiduals(cx, py, cand, res[0], res[1], res[2], res[3]);
+    return meritOf(res[0], res[1], std::max(res[2], res[3]));
   };
   Vec &rx = polRx_, &ry = polRy_, &rz = polRz_, &dx = polDx_, &dy = polDy_, &dz = polDz_;
   rx.resize(n_);
   ry.resize(p_);
   rz.resize(m_);
+  // Refinement while the largest residual of the equations halves, then on
+  // to the rounding floor: up to 10 steps that do not halve it, while a
+  // correction still changes some double of the point (30 steps in all).
+  // Of the points met, the one whose residuals as the user gets it are the
+  // best is kept: within rounding of the exact solution of the active set's
+  // equations, and that solution itself when the doubles can hold it
+  // (POWELL20: x in quarters, residuals exactly 0).
+  Vec bestX, bestY;
+  Pairs best;
+  double bestMerit = INFINITY, bestRes[4] = {0, 0, 0, 0};
   double previous = INFINITY;
-  for (int it = 0; it < 20; ++it) {
-    stationarity();
+  int slowSteps = 0;
+  for (int it = 0; it < 30; ++it) {
+    if (double m = judge(); m < bestMerit) {
+      bestMerit = m;
+      bestX = cx;
+      bestY = py;
+      best = cand;
+      std::copy(res, res + 4, bestRes);
+    }
+    stationarity(px, pz);
     double err = 0.0;
     for (int i = 0; i < n_; ++i) {
       rx[i] = held[i] ? (double)(((LD)heldAt[i] - px[i]) * (LD)big) : (double)-st[i];
@@ -245,58 +297,41 @@ bool Ipm::polish(bool onlyIfConverged) {
       rz[r] = rowActive[r] ? (double)(pb.h[r] - ax[r]) : big * pz[r];
       err = std::max(err, std::fabs(rowActive[r] ? rz[r] : pz[r]));
     }
-    if (!(err < 0.5 * previous) || err == 0.0)
+    if (err == 0.0 || bestMerit == 0.0 || (!(err < 0.5 * previous) && ++slowSteps > 10))
       break;
     previous = err;
     kkt_.solve(rx, ry, rz, dx, dy, dz);
     if (!dx.allFinite() || !dy.allFinite() || !dz.allFinite())
-      return false;
+      break;
+    bool moved = false;
+    for (int i = 0; i < n_ && !moved; ++i)
+      moved = px[i] + dx[i] != px[i];
+    for (int i = 0; i < p_ && !moved; ++i)
+      moved = py[i] + dy[i] != py[i];
+    for (int r = 0; r < m_ && !moved; ++r)
+      moved = pz[r] + dz[r] != pz[r];
+    if (!moved)
+      break;
     px += dx;
     py += dy;
     pz += dz;
   }
-  // The point: held variables exactly at their bounds, inactive rows'
-  // multipliers zero, negative ones (a wrong guess) zero; bound multipliers
-  // from stationarity; slacks from x.
-  for (int i = 0; i < n_; ++i)
-    if (held[i])
-      px[i] = heldAt[i];
-  for (int r = 0; r < m_; ++r)
-    if (!rowActive[r] || !(pz[r] > 0.0))
-      pz[r] = 0.0;
-  stationarity();
-  Pairs cand;
-  cand.z = pz;
-  cand.zl = Vec::Zero(nl_);
-  cand.zu = Vec::Zero(nu_);
-  for (int i = 0; i < n_; ++i) {
-    if (held[i] < 0)
-      cand.zl[pb.boundLo[i]] = std::max(0.0, (double)st[i]);
-    else if (held[i] > 0)
-      cand.zu[pb.boundUp[i]] = std::max(0.0, (double)-st[i]);
-  }
-  Vec Gx = Vec::Zero(m_);
-  pb.G.multiplyAdd(px.data(), Gx.data());
-  cand.s = (pb.h - Gx).cwiseMax(0.0);
-  cand.sl = (gather(pb.il, px) - pb.xl).cwiseMax(0.0);
-  cand.su = (pb.xu - gather(pb.iu, px)).cwiseMax(0.0);
-  if (!px.allFinite() || !py.allFinite())
+  if (!(bestMerit < INFINITY))
     return false;
-  double p0, d0, g0, s0, p1, d1, g1, s1;
+  double p0, d0, g0, s0;
   userResiduals(x, y, q, p0, d0, g0, s0);
-  userResiduals(px, py, cand, p1, d1, g1, s1);
   if (st_.verbose)
-    std::printf("polish: residuals %.3e %.3e %.3e -> %.3e %.3e %.3e\n", p0, d0, g0, p1, d1, g1);
-  double m1 = meritOf(p1, d1, std::max(g1, s1));
-  if (!(m1 < meritOf(p0, d0, std::max(g0, s0))) || (onlyIfConverged && !(m1 < 1.0)))
+    std::printf("polish: residuals %.3e %.3e %.3e -> %.3e %.3e %.3e\n", p0, d0, g0, bestRes[0],
+                bestRes[1], bestRes[2]);
+  if (!(bestMerit < meritOf(p0, d0, std::max(g0, s0))) || (onlyIfConverged && !(bestMerit < 1.0)))
     return false;
-  x = px;
-  y = py;
-  q = std::move(cand);
-  exactPrimal_ = p1;
-  exactDual_ = d1;
-  exactGap_ = g1;
-  exactSidesGap_ = s1;
+  x = std::move(bestX);
+  y = std::move(bestY);
+  q = std::move(best);
+  exactPrimal_ = bestRes[0];
+  exactDual_ = bestRes[1];
+  exactGap_ = bestRes[2];
+  exactSidesGap_ = bestRes[3];
   return true;
 }
 
