@@ -318,6 +318,14 @@ void c::Helpers::append(const Helpers &other) {
     add(item);
 }
 
+std::vector<std::string> c::Helpers::functionNames() const {
+  std::vector<std::string> names;
+  for (const Item &item : items)
+    if (!item.kind.empty())
+      names.push_back(item.name);
+  return names;
+}
+
 void c::Helpers::define(OpBuilder &b, Location loc, std::string text) const {
   // Verbatim text ends its last line itself (the op prints a newline).
   auto flush = [&] {

@@ -40,6 +40,8 @@ public:
   /// first used: the macro as verbatim text, each helper as an emitc.func
   /// followed by an empty line.
   void define(mlir::OpBuilder &b, mlir::Location loc, std::string text) const;
+  /// The names of the helper functions registered.
+  std::vector<std::string> functionNames() const;
 
 private:
   struct Item {

@@ -146,6 +146,15 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     shared += tables.definitions();
     if (!shared.empty())
       shared += "\n";
+    // scaly_ names are the module's own (c::entryNameProblem refuses them as
+    // entry names); a procedure named like a helper would be defined twice.
+    for (const std::string &name : helpers.functionNames())
+      for (pg::ProcOp proc : procs)
+        if (proc.getSymName() == name) {
+          proc.emitOpError("is named ") << name << ", the name of the module's C helper for "
+                                        << "its reductions or matrix products";
+          return signalPassFailure();
+        }
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointAfter(externC);
