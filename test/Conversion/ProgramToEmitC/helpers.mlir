@@ -15,10 +15,11 @@
 // CHECK:         emitc.return %{{.*}} : f32
 // CHECK:       emitc.verbatim ""
 // CHECK-NEXT:  emitc.func @scaly_pairwise_f64(
-// CHECK:         } {scaly.clang_loop = "vectorize(disable) unroll(disable)", scaly.name = "j"}
+// CHECK:         emitc.call @scaly_pairwise_f64(
+// CHECK:         emitc.call @scaly_pairwise_f64(
 // CHECK:         } {scaly.clang_loop = "vectorize(disable) unroll(disable)", scaly.name = "i"}
-// CHECK:         emitc.call @scaly_pairwise_f64(
-// CHECK:         emitc.call @scaly_pairwise_f64(
+// CHECK:         } {scaly.clang_loop = "vectorize(disable) unroll(disable)", scaly.name = "j"}
+// CHECK:         } {scaly.clang_loop = "vectorize(disable) unroll(disable)", scaly.name = "k"}
 // CHECK:       emitc.func @scaly_sum_f64(
 // CHECK:         emitc.call @scaly_pairwise_f64(
 // CHECK:       emitc.func @scaly_sum_i32(
@@ -49,8 +50,19 @@
 // C-EMPTY:
 // C-NEXT:  static double scaly_pairwise_f64(const double* x, long long n, long long s) {
 // C-NEXT:    double r = 0.0;
-// C-NEXT:    if (n <= 128) {
-// C-NEXT:      if (n >= 8) {
+// C-NEXT:    if (n > 128) {
+// C-NEXT:      long long n2 = n / 2;
+// C-NEXT:      n2 = n2 - (n2 % 8);
+// C-NEXT:      r = scaly_pairwise_f64(x, n2, s) + scaly_pairwise_f64(x + (n2 * s), n - n2, s);
+// C-NEXT:    } else {
+// C-NEXT:      if (n < 8) {
+// C-NEXT:  #if defined(__clang__)
+// C-NEXT:  #pragma clang loop vectorize(disable) unroll(disable)
+// C-NEXT:  #endif
+// C-NEXT:        for (long long i = 0; i < n; ++i) {
+// C-NEXT:          r = r + x[i * s];
+// C-NEXT:        }
+// C-NEXT:      } else {
 // C-NEXT:        double r0 = x[0];
 // C-NEXT:        double r1 = x[1 * s];
 // C:             double r7 = x[7 * s];
@@ -63,17 +75,13 @@
 // C:               r7 = r7 + p[7 * s];
 // C-NEXT:        }
 // C-NEXT:        r = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7));
-// C-NEXT:      }
 // C-NEXT:  #if defined(__clang__)
 // C-NEXT:  #pragma clang loop vectorize(disable) unroll(disable)
 // C-NEXT:  #endif
-// C-NEXT:      for (long long i = (n - (n % 8)); i < n; ++i) {
-// C-NEXT:        r = r + x[i * s];
+// C-NEXT:        for (long long k = (n - (n % 8)); k < n; ++k) {
+// C-NEXT:          r = r + x[k * s];
+// C-NEXT:        }
 // C-NEXT:      }
-// C-NEXT:    } else {
-// C-NEXT:      long long n2 = n / 2;
-// C-NEXT:      n2 = n2 - (n2 % 8);
-// C-NEXT:      r = scaly_pairwise_f64(x, n2, s) + scaly_pairwise_f64(x + (n2 * s), n - n2, s);
 // C-NEXT:    }
 // C-NEXT:    return r;
 // C-NEXT:  }
