@@ -158,6 +158,12 @@ def _listings():
     spill = render_c_module(outer).source
     reads = render_c_module(cc).source
     expanded = render_c_module(rollout_model(False)).source
+
+    @sc.function(sc.arg("x", 100, dtype="float32"), outputs=sc.arg("m"))
+    def biggest(x):
+        return x.max()
+
+    helper = render_c_module(biggest).source
     return {
         "generated-code.md": [
             rollout.source,
@@ -165,6 +171,7 @@ def _listings():
             between(reads, "  g_raw(arg[0], res[0], NULL);", "  return SCALY_SUCCESS;"),
             between(rollout.header, "#define rollout_SZ_ARG", "typedef struct"),
             between(commented, "  /* wave.py:8 */", "  return SCALY_SUCCESS;"),
+            between(helper, "static float scaly_max_f32(", "\n\n"),
         ],
         "lowering-hints.md": [between(expanded, "  for (", "  return SCALY_SUCCESS;")],
     }

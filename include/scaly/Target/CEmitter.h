@@ -4,7 +4,9 @@
 // value v<N>, argument names included. Scaly's C module needs C that reads
 // like the seed: named parameters, const inputs, expressions inlined where a
 // value is used once, vector stores through may_alias types. This printer
-// handles the EmitC subset that scaly-program-to-emitc produces.
+// handles the EmitC subset that scaly-program-to-emitc produces. A call of
+// an emitc.func with a result is an expression, as a call_opaque with one is:
+// such a function only reads memory (the module's reduction helpers).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SCALY_TARGET_CEMITTER_H
@@ -25,8 +27,16 @@ inline constexpr const char *kNameAttr = "scaly.name";
 /// Unit attribute on a pointer argument: its innermost element is const.
 inline constexpr const char *kConstAttr = "scaly.const";
 /// Unit attribute on an emitc.for: printed after a line `SCALY_NO_UNROLL`, the
-/// macro (ModuleDefinitions) that asks Clang not to unroll the loop.
+/// macro (HelperFunctions.h) that asks Clang not to unroll the loop.
 inline constexpr const char *kNoUnrollAttr = "scaly.no_unroll";
+/// String attribute on an emitc.for: Clang's loop hints for it, printed
+/// before the loop as `#pragma clang loop <hints>` under
+/// `#if defined(__clang__)` (other compilers see nothing). The C helpers'
+/// short loops say "vectorize(disable) unroll(disable)".
+inline constexpr const char *kClangLoopAttr = "scaly.clang_loop";
+/// Unit attribute on a pointer argument: printed `T* __restrict name`, the
+/// function's pointers never alias (the matrix product's operands).
+inline constexpr const char *kRestrictAttr = "scaly.restrict";
 
 /// The vector typedefs a module uses (double2, float4, ...), each declared
 /// aligned to one element and may_alias, so stores never assume more

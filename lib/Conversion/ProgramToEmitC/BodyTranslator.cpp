@@ -5,7 +5,7 @@
 // loads and stores subscripts and assignments, prog.for a C for loop (with
 // variables for carried values, Loops.h), lane vectors GNU C vectors
 // (Lanes.h), reductions and products calls of the module's helpers
-// (ModuleDefinitions.h), scf.if / scf.while C statements.
+// (HelperFunctions.h), scf.if / scf.while C statements.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "Lanes.h"
 #include "Loops.h"
+#include "HelperFunctions.h"
 #include "ModuleDefinitions.h"
 #include "llvm/ADT/TypeSwitch.h"
 

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "BodyTranslator.h"
+#include "HelperFunctions.h"
 #include "Lanes.h"
 #include "ModuleDefinitions.h"
 #include "mlir/IR/Builders.h"
@@ -139,17 +140,25 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       return signalPassFailure();
     b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\n}\n#endif");
     typedefs.setValue(vectors.typedefs());
+    // What the procedures share, after the extern "C" guard: lane support
+    // and tables (text), then the helper functions and the loop macro.
     std::string shared = lanes->definitions();
     shared += tables.definitions();
     if (!shared.empty())
       shared += "\n";
-    shared += helpers.definitions();
-    if (!shared.empty()) {
+    // scaly_ names are the module's own (c::entryNameProblem refuses them as
+    // entry names); a procedure named like a helper would be defined twice.
+    for (const std::string &name : helpers.functionNames())
+      for (pg::ProcOp proc : procs)
+        if (proc.getSymName() == name) {
+          proc.emitOpError("is named ") << name << ", the name of the module's C helper for "
+                                        << "its reductions or matrix products";
+          return signalPassFailure();
+        }
+    {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointAfter(externC);
-      std::string text = shared;
-      text.pop_back(); // the verbatim op ends the line itself
-      b.create<emitc::VerbatimOp>(loc, text);
+      helpers.define(b, loc, std::move(shared));
     }
     // Bodies are freed in parallel on a threaded context (each is isolated).
     parallelForEach(module.getContext(), procs, [](pg::ProcOp proc) {

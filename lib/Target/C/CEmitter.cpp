@@ -100,6 +100,14 @@ std::string specifierText(emitc::FuncOp fn) {
   return s;
 }
 
+/// The C type of parameter `i` of `fn`: const element (c::kConstAttr),
+/// `__restrict` pointer (c::kRestrictAttr).
+std::string paramType(emitc::FuncOp fn, unsigned i) {
+  std::string type = typeName(fn.getArgument(i).getType(),
+                              static_cast<bool>(fn.getArgAttr(i, c::kConstAttr)));
+  return fn.getArgAttr(i, c::kRestrictAttr) ? type + " __restrict" : type;
+}
+
 std::string resultText(emitc::FuncOp fn) {
   auto results = fn.getFunctionType().getResults();
   return results.empty() ? "void" : typeName(results[0], false);
@@ -262,8 +270,18 @@ private:
         lastComment = std::move(comment);
       }
     }
-    if (!before.empty())
-      line(before);
+    // Lines before the statement (a loop's hints); preprocessor lines start
+    // at the margin.
+    for (StringRef rest = before; !rest.empty();) {
+      auto [first, next] = rest.split('\n');
+      if (first.starts_with("#")) {
+        os << first << "\n";
+        lineNo += tracking;
+      } else {
+        line(first);
+      }
+      rest = next;
+    }
     if (options.origins && !from.empty())
       options.origins->push_back({lineNo, std::move(from)});
     line(text);
@@ -318,10 +336,12 @@ private:
       auto nameAttr = fn.getArgAttrOfType<StringAttr>(i, c::kNameAttr);
       std::string name = nameAttr ? claim(nameAttr.getValue()) : fresh(false);
       names[arg] = name;
-      bool isConst = static_cast<bool>(fn.getArgAttr(i, c::kConstAttr));
-      if (isConst)
+      if (fn.getArgAttr(i, c::kConstAttr))
         constPointers.insert(arg);
-      sig += (i ? ", " : "") + typeName(arg.getType(), isConst) + " " + name;
+      if (fn.getArgAttr(i, c::kRestrictAttr) && !isa<emitc::PointerType>(arg.getType()))
+        return fn.emitOpError("has ") << c::kRestrictAttr << " on argument " << i
+                                      << ", which is not a pointer";
+      sig += (i ? ", " : "") + paramType(fn, i) + " " + name;
     }
     sig += ") {";
     line(sig);
@@ -334,9 +354,10 @@ private:
 
   static bool isExpression(Operation *op) {
     return isa<emitc::AddOp, emitc::SubOp, emitc::MulOp, emitc::DivOp, emitc::UnaryMinusOp,
-               emitc::LogicalNotOp, emitc::LogicalAndOp, emitc::BitwiseXorOp, emitc::BitwiseAndOp,
-               emitc::BitwiseOrOp, emitc::RemOp, emitc::CmpOp, emitc::ConditionalOp,
-               emitc::CastOp, emitc::SubscriptOp, emitc::CallOpaqueOp>(op);
+               emitc::LogicalNotOp, emitc::LogicalAndOp, emitc::LogicalOrOp, emitc::BitwiseXorOp,
+               emitc::BitwiseAndOp, emitc::BitwiseOrOp, emitc::RemOp, emitc::CmpOp,
+               emitc::ConditionalOp, emitc::CastOp, emitc::SubscriptOp, emitc::CallOpaqueOp>(op) ||
+           (isa<emitc::CallOp>(op) && op->getNumResults() == 1);
   }
 
   /// Whether `op`'s single result is printed at its use instead of being
@@ -403,10 +424,10 @@ private:
       // A call that reads memory through a pointer argument (a reduction
       // helper) is a read too: it stays in place when its buffer may be
       // written before the statement that would print it.
-      if (auto call = dyn_cast<emitc::CallOpaqueOp>(&op); inl && call && call.getNumResults() == 1) {
+      if (inl && isa<emitc::CallOpaqueOp, emitc::CallOp>(op) && op.getNumResults() == 1) {
         Operation *user = *op.getResult(0).getUsers().begin();
         int64_t from = writeEpoch.lookup(&op), to = writeEpoch.lookup(printedAt(user));
-        for (Value arg : call.getOperands())
+        for (Value arg : op.getOperands())
           if (isa<emitc::PointerType>(arg.getType()) && !isConstPointer(arg) &&
               writtenBetween(&block, from, to, bufferOf(arg)))
             inl = false;
@@ -465,6 +486,7 @@ private:
         .Case([&](emitc::UnaryMinusOp o) { return "(-" + expr(o.getOperand()) + ")"; })
         .Case([&](emitc::LogicalNotOp o) { return "(!" + expr(o.getOperand()) + ")"; })
         .Case([&](emitc::LogicalAndOp o) { return binary(o, "&&"); })
+        .Case([&](emitc::LogicalOrOp o) { return binary(o, "||"); })
         .Case([&](emitc::BitwiseXorOp o) { return binary(o, "^"); })
         .Case([&](emitc::BitwiseAndOp o) { return binary(o, "&"); })
         .Case([&](emitc::BitwiseOrOp o) { return binary(o, "|"); })
@@ -491,6 +513,7 @@ private:
             return "(" + o.getCallee().str() + "){" + args + "}";
           return o.getCallee().str() + "(" + args + ")";
         })
+        .Case([&](emitc::CallOp o) { return callText(o); })
         .Default([&](Operation *other) {
           other->emitOpError("has no C expression form");
           return std::string("/*?*/");
@@ -602,8 +625,8 @@ private:
         else
           anyWrites[&block].push_back(epoch);
         ++epoch;
-      } else if (isa<emitc::CallOp, emitc::ForOp, emitc::IfOp, emitc::VerbatimOp>(op) ||
-                 (isa<emitc::CallOpaqueOp>(op) && op.getNumResults() == 0)) {
+      } else if (isa<emitc::ForOp, emitc::IfOp, emitc::VerbatimOp>(op) ||
+                 (isa<emitc::CallOpaqueOp, emitc::CallOp>(op) && op.getNumResults() == 0)) {
         anyWrites[&block].push_back(epoch);
         ++epoch;
       }
@@ -676,22 +699,29 @@ private:
           return success();
         })
         .Case([&](emitc::CallOp call) {
-          std::string args;
-          for (auto [i, a] : llvm::enumerate(call.getOperands()))
-            args += (i ? ", " : "") + stripParens(expr(a));
-          statement(call, call.getCallee() + "(" + args + ");");
+          if (call.getNumResults())
+            return printValue(call);
+          statement(call, callText(call) + ";");
           return success();
         })
-        .Case([&](emitc::ForOp loop) {
+        .Case([&](emitc::ForOp loop) -> LogicalResult {
           auto nameAttr = loop->getAttrOfType<StringAttr>(c::kNameAttr);
           std::string name = nameAttr ? claim(nameAttr.getValue()) : fresh(false);
           names[loop.getInductionVar()] = name;
           std::string step = expr(loop.getStep());
           std::string inc = step == "1" ? "++" + name : name + " += " + step;
+          std::string before = loop->hasAttr(c::kNoUnrollAttr) ? "SCALY_NO_UNROLL" : "";
+          if (Attribute hints = loop->getAttr(c::kClangLoopAttr)) {
+            auto text = dyn_cast<StringAttr>(hints);
+            if (!text)
+              return loop.emitOpError("has a ") << c::kClangLoopAttr << " that is not a string";
+            before += (before.empty() ? "" : "\n") + ("#if defined(__clang__)\n#pragma clang loop " +
+                                                     text.getValue() + "\n#endif").str();
+          }
           statement(loop,
                     "for (long long " + name + " = " + expr(loop.getLowerBound()) + "; " + name +
                         " < " + expr(loop.getUpperBound()) + "; " + inc + ") {",
-                    loop->hasAttr(c::kNoUnrollAttr) ? "SCALY_NO_UNROLL" : "");
+                    before);
           ++indent;
           LogicalResult ok = printBlock(*loop.getBody(), false);
           --indent;
@@ -715,7 +745,7 @@ private:
         .Case([&](emitc::YieldOp) { return success(); })
         .Case([&](emitc::ReturnOp r) {
           if (r.getOperand())
-            statement(r, "return " + expr(r.getOperand()) + ";");
+            statement(r, "return " + stripParens(expr(r.getOperand())) + ";");
           else if (!lastInFunction)
             line("return;");
           return success();
@@ -728,21 +758,36 @@ private:
             }
             return other->emitOpError("has no C statement form");
           }
-          if (inlined(other))
-            return success();
-          // A value nothing uses (e.g. the cast of a port without values).
-          if (other->getResult(0).use_empty() && isExpression(other))
-            return success();
-          Value r = other->getResult(0);
-          bool pointer = isa<emitc::PointerType>(r.getType());
-          auto nameAttr = other->getAttrOfType<StringAttr>(c::kNameAttr);
-          std::string name = nameAttr ? claim(nameAttr.getValue()) : fresh(pointer);
-          std::string init = exprOf(other);
-          names[r] = name;
-          statement(other, typeName(r.getType(), pointer && isConstPointer(r)) + " " + name +
-                               " = " + stripParens(init) + ";");
-          return success();
+          return printValue(other);
         });
+  }
+
+  /// An op with one result: nothing where it is inlined, else a named
+  /// variable holding it.
+  LogicalResult printValue(Operation *op) {
+    if (inlined(op))
+      return success();
+    // A value nothing uses (e.g. the cast of a port without values); a call
+    // is still made.
+    if (op->getResult(0).use_empty() && isExpression(op) && !isa<emitc::CallOp>(op))
+      return success();
+    Value r = op->getResult(0);
+    bool pointer = isa<emitc::PointerType>(r.getType());
+    auto nameAttr = op->getAttrOfType<StringAttr>(c::kNameAttr);
+    std::string name = nameAttr ? claim(nameAttr.getValue()) : fresh(pointer);
+    std::string init = exprOf(op);
+    names[r] = name;
+    statement(op, typeName(r.getType(), pointer && isConstPointer(r)) + " " + name + " = " +
+                      stripParens(init) + ";");
+    return success();
+  }
+
+  /// `f(a, b)` for an emitc.call.
+  std::string callText(emitc::CallOp call) {
+    std::string args;
+    for (auto [i, a] : llvm::enumerate(call.getOperands()))
+      args += (i ? ", " : "") + stripParens(expr(a));
+    return call.getCallee().str() + "(" + args + ")";
   }
 };
 
@@ -752,8 +797,8 @@ std::vector<c::FunctionSignature> c::functionSignatures(ModuleOp module) {
   std::vector<FunctionSignature> out;
   for (emitc::FuncOp fn : module.getOps<emitc::FuncOp>()) {
     FunctionSignature sig{fn.getSymName().str(), specifierText(fn), resultText(fn), {}};
-    for (auto [i, arg] : llvm::enumerate(fn.getArguments()))
-      sig.params.push_back(typeName(arg.getType(), static_cast<bool>(fn.getArgAttr(i, kConstAttr))));
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      sig.params.push_back(paramType(fn, i));
     out.push_back(std::move(sig));
   }
   return out;

@@ -4,10 +4,10 @@
 // constants is one loop with the whole expression inside, and a large sum
 // calls the module's pairwise helper scaly_sum_f64 (NumPy's blocking) once.
 
-// CHECK:       static double scaly_pairwise_f64(const double *x, long long n, long long s) {
-// CHECK:       static double scaly_sum_f64(const double *x, long long n, long long s) {
-// CHECK:         for (long long k = 0; k < n; k += 8192)
-// CHECK-NEXT:      r += scaly_pairwise_f64(x + k * s, n - k < 8192 ? n - k : 8192, s);
+// CHECK:       static double scaly_pairwise_f64(const double* x, long long n, long long s) {
+// CHECK:       static double scaly_sum_f64(const double* x, long long n, long long s) {
+// CHECK:         for (long long k = 0; k < n; k += 8192) {
+// CHECK-NEXT:      r = r + scaly_pairwise_f64(x + (k * s), ((n - k) < 8192) ? (n - k) : 8192, s);
 // CHECK-LABEL: int chain(const double** arg, double** res, int* iw, double* w, int mem) {
 // CHECK:         for (long long i = 0; i < 1000; ++i) {
 // CHECK-NEXT:      res[0][i] = sin(arg[0][i] * 2.0) + 2.0;
