@@ -769,8 +769,15 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     printOptions.origins = &out.origins;
   if (failed(c::printC(module, os, printOptions)))
     return fail("printing C failed");
-  if (options.casadi)
-    out.source += casadiSource(casadiEntries);
+  // CasADi's layer is a module of its own, printed after the model's: the
+  // model's function signatures and line records stay the model's alone.
+  if (options.casadi) {
+    OwningOpRef<ModuleOp> casadi = casadiModule(ctx, casadiEntries);
+    if (verifyEach && failed(verify(*casadi)))
+      return fail("the CasADi layer is invalid EmitC (a bug in Scaly)");
+    if (failed(c::printC(*casadi, os)))
+      return fail("printing the CasADi layer failed");
+  }
   if (renderCancelled())
     return cancelled();
   return true;
