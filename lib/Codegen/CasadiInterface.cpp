@@ -20,7 +20,6 @@
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 
@@ -373,31 +372,13 @@ OwningOpRef<ModuleOp> casadiModule(MLIRContext *ctx, const std::vector<CasadiEnt
   return module;
 }
 
-std::string casadiDeclarations(const std::vector<CasadiEntry> &entries) {
+std::string casadiDeclarations(ModuleOp casadi) {
   std::string s = "/* CasADi's external function API (see the module's source). */\n"
                   "#ifndef casadi_real\n#define casadi_real double\n#endif\n"
                   "#ifndef casadi_int\n#define casadi_int long long int\n#endif\n\n"
                   "#ifdef __cplusplus\nextern \"C\" {\n#endif\n";
-  for (const CasadiEntry &e : entries)
-    s += llvm::formatv(R"(int {0}(const casadi_real** arg, casadi_real** res, casadi_int* iw, casadi_real* w, int mem);
-void {0}_incref(void);
-void {0}_decref(void);
-casadi_int {0}_n_in(void);
-casadi_int {0}_n_out(void);
-casadi_real {0}_default_in(casadi_int i);
-const char* {0}_name_in(casadi_int i);
-const char* {0}_name_out(casadi_int i);
-const casadi_int* {0}_sparsity_in(casadi_int i);
-const casadi_int* {0}_sparsity_out(casadi_int i);
-int {0}_work(casadi_int* sz_arg, casadi_int* sz_res, casadi_int* sz_iw, casadi_int* sz_w);
-int {0}_alloc_mem(void);
-int {0}_init_mem(int mem);
-void {0}_free_mem(int mem);
-int {0}_checkout(void);
-void {0}_release(int mem);
-)",
-                       e.name)
-             .str();
+  for (auto fn : casadi.getOps<emitc::FuncOp>())
+    s += c::declaration(fn) + "\n";
   return s + "#ifdef __cplusplus\n}\n#endif\n\n";
 }
 

@@ -43,8 +43,9 @@ struct CasadiEntry {
 /// after the model's module.
 mlir::OwningOpRef<mlir::ModuleOp> casadiModule(mlir::MLIRContext *ctx,
                                                const std::vector<CasadiEntry> &entries);
-/// The declarations of that API (inserted into the header).
-std::string casadiDeclarations(const std::vector<CasadiEntry> &entries);
+/// The declarations of that API (inserted into the header): the prototypes
+/// of `casadi`'s functions, as the C printer defines them.
+std::string casadiDeclarations(mlir::ModuleOp casadi);
 
 } // namespace scaly::codegen
 

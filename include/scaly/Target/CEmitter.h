@@ -21,6 +21,7 @@
 #include <vector>
 
 namespace mlir::emitc {
+class FuncOp;
 class GlobalOp;
 } // namespace mlir::emitc
 
@@ -89,6 +90,10 @@ struct FunctionSignature {
   std::string result;
   std::vector<std::string> params;
 };
+
+/// The prototype of `fn` as `printC` defines it (`int f(casadi_int i);`,
+/// `void g(void);`): its declaration in a header.
+std::string declaration(mlir::emitc::FuncOp fn);
 
 /// The signatures of the functions `printC` prints, in order.
 std::vector<FunctionSignature> functionSignatures(mlir::ModuleOp module);

@@ -760,6 +760,16 @@ std::vector<c::FunctionSignature> c::functionSignatures(ModuleOp module) {
   return out;
 }
 
+std::string c::declaration(emitc::FuncOp fn) {
+  std::string s = specifierText(fn);
+  s += (s.empty() ? "" : " ") + resultText(fn) + " " + fn.getSymName().str() + "(";
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+    auto name = fn.getArgAttrOfType<StringAttr>(i, c::kNameAttr);
+    s += (i ? ", " : "") + paramType(fn, i) + (name ? " " + c::safeIdentifier(name) : "");
+  }
+  return s + (fn.getNumArguments() ? ");" : "void);");
+}
+
 LogicalResult c::printC(ModuleOp module, llvm::raw_ostream &os, const PrintOptions &options) {
   CPrinter printer(os, options);
   return printer.printModule(module);
