@@ -140,13 +140,14 @@ struct Builder {
   void function(const Twine &name, ArrayRef<std::pair<Type, StringRef>> params, Type result,
                 function_ref<void(ArrayRef<BlockArgument>)> body) {
     SmallVector<Type> types;
-    for (auto &p : params)
+    SmallVector<DictionaryAttr> argAttrs;
+    for (auto &p : params) {
       types.push_back(p.first);
+      argAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(c::kNameAttr, b.getStringAttr(p.second))));
+    }
     auto fn = b.create<emitc::FuncOp>(
-        loc, name.str(),
-        FunctionType::get(ctx, types, result ? TypeRange{result} : TypeRange{}));
-    for (auto [i, p] : llvm::enumerate(params))
-      fn.setArgAttr(i, c::kNameAttr, b.getStringAttr(p.second));
+        loc, name.str(), FunctionType::get(ctx, types, result ? TypeRange{result} : TypeRange{}),
+        ArrayRef<NamedAttribute>{}, argAttrs);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(fn.addEntryBlock());
     loops.clear();
