@@ -7,11 +7,21 @@
 // column-major; a null arg[i] is an input of zeros and a null res[j] an
 // output nobody wants; a nonzero return is a failure.
 //
+// The layer is an EmitC module (emitc.global tables, emitc.func query and
+// evaluation functions) that the C printer prints after the model. Only the
+// preprocessor lines and comments are verbatim: C has no other way to say
+// them. CasADi's types stay C's `casadi_int`/`casadi_real` (opaque types).
+//
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Codegen/CasadiInterface.h"
+#include "scaly/Target/CEmitter.h"
 
-#include "llvm/Support/FormatVariadic.h"
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace mlir;
 
 namespace scaly::codegen {
 namespace {
@@ -50,30 +60,125 @@ std::vector<int64_t> sparsityOf(const CasadiPort &p) {
   return s;
 }
 
+/// A table's initializer, 16 values a line.
 std::string list(const std::vector<int64_t> &values) {
-  std::string s;
+  std::string s = "{";
   for (size_t i = 0; i < values.size(); ++i) {
     s += (i % 16 == 0) ? (i ? ",\n  " : "\n  ") : ", ";
     s += std::to_string(values[i]);
   }
-  return s + "\n";
+  return s + "\n}";
 }
 
+/// Builds the layer's ops: short names for the EmitC ops it uses.
+struct Builder {
+  OpBuilder &b;
+  Location loc;
+  MLIRContext *ctx = b.getContext();
+  Type cInt = emitc::OpaqueType::get(ctx, "casadi_int");
+  Type cReal = emitc::OpaqueType::get(ctx, "casadi_real");
+  Type cIntP = emitc::PointerType::get(cInt);
+  Type realP = emitc::PointerType::get(cReal);
+  Type spP = emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const casadi_int"));
+  Type nameP = emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const char"));
+  Type cInt32 = emitc::OpaqueType::get(ctx, "int");
+  Type idx = emitc::OpaqueType::get(ctx, "long long");
+  Type i1 = b.getI1Type();
+
+  void verbatim(StringRef text) { b.create<emitc::VerbatimOp>(loc, text); }
+  Value constant(Type t, const Twine &text) {
+    return b.create<emitc::ConstantOp>(loc, t, emitc::OpaqueAttr::get(ctx, text.str()));
+  }
+  Value literal(Type t, StringRef text) { return b.create<emitc::LiteralOp>(loc, t, text); }
+  Value index(int64_t k) { return constant(idx, Twine(k)); }
+  Value add(Value x, Value y) { return b.create<emitc::AddOp>(loc, x.getType(), x, y); }
+  Value mul(Value x, Value y) { return b.create<emitc::MulOp>(loc, x.getType(), x, y); }
+  Value cmp(emitc::CmpPredicate p, Value x, Value y) {
+    return b.create<emitc::CmpOp>(loc, i1, p, x, y);
+  }
+  /// `p != 0` for a pointer.
+  Value nonNull(Value p) { return cmp(emitc::CmpPredicate::ne, p, literal(p.getType(), "0")); }
+  Value at(Value p, Value i) {
+    Type t = p.getType();
+    Type elem = isa<emitc::ArrayType>(t) ? cast<emitc::ArrayType>(t).getElementType()
+                                         : cast<emitc::PointerType>(t).getPointee();
+    return b.create<emitc::SubscriptOp>(loc, elem, p, ValueRange{i});
+  }
+  Value at(Value p, int64_t i) { return at(p, index(i)); }
+  void assign(Value var, Value value) { b.create<emitc::AssignOp>(loc, var, value); }
+  /// `(void)v;`
+  void discard(Value v) { b.create<emitc::CastOp>(loc, emitc::OpaqueType::get(ctx, "void"), v); }
+  void ret(Value v = {}) { b.create<emitc::ReturnOp>(loc, v); }
+
+  /// Loops of the function being built, by counter name (k, k1, k2, ...:
+  /// the printer keeps a name taken for the whole function).
+  llvm::StringMap<int> loops = {};
+  void loop(int64_t upper, StringRef name, function_ref<void(Value)> body) {
+    auto loop = b.create<emitc::ForOp>(loc, index(0), index(upper), index(1));
+    int n = loops[name]++;
+    loop->setAttr(c::kNameAttr, b.getStringAttr(n ? name + Twine(n) : name));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    body(loop.getInductionVar());
+  }
+  void ifElse(Value cond, function_ref<void()> then, function_ref<void()> otherwise = {}) {
+    auto branch = b.create<emitc::IfOp>(loc, cond, /*addThenBlock=*/true,
+                                        /*addElseBlock=*/bool(otherwise));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(&branch.getThenRegion().front());
+    then();
+    b.create<emitc::YieldOp>(loc);
+    if (otherwise) {
+      b.setInsertionPointToEnd(&branch.getElseRegion().front());
+      otherwise();
+      b.create<emitc::YieldOp>(loc);
+    }
+  }
+
+  /// An external function `name(params)` returning `result` (none: void);
+  /// `body` builds its ops from the arguments.
+  void function(const Twine &name, ArrayRef<std::pair<Type, StringRef>> params, Type result,
+                function_ref<void(ArrayRef<BlockArgument>)> body) {
+    SmallVector<Type> types;
+    SmallVector<DictionaryAttr> argAttrs;
+    for (auto &p : params) {
+      types.push_back(p.first);
+      argAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(c::kNameAttr, b.getStringAttr(p.second))));
+    }
+    auto fn = b.create<emitc::FuncOp>(
+        loc, name.str(), FunctionType::get(ctx, types, result ? TypeRange{result} : TypeRange{}),
+        ArrayRef<NamedAttribute>{}, argAttrs);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(fn.addEntryBlock());
+    loops.clear();
+    body(fn.getArguments());
+  }
+
+  /// `static const T name[n] = init;`
+  void table(const Twine &name, Type elem, int64_t n, const std::string &init) {
+    b.create<emitc::GlobalOp>(loc, name.str(), emitc::ArrayType::get({n}, elem),
+                              emitc::OpaqueAttr::get(ctx, init), /*externSpecifier=*/false,
+                              /*staticSpecifier=*/true, /*constSpecifier=*/true);
+  }
+  Value global(const Twine &name, Type elem, int64_t n) {
+    return b.create<emitc::GetGlobalOp>(loc, emitc::ArrayType::get({n}, elem), name.str());
+  }
+};
+
 /// Static tables and the query functions of one entry.
-std::string queries(const CasadiEntry &e) {
-  std::string f = e.name, s;
+void queries(Builder &b, const CasadiEntry &e) {
+  const std::string &f = e.name;
   auto tables = [&](const std::vector<CasadiPort> &ports, const char *dir) {
     for (size_t i = 0; i < ports.size(); ++i)
-      s += llvm::formatv("static const casadi_int {0}_sp_{1}{2}[] = {{{3}};\n", f, dir, i,
-                         list(sparsityOf(ports[i])))
-               .str();
-    s += llvm::formatv("static const char *const {0}_names_{1}[] = {{", f, dir).str();
-    for (const CasadiPort &p : ports)
-      s += "\"" + p.name + "\", ";
-    s += "0};\nstatic const casadi_int *const " + f + "_sps_" + dir + "[] = {";
-    for (size_t i = 0; i < ports.size(); ++i)
-      s += f + "_sp_" + dir + std::to_string(i) + ", ";
-    s += "0};\n";
+      b.table(f + "_sp_" + dir + std::to_string(i), b.cInt,
+              sparsityOf(ports[i]).size(), list(sparsityOf(ports[i])));
+    std::string names = "{", sps = "{";
+    for (size_t i = 0; i < ports.size(); ++i) {
+      names += "\"" + ports[i].name + "\", ";
+      sps += f + "_sp_" + dir + std::to_string(i) + ", ";
+    }
+    b.table(f + "_names_" + dir, b.nameP, ports.size() + 1, names + "0}");
+    b.table(f + "_sps_" + dir, b.spP, ports.size() + 1, sps + "0}");
   };
   tables(e.ins, "in");
   tables(e.outs, "out");
@@ -82,133 +187,199 @@ std::string queries(const CasadiEntry &e) {
     szW += sizeOf(p);
   for (const CasadiPort &p : e.outs)
     szW += sizeOf(p);
-  s += llvm::formatv(R"(
-void {0}_incref(void) {{}
-void {0}_decref(void) {{}
-casadi_int {0}_n_in(void) {{ return {1}; }
-casadi_int {0}_n_out(void) {{ return {2}; }
-casadi_real {0}_default_in(casadi_int i) {{ (void)i; return 0.0; }
-const char* {0}_name_in(casadi_int i) {{ return i >= 0 && i < {1} ? {0}_names_in[i] : 0; }
-const char* {0}_name_out(casadi_int i) {{ return i >= 0 && i < {2} ? {0}_names_out[i] : 0; }
-const casadi_int* {0}_sparsity_in(casadi_int i) {{ return i >= 0 && i < {1} ? {0}_sps_in[i] : 0; }
-const casadi_int* {0}_sparsity_out(casadi_int i) {{ return i >= 0 && i < {2} ? {0}_sps_out[i] : 0; }
-int {0}_work(casadi_int* sz_arg, casadi_int* sz_res, casadi_int* sz_iw, casadi_int* sz_w) {{
-  if (sz_arg) *sz_arg = {1};
-  if (sz_res) *sz_res = {2};
-  if (sz_iw) *sz_iw = 0;
-  if (sz_w) *sz_w = {3};
-  return 0;
-}
-/* The module keeps no state: one memory slot serves every thread. */
-int {0}_alloc_mem(void) {{ return 0; }
-int {0}_init_mem(int mem) {{ (void)mem; return 0; }
-void {0}_free_mem(int mem) {{ (void)mem; }
-int {0}_checkout(void) {{ return 0; }
-void {0}_release(int mem) {{ (void)mem; }
-)",
-                     f, e.ins.size(), e.outs.size(), szW)
-           .str();
-  return s;
+  b.verbatim("");
+  auto nothing = [&](ArrayRef<BlockArgument>) { b.ret(); };
+  b.function(f + "_incref", {}, {}, nothing);
+  b.function(f + "_decref", {}, {}, nothing);
+  int64_t nIn = e.ins.size(), nOut = e.outs.size();
+  for (auto [suffix, n] : {std::pair{"_n_in", nIn}, std::pair{"_n_out", nOut}})
+    b.function(f + suffix, {}, b.cInt, [&](ArrayRef<BlockArgument>) {
+      b.ret(b.constant(b.cInt, Twine(n)));
+    });
+  b.function(f + "_default_in", {{b.cInt, "i"}}, b.cReal, [&](ArrayRef<BlockArgument> a) {
+    b.discard(a[0]);
+    b.ret(b.constant(b.cReal, "0.0"));
+  });
+  // `i >= 0 && i < n ? table[i] : 0`
+  auto lookup = [&](const char *suffix, const char *tableName, Type elem, int64_t n) {
+    b.function(f + suffix, {{b.cInt, "i"}}, elem, [&](ArrayRef<BlockArgument> a) {
+      Value inRange = b.b.create<emitc::LogicalAndOp>(
+          b.loc, b.i1, b.cmp(emitc::CmpPredicate::ge, a[0], b.constant(b.cInt, "0")),
+          b.cmp(emitc::CmpPredicate::lt, a[0], b.constant(b.cInt, Twine(n))));
+      Value entry = b.at(b.global(f + tableName, elem, n + 1), a[0]);
+      b.ret(b.b.create<emitc::ConditionalOp>(b.loc, elem, inRange, entry,
+                                             b.literal(elem, "0")));
+    });
+  };
+  lookup("_name_in", "_names_in", b.nameP, nIn);
+  lookup("_name_out", "_names_out", b.nameP, nOut);
+  lookup("_sparsity_in", "_sps_in", b.spP, nIn);
+  lookup("_sparsity_out", "_sps_out", b.spP, nOut);
+  b.function(f + "_work",
+             {{b.cIntP, "sz_arg"}, {b.cIntP, "sz_res"}, {b.cIntP, "sz_iw"}, {b.cIntP, "sz_w"}},
+             b.cInt32, [&](ArrayRef<BlockArgument> a) {
+               int64_t sizes[] = {nIn, nOut, 0, szW};
+               for (auto [sz, n] : llvm::zip(a, sizes))
+                 b.ifElse(b.nonNull(sz), [&] { b.assign(b.at(sz, 0), b.constant(b.cInt, Twine(n))); });
+               b.ret(b.constant(b.cInt32, "0"));
+             });
+  b.verbatim("/* The module keeps no state: one memory slot serves every thread. */");
+  auto zero = [&](ArrayRef<BlockArgument> a) {
+    if (!a.empty())
+      b.discard(a[0]);
+    b.ret(b.constant(b.cInt32, "0"));
+  };
+  auto release = [&](ArrayRef<BlockArgument> a) {
+    b.discard(a[0]);
+    b.ret();
+  };
+  b.function(f + "_alloc_mem", {}, b.cInt32, zero);
+  b.function(f + "_init_mem", {{b.cInt32, "mem"}}, b.cInt32, zero);
+  b.function(f + "_free_mem", {{b.cInt32, "mem"}}, {}, release);
+  b.function(f + "_checkout", {}, b.cInt32, zero);
+  b.function(f + "_release", {{b.cInt32, "mem"}}, {}, release);
 }
 
 /// CasADi's evaluation function: adapts arg and res, calls Scaly's entry.
-std::string evaluation(const CasadiEntry &e) {
-  std::string s = llvm::formatv(
-                      "int {0}(const casadi_real** arg, casadi_real** res, casadi_int* iw, "
-                      "casadi_real* w, int mem) {{\n"
-                      "  const double* a[{1}];\n  double* r[{2}];\n"
-                      "  double* t = w + {3};\n  long long k, c;\n  int status;\n"
-                      "  (void)iw;\n  (void)mem;\n  (void)k;\n  (void)c;\n  (void)t;\n",
-                      e.name, std::max<size_t>(e.ins.size(), 1), std::max<size_t>(e.outs.size(), 1),
-                      e.scalyWorkDoubles)
-                      .str();
-  for (size_t i = 0; i < e.ins.size(); ++i) {
-    const CasadiPort &p = e.ins[i];
-    int64_t n = sizeOf(p);
-    std::string at = "arg[" + std::to_string(i) + "]", to = "a[" + std::to_string(i) + "]";
-    if (n == 0) {
-      s += "  " + to + " = " + at + ";\n";
-    } else if (needsTranspose(p)) {
-      int64_t rows = p.shape[0], cols = p.shape[1];
-      s += llvm::formatv("  for (k = 0; k < {0}; ++k)\n"
-                         "    for (c = 0; c < {1}; ++c)\n"
-                         "      t[k * {1} + c] = {2} ? {2}[c * {0} + k] : 0.0;\n"
-                         "  {3} = t;\n  t += {4};\n",
-                         rows, cols, at, to, n)
-               .str();
-    } else {
-      s += llvm::formatv("  if ({0}) {{\n    {1} = {0};\n  } else {{\n"
-                         "    for (k = 0; k < {2}; ++k)\n      t[k] = 0.0;\n"
-                         "    {1} = t;\n    t += {2};\n  }\n",
-                         at, to, n)
-               .str();
-    }
-  }
-  for (size_t j = 0; j < e.outs.size(); ++j) {
-    const CasadiPort &p = e.outs[j];
-    int64_t n = sizeOf(p);
-    std::string at = "res[" + std::to_string(j) + "]", to = "r[" + std::to_string(j) + "]";
-    if (n == 0)
-      s += "  " + to + " = " + at + ";\n";
-    else if (needsTranspose(p))
-      s += llvm::formatv("  {0} = t;\n  t += {1};\n", to, n).str();
-    else
-      s += llvm::formatv("  if ({0}) {{\n    {1} = {0};\n  } else {{\n    {1} = t;\n"
-                         "    t += {2};\n  }\n",
-                         at, to, n)
-               .str();
-  }
-  s += "  status = " + e.scalyEntry + "(a, r, 0, w, 0);\n  if (status)\n    return status;\n";
-  for (size_t j = 0; j < e.outs.size(); ++j) {
-    const CasadiPort &p = e.outs[j];
-    if (!needsTranspose(p))
-      continue;
-    s += llvm::formatv("  if (res[{0}])\n    for (k = 0; k < {1}; ++k)\n"
-                       "      for (c = 0; c < {2}; ++c)\n"
-                       "        res[{0}][c * {1} + k] = r[{0}][k * {2} + c];\n",
-                       j, p.shape[0], p.shape[1])
-             .str();
-  }
-  return s + "  return 0;\n}\n";
+/// Each port CasADi's pointers cannot serve (a transposed matrix, a null
+/// one) has its own slot in `w` after Scaly's workspace, at a fixed offset.
+/// Scaly's status is returned once, after the transposed outputs are copied
+/// on success (EmitC 19's return belongs to the function, not to a branch).
+void evaluation(Builder &b, const CasadiEntry &e) {
+  b.function(
+      e.name,
+      {{emitc::PointerType::get(b.realP), "arg"},
+       {emitc::PointerType::get(b.realP), "res"},
+       {b.cIntP, "iw"},
+       {b.realP, "w"},
+       {b.cInt32, "mem"}},
+      b.cInt32, [&](ArrayRef<BlockArgument> p) {
+        Value arg = p[0], res = p[1], w = p[3];
+        // `const casadi_real** arg`
+        cast<emitc::FuncOp>(p[0].getOwner()->getParentOp())
+            .setArgAttr(0, c::kConstAttr, b.b.getUnitAttr());
+        int64_t nIn = std::max<size_t>(e.ins.size(), 1), nOut = std::max<size_t>(e.outs.size(), 1);
+        auto array = [&](Type elem, int64_t n, StringRef name) {
+          auto v = b.b.create<emitc::VariableOp>(b.loc, emitc::ArrayType::get({n}, elem),
+                                                 emitc::OpaqueAttr::get(b.ctx, ""));
+          v->setAttr(c::kNameAttr, b.b.getStringAttr(name));
+          return v.getResult();
+        };
+        // Scaly's inputs are const: `const casadi_real* a[n]`.
+        Value a = array(b.realP, nIn, "a"), r = array(b.realP, nOut, "r");
+        a.getDefiningOp()->setAttr(c::kConstAttr, b.b.getUnitAttr());
+        b.discard(p[2]);
+        b.discard(p[4]);
+        int64_t offset = e.scalyWorkDoubles;
+        // The next slot of `n` values in w (its offset); `w + offset` is a
+        // fresh op at each use, so it prints in place.
+        auto slot = [&](int64_t n) {
+          offset += n;
+          return offset - n;
+        };
+        auto place = [&](int64_t at) { return at ? b.add(w, b.index(at)) : w; };
+        auto zeros = [&](int64_t at, int64_t n) {
+          b.loop(n, "k", [&](Value k) { b.assign(b.at(place(at), k), b.constant(b.cReal, "0.0")); });
+        };
+        auto asInput = place;
+        for (auto [i, port] : llvm::enumerate(e.ins)) {
+          int64_t n = sizeOf(port);
+          Value from = b.at(arg, i);
+          if (n == 0) {
+            b.assign(b.at(a, i), from);
+          } else if (needsTranspose(port)) {
+            int64_t rows = port.shape[0], cols = port.shape[1];
+            int64_t s = slot(n);
+            b.ifElse(
+                b.nonNull(b.at(arg, i)),
+                [&] {
+                  b.loop(rows, "k", [&](Value k) {
+                    b.loop(cols, "c", [&](Value c) {
+                      b.assign(b.at(place(s), b.add(b.mul(k, b.index(cols)), c)),
+                               b.at(b.at(arg, i), b.add(b.mul(c, b.index(rows)), k)));
+                    });
+                  });
+                },
+                [&] { zeros(s, n); });
+            b.assign(b.at(a, i), asInput(s));
+          } else {
+            b.ifElse(
+                b.nonNull(from), [&] { b.assign(b.at(a, i), b.at(arg, i)); },
+                [&] {
+                  int64_t s = slot(n);
+                  zeros(s, n);
+                  b.assign(b.at(a, i), asInput(s));
+                });
+          }
+        }
+        for (auto [j, port] : llvm::enumerate(e.outs)) {
+          int64_t n = sizeOf(port);
+          Value to = b.at(res, j);
+          if (n == 0)
+            b.assign(b.at(r, j), to);
+          else if (needsTranspose(port))
+            b.assign(b.at(r, j), place(slot(n)));
+          else
+            b.ifElse(
+                b.nonNull(to), [&] { b.assign(b.at(r, j), b.at(res, j)); },
+                [&] { b.assign(b.at(r, j), place(slot(n))); });
+        }
+        Value status = b.b.create<emitc::CallOpaqueOp>(
+                              b.loc, TypeRange{b.cInt32}, e.scalyEntry,
+                              ValueRange{a, r, b.literal(b.cIntP, "0"), w, b.constant(b.cInt32, "0")})
+                           .getResult(0);
+        status.getDefiningOp()->setAttr(c::kNameAttr, b.b.getStringAttr("status"));
+        bool transposed = llvm::any_of(e.outs, needsTranspose);
+        if (transposed)
+          b.ifElse(b.cmp(emitc::CmpPredicate::eq, status, b.constant(b.cInt32, "0")), [&] {
+            for (auto [j, port] : llvm::enumerate(e.outs)) {
+              if (!needsTranspose(port))
+                continue;
+              int64_t rows = port.shape[0], cols = port.shape[1];
+              b.ifElse(b.nonNull(b.at(res, j)), [&] {
+                b.loop(rows, "k", [&](Value k) {
+                  b.loop(cols, "c", [&](Value c) {
+                    b.assign(b.at(b.at(res, j), b.add(b.mul(c, b.index(rows)), k)),
+                             b.at(b.at(r, j), b.add(b.mul(k, b.index(cols)), c)));
+                  });
+                });
+              });
+            }
+          });
+        b.ret(status);
+      });
 }
 
 } // namespace
 
-std::string casadiSource(const std::vector<CasadiEntry> &entries) {
-  std::string s = "\n/* CasADi's external function API (render_c_module(casadi=True)):\n"
-                  " * casadi.external(\"<entry>\", \"<library>.so\") loads and evaluates each entry.\n"
-                  " * Dense matrices are column-major here, as CasADi stores them. */\n"
-                  "#ifdef __cplusplus\nextern \"C\" {\n#endif\n";
-  for (const CasadiEntry &e : entries)
-    s += "\n" + queries(e) + "\n" + evaluation(e);
-  return s + "\n#ifdef __cplusplus\n}\n#endif\n";
+OwningOpRef<ModuleOp> casadiModule(MLIRContext *ctx, const std::vector<CasadiEntry> &entries) {
+  ctx->getOrLoadDialect<emitc::EmitCDialect>();
+  Location loc = UnknownLoc::get(ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  OpBuilder ob(ctx);
+  ob.setInsertionPointToEnd(module->getBody());
+  Builder b{ob, loc};
+  b.verbatim("\n/* CasADi's external function API (render_c_module(casadi=True)):\n"
+             " * casadi.external(\"<entry>\", \"<library>.so\") loads and evaluates each entry.\n"
+             " * Dense matrices are column-major here, as CasADi stores them. */\n"
+             "#ifdef __cplusplus\nextern \"C\" {\n#endif");
+  for (const CasadiEntry &e : entries) {
+    b.verbatim("");
+    queries(b, e);
+    b.verbatim("");
+    evaluation(b, e);
+  }
+  b.verbatim("\n#ifdef __cplusplus\n}\n#endif");
+  return module;
 }
 
-std::string casadiDeclarations(const std::vector<CasadiEntry> &entries) {
+std::string casadiDeclarations(ModuleOp casadi) {
   std::string s = "/* CasADi's external function API (see the module's source). */\n"
                   "#ifndef casadi_real\n#define casadi_real double\n#endif\n"
                   "#ifndef casadi_int\n#define casadi_int long long int\n#endif\n\n"
                   "#ifdef __cplusplus\nextern \"C\" {\n#endif\n";
-  for (const CasadiEntry &e : entries)
-    s += llvm::formatv(R"(int {0}(const casadi_real** arg, casadi_real** res, casadi_int* iw, casadi_real* w, int mem);
-void {0}_incref(void);
-void {0}_decref(void);
-casadi_int {0}_n_in(void);
-casadi_int {0}_n_out(void);
-casadi_real {0}_default_in(casadi_int i);
-const char* {0}_name_in(casadi_int i);
-const char* {0}_name_out(casadi_int i);
-const casadi_int* {0}_sparsity_in(casadi_int i);
-const casadi_int* {0}_sparsity_out(casadi_int i);
-int {0}_work(casadi_int* sz_arg, casadi_int* sz_res, casadi_int* sz_iw, casadi_int* sz_w);
-int {0}_alloc_mem(void);
-int {0}_init_mem(int mem);
-void {0}_free_mem(int mem);
-int {0}_checkout(void);
-void {0}_release(int mem);
-)",
-                       e.name)
-             .str();
+  for (auto fn : casadi.getOps<emitc::FuncOp>())
+    s += c::declaration(fn) + "\n";
   return s + "#ifdef __cplusplus\n}\n#endif\n\n";
 }
 

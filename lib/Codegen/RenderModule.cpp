@@ -733,9 +733,15 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
                           options.vectorLibm == "glibc" ? newerGlibcFunctions(module)
                                                         : std::vector<std::string>{});
   out.header = renderHeader(out.name, entries, ports, out.entries, out.recipe, options);
+  // CasADi's layer is a module of its own, printed after the model's: the
+  // model's function signatures and line records stay the model's alone.
+  OwningOpRef<ModuleOp> casadi;
   if (options.casadi) {
+    casadi = casadiModule(ctx, casadiEntries);
+    if (verifyEach && failed(verify(*casadi)))
+      return fail("the CasADi layer is invalid EmitC (a bug in Scaly)");
     size_t guardEnd = out.header.rfind("#endif");
-    out.header.insert(guardEnd, casadiDeclarations(casadiEntries));
+    out.header.insert(guardEnd, casadiDeclarations(*casadi));
   }
 
   if (countRenders)
@@ -769,8 +775,10 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     printOptions.origins = &out.origins;
   if (failed(c::printC(module, os, printOptions)))
     return fail("printing C failed");
-  if (options.casadi)
-    out.source += casadiSource(casadiEntries);
+  if (casadi) {
+    if (failed(c::printC(*casadi, os)))
+      return fail("printing the CasADi layer failed");
+  }
   if (renderCancelled())
     return cancelled();
   return true;

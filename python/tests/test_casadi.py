@@ -255,6 +255,20 @@ def test_several_entries_each_with_its_api(loader, tmp_path):
             want, sparse=True if scipy.sparse.issparse(want) else None))
 
 
+def test_header_declares_what_the_source_defines():
+    """The header's CasADi prototypes are the layer's functions as the printer defines them:
+    each is a definition's first line, and the layer has no other function."""
+    module = render_c_module([dense_model, chain], name="decl", casadi=True)
+    layer = module.header.split("CasADi's external function API")[1]
+    declared = [line[:-1] for line in layer.splitlines() if line.endswith(");")]
+    assert len(declared) == 2 * 16
+    source = module.source.split("CasADi's external function API")[1]
+    defined = [line[:-2] for line in source.splitlines() if line.endswith(") {") and line[0] != " "]
+    assert sorted(declared) == sorted(defined)
+    assert "const char* chain_name_in(casadi_int i)" in declared
+    assert "void chain_incref(void)" in declared
+
+
 def _cubic():
     @sc.function(sc.arg("x", 6), outputs=sc.arg("f"))
     def cubic(x):

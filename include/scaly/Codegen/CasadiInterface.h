@@ -12,6 +12,9 @@
 #ifndef SCALY_CODEGEN_CASADIINTERFACE_H
 #define SCALY_CODEGEN_CASADIINTERFACE_H
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,10 +38,14 @@ struct CasadiEntry {
   std::vector<CasadiPort> ins, outs;
 };
 
-/// The C text defining CasADi's API for `entries` (appended to the module).
-std::string casadiSource(const std::vector<CasadiEntry> &entries);
-/// The declarations of that API (inserted into the header).
-std::string casadiDeclarations(const std::vector<CasadiEntry> &entries);
+/// The EmitC module defining CasADi's API for `entries`: static tables
+/// (emitc.global) and functions (emitc.func), which the C printer prints
+/// after the model's module.
+mlir::OwningOpRef<mlir::ModuleOp> casadiModule(mlir::MLIRContext *ctx,
+                                               const std::vector<CasadiEntry> &entries);
+/// The declarations of that API (inserted into the header): the prototypes
+/// of `casadi`'s functions, as the C printer defines them.
+std::string casadiDeclarations(mlir::ModuleOp casadi);
 
 } // namespace scaly::codegen
 

@@ -20,11 +20,17 @@
 #include <string>
 #include <vector>
 
+namespace mlir::emitc {
+class FuncOp;
+class GlobalOp;
+} // namespace mlir::emitc
+
 namespace scaly::c {
 
 /// Discardable attribute naming a value, loop counter or argument in C.
 inline constexpr const char *kNameAttr = "scaly.name";
-/// Unit attribute on a pointer argument: its innermost element is const.
+/// Unit attribute on a pointer argument, or on an emitc.variable of an array
+/// of pointers: its innermost element is const.
 inline constexpr const char *kConstAttr = "scaly.const";
 /// Unit attribute on an emitc.for: printed after a line `SCALY_NO_UNROLL`, the
 /// macro (HelperFunctions.h) that asks Clang not to unroll the loop.
@@ -57,6 +63,17 @@ private:
 /// C name of a scalar element type (double, float, int64_t, ...).
 std::string scalarCType(mlir::Type t);
 
+/// The C spelling of type `t`; `isConst`: its innermost element is const.
+std::string typeName(mlir::Type t, bool isConst);
+
+/// Whether `t` is C's `void` (an opaque type): a cast to it prints as the
+/// statement `(void)x;`.
+bool isVoid(mlir::Type t);
+
+/// The C definition of a file-scope variable (lib/Target/C/Globals.cpp);
+/// empty when its type or initial value has no C form.
+std::string globalDefinition(mlir::emitc::GlobalOp g);
+
 /// A C literal that reads back as exactly `v` (NAN and INFINITY by name).
 std::string formatFloat(double v, bool isF32);
 
@@ -73,6 +90,10 @@ struct FunctionSignature {
   std::string result;
   std::vector<std::string> params;
 };
+
+/// The prototype of `fn` as `printC` defines it (`int f(casadi_int i);`,
+/// `void g(void);`): its declaration in a header.
+std::string declaration(mlir::emitc::FuncOp fn);
 
 /// The signatures of the functions `printC` prints, in order.
 std::vector<FunctionSignature> functionSignatures(mlir::ModuleOp module);

@@ -27,18 +27,7 @@ bool isVectorConstructor(StringRef callee) {
 namespace {
 using scaly::c::formatFloat;
 
-/// The C spelling of `t`; `isConst`: its innermost element is const.
-std::string typeName(Type t, bool isConst) {
-  if (auto p = dyn_cast<emitc::PointerType>(t)) {
-    // Bool buffers hold one byte per value.
-    Type pointee = p.getPointee();
-    if (pointee.isInteger(1))
-      return std::string(isConst ? "const " : "") + "uint8_t*";
-    return typeName(pointee, isConst) + "*";
-  }
-  std::string s = c::scalarCType(t);
-  return isConst ? "const " + s : s;
-}
+using c::typeName;
 
 std::string specifierText(emitc::FuncOp fn) {
   std::string s;
@@ -143,6 +132,14 @@ public:
                 else
                   os << "#include \"" << inc.getInclude() << "\"\n";
                 ++lineNo;
+                return success();
+              })
+              .Case([&](emitc::GlobalOp g) -> LogicalResult {
+                std::string text = c::globalDefinition(g);
+                if (text.empty())
+                  return g.emitOpError("has no C form (its type or initial value)");
+                os << text << "\n";
+                lineNo += 1 + llvm::count(text, '\n');
                 return success();
               })
               .Case([&](emitc::FuncOp) {
@@ -291,7 +288,7 @@ private:
                                       << ", which is not a pointer";
       sig += (i ? ", " : "") + paramType(fn, i) + " " + name;
     }
-    sig += ") {";
+    sig += fn.getNumArguments() ? ") {" : "void) {";
     line(sig);
     ++indent;
     LogicalResult ok = printBlock(fn.getBody().front(), /*isFunctionBody=*/true);
@@ -314,7 +311,7 @@ private:
 
   /// Whether `op` could be printed at its use, by its kind and its use alone.
   bool inlinable(Operation *op) {
-    if (isa<emitc::ConstantOp, emitc::LiteralOp>(op))
+    if (isa<emitc::ConstantOp, emitc::LiteralOp, emitc::GetGlobalOp>(op))
       return true;
     if (op->hasAttr(c::kNameAttr))
       return false; // named on purpose, e.g. an input cast from void*
@@ -343,7 +340,7 @@ private:
         break;
       }
       if (!(at->getNumResults() == 1 && at->getResult(0).hasOneUse() && inlinable(at) &&
-            !isa<emitc::ConstantOp, emitc::LiteralOp>(at)))
+            !isa<emitc::ConstantOp, emitc::LiteralOp, emitc::GetGlobalOp>(at)))
         break;
       path.push_back(at);
       at = *at->getResult(0).getUsers().begin();
@@ -384,7 +381,7 @@ private:
       for (Value v : op.getOperands())
         if (Operation *def = v.getDefiningOp(); def && inlinedMemo.lookup(def))
           depth = std::max(depth, 1 + inlineDepth.lookup(def));
-      if (depth > kMaxInlineDepth && !isa<emitc::ConstantOp, emitc::LiteralOp>(op))
+      if (depth > kMaxInlineDepth && !isa<emitc::ConstantOp, emitc::LiteralOp, emitc::GetGlobalOp>(op))
         inl = false;
       inlinedMemo[&op] = inl;
       inlineDepth[&op] = inl ? depth : 0;
@@ -425,6 +422,7 @@ private:
     return llvm::TypeSwitch<Operation *, std::string>(op)
         .Case([&](emitc::ConstantOp c) { return constant(c.getValue()); })
         .Case([&](emitc::LiteralOp l) { return l.getValue().str(); })
+        .Case([&](emitc::GetGlobalOp g) { return g.getName().str(); })
         .Case([&](emitc::AddOp o) {
           return isa<emitc::PointerType>(o.getType()) ? binary(o, "+") : arithmetic(o, "+");
         })
@@ -612,6 +610,11 @@ private:
     auto nameAttr = v->getAttrOfType<StringAttr>(c::kNameAttr);
     std::string name = nameAttr ? claim(nameAttr.getValue()) : fresh(pointer);
     std::string decl = typeName(r.getType(), false) + " " + name;
+    if (auto array = dyn_cast<emitc::ArrayType>(r.getType())) {
+      decl = typeName(array.getElementType(), v->hasAttr(c::kConstAttr)) + " " + name;
+      for (int64_t d : array.getShape())
+        decl += "[" + std::to_string(d) + "]";
+    }
     std::string init;
     if (auto first = dyn_cast_or_null<emitc::AssignOp>(v->getNextNode());
         first && first.getVar() == r) {
@@ -717,6 +720,11 @@ private:
       return success();
     // A value nothing uses (e.g. the cast of a port without values); a call
     // is still made.
+    // `(void)x;`: a cast to void marks a parameter as deliberately unused.
+    if (auto cast = dyn_cast<emitc::CastOp>(op); cast && c::isVoid(cast.getType())) {
+      statement(op, stripParens(exprOf(op)) + ";");
+      return success();
+    }
     if (op->getResult(0).use_empty() && isExpression(op) && !isa<emitc::CallOp>(op))
       return success();
     Value r = op->getResult(0);
@@ -750,6 +758,16 @@ std::vector<c::FunctionSignature> c::functionSignatures(ModuleOp module) {
     out.push_back(std::move(sig));
   }
   return out;
+}
+
+std::string c::declaration(emitc::FuncOp fn) {
+  std::string s = specifierText(fn);
+  s += (s.empty() ? "" : " ") + resultText(fn) + " " + fn.getSymName().str() + "(";
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+    auto name = fn.getArgAttrOfType<StringAttr>(i, c::kNameAttr);
+    s += (i ? ", " : "") + paramType(fn, i) + (name ? " " + c::safeIdentifier(name) : "");
+  }
+  return s + (fn.getNumArguments() ? ");" : "void);");
 }
 
 LogicalResult c::printC(ModuleOp module, llvm::raw_ostream &os, const PrintOptions &options) {
