@@ -16,6 +16,7 @@
 
 #include "scaly/Codegen/CasadiInterface.h"
 #include "scaly/Target/CEmitter.h"
+#include "scaly/Target/EmitCBuilders.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/Builders.h"
@@ -114,25 +115,12 @@ struct Builder {
   /// the printer keeps a name taken for the whole function).
   llvm::StringMap<int> loops = {};
   void loop(int64_t upper, StringRef name, function_ref<void(Value)> body) {
-    auto loop = b.create<emitc::ForOp>(loc, index(0), index(upper), index(1));
     int n = loops[name]++;
-    loop->setAttr(c::kNameAttr, b.getStringAttr(n ? name + Twine(n) : name));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    body(loop.getInductionVar());
+    c::buildLoop(b, loc, index(0), index(upper), index(1),
+                 n ? (name + Twine(n)).str() : name.str(), body);
   }
   void ifElse(Value cond, function_ref<void()> then, function_ref<void()> otherwise = {}) {
-    auto branch = b.create<emitc::IfOp>(loc, cond, /*addThenBlock=*/true,
-                                        /*addElseBlock=*/bool(otherwise));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToEnd(&branch.getThenRegion().front());
-    then();
-    b.create<emitc::YieldOp>(loc);
-    if (otherwise) {
-      b.setInsertionPointToEnd(&branch.getElseRegion().front());
-      otherwise();
-      b.create<emitc::YieldOp>(loc);
-    }
+    c::buildIfElse(b, loc, cond, then, otherwise);
   }
 
   /// An external function `name(params)` returning `result` (none: void);

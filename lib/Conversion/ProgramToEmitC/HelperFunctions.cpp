@@ -11,6 +11,7 @@
 #include "HelperFunctions.h"
 
 #include "scaly/Target/CEmitter.h"
+#include "scaly/Target/EmitCBuilders.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -95,26 +96,12 @@ struct Builder {
   /// vectorizes nor unrolls it (c::kClangLoopAttr).
   void loop(Value lower, Value upper, int64_t step, StringRef name, bool scalar,
             function_ref<void(Value)> body) {
-    auto loop = b.create<emitc::ForOp>(loc, lower, upper, index(step));
-    loop->setAttr(c::kNameAttr, b.getStringAttr(name));
+    auto loop = c::buildLoop(b, loc, lower, upper, index(step), name, body);
     if (scalar)
       loop->setAttr(c::kClangLoopAttr, b.getStringAttr("vectorize(disable) unroll(disable)"));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    body(loop.getInductionVar());
   }
   void ifElse(Value cond, function_ref<void()> then, function_ref<void()> otherwise = {}) {
-    auto branch = b.create<emitc::IfOp>(loc, cond, /*addThenBlock=*/true,
-                                        /*addElseBlock=*/bool(otherwise));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToEnd(&branch.getThenRegion().front());
-    then();
-    b.create<emitc::YieldOp>(loc);
-    if (otherwise) {
-      b.setInsertionPointToEnd(&branch.getElseRegion().front());
-      otherwise();
-      b.create<emitc::YieldOp>(loc);
-    }
+    c::buildIfElse(b, loc, cond, then, otherwise);
   }
 
   /// A `static` function `name(params)` returning `result` (none: void),
