@@ -509,8 +509,32 @@ private:
                                                                get(o.getOperand())).getResult());
           return success();
         })
-        .Case([&](arith::CmpFOp o) { return cmp(o, cmpPredicate(o.getPredicate())); })
-        .Case([&](arith::CmpIOp o) { return cmp(o, cmpPredicate(o.getPredicate())); })
+        .Case([&](arith::CmpFOp o) {
+          // C's < <= > >= == are false on NaN (ordered) and != true (unordered):
+          // other predicates have no single C operator.
+          using P = arith::CmpFPredicate;
+          P p = o.getPredicate();
+          if (p != P::OLT && p != P::OLE && p != P::OGT && p != P::OGE && p != P::OEQ &&
+              p != P::UNE)
+            return o.emitOpError("predicate '")
+                       << arith::stringifyCmpFPredicate(p)
+                       << "' has no C operator (program-to-emitc prints olt, ole, ogt, oge, "
+                          "oeq and une)",
+                   failure();
+          return cmp(o, cmpPredicate(p));
+        })
+        .Case([&](arith::CmpIOp o) {
+          // C compares int32_t/int64_t signed; unsigned predicates only on bools.
+          using P = arith::CmpIPredicate;
+          P p = o.getPredicate();
+          bool isUnsigned = p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
+          if (isUnsigned && !getElementTypeOrSelf(o.getLhs().getType()).isInteger(1))
+            return o.emitOpError("unsigned predicate '")
+                       << arith::stringifyCmpIPredicate(p)
+                       << "' on a signed C integer (program-to-emitc takes it on i1 only)",
+                   failure();
+          return cmp(o, cmpPredicate(p));
+        })
         .Case([&](arith::SelectOp o) {
           Value r;
           if (auto mask = dyn_cast<VectorType>(o.getCondition().getType())) {
