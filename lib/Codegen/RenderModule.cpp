@@ -771,7 +771,8 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   c::PrintOptions printOptions;
   printOptions.lineComments = options.lineComments;
   out.origins.clear();
-  if (options.lineOrigins || options.lineComments || options.recordStages)
+  out.originsRecorded = options.lineOrigins || options.lineComments || options.recordStages;
+  if (out.originsRecorded)
     printOptions.origins = &out.origins;
   if (failed(c::printC(module, os, printOptions)))
     return fail("printing C failed");

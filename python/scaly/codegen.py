@@ -199,7 +199,7 @@ def _render_recorded(functions, options, mode):
 def _line_origins_finder(functions, options, out):
     """RenderedModule.find_line_origins for a render's output `out`: its own records
     when the render made them, else a second render of `functions` that makes them."""
-    if any(options.get(k) for k in ("line_origins", "line_comments", "record_stages")):
+    if "line_origins" in out:
         origins = out["line_origins"]
         return lambda: origins
     again = dict(options, line_origins=True)

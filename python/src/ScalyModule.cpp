@@ -455,7 +455,8 @@ py::dict render(py::object functions, const py::dict &options) {
   for (double seconds : out.stageSeconds)
     stageSeconds.append(seconds);
   d["stage_seconds"] = stageSeconds;
-  d["line_origins"] = originTuples(out.origins);
+  if (out.originsRecorded) // absent when the render did not record them
+    d["line_origins"] = originTuples(out.origins);
   d["entries"] = entries;
   d["recipe"] = out.recipe;
   return d;

@@ -93,6 +93,8 @@ struct RenderedModule {
   /// With RenderOptions::lineOrigins (or lineComments, recordStages): the
   /// source lines of each statement of `source`, by C line.
   std::vector<c::StatementOrigin> origins;
+  /// Whether the render recorded `origins` (else they are empty, not absent).
+  bool originsRecorded = false;
 };
 
 /// The lowering pipeline from the expression dialect to the program dialect:
