@@ -23,6 +23,7 @@
 namespace mlir::emitc {
 class FuncOp;
 class GlobalOp;
+class ArrayType;
 } // namespace mlir::emitc
 
 namespace scaly::c {
@@ -69,6 +70,9 @@ std::string typeName(mlir::Type t, bool isConst);
 /// Whether `t` is C's `void` (an opaque type): a cast to it prints as the
 /// statement `(void)x;`.
 bool isVoid(mlir::Type t);
+
+/// The declarator suffix of an array type: `[2][3]`.
+std::string arrayDims(mlir::emitc::ArrayType array);
 
 /// The C definition of a file-scope variable (lib/Target/C/Globals.cpp);
 /// empty when its type or initial value has no C form.

@@ -305,13 +305,19 @@ private:
            (isa<emitc::CallOp>(op) && op->getNumResults() == 1);
   }
 
+  /// Constants, literals and globals' addresses: always printed where they
+  /// are used, at any nesting depth.
+  static bool isLeaf(Operation *op) {
+    return isa<emitc::ConstantOp, emitc::LiteralOp, emitc::GetGlobalOp>(op);
+  }
+
   /// Whether `op`'s single result is printed at its use instead of being
   /// given a name. Decided for a whole block before it is printed.
   bool inlined(Operation *op) { return inlinedMemo.lookup(op); }
 
   /// Whether `op` could be printed at its use, by its kind and its use alone.
   bool inlinable(Operation *op) {
-    if (isa<emitc::ConstantOp, emitc::LiteralOp, emitc::GetGlobalOp>(op))
+    if (isLeaf(op))
       return true;
     if (op->hasAttr(c::kNameAttr))
       return false; // named on purpose, e.g. an input cast from void*
@@ -340,7 +346,7 @@ private:
         break;
       }
       if (!(at->getNumResults() == 1 && at->getResult(0).hasOneUse() && inlinable(at) &&
-            !isa<emitc::ConstantOp, emitc::LiteralOp, emitc::GetGlobalOp>(at)))
+            !isLeaf(at)))
         break;
       path.push_back(at);
       at = *at->getResult(0).getUsers().begin();
@@ -381,7 +387,7 @@ private:
       for (Value v : op.getOperands())
         if (Operation *def = v.getDefiningOp(); def && inlinedMemo.lookup(def))
           depth = std::max(depth, 1 + inlineDepth.lookup(def));
-      if (depth > kMaxInlineDepth && !isa<emitc::ConstantOp, emitc::LiteralOp, emitc::GetGlobalOp>(op))
+      if (depth > kMaxInlineDepth && !isLeaf(&op))
         inl = false;
       inlinedMemo[&op] = inl;
       inlineDepth[&op] = inl ? depth : 0;
@@ -611,9 +617,8 @@ private:
     std::string name = nameAttr ? claim(nameAttr.getValue()) : fresh(pointer);
     std::string decl = typeName(r.getType(), false) + " " + name;
     if (auto array = dyn_cast<emitc::ArrayType>(r.getType())) {
-      decl = typeName(array.getElementType(), v->hasAttr(c::kConstAttr)) + " " + name;
-      for (int64_t d : array.getShape())
-        decl += "[" + std::to_string(d) + "]";
+      decl = typeName(array.getElementType(), v->hasAttr(c::kConstAttr)) + " " + name +
+             c::arrayDims(array);
     }
     std::string init;
     if (auto first = dyn_cast_or_null<emitc::AssignOp>(v->getNextNode());

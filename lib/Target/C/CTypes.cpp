@@ -1,8 +1,9 @@
 //===- CTypes.cpp - C names of types, float literals, vector typedefs -----===//
 //
 // The spellings the C printer and the program-to-emitc translation share:
-// scalar C types, float literals that read back exactly, the module's
-// vector typedefs, and which glibc release vectorized a libm function.
+// scalar C types, type names (pointers, const elements, opaque types, array
+// declarators), float literals that read back exactly, the module's vector
+// typedefs, and which glibc release vectorized a libm function.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,4 +66,28 @@ std::string scaly::c::formatFloat(double v, bool isF32) {
   if (isF32)
     s += "f";
   return v < 0 ? "(" + s + ")" : s;
+}
+
+std::string c::typeName(Type t, bool isConst) {
+  if (auto p = dyn_cast<emitc::PointerType>(t)) {
+    // Bool buffers hold one byte per value.
+    Type pointee = p.getPointee();
+    if (pointee.isInteger(1))
+      return std::string(isConst ? "const " : "") + "uint8_t*";
+    return typeName(pointee, isConst) + "*";
+  }
+  std::string s = c::scalarCType(t);
+  return isConst ? "const " + s : s;
+}
+
+bool c::isVoid(Type t) {
+  auto o = dyn_cast<emitc::OpaqueType>(t);
+  return o && o.getValue() == "void";
+}
+
+std::string c::arrayDims(emitc::ArrayType array) {
+  std::string dims;
+  for (int64_t d : array.getShape())
+    dims += "[" + std::to_string(d) + "]";
+  return dims;
 }

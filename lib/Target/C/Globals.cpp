@@ -1,7 +1,6 @@
-//===- Globals.cpp - C spellings of types and of emitc.global -------------===//
+//===- Globals.cpp - C definitions of emitc.global --------------------------===//
 //
-// The type names the printer writes (pointers, const elements, opaque types)
-// and the definition of a file-scope variable: an emitc.global prints as
+// The definition of a file-scope variable: an emitc.global prints as
 // `[extern ][static ]T name[n]... = init;`. A const pointer element is
 // `T* const` (the pointer is const), any other const element `const T`.
 // Its initial value is an integer or float attribute, or opaque C text
@@ -18,30 +17,12 @@
 using namespace mlir;
 using namespace scaly;
 
-std::string c::typeName(Type t, bool isConst) {
-  if (auto p = dyn_cast<emitc::PointerType>(t)) {
-    // Bool buffers hold one byte per value.
-    Type pointee = p.getPointee();
-    if (pointee.isInteger(1))
-      return std::string(isConst ? "const " : "") + "uint8_t*";
-    return typeName(pointee, isConst) + "*";
-  }
-  std::string s = c::scalarCType(t);
-  return isConst ? "const " + s : s;
-}
-
-bool c::isVoid(Type t) {
-  auto o = dyn_cast<emitc::OpaqueType>(t);
-  return o && o.getValue() == "void";
-}
-
 std::string c::globalDefinition(emitc::GlobalOp g) {
   Type type = g.getType();
   std::string dims;
   if (auto array = dyn_cast<emitc::ArrayType>(type)) {
     type = array.getElementType();
-    for (int64_t d : array.getShape())
-      dims += "[" + std::to_string(d) + "]";
+    dims = c::arrayDims(array);
   }
   std::string elem = typeName(type, false);
   if (elem.empty())
