@@ -157,9 +157,10 @@ struct Builder {
 void queries(Builder &b, const CasadiEntry &e) {
   const std::string &f = e.name;
   auto tables = [&](const std::vector<CasadiPort> &ports, const char *dir) {
-    for (size_t i = 0; i < ports.size(); ++i)
-      b.table(f + "_sp_" + dir + std::to_string(i), b.cInt,
-              sparsityOf(ports[i]).size(), list(sparsityOf(ports[i])));
+    for (size_t i = 0; i < ports.size(); ++i) {
+      std::vector<int64_t> sparsity = sparsityOf(ports[i]);
+      b.table(f + "_sp_" + dir + std::to_string(i), b.cInt, sparsity.size(), list(sparsity));
+    }
     std::string names = "{", sps = "{";
     for (size_t i = 0; i < ports.size(); ++i) {
       names += "\"" + ports[i].name + "\", ";
@@ -269,34 +270,40 @@ void evaluation(Builder &b, const CasadiEntry &e) {
         auto zeros = [&](int64_t at, int64_t n) {
           b.loop(n, "k", [&](Value k) { b.assign(b.at(place(at), k), b.constant(b.cReal, "0.0")); });
         };
-        auto asInput = place;
+        // A rows x cols matrix copied between CasADi's column-major order
+        // and Scaly's row-major one, one way or the other.
+        auto transpose = [&](function_ref<Value()> to, function_ref<Value()> from,
+                             const CasadiPort &port, bool toRowMajor) {
+          int64_t rows = port.shape[0], cols = port.shape[1];
+          b.loop(rows, "k", [&](Value k) {
+            b.loop(cols, "c", [&](Value c) {
+              auto rowMajor = [&] { return b.add(b.mul(k, b.index(cols)), c); };
+              auto colMajor = [&] { return b.add(b.mul(c, b.index(rows)), k); };
+              b.assign(b.at(to(), toRowMajor ? rowMajor() : colMajor()),
+                       b.at(from(), toRowMajor ? colMajor() : rowMajor()));
+            });
+          });
+        };
         for (auto [i, port] : llvm::enumerate(e.ins)) {
           int64_t n = sizeOf(port);
-          Value from = b.at(arg, i);
           if (n == 0) {
-            b.assign(b.at(a, i), from);
+            b.assign(b.at(a, i), b.at(arg, i));
           } else if (needsTranspose(port)) {
-            int64_t rows = port.shape[0], cols = port.shape[1];
             int64_t s = slot(n);
             b.ifElse(
                 b.nonNull(b.at(arg, i)),
                 [&] {
-                  b.loop(rows, "k", [&](Value k) {
-                    b.loop(cols, "c", [&](Value c) {
-                      b.assign(b.at(place(s), b.add(b.mul(k, b.index(cols)), c)),
-                               b.at(b.at(arg, i), b.add(b.mul(c, b.index(rows)), k)));
-                    });
-                  });
+                  transpose([&] { return place(s); }, [&] { return b.at(arg, i); }, port, true);
                 },
                 [&] { zeros(s, n); });
-            b.assign(b.at(a, i), asInput(s));
+            b.assign(b.at(a, i), place(s));
           } else {
             b.ifElse(
-                b.nonNull(from), [&] { b.assign(b.at(a, i), b.at(arg, i)); },
+                b.nonNull(b.at(arg, i)), [&] { b.assign(b.at(a, i), b.at(arg, i)); },
                 [&] {
                   int64_t s = slot(n);
                   zeros(s, n);
-                  b.assign(b.at(a, i), asInput(s));
+                  b.assign(b.at(a, i), place(s));
                 });
           }
         }
@@ -323,14 +330,8 @@ void evaluation(Builder &b, const CasadiEntry &e) {
             for (auto [j, port] : llvm::enumerate(e.outs)) {
               if (!needsTranspose(port))
                 continue;
-              int64_t rows = port.shape[0], cols = port.shape[1];
               b.ifElse(b.nonNull(b.at(res, j)), [&] {
-                b.loop(rows, "k", [&](Value k) {
-                  b.loop(cols, "c", [&](Value c) {
-                    b.assign(b.at(b.at(res, j), b.add(b.mul(c, b.index(rows)), k)),
-                             b.at(b.at(r, j), b.add(b.mul(k, b.index(cols)), c)));
-                  });
-                });
+                transpose([&] { return b.at(res, j); }, [&] { return b.at(r, j); }, port, false);
               });
             }
           });
