@@ -71,10 +71,8 @@ std::string list(const std::vector<int64_t> &values) {
   return s + "\n}";
 }
 
-/// Builds the layer's ops: short names for the EmitC ops it uses.
-struct Builder {
-  OpBuilder &b;
-  Location loc;
+/// Builds the layer's ops: c::EmitCBuilder's and the layer's own.
+struct Builder : c::EmitCBuilder {
   MLIRContext *ctx = b.getContext();
   Type cInt = emitc::OpaqueType::get(ctx, "casadi_int");
   Type cReal = emitc::OpaqueType::get(ctx, "casadi_real");
@@ -83,33 +81,18 @@ struct Builder {
   Type spP = emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const casadi_int"));
   Type nameP = emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const char"));
   Type cInt32 = emitc::OpaqueType::get(ctx, "int");
-  Type idx = emitc::OpaqueType::get(ctx, "long long");
-  Type i1 = b.getI1Type();
 
   void verbatim(StringRef text) { b.create<emitc::VerbatimOp>(loc, text); }
   Value constant(Type t, const Twine &text) {
     return b.create<emitc::ConstantOp>(loc, t, emitc::OpaqueAttr::get(ctx, text.str()));
   }
   Value literal(Type t, StringRef text) { return b.create<emitc::LiteralOp>(loc, t, text); }
-  Value index(int64_t k) { return constant(idx, Twine(k)); }
-  Value add(Value x, Value y) { return b.create<emitc::AddOp>(loc, x.getType(), x, y); }
-  Value mul(Value x, Value y) { return b.create<emitc::MulOp>(loc, x.getType(), x, y); }
-  Value cmp(emitc::CmpPredicate p, Value x, Value y) {
-    return b.create<emitc::CmpOp>(loc, i1, p, x, y);
-  }
   /// `p != 0` for a pointer.
   Value nonNull(Value p) { return cmp(emitc::CmpPredicate::ne, p, literal(p.getType(), "0")); }
-  Value at(Value p, Value i) {
-    Type t = p.getType();
-    Type elem = isa<emitc::ArrayType>(t) ? cast<emitc::ArrayType>(t).getElementType()
-                                         : cast<emitc::PointerType>(t).getPointee();
-    return b.create<emitc::SubscriptOp>(loc, elem, p, ValueRange{i});
-  }
+  using EmitCBuilder::at;
   Value at(Value p, int64_t i) { return at(p, index(i)); }
-  void assign(Value var, Value value) { b.create<emitc::AssignOp>(loc, var, value); }
   /// `(void)v;`
   void discard(Value v) { b.create<emitc::CastOp>(loc, emitc::OpaqueType::get(ctx, "void"), v); }
-  void ret(Value v = {}) { b.create<emitc::ReturnOp>(loc, v); }
 
   /// Loops of the function being built, by counter name (k, k1, k2, ...:
   /// the printer keeps a name taken for the whole function).
@@ -118,9 +101,6 @@ struct Builder {
     int n = loops[name]++;
     c::buildLoop(b, loc, index(0), index(upper), index(1),
                  n ? (name + Twine(n)).str() : name.str(), body);
-  }
-  void ifElse(Value cond, function_ref<void()> then, function_ref<void()> otherwise = {}) {
-    c::buildIfElse(b, loc, cond, then, otherwise);
   }
 
   /// An external function `name(params)` returning `result` (none: void);
@@ -347,7 +327,7 @@ OwningOpRef<ModuleOp> casadiModule(MLIRContext *ctx, const std::vector<CasadiEnt
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   OpBuilder ob(ctx);
   ob.setInsertionPointToEnd(module->getBody());
-  Builder b{ob, loc};
+  Builder b{{ob, loc}};
   b.verbatim("\n/* CasADi's external function API (render_c_module(casadi=True)):\n"
              " * casadi.external(\"<entry>\", \"<library>.so\") loads and evaluates each entry.\n"
              " * Dense matrices are column-major here, as CasADi stores them. */\n"

@@ -31,44 +31,21 @@ std::string helperName(StringRef kind, Type elem) {
   return ("scaly_" + kind + "_" + suffix(elem)).str();
 }
 
-/// Builds one helper's body: short names for the EmitC ops it uses. Counts,
-/// strides and positions are C's `long long` (an opaque type: EmitC adds
-/// only integers and opaque values to pointers, and `index` or `i64` would
-/// print as another type).
-struct Builder {
-  OpBuilder &b;
-  Location loc;
-  Type idx = emitc::OpaqueType::get(b.getContext(), "long long");
-  Type i1 = b.getI1Type();
-
-  Value index(int64_t k) {
-    return b.create<emitc::ConstantOp>(loc, idx,
-                                       emitc::OpaqueAttr::get(b.getContext(), std::to_string(k)));
-  }
+/// Builds one helper's body: c::EmitCBuilder's ops and the helpers' own.
+struct Builder : c::EmitCBuilder {
   Value constant(Type t, double v) {
     Attribute a = isa<FloatType>(t) ? Attribute(b.getFloatAttr(t, v))
                                     : Attribute(b.getIntegerAttr(t, static_cast<int64_t>(v)));
     return b.create<emitc::ConstantOp>(loc, t, cast<TypedAttr>(a));
   }
-  Value add(Value x, Value y) { return b.create<emitc::AddOp>(loc, x.getType(), x, y); }
   Value sub(Value x, Value y) { return b.create<emitc::SubOp>(loc, x.getType(), x, y); }
-  Value mul(Value x, Value y) { return b.create<emitc::MulOp>(loc, x.getType(), x, y); }
   Value div(Value x, Value y) { return b.create<emitc::DivOp>(loc, x.getType(), x, y); }
   Value rem(Value x, Value y) { return b.create<emitc::RemOp>(loc, x.getType(), x, y); }
-  Value cmp(emitc::CmpPredicate p, Value x, Value y) {
-    return b.create<emitc::CmpOp>(loc, i1, p, x, y);
-  }
   /// A call of the module's helper `fn`, returning a `result`.
   Value call(StringRef fn, Type result, ArrayRef<Value> args) {
     return b.create<emitc::CallOp>(loc, fn, TypeRange{result}, args).getResult(0);
   }
   Value convert(Type t, Value v) { return b.create<emitc::CastOp>(loc, t, v); }
-  /// `p[i]`, read (a fresh op for each read and each write: a subscript
-  /// used once prints in place).
-  Value at(Value p, Value i) {
-    Type elem = cast<emitc::PointerType>(p.getType()).getPointee();
-    return b.create<emitc::SubscriptOp>(loc, elem, p, ValueRange{i});
-  }
   Value named(Value v, StringRef name) {
     v.getDefiningOp()->setAttr(c::kNameAttr, b.getStringAttr(name));
     return v;
@@ -86,7 +63,6 @@ struct Builder {
     assign(var, value);
     return var;
   }
-  void assign(Value var, Value value) { b.create<emitc::AssignOp>(loc, var, value); }
   /// `var = var op value;`
   void accumulate(Value var, Value value, bool product = false) {
     assign(var, product ? mul(var, value) : add(var, value));
@@ -99,9 +75,6 @@ struct Builder {
     auto loop = c::buildLoop(b, loc, lower, upper, index(step), name, body);
     if (scalar)
       loop->setAttr(c::kClangLoopAttr, b.getStringAttr("vectorize(disable) unroll(disable)"));
-  }
-  void ifElse(Value cond, function_ref<void()> then, function_ref<void()> otherwise = {}) {
-    c::buildIfElse(b, loc, cond, then, otherwise);
   }
 
   /// A `static` function `name(params)` returning `result` (none: void),
@@ -130,7 +103,6 @@ struct Builder {
                                 {param("x", true), param("n"), param("s")});
     return {fn.getArgument(0), fn.getArgument(1), fn.getArgument(2)};
   }
-  void ret(Value v) { b.create<emitc::ReturnOp>(loc, v); }
 };
 
 /// NumPy's pairwise summation of n <= 8192 elements (its reductions' block):
@@ -265,12 +237,12 @@ void matmul(Builder &h, StringRef name, Type T) {
       });
     });
   });
-  h.b.create<emitc::ReturnOp>(h.loc, Value());
+  h.ret();
 }
 
 void build(OpBuilder &b, Location loc, StringRef kind, Type elem, StringRef name) {
   OpBuilder::InsertionGuard guard(b);
-  Builder h{b, loc};
+  Builder h{{b, loc}};
   if (kind == "pairwise")
     pairwise(h, name, elem);
   else if (kind == "sum" && isa<FloatType>(elem))
