@@ -238,3 +238,41 @@ def test_entries_of_different_workspace_types_share_a_callee_only_in_parallel(tm
     np.testing.assert_allclose(got, 3 * s, rtol=1e-13)
     with pytest.raises(RuntimeError, match="different element types; export them from separate"):
         render_c_module([kept_final, kept_final_int], name="mixed", record_stages=True)
+
+
+LANES_N = 64
+
+
+@sc.function(sc.arg("x", LANES_N), outputs=sc.arg("y", LANES_N))
+def lanes_sin_exp(x):
+    return sc.sin(x) + sc.exp(0.5 * x)
+
+
+@sc.function(sc.arg("x", LANES_N), outputs=sc.arg("y", LANES_N))
+def lanes_exp_where(x):
+    return sc.where(x > 0, sc.exp(-x), sc.cos(x) * 2.0)
+
+
+def _lane_helpers(source):
+    """The lane helper macros a module defines, in its order."""
+    import re
+    return re.findall(r"^#define (scaly_\w+_[fm]\d+x\w+)\(", source, re.M)
+
+
+@pytest.mark.parametrize("lanes, vector_libm, cpu", [(4, "none", "generic"),
+                                                     ("auto", "glibc", "generic")])
+def test_entries_with_lane_helpers_define_them_in_entry_order(lanes, vector_libm, cpu):
+    """Entries translate to C each on its own (in parallel), and their lane helpers (vector
+    math, splats, selects) are merged in entry order: the module defines the first entry's
+    helpers in its own order, then the second's new ones in theirs, as translated one after
+    another; a recording, which lowers the entries together, gives the same C."""
+    functions = [lanes_exp_where, lanes_sin_exp]
+    options = dict(lanes=lanes, vector_libm=vector_libm, cpu=cpu)
+    parallel = render_c_module(functions, name="lanes", **options).source
+    expected = []
+    for f in functions:
+        expected += [h for h in _lane_helpers(render_c_module(f, **options).source)
+                     if h not in expected]
+    assert len(expected) >= 4 and _lane_helpers(parallel) == expected
+    assert parallel == render_c_module(functions, name="lanes", record_stages=True,
+                                       **options).source

@@ -57,8 +57,9 @@ std::string c::LaneSupport::memoryType(Type elem, int64_t width) {
 std::string c::LaneSupport::stridedLoad(Type elem, int64_t width) {
   std::string V = valueType(elem, width), T = scalarName(elem);
   std::string name = "scaly_load_" + V.substr(6);
-  if (seen.insert(name).second)
-    helpers += llvm::formatv("#define {1}(p, s) __extension__({{ \\\n"
+  if (!seen.count(name))
+    add(helpers, name,
+        llvm::formatv("#define {1}(p, s) __extension__({{ \\\n"
                              "  const {2} *scaly_p_ = (p); \\\n"
                              "  long long scaly_s_ = (s); \\\n"
                              "  {0} scaly_r_ = {{0}; \\\n"
@@ -66,15 +67,16 @@ std::string c::LaneSupport::stridedLoad(Type elem, int64_t width) {
                              "    scaly_r_[scaly_k_] = scaly_p_[scaly_k_ * scaly_s_]; \\\n"
                              "  scaly_r_; })\n\n",
                              V, name, T, widthText(width))
-                   .str();
+                   .str());
   return name;
 }
 
 std::string c::LaneSupport::stridedStore(Type elem, int64_t width) {
   std::string V = valueType(elem, width), T = scalarName(elem);
   std::string name = "scaly_store_" + V.substr(6);
-  if (seen.insert(name).second)
-    helpers += llvm::formatv("#define {0}(p, s, v) do {{ \\\n"
+  if (!seen.count(name))
+    add(helpers, name,
+        llvm::formatv("#define {0}(p, s, v) do {{ \\\n"
                              "  {1} *scaly_p_ = (p); \\\n"
                              "  long long scaly_s_ = (s); \\\n"
                              "  {2} scaly_v_ = (v); \\\n"
@@ -82,22 +84,23 @@ std::string c::LaneSupport::stridedStore(Type elem, int64_t width) {
                              "    scaly_p_[scaly_k_ * scaly_s_] = scaly_v_[scaly_k_]; \\\n"
                              "} while (0)\n\n",
                              name, T, V, widthText(width))
-                   .str();
+                   .str());
   return name;
 }
 
 std::string c::LaneSupport::splat(Type elem, int64_t width) {
   std::string V = valueType(elem, width), T = scalarName(elem);
   std::string name = "scaly_splat_" + V.substr(6);
-  if (seen.insert(name).second)
-    helpers += llvm::formatv("#define {1}(x) __extension__({{ \\\n"
+  if (!seen.count(name))
+    add(helpers, name,
+        llvm::formatv("#define {1}(x) __extension__({{ \\\n"
                              "  {2} scaly_x_ = (x); \\\n"
                              "  {0} scaly_r_ = {{0}; \\\n"
                              "  for (int scaly_k_ = 0; scaly_k_ < {3}; ++scaly_k_) \\\n"
                              "    scaly_r_[scaly_k_] = scaly_x_; \\\n"
                              "  scaly_r_; })\n\n",
                              V, name, T, widthText(width))
-                   .str();
+                   .str());
   return name;
 }
 
@@ -114,11 +117,12 @@ std::string c::LaneSupport::maskType(Type elem, int64_t width) {
 std::string c::LaneSupport::select(Type elem, int64_t width) {
   std::string V = valueType(elem, width), M = maskType(elem, width);
   std::string name = "scaly_select_" + V.substr(6);
-  if (seen.insert(name).second)
-    helpers += llvm::formatv("#define {0}(m, a, b) \\\n"
+  if (!seen.count(name))
+    add(helpers, name,
+        llvm::formatv("#define {0}(m, a, b) \\\n"
                              "  (({1})(((m) & ({2})(a)) | (~(m) & ({2})(b))))\n\n",
                              name, V, M)
-                   .str();
+                   .str());
   return name;
 }
 
@@ -144,8 +148,8 @@ std::string c::LaneSupport::math(StringRef fn, Type elem, int64_t width, unsigne
   if (glibc && !autoWidth) {
     std::string symbol = mvecSymbol(fn, elem, width, arity, macro);
     if (!symbol.empty()) {
-      if (seen.insert(symbol).second) {
-        declarations += V + " " + symbol + "(" + V + (arity == 2 ? ", " + V : "") + ");\n";
+      if (!seen.count(symbol)) {
+        add(declarations, symbol, V + " " + symbol + "(" + V + (arity == 2 ? ", " + V : "") + ");\n");
         guards.insert(llvm::formatv("#if !defined({0})\n#error \"vector_libm=glibc width {1} "
                                     "requires {0} and -lmvec\"\n#endif\n",
                                     macro, width)
@@ -155,7 +159,7 @@ std::string c::LaneSupport::math(StringRef fn, Type elem, int64_t width, unsigne
     }
   }
   std::string name = "scaly_" + scalar + "_" + V.substr(6);
-  if (!seen.insert(name).second)
+  if (seen.count(name))
     return name;
   std::string params = arity == 2 ? "x, y" : "x";
   std::string laneByLane = llvm::formatv(
@@ -169,7 +173,7 @@ std::string c::LaneSupport::math(StringRef fn, Type elem, int64_t width, unsigne
       name, params, V, arity == 2 ? "  " + V + " scaly_y_ = (y); \\\n" : std::string(),
       widthText(width), scalar, arity == 2 ? ", scaly_y_[scaly_k_]" : "");
   if (!(glibc && autoWidth && c::glibcVectorMathSince(fn))) {
-    helpers += laneByLane + "\n";
+    add(helpers, name, laneByLane + "\n");
     return name;
   }
   // lanes=auto: the preprocessor's width picks libmvec's variant; a width
@@ -188,7 +192,7 @@ std::string c::LaneSupport::math(StringRef fn, Type elem, int64_t width, unsigne
                 .str();
     first = false;
   }
-  helpers += text + "#else\n" + laneByLane + "#endif\n\n";
+  add(helpers, name, text + "#else\n" + laneByLane + "#endif\n\n");
   return name;
 }
 
@@ -203,11 +207,30 @@ std::string c::LaneSupport::definitions() const {
     out += line + "\n";
   for (const std::string &g : guards)
     out += g;
-  out += declarations;
+  for (const auto &[name, text] : declarations)
+    out += text;
   if (!helpers.empty())
-    out += "\n" + helpers;
+    out += "\n";
+  for (const auto &[name, text] : helpers)
+    out += text;
   // One line break at the end: the module puts its own blank lines between parts.
   while (out.size() > 1 && out.back() == '\n' && out[out.size() - 2] == '\n')
     out.pop_back();
   return out;
+}
+
+void c::LaneSupport::add(std::vector<std::pair<std::string, std::string>> &list,
+                         std::string name, std::string text) {
+  if (seen.insert(name).second)
+    list.emplace_back(std::move(name), std::move(text));
+}
+
+void c::LaneSupport::merge(const LaneSupport &other) {
+  for (const auto &[name, line] : other.typedefs)
+    typedefs.try_emplace(name, line);
+  guards.insert(other.guards.begin(), other.guards.end());
+  for (const auto &[name, text] : other.declarations)
+    add(declarations, name, text);
+  for (const auto &[name, text] : other.helpers)
+    add(helpers, name, text);
 }

@@ -22,6 +22,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace scaly::c {
 
@@ -31,6 +33,7 @@ public:
   LaneSupport(bool autoWidth, bool glibc) : autoWidth(autoWidth), glibc(glibc) {}
 
   bool isAuto() const { return autoWidth; }
+  bool usesGlibc() const { return glibc; }
   /// C type of a lane vector value of `width` elements of `elem`.
   std::string valueType(mlir::Type elem, int64_t width);
   /// The aligned(8), may_alias type lanes are loaded and stored through.
@@ -56,13 +59,23 @@ public:
   /// Typedefs, the lane width macro, guards, declarations and helpers, in
   /// the order C needs them (empty when no lane vector was used).
   std::string definitions() const;
+  /// Adds what `other` registered and this did not, in `other`'s order:
+  /// procedures translated apart, merged in procedure order, define the same
+  /// as translated one after another.
+  void merge(const LaneSupport &other);
 
 private:
   bool autoWidth, glibc;
   std::map<std::string, std::string> typedefs; // name -> typedef line
   std::set<std::string> guards;                // #if/#error blocks
-  std::string declarations, helpers;
+  /// libmvec declarations and helper macros, each {name, text}, in order of
+  /// first use.
+  std::vector<std::pair<std::string, std::string>> declarations, helpers;
   std::set<std::string> seen;
+
+  /// Registers `name` with `text` in `list` unless some part has that name.
+  void add(std::vector<std::pair<std::string, std::string>> &list, std::string name,
+           std::string text);
 
   std::string suffix(mlir::Type elem, int64_t width) const;
   /// libmvec's symbol for `fn` at a fixed width, or "" when glibc has none;

@@ -118,9 +118,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
 
     // Call sites per procedure: a procedure called from many places stays a
     // procedure in the object code too (see kNoInlineCallSites).
-    callSites.clear();
-    for (pg::ProcOp proc : procs)
-      proc.walk([&](pg::CallOp call) { ++callSites[call.getCallee()]; });
+    bool usesTables = surveyProcs(procs);
 
     // External functions: an #include of their header, else a prototype.
     // (Erased at the end: the builder inserts before the module's first op.)
@@ -136,7 +134,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     }
     if (!externs.empty())
       b.create<emitc::VerbatimOp>(loc, "");
-    if (failed(translateProcs(b, procs, vectors)))
+    if (failed(translateProcs(b, procs, vectors, usesTables)))
       return signalPassFailure();
     b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\n}\n#endif");
     typedefs.setValue(vectors.typedefs());
@@ -171,28 +169,46 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       ext.erase();
   }
 
+  /// Counts each procedure's call sites (into callSites) and says whether
+  /// some procedure reads a constant table: one walk of each procedure, in
+  /// parallel on a threaded context.
+  bool surveyProcs(MutableArrayRef<pg::ProcOp> procs) {
+    struct Survey {
+      llvm::DenseMap<StringRef, int> calls;
+      bool table = false;
+    };
+    std::vector<Survey> surveys(procs.size());
+    parallelFor(&getContext(), 0, procs.size(), [&](size_t i) {
+      procs[i].walk([&](Operation *op) {
+        if (auto call = dyn_cast<pg::CallOp>(op))
+          ++surveys[i].calls[call.getCallee()];
+        else if (isa<pg::TableOp>(op))
+          surveys[i].table = true;
+      });
+    });
+    callSites.clear();
+    bool table = false;
+    for (const Survey &survey : surveys) {
+      for (const auto &[callee, count] : survey.calls)
+        callSites[callee] += count;
+      table |= survey.table;
+    }
+    return table;
+  }
+
   /// Each procedure as a C function, in order, each followed by a blank line.
-  /// Each is translated on its own, with its own helper and vector-type
+  /// Each is translated on its own, with its own helper, vector-type and lane
   /// registries, merged in procedure order afterwards: the same C as one
   /// after another, and in parallel on a threaded context. Tables (numbered
-  /// in order of first use) and lane vectors (whose definitions are
-  /// registered in order of use) keep the translation in one sequence.
+  /// in order of first use: a body names them) keep the translation in one
+  /// sequence.
   LogicalResult translateProcs(OpBuilder &b, ArrayRef<pg::ProcOp> procs,
-                               c::VectorTypes &vectors) {
+                               c::VectorTypes &vectors, bool usesTables) {
     MLIRContext *ctx = b.getContext();
-    bool independent = llvm::none_of(procs, [](pg::ProcOp proc) {
-      return proc
-          .walk([](Operation *op) {
-            bool ordered = isa<pg::TableOp>(op) ||
-                           llvm::any_of(op->getResultTypes(), llvm::IsaPred<VectorType>);
-            return ordered ? WalkResult::interrupt() : WalkResult::advance();
-          })
-          .wasInterrupted();
-    });
     Location loc = b.getUnknownLoc();
-    if (!independent) {
+    if (usesTables) {
       for (pg::ProcOp proc : procs) {
-        if (failed(translateProc(b, proc, vectors, helpers)))
+        if (failed(translateProc(b, proc, vectors, helpers, *lanes)))
           return failure();
         b.create<emitc::VerbatimOp>(loc, "");
       }
@@ -202,12 +218,17 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       Operation *fn = nullptr;
       c::Helpers helpers;
       c::VectorTypes vectors;
+      c::LaneSupport lanes;
     };
-    std::vector<Translated> done(procs.size());
+    std::vector<Translated> done;
+    done.reserve(procs.size());
+    for (size_t i = 0; i < procs.size(); ++i)
+      done.push_back({nullptr, {}, {}, c::LaneSupport(lanes->isAuto(), lanes->usesGlibc())});
     LogicalResult ok = failableParallelForEach(ctx, llvm::seq<size_t>(0, procs.size()),
                                                [&](size_t i) {
       OpBuilder detached(ctx); // the function is put in place below, in order
-      return translateProc(detached, procs[i], done[i].vectors, done[i].helpers, &done[i].fn);
+      return translateProc(detached, procs[i], done[i].vectors, done[i].helpers, done[i].lanes,
+                           &done[i].fn);
     });
     for (Translated &t : done) {
       if (!t.fn)
@@ -217,6 +238,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
         b.create<emitc::VerbatimOp>(loc, "");
         helpers.append(t.helpers);
         vectors.merge(t.vectors);
+        lanes->merge(t.lanes);
       } else {
         t.fn->erase();
       }
@@ -225,15 +247,17 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
   }
 
   LogicalResult translateProc(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors,
-                              c::Helpers &procHelpers, Operation **made = nullptr) {
-    return proc.getEntry() ? translateEntry(b, proc, vectors, procHelpers, made)
-                           : translateRaw(b, proc, vectors, procHelpers, made);
+                              c::Helpers &procHelpers, c::LaneSupport &procLanes,
+                              Operation **made = nullptr) {
+    return proc.getEntry() ? translateEntry(b, proc, vectors, procHelpers, procLanes, made)
+                           : translateRaw(b, proc, vectors, procHelpers, procLanes, made);
   }
 
   /// static inline void <name>_raw(const T* in..., T* out..., T* w), or
   /// static __attribute__((noinline)) void ... when called from many places
   LogicalResult translateRaw(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors,
-                             c::Helpers &procHelpers, Operation **made) {
+                             c::Helpers &procHelpers, c::LaneSupport &procLanes,
+                             Operation **made) {
     SmallVector<Type> types;
     SmallVector<Attribute> attrs;
     std::vector<std::string> names = portNames(proc);
@@ -264,7 +288,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     map.map(proc.getBody().getArguments(), body->getArguments());
     if (proc.getWorkspace() == 0)
       b.create<emitc::VerbatimOp>(proc.getLoc(), "(void)w;");
-    if (failed(c::translateBody(b, map, {vectors, procHelpers, tables, *lanes}, dialect == "c99",
+    if (failed(c::translateBody(b, map, {vectors, procHelpers, tables, procLanes}, dialect == "c99",
                                 proc.getBody().front())))
       return failure();
     b.create<emitc::ReturnOp>(proc.getLoc(), Value());
@@ -274,7 +298,8 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
   /// int <name>(const T** arg, T** res, int* iw, T* w, int mem), with T
   /// double, float or void by the seed's rule (the workspace's type).
   LogicalResult translateEntry(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors,
-                               c::Helpers &procHelpers, Operation **made) {
+                               c::Helpers &procHelpers, c::LaneSupport &procLanes,
+                             Operation **made) {
     Location loc = proc.getLoc();
     MLIRContext *ctx = b.getContext();
     Type ptr = c::convertPtr(proc.getWorkspaceArg().getType());
@@ -331,7 +356,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       map.map(a, slot);
     }
     map.map(proc.getWorkspaceArg(), body->getArgument(3));
-    if (failed(c::translateBody(b, map, {vectors, procHelpers, tables, *lanes}, dialect == "c99",
+    if (failed(c::translateBody(b, map, {vectors, procHelpers, tables, procLanes}, dialect == "c99",
                                 proc.getBody().front())))
       return failure();
     b.create<emitc::ReturnOp>(loc, b.create<emitc::LiteralOp>(loc, intT, "SCALY_SUCCESS"));
