@@ -15,6 +15,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Threading.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -61,12 +62,15 @@ struct OutlineEntriesPass : public scaly::expr::impl::OutlineEntriesBase<Outline
     OpBuilder b(module.getContext());
     b.setInsertionPointToEnd(module.getBody());
     SmallVector<ModuleOp> modules;
-    SmallVector<llvm::SmallPtrSet<Operation *, 16>> reached;
+    // What each entry reaches: walks of every function's body, read only,
+    // one entry per task (in parallel on a threaded context).
+    SmallVector<llvm::SmallPtrSet<Operation *, 16>> reached(entries.size());
+    parallelFor(module.getContext(), 0, entries.size(),
+                [&](size_t k) { reached[k] = reachedSymbols(entries[k], symbols); });
     llvm::DenseMap<Operation *, int> reachedBy; // how many entries reach each symbol
-    for (FuncOp entry : entries) {
+    for (auto [entry, symbolsReached] : llvm::zip(entries, reached)) {
       modules.push_back(b.create<ModuleOp>(entry.getLoc()));
-      reached.push_back(reachedSymbols(entry, symbols));
-      for (Operation *op : reached.back())
+      for (Operation *op : symbolsReached)
         ++reachedBy[op];
     }
     // In the whole module's order: each nested module lists its functions as
@@ -101,14 +105,15 @@ struct OutlineEntriesPass : public scaly::expr::impl::OutlineEntriesBase<Outline
   /// entries' order for scaly-merge-entry-modules, which the C follows.
   static void orderLargestFirst(ArrayRef<ModuleOp> modules) {
     SmallVector<std::pair<int64_t, ModuleOp>> bySize;
+    MLIRContext *ctx = modules.front()->getContext();
     for (auto [k, entryModule] : llvm::enumerate(modules)) {
       ModuleOp m = entryModule;
-      m->setAttr("scaly.entry_index",
-                 IntegerAttr::get(IntegerType::get(m.getContext(), 64), (int64_t)k));
-      int64_t ops = 0;
-      m.walk([&](Operation *) { ++ops; });
-      bySize.push_back({ops, m});
+      m->setAttr("scaly.entry_index", IntegerAttr::get(IntegerType::get(ctx, 64), (int64_t)k));
+      bySize.push_back({0, m});
     }
+    parallelForEach(ctx, bySize, [](std::pair<int64_t, ModuleOp> &sized) {
+      sized.second.walk([&](Operation *) { ++sized.first; });
+    });
     llvm::stable_sort(bySize, [](auto &a, auto &b) { return a.first > b.first; });
     for (auto &[ops, m] : bySize)
       m->moveBefore(m->getBlock(), m->getBlock()->end());
