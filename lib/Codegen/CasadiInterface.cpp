@@ -83,16 +83,10 @@ struct Builder : c::EmitCBuilder {
   Type cInt32 = emitc::OpaqueType::get(ctx, "int");
 
   void verbatim(StringRef text) { b.create<emitc::VerbatimOp>(loc, text); }
-  Value constant(Type t, const Twine &text) {
-    return b.create<emitc::ConstantOp>(loc, t, emitc::OpaqueAttr::get(ctx, text.str()));
-  }
-  Value literal(Type t, StringRef text) { return b.create<emitc::LiteralOp>(loc, t, text); }
   /// `p != 0` for a pointer.
   Value nonNull(Value p) { return cmp(emitc::CmpPredicate::ne, p, literal(p.getType(), "0")); }
   using EmitCBuilder::at;
   Value at(Value p, int64_t i) { return at(p, index(i)); }
-  /// `(void)v;`
-  void discard(Value v) { b.create<emitc::CastOp>(loc, emitc::OpaqueType::get(ctx, "void"), v); }
 
   /// Loops of the function being built, by counter name (k, k1, k2, ...:
   /// the printer keeps a name taken for the whole function).
@@ -107,19 +101,11 @@ struct Builder : c::EmitCBuilder {
   /// `body` builds its ops from the arguments.
   void function(const Twine &name, ArrayRef<std::pair<Type, StringRef>> params, Type result,
                 function_ref<void(ArrayRef<BlockArgument>)> body) {
-    SmallVector<Type> types;
-    SmallVector<DictionaryAttr> argAttrs;
-    for (auto &p : params) {
-      types.push_back(p.first);
-      argAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(c::kNameAttr, b.getStringAttr(p.second))));
-    }
-    auto fn = b.create<emitc::FuncOp>(
-        loc, name.str(), FunctionType::get(ctx, types, result ? TypeRange{result} : TypeRange{}),
-        ArrayRef<NamedAttribute>{}, argAttrs);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(fn.addEntryBlock());
+    SmallVector<c::CParam> named;
+    for (auto &[type, pname] : params)
+      named.push_back({type, false, pname.str()});
     loops.clear();
-    body(fn.getArguments());
+    EmitCBuilder::function(name.str(), {}, named, {result}, body);
   }
 
   /// `static const T name[n] = init;`

@@ -1,9 +1,12 @@
 //===- WasmShim.cpp - plain-name WebAssembly exports of a C module --------===//
 //
-// The shim is printed from the RenderedModule alone: the entries' ports,
-// struct fields and sparse tables, and the signatures the emitter printed.
-// Each export is one record (its declaration) plus its definition, built by
-// the same function, so the header, the manifest and the shim cannot differ.
+// The shim is built from the RenderedModule alone (the entries' ports,
+// struct fields and sparse tables, and the signatures the emitter printed)
+// as an EmitC module, which the C printer prints like the model: emitc.func
+// definitions of EmitC ops, emitc.func declarations (the host's import, the
+// entries made static), emitc.global statics, emitc.include. Each export is
+// one emitc.func: the header declares a copy of it and the manifest reads
+// its signature, so the three cannot differ.
 //
 // Every export returns only after a successful call: a non-success status
 // goes to the host's `scaly.error` import, then traps. The work is done in a
@@ -12,14 +15,27 @@
 // back, and the instance must stay usable after it). The shim's own statics
 // are named scaly_shim_*: entries cannot be named scaly_* (ReservedNames).
 //
+// EmitC 19 has no switch, no loop but the counted one and no conditional on
+// a pointer, and an array does not decay to a pointer: the status text is a
+// chain of ifs, the message is appended in a counted loop, `w ? w : work`
+// is `(w != NULL) ? w : &work[0]` (docs/wasm.md, "How the shim is made").
+//
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Codegen/WasmShim.h"
+#include "scaly/Target/CEmitter.h"
+#include "scaly/Target/EmitCBuilders.h"
 #include "scaly/Target/StatusCodes.h"
 
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+using namespace mlir;
 using namespace scaly;
 using namespace scaly::codegen;
 using llvm::formatv;
@@ -37,211 +53,362 @@ std::string join(llvm::ArrayRef<std::string> items) {
   return s;
 }
 
-/// An export: its declaration, and the C that defines it (the statics and
-/// the noinline helper it uses, then the exported function itself).
-struct ShimExport {
-  WasmExport decl;
-  std::string definition;
+/// The shim's and its header's preprocessor lines other than #include,
+/// comments and blank lines: verbatim text, as C has no other way to say
+/// them (to be replaced by Scaly's ops for them).
+void preprocessorOrComment(OpBuilder &b, Location loc, StringRef text) {
+  b.create<emitc::VerbatimOp>(loc, text);
+}
+
+/// Bytes of the message the shim reports to the host.
+constexpr int64_t kMessageBytes = 160;
+
+using c::CParam;
+
+/// Builds the shim's ops: c::EmitCBuilder's and the shim's own.
+struct ShimBuilder : c::EmitCBuilder {
+  MLIRContext *ctx = b.getContext();
+  Type cInt = emitc::OpaqueType::get(ctx, "int");
+  Type chars = emitc::PointerType::get(emitc::OpaqueType::get(ctx, "char"));
+  /// `static char scaly_shim_message[160]`: the message reported to the host.
+  Type messageType = emitc::ArrayType::get({kMessageBytes}, emitc::OpaqueType::get(ctx, "char"));
+
+  void text(StringRef s) { preprocessorOrComment(b, loc, s); }
+  CParam type(StringRef cName, std::string name = "") {
+    auto [t, isConst] = c::typeFromName(ctx, cName);
+    return {t, isConst, std::move(name)};
+  }
+  Value int32(int64_t k) {
+    return b.create<emitc::ConstantOp>(loc, b.getI32Type(), b.getI32IntegerAttr(k));
+  }
+  Value null(Type pointer) { return literal(pointer, "NULL"); }
+  Value string(StringRef s) { return constant(chars, c::stringLiteral(s)); }
+  /// `&a[0]`: the address of an array's first element.
+  Value first(Value array) { return address(at(array, int32(0))); }
+  Value global(StringRef name, Type t) { return b.create<emitc::GetGlobalOp>(loc, t, name); }
+  Value message() { return global("scaly_shim_message", messageType); }
+
+  /// `static [_Alignas(align)] [const] T name[...] [= init];`
+  void staticVariable(StringRef name, Type t, bool isConst, StringRef init = "",
+                      int64_t align = 0) {
+    auto g = b.create<emitc::GlobalOp>(
+        loc, name, t, init.empty() ? Attribute() : emitc::OpaqueAttr::get(ctx, init),
+        /*externSpecifier=*/false, /*staticSpecifier=*/true, isConst);
+    if (align)
+      g->setAttr(c::kAlignAttr, b.getI64IntegerAttr(align));
+  }
+
+  /// `T name = init;` (`isConst`: a pointer to const), the variable's value.
+  Value variable(Type t, StringRef name, Value init, bool isConst = false) {
+    auto v = b.create<emitc::VariableOp>(loc, t, emitc::OpaqueAttr::get(ctx, ""));
+    v->setAttr(c::kNameAttr, b.getStringAttr(name));
+    if (isConst)
+      v->setAttr(c::kConstAttr, b.getUnitAttr());
+    assign(v, init);
+    return v;
+  }
+
+  Value call(emitc::FuncOp fn, ValueRange args) {
+    auto op = b.create<emitc::CallOp>(loc, fn, args);
+    return op.getNumResults() ? op.getResult(0) : Value();
+  }
+  Value callOpaque(Type result, StringRef callee, ValueRange args) {
+    auto op =
+        b.create<emitc::CallOpaqueOp>(loc, result ? TypeRange{result} : TypeRange{}, callee, args);
+    return result ? op.getResult(0) : Value();
+  }
 };
 
-/// The exported function: call `call`, report a failure, return `tail`.
-std::string exported(const WasmExport &decl, llvm::StringRef entry, llvm::StringRef call,
-                     llvm::StringRef tail = "") {
-  return formatv("__attribute__((export_name(\"{0}\"))) {1} {{\n"
-                 "  int status = {2};\n"
-                 "  if (status != SCALY_SUCCESS) scaly_shim_fail(\"{3}\", status);\n{4}}\n",
-                 decl.name, decl.signature(), call, entry, tail)
-      .str();
+/// `__attribute__((export_name("name")))`.
+std::string exportName(StringRef name) {
+  return formatv("__attribute__((export_name(\"{0}\")))", name).str();
 }
+
+/// `static const char* scaly_shim_status_text(int status)`: each status's
+/// name and meaning, else "unknown status" (one if per status: EmitC has no
+/// switch, and its return belongs to the function).
+emitc::FuncOp statusText(ShimBuilder &b) {
+  auto body = [&](ArrayRef<BlockArgument> a) {
+    Value text = b.variable(b.chars, "text", b.string("unknown status"), /*isConst=*/true);
+    for (const c::StatusCode &code : c::kStatusCodes) {
+      if (code.value == 0)
+        continue;
+      Value is = b.cmp(emitc::CmpPredicate::eq, a[0], b.constant(b.cInt, code.name));
+      b.ifElse(is, [&] {
+        b.assign(text, b.string(formatv("{0} ({1})", code.name, code.meaning).str()));
+      });
+    }
+    b.ret(text);
+  };
+  return b.function("scaly_shim_status_text", {"static"}, {{b.cInt, false, "status"}},
+                    {b.chars, true}, body);
+}
+
+/// `static int32_t scaly_shim_append(int32_t n, const char* text)`: copies
+/// `text` after the message's first `n` bytes, as far as it has room, and
+/// returns the new length (a counted loop: EmitC has no other). `end == n +
+/// k` while every byte before text[k] was copied, so no byte past the
+/// terminator is read.
+emitc::FuncOp append(ShimBuilder &b) {
+  Type i32 = b.b.getI32Type();
+  auto body = [&](ArrayRef<BlockArgument> a) {
+    Value n = a[0], text = a[1];
+    Value end = b.variable(i32, "end", n);
+    c::buildLoop(b.b, b.loc, b.index(0), b.index(kMessageBytes), b.index(1), "k", [&](Value k) {
+      Value position = b.b.create<emitc::AddOp>(b.loc, b.idx, n, k);
+      Value copying = b.cmp(emitc::CmpPredicate::eq, end, position);
+      Value room = b.cmp(emitc::CmpPredicate::lt, end, b.int32(kMessageBytes));
+      b.ifElse(b.b.create<emitc::LogicalAndOp>(b.loc, b.i1, copying, room), [&] {
+        Value ch = b.at(text, k);
+        b.ifElse(b.cmp(emitc::CmpPredicate::ne, ch, b.constant(ch.getType(), "0")), [&] {
+          b.assign(b.at(b.message(), end), b.at(text, k));
+          b.assign(end, b.add(end, b.int32(1)));
+        });
+      });
+    });
+    b.ret(end);
+  };
+  return b.function("scaly_shim_append", {"static"}, {{i32, false, "n"}, {b.chars, true, "text"}},
+                    {i32}, body);
+}
+
+/// The declaration of the host's error import.
+void errorImport(ShimBuilder &b) {
+  Type i32 = b.b.getI32Type();
+  b.text("/* The host's error import: it receives the message of a failed call (UTF-8,\n"
+         " * `length` bytes); the shim then traps, and the host raises. */");
+  b.function("scaly_wasm_error",
+             {"__attribute__((import_module(\"scaly\"), import_name(\"error\")))"},
+             {{i32, false, "status"}, {b.chars, true, "message"}, {i32, false, "length"}}, {});
+}
+
+/// The message buffer and the helpers that report "<entry>: <status>" to the
+/// host, then trap; returns `scaly_shim_fail(entry, status)`.
+emitc::FuncOp errorHelpers(ShimBuilder &b) {
+  b.staticVariable("scaly_shim_message", b.messageType, false);
+  b.text("");
+  emitc::FuncOp status = statusText(b);
+  b.text("");
+  emitc::FuncOp add = append(b);
+  b.text("");
+  b.text("/* Report \"<entry>: <status>\" to the host, then trap. No local lives in\n"
+         " * memory, so the trap leaves the shadow stack as it found it. */");
+  auto body = [&](ArrayRef<BlockArgument> a) {
+    // Each call is printed in the statement right after it (the printer
+    // inlines a call used once), so the appends keep their order.
+    Value n = b.variable(b.b.getI32Type(), "n", b.call(add, {b.int32(0), a[0]}));
+    b.assign(n, b.call(add, {n, b.string(": ")}));
+    b.assign(n, b.call(add, {n, b.call(status, {a[1]})}));
+    b.callOpaque({}, "scaly_wasm_error", {a[1], b.message(), n});
+    b.callOpaque({}, "__builtin_trap", {});
+    b.ret();
+  };
+  return b.function("scaly_shim_fail", {"__attribute__((noinline, cold, noreturn))", "static"},
+                    {{b.chars, true, "entry"}, {b.cInt, false, "status"}}, {}, body);
+}
+
+/// One export's function and what the manifest says of it.
+struct ShimExport {
+  WasmExportKind kind;
+  std::string entry, detail;
+  emitc::FuncOp fn;
+};
 
 /// What every export of one entry shares.
 struct EntryShim {
+  ShimBuilder &b;
   std::string module;
   const RenderedEntry &e;
+  emitc::FuncOp fail;
   /// Prefix of this entry's statics: scaly_shim_e<index> (indices keep
   /// entries `a` and `a_struct` apart).
   std::string id;
-  std::string T;    // the entry's pointer type: double, float or void
-  std::string work; // the shim's workspace for the entry, or NULL
+  Type T = b.type(e.pointerType).type; // double, float or void
+  Type TP = emitc::PointerType::get(T);
+  std::vector<ShimExport> exports = {};
 
-  EntryShim(llvm::StringRef module, const RenderedEntry &e, size_t index)
-      : module(module.str()), e(e), id("scaly_shim_e" + std::to_string(index)),
-        T(e.pointerType), work(e.workspaceBytes > 0 ? id + "_work" : "NULL") {}
-
-  std::string exportName(llvm::StringRef suffix = "") const {
+  std::string exportName(StringRef suffix = "") const {
     return module + "__" + e.name + suffix.str();
   }
+  std::string workName() const { return id + "_work"; }
+  Type structType(StringRef suffix) const {
+    return emitc::PointerType::get(emitc::OpaqueType::get(b.ctx, e.name + suffix.str()));
+  }
 
-  /// The `arg` or `res` pointers of `ports`: each port's value at `address(k)`
-  /// (NULL for a port without values).
-  std::string pointers(const std::vector<RenderedPort> &ports, bool isConst,
-                       llvm::function_ref<std::string(size_t)> address) const {
-    std::vector<std::string> items;
+  /// The exported function `name(params)`: calls `helper` with its own
+  /// arguments, reports a failure, then `tail` (which returns).
+  void exported(WasmExportKind kind, StringRef name, ArrayRef<CParam> params, CParam result,
+                emitc::FuncOp helper, function_ref<void()> tail = nullptr) {
+    auto body = [&](ArrayRef<BlockArgument> a) {
+      Value status = b.call(helper, ValueRange(a));
+      status.getDefiningOp()->setAttr(c::kNameAttr, b.b.getStringAttr("status"));
+      Value failed = b.cmp(emitc::CmpPredicate::ne, status, b.constant(b.cInt, "SCALY_SUCCESS"));
+      b.ifElse(failed, [&] { b.call(fail, {b.string(e.name), status}); });
+      if (tail)
+        tail();
+      else
+        b.ret();
+    };
+    exports.push_back(
+        {kind, e.name, "", b.function(name, {::exportName(name)}, params, result, body)});
+  }
+
+  /// A noinline static helper `name(params)` returning the entry's status.
+  emitc::FuncOp helper(StringRef suffix, ArrayRef<CParam> params,
+                       function_ref<void(ArrayRef<BlockArgument>)> body) {
+    return b.function(id + suffix.str(), {"__attribute__((noinline))", "static"}, params, {b.cInt},
+                      body);
+  }
+
+  /// The `arg` or `res` pointers of `ports` (const ones for `arg`): each
+  /// port's value at `address(k)`, NULL for a port without values.
+  Value pointers(const std::vector<RenderedPort> &ports, bool isConst, StringRef name,
+                 function_ref<Value(size_t)> address) {
+    SmallVector<Value> items;
     for (auto [k, p] : llvm::enumerate(ports))
-      items.push_back(hasValues(p) ? formatv("({0}{1}*){2}", isConst ? "const " : "", T,
-                                             address(k))
-                                         .str()
-                                   : "NULL");
-    return items.empty() ? "NULL" : join(items);
+      items.push_back(hasValues(p) ? b.castTo(TP, address(k), isConst) : b.null(TP));
+    if (items.empty())
+      items.push_back(b.null(TP));
+    return b.arrayOf(TP, items, name, isConst);
   }
 
-  std::string fieldOf(llvm::StringRef var, const std::vector<RenderedPort> &ports, size_t k) const {
-    return ("&" + var + "->" + ports[k].field).str();
+  /// `&var->field` of port `k` of `ports`.
+  Value fieldOf(Value var, const std::vector<RenderedPort> &ports, size_t k) {
+    const RenderedPort &p = ports[k];
+    Type t = b.type(p.cType).type;
+    if (!p.shape.empty())
+      t = emitc::ArrayType::get(p.shape, t);
+    return b.address(b.member(var, p.field, t));
   }
 
-  /// `const T* arg[n] = {...}; T* res[m] = {...}; return <entry>(...)`.
-  std::string callBody(llvm::StringRef args, llvm::StringRef results) const {
-    return formatv("  const {0}* arg[{1}] = {{{2}};\n  {0}* res[{3}] = {{{4}};\n"
-                   "  return {5}(arg, res, NULL, {6}, 0);\n",
-                   T, std::max<size_t>(e.inputs.size(), 1), args,
-                   std::max<size_t>(e.outputs.size(), 1), results, e.name, work)
-        .str();
+  /// `return <entry>(arg, res, NULL, <work or NULL>, 0);`
+  void callEntry(Value args, Value results) {
+    Value iw = b.null(emitc::PointerType::get(b.cInt));
+    Value work = e.workspaceBytes > 0 ? workspace() : b.null(TP);
+    b.ret(b.callOpaque(b.cInt, e.name, {args, results, iw, work, b.constant(b.cInt, "0")}));
   }
 
-  ShimExport pointersExport() const {
-    WasmExport decl{e.name, WasmExportKind::Pointers, "", exportName(), "void",
-                    {{"const " + T + "**", "arg"}, {T + "**", "res"}, {"int*", "iw"},
-                     {T + "*", "w"}, {"int", "mem"}}};
-    std::string s;
+  /// The shim's workspace: <entry>_SZ_W elements of w's type (bytes when it
+  /// is void*), 64-byte aligned.
+  Type workType() const {
+    Type elem = e.pointerType == "void" ? emitc::OpaqueType::get(b.ctx, "unsigned char") : T;
+    int64_t bytes = e.pointerType == "double" ? 8 : e.pointerType == "float" ? 4 : 1;
+    return emitc::ArrayType::get({e.workspaceBytes / bytes}, elem);
+  }
+  Value workspace() { return b.global(workName(), workType()); }
+
+  void pointersExport() {
+    CParam params[] = {{emitc::PointerType::get(TP), true, "arg"},
+                       {emitc::PointerType::get(TP), false, "res"},
+                       {emitc::PointerType::get(b.cInt), false, "iw"},
+                       {TP, false, "w"},
+                       {b.cInt, false, "mem"}};
     if (e.workspaceBytes > 0)
-      s += formatv("static _Alignas(64) {0} {1}[{2}_SZ_W];\n",
-                   T == "void" ? "unsigned char" : T, work, e.name);
-    // A null w uses the shim's own workspace.
-    s += formatv("__attribute__((noinline)) static int {0}_call(const {1}** arg, {1}** res, "
-                 "int* iw, {1}* w, int mem) {{\n  return {2}(arg, res, iw, {3}, mem);\n}\n",
-                 id, T, e.name, work == "NULL" ? "w" : "w ? w : " + work);
-    s += exported(decl, e.name, id + "_call(arg, res, iw, w, mem)");
-    return {decl, s};
+      b.staticVariable(workName(), workType(), false, "", 64);
+    auto body = [&](ArrayRef<BlockArgument> a) {
+      Value w = a[3];
+      if (e.workspaceBytes > 0) { // a null w uses the shim's own workspace
+        Value own = b.first(workspace());
+        if (own.getType() != TP)
+          own = b.castTo(TP, own);
+        Value given = b.cmp(emitc::CmpPredicate::ne, w, b.null(TP));
+        w = b.b.create<emitc::ConditionalOp>(b.loc, TP, given, w, own);
+      }
+      b.ret(b.callOpaque(b.cInt, e.name, {a[0], a[1], a[2], w, a[4]}));
+    };
+    exported(WasmExportKind::Pointers, exportName(), params, {}, helper("_call", params, body));
   }
 
-  ShimExport structExport() const {
-    WasmExport decl{e.name, WasmExportKind::Struct, "", exportName("__struct"), "void",
-                    {{e.name + "_out*", "out"}, {"const " + e.name + "_in*", "in"}}};
-    std::string s = formatv("__attribute__((noinline)) static int {0}_struct_call({1}_out* out, "
-                            "const {1}_in* in) {{\n",
-                            id, e.name);
-    // A struct without values is not read.
-    if (!llvm::any_of(e.inputs, hasValues))
-      s += "  (void)in;\n";
-    if (!llvm::any_of(e.outputs, hasValues))
-      s += "  (void)out;\n";
-    s += callBody(pointers(e.inputs, true, [&](size_t k) { return fieldOf("in", e.inputs, k); }),
-                  pointers(e.outputs, false,
-                           [&](size_t k) { return fieldOf("out", e.outputs, k); }));
-    s += "}\n" + exported(decl, e.name, id + "_struct_call(out, in)");
-    return {decl, s};
+  void structExport() {
+    CParam params[] = {{structType("_out"), false, "out"}, {structType("_in"), true, "in"}};
+    auto body = [&](ArrayRef<BlockArgument> a) {
+      Value out = a[0], in = a[1];
+      // A struct without values is not read.
+      if (!llvm::any_of(e.inputs, hasValues))
+        b.discard(in);
+      if (!llvm::any_of(e.outputs, hasValues))
+        b.discard(out);
+      Value args =
+          pointers(e.inputs, true, "arg", [&](size_t k) { return fieldOf(in, e.inputs, k); });
+      Value results =
+          pointers(e.outputs, false, "res", [&](size_t k) { return fieldOf(out, e.outputs, k); });
+      callEntry(args, results);
+    };
+    exported(WasmExportKind::Struct, exportName("__struct"), params, {},
+             helper("_struct_call", params, body));
   }
 
   /// Scalars by value; one result is returned (kept in a static, so the
   /// export holds no stack frame), several are written through `out`.
-  ShimExport scalarExport() const {
+  void scalarExport() {
     bool one = e.outputs.size() == 1;
-    WasmExport decl{e.name, WasmExportKind::Scalar, "", exportName("__scalar"),
-                    one ? e.outputs[0].cType : "void", {}};
-    std::vector<std::string> args;
-    if (!one) {
-      decl.params.push_back({e.name + "_out*", "out"});
-      args.push_back("out");
-    }
-    for (auto [k, p] : llvm::enumerate(e.inputs)) {
-      decl.params.push_back({p.cType, "a" + std::to_string(k)});
-      args.push_back("a" + std::to_string(k));
-    }
-    std::string params;
-    for (auto &[type, name] : decl.params)
-      params += (params.empty() ? "" : ", ") + type + " " + name;
-    std::string result = id + "_result";
-    std::string s = one ? formatv("static {0} {1};\n", e.outputs[0].cType, result).str() : "";
-    s += formatv("__attribute__((noinline)) static int {0}_scalar_call({1}) {{\n", id,
-                 params.empty() ? "void" : params);
-    s += callBody(pointers(e.inputs, true, [](size_t k) { return "&a" + std::to_string(k); }),
-                  one ? formatv("({0}*)&{1}", T, result).str()
-                      : pointers(e.outputs, false,
-                                 [&](size_t k) { return fieldOf("out", e.outputs, k); }));
-    s += "}\n" + exported(decl, e.name, id + "_scalar_call(" + join(args) + ")",
-                          one ? "  return " + result + ";\n" : "");
-    return {decl, s};
+    std::vector<CParam> params;
+    if (!one)
+      params.push_back({structType("_out"), false, "out"});
+    for (auto [k, p] : llvm::enumerate(e.inputs))
+      params.push_back(b.type(p.cType, "a" + std::to_string(k)));
+    std::string resultName = id + "_result";
+    CParam result = one ? b.type(e.outputs[0].cType) : CParam{};
+    if (one)
+      b.staticVariable(resultName, result.type, false);
+    auto body = [&](ArrayRef<BlockArgument> a) {
+      ArrayRef<BlockArgument> ins = a.drop_front(one ? 0 : 1);
+      Value args = pointers(e.inputs, true, "arg", [&](size_t k) { return b.address(ins[k]); });
+      Value results;
+      if (one)
+        results =
+            b.arrayOf(TP, {b.castTo(TP, b.address(b.global(resultName, result.type)))}, "res");
+      else
+        results = pointers(e.outputs, false, "res",
+                           [&](size_t k) { return fieldOf(a[0], e.outputs, k); });
+      callEntry(args, results);
+    };
+    exported(WasmExportKind::Scalar, exportName("__scalar"), params, result,
+             helper("_scalar_call", params, body), [&] {
+               if (one)
+                 b.ret(b.global(resultName, result.type));
+               else
+                 b.ret();
+             });
   }
 
   /// The sparse outputs' index tables, as module variables with exported
   /// addresses.
-  std::vector<ShimExport> tableExports() const {
-    std::vector<ShimExport> out;
+  void tableExports() {
+    Type i32 = b.b.getI32Type();
     for (const RenderedPort &p : e.outputs)
       for (auto &[table, length] : p.tables) {
-        std::string what = p.field + "_" + llvm::StringRef(table).lower();
-        WasmExport decl{e.name, WasmExportKind::Table, what, exportName("__" + what),
-                        "const int32_t*", {}};
+        std::string what = p.field + "_" + StringRef(table).lower();
         std::string var = id + "_" + what;
-        std::string s = formatv("static const int32_t {0}[{1}] = {2}_{3}_{4};\n", var, length,
-                                e.name, p.field, table)
-                            .str();
-        s += formatv("__attribute__((export_name(\"{0}\"))) {1} {{ return {2}; }\n", decl.name,
-                     decl.signature(), var);
-        out.push_back({decl, s});
+        Type type = emitc::ArrayType::get({length}, i32);
+        b.staticVariable(var, type, true, e.name + "_" + p.field + "_" + table);
+        std::string name = exportName("__" + what);
+        auto body = [&](ArrayRef<BlockArgument>) { b.ret(b.first(b.global(var, type))); };
+        emitc::FuncOp fn =
+            b.function(name, {::exportName(name)}, {}, {emitc::PointerType::get(i32), true}, body);
+        exports.push_back({WasmExportKind::Table, e.name, what, fn});
       }
-    return out;
   }
 
-  std::vector<ShimExport> all() const {
-    std::vector<ShimExport> out = {pointersExport(), structExport()};
+  std::vector<ShimExport> all() {
+    b.text(formatv("\n/* {0}: {1} input(s), {2} output(s). */", e.name, e.inputs.size(),
+                   e.outputs.size())
+               .str());
+    pointersExport();
+    structExport();
     if (noScalarExportReason(e).empty())
-      out.push_back(scalarExport());
-    for (ShimExport &t : tableExports())
-      out.push_back(std::move(t));
-    return out;
+      scalarExport();
+    tableExports();
+    return std::move(exports);
   }
 };
-
-const char *kErrorImport = R"C(/* The host's error import: it receives the message of a failed call (UTF-8,
- * `length` bytes); the shim then traps, and the host raises. */
-__attribute__((import_module("scaly"), import_name("error")))
-void scaly_wasm_error(int32_t status, const char* message, int32_t length);
-
-)C";
-
-/// The helper that reports to the host's error import and traps.
-std::string errorHelpers() {
-  std::string cases;
-  for (const c::StatusCode &code : c::kStatusCodes)
-    if (code.value != 0)
-      cases += formatv("  case {0}: return \"{0} ({1})\";\n", code.name, code.meaning).str();
-  return R"C(static char scaly_shim_message[160];
-
-static const char* scaly_shim_status_text(int status) {
-  switch (status) {
-)C" + cases +
-         R"C(  default: return "unknown status";
-  }
-}
-
-static int32_t scaly_shim_append(int32_t n, const char* text) {
-  for (; *text && n < (int32_t)sizeof scaly_shim_message; ++text)
-    scaly_shim_message[n++] = *text;
-  return n;
-}
-
-/* Report "<entry>: <status>" to the host, then trap. No local lives in
- * memory, so the trap leaves the shadow stack as it found it. */
-__attribute__((noinline, cold, noreturn)) static void scaly_shim_fail(const char* entry, int status) {
-  int32_t n = scaly_shim_append(0, entry);
-  n = scaly_shim_append(n, ": ");
-  n = scaly_shim_append(n, scaly_shim_status_text(status));
-  scaly_wasm_error(status, scaly_shim_message, n);
-  __builtin_trap();
-}
-
-)C";
-}
 
 /// sizeof, _Alignof and offsetof of every typed struct, as the wasm32
 /// compiler lays them out: {count, then per struct: size, align, fields,
 /// the offset of each field with values, then the size of each}.
-ShimExport layoutExport(const RenderedModule &module) {
-  WasmExport decl{"", WasmExportKind::Layout, "", module.name + "__scaly_layout",
-                  "const uint32_t*", {}};
+ShimExport layoutExport(ShimBuilder &b, const RenderedModule &module) {
   std::string rows;
-  int count = 0;
+  int64_t count = 0, length = 1;
   for (const RenderedEntry &e : module.entries)
     for (auto [suffix, ports] : {std::pair{"in", &e.inputs}, std::pair{"out", &e.outputs}}) {
       std::string type = e.name + "_" + suffix;
@@ -255,32 +422,131 @@ ShimExport layoutExport(const RenderedModule &module) {
                       offsets.empty() ? "" : ", ", join(offsets), join(sizes))
                   .str();
       ++count;
+      length += 3 + 2 * offsets.size();
     }
-  std::string s = formatv(R"C(/* The typed structs as this compiler lays them out, for the host's layout
- * check: the number of structs, then per struct (in the manifest's order)
- * sizeof, _Alignof, the number of fields with values, their offsets, then
- * their sizes in bytes. */
-static const uint32_t scaly_shim_layout_table[] = {{
-  {0},
-{1}};
-)C",
-                          count, rows)
-                      .str();
-  s += formatv("__attribute__((export_name(\"{0}\"))) {1} {{ return scaly_shim_layout_table; }\n",
-               decl.name, decl.signature());
-  return {decl, s};
+  b.text("\n/* The typed structs as this compiler lays them out, for the host's layout\n"
+         " * check: the number of structs, then per struct (in the manifest's order)\n"
+         " * sizeof, _Alignof, the number of fields with values, their offsets, then\n"
+         " * their sizes in bytes. */");
+  Type u32 = b.b.getIntegerType(32, /*isSigned=*/false);
+  Type type = emitc::ArrayType::get({length}, u32);
+  b.staticVariable("scaly_shim_layout_table", type, true,
+                   formatv("{{\n  {0},\n{1}}", count, rows).str());
+  std::string name = module.name + "__scaly_layout";
+  emitc::FuncOp fn = b.function(
+      name, {exportName(name)}, {}, {emitc::PointerType::get(u32), true},
+      [&](ArrayRef<BlockArgument>) { b.ret(b.first(b.global("scaly_shim_layout_table", type))); });
+  return {WasmExportKind::Layout, "", "", fn};
 }
 
-std::vector<ShimExport> shimExports(const RenderedModule &module) {
+/// A static declaration of each entry, before the source is included,
+/// makes the entries internal.
+void staticEntries(ShimBuilder &b, const RenderedModule &module) {
+  for (const RenderedEntry &e : module.entries)
+    for (const c::FunctionSignature &sig : module.functions)
+      if (sig.name == e.name) {
+        std::vector<CParam> params;
+        for (const std::string &p : sig.params)
+          params.push_back(b.type(p));
+        b.function(sig.name, {"static"}, params, b.type(sig.result));
+      }
+}
+
+/// The shim module of `module` and its exports, in the order it defines them.
+std::vector<ShimExport> buildShim(ShimBuilder &b, const RenderedModule &module) {
+  const std::string &m = module.name;
+  b.text(formatv("/* WebAssembly exports of the Scaly module {0} (generated; docs/wasm.md).\n"
+                 " * Every global symbol of this object is named {0}__*: the entries\n"
+                 " * below get internal linkage, so archives of different modules link\n"
+                 " * into one instance. */",
+                 m)
+             .str());
+  b.b.create<emitc::IncludeOp>(b.loc, "stddef.h", /*isStandardInclude=*/true);
+  b.b.create<emitc::IncludeOp>(b.loc, "stdint.h", /*isStandardInclude=*/true);
+  b.text("");
+  errorImport(b);
+  b.text("");
+  staticEntries(b, module);
+  b.b.create<emitc::IncludeOp>(b.loc, m + ".c", /*isStandardInclude=*/false);
+  b.text("");
+  emitc::FuncOp fail = errorHelpers(b);
+  b.text("");
   std::vector<ShimExport> out;
   for (auto [k, e] : llvm::enumerate(module.entries))
-    for (ShimExport &x : EntryShim(module.name, e, k).all())
+    for (ShimExport &x : EntryShim{b, m, e, fail, "scaly_shim_e" + std::to_string(k)}.all())
       out.push_back(std::move(x));
-  out.push_back(layoutExport(module));
+  out.push_back(layoutExport(b, module));
   return out;
 }
 
+/// <module>_wasm.h: a declaration (a copy without specifiers) of each export.
+void buildHeader(ShimBuilder &b, const RenderedModule &module, ArrayRef<ShimExport> exports) {
+  std::string guard = "SCALY_" + StringRef(module.name).upper() + "_WASM_H";
+  b.text(formatv("/* The WebAssembly exports of the Scaly module {0} (generated; docs/wasm.md):\n"
+                 " * what a host's C code links against in lib{0}.a. Call these names; the\n"
+                 " * entries of {0}.h are internal to the archive. */\n"
+                 "#ifndef {1}\n#define {1}\n",
+                 module.name, guard)
+             .str());
+  b.b.create<emitc::IncludeOp>(b.loc, module.name + ".h", /*isStandardInclude=*/false);
+  b.text("\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
+  for (const ShimExport &x : exports) {
+    auto decl = cast<emitc::FuncOp>(b.b.insert(x.fn->cloneWithoutRegions()));
+    decl.removeSpecifiersAttr();
+    decl.setPrivate();
+  }
+  b.text("\n#ifdef __cplusplus\n}\n#endif\n\n#endif");
+}
+
+WasmExport record(ShimExport x) {
+  c::FunctionSignature sig = c::functionSignature(x.fn);
+  WasmExport decl{x.entry, x.kind, x.detail, sig.name, sig.result, {}};
+  for (auto [k, type] : llvm::enumerate(sig.params))
+    decl.params.push_back({type, x.fn.getArgAttrOfType<StringAttr>(k, c::kNameAttr).str()});
+  return decl;
+}
+
+/// `module` as C; with SCALY_VERIFY_EACH (the test suite's setting) it is
+/// verified first. A failure of either is a bug in Scaly: `error` says what.
+std::string print(ModuleOp module, std::string &error) {
+  std::string s, diagnostics;
+  llvm::raw_string_ostream os(s), diag(diagnostics);
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    diag << d << "\n";
+    return success();
+  });
+  if ((verifyEachPass() && failed(verify(module))) || failed(c::printC(module, os)))
+    error = "the WebAssembly shim is invalid EmitC or has no C form (a bug in Scaly): " +
+            diagnostics;
+  return s;
+}
+
 } // namespace
+
+WasmShim codegen::buildWasmShim(MLIRContext *ctx, const RenderedModule &module) {
+  ctx->getOrLoadDialect<emitc::EmitCDialect>();
+  Location loc = UnknownLoc::get(ctx);
+  WasmShim out{ModuleOp::create(loc), ModuleOp::create(loc), {}};
+  OpBuilder ob(ctx);
+  ob.setInsertionPointToEnd(out.shim->getBody());
+  ShimBuilder b{{ob, loc}};
+  std::vector<ShimExport> exports = buildShim(b, module);
+  ob.setInsertionPointToEnd(out.header->getBody());
+  buildHeader(b, module, exports);
+  for (const ShimExport &x : exports)
+    out.exports.push_back(record(x));
+  return out;
+}
+
+WasmShimText codegen::renderWasm(const RenderedModule &module) {
+  MLIRContext ctx(MLIRContext::Threading::DISABLED);
+  WasmShim shim = buildWasmShim(&ctx, module);
+  WasmShimText out;
+  out.shim = print(*shim.shim, out.error);
+  out.header = print(*shim.header, out.error);
+  out.exports = std::move(shim.exports);
+  return out;
+}
 
 const char *codegen::kindName(WasmExportKind kind) {
   switch (kind) {
@@ -306,10 +572,8 @@ std::string WasmExport::signature() const {
 }
 
 std::vector<WasmExport> codegen::wasmExportList(const RenderedModule &module) {
-  std::vector<WasmExport> out;
-  for (ShimExport &x : shimExports(module))
-    out.push_back(std::move(x.decl));
-  return out;
+  MLIRContext ctx(MLIRContext::Threading::DISABLED);
+  return buildWasmShim(&ctx, module).exports;
 }
 
 std::string codegen::noScalarExportReason(const RenderedEntry &entry) {
@@ -343,58 +607,8 @@ std::string codegen::wasmNameProblem(const RenderedModule &module) {
   return "";
 }
 
-std::string codegen::renderWasmShim(const RenderedModule &module) {
-  const std::string &m = module.name;
-  std::string s = formatv("/* WebAssembly exports of the Scaly module {0} (generated; docs/wasm.md).\n"
-                          " * Every global symbol of this object is named {0}__*: the entries\n"
-                          " * below get internal linkage, so archives of different modules link\n"
-                          " * into one instance. */\n#include <stddef.h>\n#include <stdint.h>\n\n",
-                          m)
-                      .str();
-  s += kErrorImport;
-  // A static declaration before the source makes its entries internal.
-  for (const RenderedEntry &e : module.entries)
-    for (const c::FunctionSignature &sig : module.functions)
-      if (sig.name == e.name)
-        s += formatv("static {0} {1}({2});\n", sig.result, sig.name,
-                     sig.params.empty() ? "void" : join(sig.params))
-                 .str();
-  s += formatv("#include \"{0}.c\"\n\n", m).str();
-  s += errorHelpers();
-  std::string entry;
-  for (const ShimExport &x : shimExports(module)) {
-    if (x.decl.entry != entry && !x.decl.entry.empty()) {
-      entry = x.decl.entry;
-      const RenderedEntry &e =
-          *llvm::find_if(module.entries, [&](const RenderedEntry &r) { return r.name == entry; });
-      s += formatv("\n/* {0}: {1} input(s), {2} output(s). */\n", entry, e.inputs.size(),
-                   e.outputs.size());
-    } else if (x.decl.entry.empty()) {
-      s += "\n";
-    }
-    s += x.definition;
-  }
-  return s;
-}
-
-std::string codegen::renderWasmHeader(const RenderedModule &module) {
-  std::string guard = "SCALY_" + llvm::StringRef(module.name).upper() + "_WASM_H";
-  std::string s = formatv(R"C(/* The WebAssembly exports of the Scaly module {0} (generated; docs/wasm.md):
- * what a host's C code links against in lib{0}.a. Call these names; the
- * entries of {0}.h are internal to the archive. */
-#ifndef {1}
-#define {1}
-
-#include "{0}.h"
-
-#ifdef __cplusplus
-extern "C" {{
-#endif
-
-)C",
-                          module.name, guard)
-                      .str();
-  for (const WasmExport &x : wasmExportList(module))
-    s += x.signature() + ";\n";
-  return s + "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+std::string codegen::renderWasmShim(const RenderedModule &module, std::string &error) {
+  WasmShimText text = renderWasm(module);
+  error = text.error;
+  return text.shim;
 }

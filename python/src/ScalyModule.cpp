@@ -424,10 +424,13 @@ py::dict render(py::object functions, const py::dict &options) {
     std::string problem = codegen::wasmNameProblem(out);
     if (!problem.empty())
       throw std::invalid_argument("scaly.wasm: " + problem);
-    d["wasm_shim"] = codegen::renderWasmShim(out);
-    d["wasm_header"] = codegen::renderWasmHeader(out);
+    codegen::WasmShimText wasm = codegen::renderWasm(out);
+    if (!wasm.error.empty())
+      throw std::runtime_error("scaly.wasm: " + wasm.error);
+    d["wasm_shim"] = wasm.shim;
+    d["wasm_header"] = wasm.header;
     py::list exports;
-    for (const codegen::WasmExport &x : codegen::wasmExportList(out)) {
+    for (const codegen::WasmExport &x : wasm.exports) {
       py::dict e;
       e["entry"] = x.entry;
       e["kind"] = codegen::kindName(x.kind);

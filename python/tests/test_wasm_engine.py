@@ -726,6 +726,39 @@ def test_errors_raise_and_leave_the_instance_usable(kern, tmp_path):
     print(f"errors: 100000 failing calls in {result['ms']} ms")
 
 
+def _doubling(name):
+    """x * 2 as an entry named `name`."""
+    def body(x):
+        return x * 2.0
+    body.__name__ = body.__qualname__ = name
+    return sc.function(sc.arg("x", 3), outputs=sc.arg("y"))(body)
+
+
+def test_error_messages_are_entry_and_status_cut_at_160_bytes(env, tmp_path):
+    """The message is "<entry>: <status name> (<meaning>)" (docs/wasm.md, Errors), its
+    first 160 bytes (the shim's buffer): entry names of 1, 120 and 170 characters cut
+    nothing, the status text and the entry name; three statuses through three exports."""
+    names = ["e", "m" * 120, "l" * 170]
+    built = sw.build([_doubling(n) for n in names], tmp_path / "msg", name="msg",
+                     cache_dir=env / "cache")
+    calls = [(n, f"msg__{n}", [0, "OUT", 0, 0, 0]) for n in names]
+    calls += [("e", "msg__e__struct", ["OUT", 0]), ("e", "msg__e__struct", [0, "OUT"])]
+    single = [{"label": f"{k}", "export": export, "args": args}
+              for k, (_, export, args) in enumerate(calls)]
+    result = run_node({"kind": "errors", "wasm": str(built.wasm),
+                       "manifest": str(built.manifest_path), "single": single, "failures": [],
+                       "rounds": 0, "out_size": 64, "after": []}, tmp_path, "messages")
+    codes = {c["value"]: c for c in built.manifest["status_codes"]}
+    seen = set()
+    for (entry, export, _), r in zip(calls, result["single"]):
+        err = r["error"]
+        code = codes[err["status"]]
+        expected = f"{entry}: {code['name']} ({code['meaning']})".encode()[:160].decode()
+        assert err["isScalyWasmError"] and err["message"] == expected, (export, err)
+        seen.add(code["name"])
+    assert seen == {"SCALY_ERR_NULL_ABI", "SCALY_ERR_NULL_INPUT", "SCALY_ERR_NULL_RESULT"}
+
+
 # -- 6. signature check ---------------------------------------------------------------------------
 
 

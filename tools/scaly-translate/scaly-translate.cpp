@@ -131,7 +131,10 @@ static LogicalResult emitWasmShim(ModuleOp module, llvm::raw_ostream &os) {
   std::string problem = scaly::codegen::wasmNameProblem(out);
   if (!problem.empty())
     return module.emitError(problem);
-  os << scaly::codegen::renderWasmShim(out);
+  std::string shim = scaly::codegen::renderWasmShim(out, error);
+  if (!error.empty())
+    return module.emitError(error);
+  os << shim;
   return success();
 }
 

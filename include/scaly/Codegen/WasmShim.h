@@ -13,6 +13,9 @@
 
 #include "scaly/Codegen/RenderModule.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
 #include <string>
 
 namespace scaly::codegen {
@@ -40,6 +43,28 @@ struct WasmExport {
   std::string signature() const;
 };
 
+/// The shim of a module as EmitC: its C file, its header, and every export
+/// (in the order the shim defines them) as they declare it.
+struct WasmShim {
+  mlir::OwningOpRef<mlir::ModuleOp> shim, header;
+  std::vector<WasmExport> exports;
+};
+
+/// The EmitC modules of `module`'s shim (<module>_wasm.c) and header
+/// (<module>_wasm.h), built in `ctx`; the C printer prints them.
+WasmShim buildWasmShim(mlir::MLIRContext *ctx, const RenderedModule &module);
+
+/// The shim printed: its C, its header and its exports; `error` is not
+/// empty when they could not be printed (a bug in Scaly).
+struct WasmShimText {
+  std::string shim, header;
+  std::vector<WasmExport> exports;
+  std::string error;
+};
+
+/// Builds (in a context of its own) and prints the shim of `module`.
+WasmShimText renderWasm(const RenderedModule &module);
+
 /// Every export of the shim of `module`, in the order it defines them.
 std::vector<WasmExport> wasmExportList(const RenderedModule &module);
 
@@ -49,11 +74,9 @@ std::string noScalarExportReason(const RenderedEntry &entry);
 /// Why `module`'s names cannot make distinct export names ("" when they can).
 std::string wasmNameProblem(const RenderedModule &module);
 
-/// The shim C file (<module>_wasm.c) for `module`.
-std::string renderWasmShim(const RenderedModule &module);
-
-/// <module>_wasm.h: the exports' declarations for a host's C code.
-std::string renderWasmHeader(const RenderedModule &module);
+/// The shim C file (<module>_wasm.c) for `module`; renderWasm's error in
+/// `error`.
+std::string renderWasmShim(const RenderedModule &module, std::string &error);
 
 } // namespace scaly::codegen
 

@@ -30,9 +30,14 @@ namespace scaly::c {
 
 /// Discardable attribute naming a value, loop counter or argument in C.
 inline constexpr const char *kNameAttr = "scaly.name";
-/// Unit attribute on a pointer argument, or on an emitc.variable of an array
-/// of pointers: its innermost element is const.
+/// Unit attribute on a pointer argument or result (in the function's
+/// argument or result attributes), on an emitc.variable of a pointer or of an
+/// array of pointers, or on an emitc.cast to a pointer: its innermost element
+/// is const.
 inline constexpr const char *kConstAttr = "scaly.const";
+/// Integer attribute on an emitc.global: its alignment in bytes, printed
+/// `_Alignas(n)` after the storage specifiers.
+inline constexpr const char *kAlignAttr = "scaly.align";
 /// Unit attribute on an emitc.for: printed after a line `SCALY_NO_UNROLL`, the
 /// macro (HelperFunctions.h) that asks Clang not to unroll the loop.
 inline constexpr const char *kNoUnrollAttr = "scaly.no_unroll";
@@ -64,6 +69,12 @@ private:
 /// C name of a scalar element type (double, float, int64_t, ...).
 std::string scalarCType(mlir::Type t);
 
+/// The type C spells `name` (`const double**`, `int32_t`, `rollout_in*`),
+/// and whether its innermost element is const: typeName's inverse for the
+/// names it prints. Unknown element names (`int`, `void`, `uint8_t`, a
+/// struct's) are opaque types.
+std::pair<mlir::Type, bool> typeFromName(mlir::MLIRContext *ctx, llvm::StringRef name);
+
 /// The C spelling of type `t`; `isConst`: its innermost element is const.
 std::string typeName(mlir::Type t, bool isConst);
 
@@ -77,6 +88,10 @@ std::string arrayDims(mlir::emitc::ArrayType array);
 /// The C definition of a file-scope variable (lib/Target/C/Globals.cpp);
 /// empty when its type or initial value has no C form.
 std::string globalDefinition(mlir::emitc::GlobalOp g);
+
+/// The C string literal of `text` (quotes and backslashes escaped, other
+/// bytes below 0x20 and 0x7f in octal).
+std::string stringLiteral(llvm::StringRef text);
 
 /// A C literal that reads back as exactly `v` (NAN and INFINITY by name).
 std::string formatFloat(double v, bool isF32);
@@ -98,6 +113,9 @@ struct FunctionSignature {
 /// The prototype of `fn` as `printC` defines it (`int f(casadi_int i);`,
 /// `void g(void);`): its declaration in a header.
 std::string declaration(mlir::emitc::FuncOp fn);
+
+/// The signature of `fn` as `printC` prints it.
+FunctionSignature functionSignature(mlir::emitc::FuncOp fn);
 
 /// The signatures of the functions `printC` prints, in order.
 std::vector<FunctionSignature> functionSignatures(mlir::ModuleOp module);

@@ -47,8 +47,17 @@ inline void buildIfElse(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond
   }
 }
 
+/// A parameter or the result of a hand-built C function: its type, whether
+/// its innermost element is const (c::kConstAttr), its name in C (none for
+/// a result or an unnamed parameter of a declaration).
+struct CParam {
+  mlir::Type type;
+  bool isConst = false;
+  std::string name = "";
+};
+
 /// Short names for the EmitC ops a hand-built C function (the module's C
-/// helpers, the CasADi layer) is made of, at `loc`. Counts and positions are
+/// helpers, the CasADi layer, the WebAssembly shim) is made of, at `loc`. Counts and positions are
 /// C's `long long` (an opaque type: EmitC adds only integers and opaque
 /// values to pointers, and `index` or `i64` would print as another type).
 struct EmitCBuilder {
@@ -58,9 +67,33 @@ struct EmitCBuilder {
   mlir::Type i1 = b.getI1Type();
 
   /// The `long long` constant `k`.
-  mlir::Value index(int64_t k) {
+  mlir::Value index(int64_t k) { return constant(idx, llvm::Twine(k)); }
+  /// A constant of type `t` spelled `text` in C (`0.0`, `SCALY_SUCCESS`).
+  mlir::Value constant(mlir::Type t, const llvm::Twine &text) {
     return b.create<mlir::emitc::ConstantOp>(
-        loc, idx, mlir::emitc::OpaqueAttr::get(b.getContext(), std::to_string(k)));
+        loc, t, mlir::emitc::OpaqueAttr::get(b.getContext(), text.str()));
+  }
+  mlir::Value literal(mlir::Type t, llvm::StringRef text) {
+    return b.create<mlir::emitc::LiteralOp>(loc, t, text);
+  }
+  /// `(void)v;`
+  void discard(mlir::Value v) {
+    b.create<mlir::emitc::CastOp>(loc, mlir::emitc::OpaqueType::get(b.getContext(), "void"), v);
+  }
+  /// `(t)v`; `isConst`: a pointer to const (c::kConstAttr).
+  mlir::Value castTo(mlir::Type t, mlir::Value v, bool isConst = false) {
+    auto op = b.create<mlir::emitc::CastOp>(loc, t, v);
+    if (isConst)
+      op->setAttr(kConstAttr, b.getUnitAttr());
+    return op;
+  }
+  /// `&v`.
+  mlir::Value address(mlir::Value v) {
+    return b.create<mlir::emitc::ApplyOp>(loc, mlir::emitc::PointerType::get(v.getType()), "&", v);
+  }
+  /// `p->field`, of type `t`.
+  mlir::Value member(mlir::Value p, llvm::StringRef field, mlir::Type t) {
+    return b.create<mlir::emitc::MemberOfPtrOp>(loc, t, field, p);
   }
   mlir::Value add(mlir::Value x, mlir::Value y) {
     return b.create<mlir::emitc::AddOp>(loc, x.getType(), x, y);
@@ -87,6 +120,62 @@ struct EmitCBuilder {
   void ifElse(mlir::Value cond, llvm::function_ref<void()> then,
               llvm::function_ref<void()> otherwise = {}) {
     buildIfElse(b, loc, cond, then, otherwise);
+  }
+
+  /// A function `[specifiers] result name(params)` (a null result type:
+  /// void); with `body` its definition, built from the arguments, else a
+  /// declaration (printed as its prototype).
+  using BodyBuilder = llvm::function_ref<void(llvm::ArrayRef<mlir::BlockArgument>)>;
+  mlir::emitc::FuncOp function(llvm::StringRef name, llvm::ArrayRef<llvm::StringRef> specifiers,
+                               llvm::ArrayRef<CParam> params, CParam result,
+                               BodyBuilder body = nullptr) {
+    llvm::SmallVector<mlir::Type> types;
+    llvm::SmallVector<mlir::DictionaryAttr> argAttrs;
+    for (const CParam &p : params) {
+      types.push_back(p.type);
+      llvm::SmallVector<mlir::NamedAttribute> attrs;
+      if (!p.name.empty())
+        attrs.push_back(b.getNamedAttr(kNameAttr, b.getStringAttr(p.name)));
+      if (p.isConst)
+        attrs.push_back(b.getNamedAttr(kConstAttr, b.getUnitAttr()));
+      argAttrs.push_back(b.getDictionaryAttr(attrs));
+    }
+    mlir::TypeRange results = result.type ? mlir::TypeRange{result.type} : mlir::TypeRange{};
+    auto fn = b.create<mlir::emitc::FuncOp>(
+        loc, name, mlir::FunctionType::get(b.getContext(), types, results),
+        llvm::ArrayRef<mlir::NamedAttribute>{}, argAttrs);
+    if (!specifiers.empty())
+      fn.setSpecifiersAttr(b.getStrArrayAttr(specifiers));
+    if (result.isConst)
+      fn.setResultAttr(0, kConstAttr, b.getUnitAttr());
+    if (!body) {
+      fn.setPrivate(); // MLIR's rule for a declaration
+      return fn;
+    }
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(fn.addEntryBlock());
+    body(fn.getArguments());
+    return fn;
+  }
+
+  /// `[const] T name[n] = {values...};`: an array of `elem` whose elements
+  /// are assigned right after its declaration (the printer's initializer
+  /// list), so their positions are built first.
+  mlir::Value arrayOf(mlir::Type elem, llvm::ArrayRef<mlir::Value> values, llvm::StringRef name,
+                      bool isConst = false) {
+    llvm::SmallVector<mlir::Value> positions;
+    for (size_t k = 0; k < values.size(); ++k)
+      positions.push_back(
+          b.create<mlir::emitc::ConstantOp>(loc, b.getI32Type(), b.getI32IntegerAttr(k)));
+    auto v = b.create<mlir::emitc::VariableOp>(
+        loc, mlir::emitc::ArrayType::get({static_cast<int64_t>(values.size())}, elem),
+        mlir::emitc::OpaqueAttr::get(b.getContext(), ""));
+    v->setAttr(kNameAttr, b.getStringAttr(name));
+    if (isConst)
+      v->setAttr(kConstAttr, b.getUnitAttr());
+    for (auto [k, value] : llvm::zip(positions, values))
+      assign(at(v, k), value);
+    return v;
   }
 };
 

@@ -40,14 +40,19 @@ std::string specifierText(emitc::FuncOp fn) {
 /// The C type of parameter `i` of `fn`: const element (c::kConstAttr),
 /// `__restrict` pointer (c::kRestrictAttr).
 std::string paramType(emitc::FuncOp fn, unsigned i) {
-  std::string type = typeName(fn.getArgument(i).getType(),
+  // By the function's type: a declaration has no block arguments.
+  std::string type = typeName(fn.getArgumentTypes()[i],
                               static_cast<bool>(fn.getArgAttr(i, c::kConstAttr)));
   return fn.getArgAttr(i, c::kRestrictAttr) ? type + " __restrict" : type;
 }
 
+/// The C type of `fn`'s result: `void`, or a const element (c::kConstAttr
+/// in its result attributes).
 std::string resultText(emitc::FuncOp fn) {
   auto results = fn.getFunctionType().getResults();
-  return results.empty() ? "void" : typeName(results[0], false);
+  if (results.empty())
+    return "void";
+  return typeName(results[0], static_cast<bool>(fn.getResultAttr(0, c::kConstAttr)));
 }
 
 /// The source lines `locs` name (every file:line location inside them, call
@@ -257,6 +262,8 @@ private:
     Operation *def = v.getDefiningOp();
     if (!def)
       return false;
+    if (isa<emitc::CastOp>(def) && def->hasAttr(c::kConstAttr))
+      return true;
     if (isa<emitc::AddOp, emitc::SubscriptOp, emitc::CastOp>(def) && isa<emitc::PointerType>(v.getType()))
       return isConstPointer(def->getOperand(0));
     return false;
@@ -275,6 +282,14 @@ private:
     pendingLocs.clear();
     lastComment.clear();
     nextScalar = nextPointer = 0;
+    for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes()))
+      if (fn.getArgAttr(i, c::kRestrictAttr) && !isa<emitc::PointerType>(type))
+        return fn.emitOpError("has ") << c::kRestrictAttr << " on argument " << i
+                                      << ", which is not a pointer";
+    if (fn.isExternal()) { // a declaration: its prototype
+      line(c::declaration(fn));
+      return success();
+    }
     std::string sig = specifierText(fn);
     sig += (sig.empty() ? "" : " ") + resultText(fn) + " " + fn.getSymName().str() + "(";
     for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
@@ -283,9 +298,6 @@ private:
       names[arg] = name;
       if (fn.getArgAttr(i, c::kConstAttr))
         constPointers.insert(arg);
-      if (fn.getArgAttr(i, c::kRestrictAttr) && !isa<emitc::PointerType>(arg.getType()))
-        return fn.emitOpError("has ") << c::kRestrictAttr << " on argument " << i
-                                      << ", which is not a pointer";
       sig += (i ? ", " : "") + paramType(fn, i) + " " + name;
     }
     sig += fn.getNumArguments() ? ") {" : "void) {";
@@ -301,7 +313,8 @@ private:
     return isa<emitc::AddOp, emitc::SubOp, emitc::MulOp, emitc::DivOp, emitc::UnaryMinusOp,
                emitc::LogicalNotOp, emitc::LogicalAndOp, emitc::LogicalOrOp, emitc::BitwiseXorOp,
                emitc::BitwiseAndOp, emitc::BitwiseOrOp, emitc::RemOp, emitc::CmpOp,
-               emitc::ConditionalOp, emitc::CastOp, emitc::SubscriptOp, emitc::CallOpaqueOp>(op) ||
+               emitc::ConditionalOp, emitc::CastOp, emitc::SubscriptOp, emitc::CallOpaqueOp,
+               emitc::ApplyOp, emitc::MemberOfPtrOp>(op) ||
            (isa<emitc::CallOp>(op) && op->getNumResults() == 1);
   }
 
@@ -453,10 +466,20 @@ private:
         })
         .Case([&](emitc::CastOp o) {
           Value src = o.getSource();
-          bool isConst = isa<emitc::PointerType>(o.getType()) && isConstPointer(src);
+          bool isConst = isa<emitc::PointerType>(o.getType()) &&
+                         (o->hasAttr(c::kConstAttr) || isConstPointer(src));
           return "((" + typeName(o.getType(), isConst) + ")" + expr(src) + ")";
         })
         .Case([&](emitc::SubscriptOp o) { return subscript(o); })
+        // `&x` and `*p` bind looser than what they apply to (a name, `a[i]`,
+        // `p->f`, a parenthesized expression), so they need no parentheses
+        // of their own; a postfix operator on them adds some (postfix()).
+        .Case([&](emitc::ApplyOp o) {
+          return o.getApplicableOperator().str() + expr(o.getOperand());
+        })
+        .Case([&](emitc::MemberOfPtrOp o) {
+          return postfix(o.getOperand()) + "->" + o.getMember().str();
+        })
         .Case([&](emitc::CallOpaqueOp o) {
           std::string args;
           for (auto [i, a] : llvm::enumerate(o.getOperands()))
@@ -484,7 +507,16 @@ private:
         return expr(add.getLhs()) + "[" + stripParens(offset) + "]";
       return expr(add.getLhs()) + "[" + stripParens(offset) + " + " + expr(idx) + "]";
     }
-    return expr(base) + "[" + stripParens(expr(idx)) + "]";
+    return postfix(base) + "[" + stripParens(expr(idx)) + "]";
+  }
+
+  /// `v` as the operand of a postfix operator (`v[i]`, `v->f`): an `&x` or
+  /// `*p` printed in place is parenthesized.
+  std::string postfix(Value v) {
+    std::string s = expr(v);
+    if (isa_and_nonnull<emitc::ApplyOp>(v.getDefiningOp()) && !names.count(v))
+      return "(" + s + ")";
+    return s;
   }
 
   static std::optional<int64_t> constantIndex(Value v) {
@@ -615,22 +647,52 @@ private:
     bool pointer = isa<emitc::PointerType>(r.getType());
     auto nameAttr = v->getAttrOfType<StringAttr>(c::kNameAttr);
     std::string name = nameAttr ? claim(nameAttr.getValue()) : fresh(pointer);
-    std::string decl = typeName(r.getType(), false) + " " + name;
+    std::string decl = typeName(r.getType(), pointer && v->hasAttr(c::kConstAttr)) + " " + name;
     if (auto array = dyn_cast<emitc::ArrayType>(r.getType())) {
       decl = typeName(array.getElementType(), v->hasAttr(c::kConstAttr)) + " " + name +
              c::arrayDims(array);
     }
     std::string init;
+    SmallVector<emitc::AssignOp> elements = elementAssignments(v);
     if (auto first = dyn_cast_or_null<emitc::AssignOp>(v->getNextNode());
         first && first.getVar() == r) {
       init = stripParens(expr(first.getValue())); // before the name exists
       declaredWith.insert(first.getOperation());
+    } else if (!elements.empty()) {
+      init = "{";
+      for (auto [k, a] : llvm::enumerate(elements)) {
+        init += (k ? ", " : "") + stripParens(expr(a.getValue()));
+        declaredWith.insert(a.getOperation());
+      }
+      init += "}";
     } else if (auto o = dyn_cast<emitc::OpaqueAttr>(v.getValue()); !o || !o.getValue().empty()) {
       init = constant(v.getValue());
     }
     names[r] = name;
     statement(v, decl + (init.empty() ? "" : " = " + init) + ";");
     return success();
+  }
+
+  /// The assignments of every element of a one-dimensional array variable,
+  /// in order, when they follow its declaration (each `a[k]` subscript
+  /// right before its assignment): printed as its initializer list
+  /// `T a[n] = {v0, v1};`. Empty otherwise.
+  static SmallVector<emitc::AssignOp> elementAssignments(emitc::VariableOp v) {
+    auto array = dyn_cast<emitc::ArrayType>(v.getType());
+    if (!array || array.getRank() != 1)
+      return {};
+    SmallVector<emitc::AssignOp> out;
+    Operation *next = v->getNextNode();
+    for (int64_t k = 0; k < array.getShape()[0]; ++k) {
+      auto sub = dyn_cast_or_null<emitc::SubscriptOp>(next);
+      auto assign = sub ? dyn_cast_or_null<emitc::AssignOp>(sub->getNextNode()) : nullptr;
+      if (!assign || sub.getValue() != v.getResult() || assign.getVar() != sub.getResult() ||
+          constantIndex(sub.getIndices()[0]) != k || !sub.getResult().hasOneUse())
+        return {};
+      out.push_back(assign);
+      next = assign->getNextNode();
+    }
+    return out;
   }
 
   LogicalResult printStatement(Operation *op, bool lastInFunction) {
@@ -754,14 +816,17 @@ private:
 
 } // namespace
 
+c::FunctionSignature c::functionSignature(emitc::FuncOp fn) {
+  FunctionSignature sig{fn.getSymName().str(), specifierText(fn), resultText(fn), {}};
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    sig.params.push_back(paramType(fn, i));
+  return sig;
+}
+
 std::vector<c::FunctionSignature> c::functionSignatures(ModuleOp module) {
   std::vector<FunctionSignature> out;
-  for (emitc::FuncOp fn : module.getOps<emitc::FuncOp>()) {
-    FunctionSignature sig{fn.getSymName().str(), specifierText(fn), resultText(fn), {}};
-    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-      sig.params.push_back(paramType(fn, i));
-    out.push_back(std::move(sig));
-  }
+  for (emitc::FuncOp fn : module.getOps<emitc::FuncOp>())
+    out.push_back(functionSignature(fn));
   return out;
 }
 

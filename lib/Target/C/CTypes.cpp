@@ -11,7 +11,9 @@
 #include "scaly/Dialect/Expr/MathFunctions.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <cmath>
 #include <cstdio>
@@ -30,6 +32,24 @@ std::string c::scalarCType(Type t) {
   if (t.isIndex()) return "long long";
   if (auto o = dyn_cast<emitc::OpaqueType>(t)) return o.getValue().str();
   return "";
+}
+
+std::pair<Type, bool> c::typeFromName(MLIRContext *ctx, StringRef name) {
+  bool isConst = name.consume_front("const ");
+  size_t stars = name.size() - name.rtrim('*').size();
+  name = name.rtrim('*');
+  Builder b(ctx);
+  Type t = llvm::StringSwitch<Type>(name)
+               .Case("double", b.getF64Type())
+               .Case("float", b.getF32Type())
+               .Case("int64_t", b.getI64Type())
+               .Case("int32_t", b.getI32Type())
+               .Case("uint64_t", b.getIntegerType(64, /*isSigned=*/false))
+               .Case("uint32_t", b.getIntegerType(32, /*isSigned=*/false))
+               .Default(emitc::OpaqueType::get(ctx, name));
+  for (size_t k = 0; k < stars; ++k)
+    t = emitc::PointerType::get(t);
+  return {t, isConst};
 }
 
 int c::glibcVectorMathSince(StringRef fn) {
@@ -53,6 +73,22 @@ std::string c::VectorTypes::typedefs() const {
                .str();
   }
   return out;
+}
+
+std::string c::stringLiteral(StringRef text) {
+  std::string s = "\"";
+  for (unsigned char ch : text) {
+    if (ch == '"' || ch == '\\')
+      s += '\\';
+    if (ch < 0x20 || ch == 0x7f) {
+      char octal[5];
+      snprintf(octal, sizeof octal, "\\%03o", unsigned(ch));
+      s += octal;
+    } else {
+      s += static_cast<char>(ch);
+    }
+  }
+  return s + "\"";
 }
 
 std::string scaly::c::formatFloat(double v, bool isF32) {

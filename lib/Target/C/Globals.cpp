@@ -1,7 +1,8 @@
 //===- Globals.cpp - C definitions of emitc.global --------------------------===//
 //
 // The definition of a file-scope variable: an emitc.global prints as
-// `[extern ][static ]T name[n]... = init;`. A const pointer element is
+// `[extern ][static ][_Alignas(a) ]T name[n]... = init;` (the alignment from
+// scaly.align). A const pointer element is
 // `T* const` (the pointer is const), any other const element `const T`.
 // Its initial value is an integer or float attribute, or opaque C text
 // (`{1, 2, 3}`: MLIR 19's elements attributes hold no opaque elements such
@@ -32,6 +33,10 @@ std::string c::globalDefinition(emitc::GlobalOp g) {
   std::string s = g.getExternSpecifier() ? "extern " : "";
   if (g.getStaticSpecifier())
     s += "static ";
+  if (auto align = g->getAttrOfType<IntegerAttr>(c::kAlignAttr))
+    s += "_Alignas(" + std::to_string(align.getInt()) + ") ";
+  else if (g->hasAttr(c::kAlignAttr))
+    return "";
   s += elem + " " + g.getSymName().str() + dims;
   if (std::optional<Attribute> init = g.getInitialValue()) {
     std::string value;

@@ -18,3 +18,9 @@ emitc.func @hints(%n: i64 {scaly.name = "n"}) attributes {specifiers = ["static"
 emitc.func @restricted(%n: i64 {scaly.name = "n", scaly.restrict}) attributes {specifiers = ["static"]} {
   emitc.return
 }
+
+// -----
+
+// A declaration is checked as a definition is.
+// CHECK: error: 'emitc.func' op has scaly.restrict on argument 0, which is not a pointer
+emitc.func private @declared(i64 {scaly.restrict}) attributes {specifiers = ["static"]}

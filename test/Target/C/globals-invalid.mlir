@@ -11,3 +11,8 @@ emitc.global static const @table : !emitc.array<2xi64> = dense<[1, 2]>
 
 // CHECK: error: 'emitc.global' op has no C form (its type or initial value)
 emitc.global static @flag : i8 = 1
+
+// -----
+
+// CHECK: error: 'emitc.global' op has no C form (its type or initial value)
+emitc.global static @work : !emitc.array<4xf64> {scaly.align = "64"}

@@ -8,9 +8,8 @@
 // entry gets a pointers and a struct export, all-scalar entries a scalar
 // export too; the layout table lists the six typed structs.
 
-// The host's error import.
-// CHECK:       __attribute__((import_module("scaly"), import_name("error")))
-// CHECK-NEXT:  void scaly_wasm_error(int32_t status, const char* message, int32_t length);
+// The host's error import, a declaration.
+// CHECK:       __attribute__((import_module("scaly"), import_name("error"))) void scaly_wasm_error(int32_t status, const char* message, int32_t length);
 
 // Internal linkage for the entries, declared before the include; the kept
 // callee is not an entry and is not declared.
@@ -20,9 +19,28 @@
 // CHECK-NEXT:  #include "m.c"
 // CHECK-NOT:   euler
 
+// The status text: an if per status (EmitC 19 has no switch); the message
+// appended in a counted loop that reads no byte past the terminator.
 // CHECK:       static char scaly_shim_message[160];
+// CHECK:       static const char* scaly_shim_status_text(int status) {
+// CHECK-NEXT:    const char* text = "unknown status";
+// CHECK-NEXT:    if (status == SCALY_ERR_NULL_ABI) {
+// CHECK-NEXT:      text = "SCALY_ERR_NULL_ABI (arg or res is null)";
+// CHECK-NEXT:    }
+// CHECK:         return text;
+// CHECK:       static int32_t scaly_shim_append(int32_t n, const char* text) {
+// CHECK-NEXT:    int32_t end = n;
+// CHECK-NEXT:    for (long long k = 0; k < 160; ++k) {
+// CHECK-NEXT:      if ((end == (n + k)) && (end < 160)) {
+// CHECK-NEXT:        if (text[k] != 0) {
+// CHECK-NEXT:          scaly_shim_message[end] = text[k];
+// CHECK-NEXT:          end = end + 1;
+// CHECK:         return end;
 // CHECK:       static void scaly_shim_fail(const char* entry, int status) {
-// CHECK:         scaly_wasm_error(status, scaly_shim_message, n);
+// CHECK-NEXT:    int32_t n = scaly_shim_append(0, entry);
+// CHECK-NEXT:    n = scaly_shim_append(n, ": ");
+// CHECK-NEXT:    n = scaly_shim_append(n, scaly_shim_status_text(status));
+// CHECK-NEXT:    scaly_wasm_error(status, scaly_shim_message, n);
 // CHECK-NEXT:    __builtin_trap();
 
 // rollout: pointers and struct exports, no scalar export.
@@ -31,7 +49,9 @@
 // CHECK-NEXT:    return rollout(arg, res, iw, w, mem);
 // CHECK:       __attribute__((export_name("m__rollout"))) void m__rollout(const double** arg, double** res, int* iw, double* w, int mem) {
 // CHECK-NEXT:    int status = scaly_shim_e0_call(arg, res, iw, w, mem);
-// CHECK-NEXT:    if (status != SCALY_SUCCESS) scaly_shim_fail("rollout", status);
+// CHECK-NEXT:    if (status != SCALY_SUCCESS) {
+// CHECK-NEXT:      scaly_shim_fail("rollout", status);
+// CHECK-NEXT:    }
 // CHECK:       static int scaly_shim_e0_struct_call(rollout_out* out, const rollout_in* in) {
 // CHECK-NEXT:    const double* arg[2] = {(const double*)&in->zs, (const double*)&in->us};
 // CHECK-NEXT:    double* res[1] = {(double*)&out->zn};
@@ -50,7 +70,9 @@
 // CHECK-NEXT:    return scal(arg, res, NULL, NULL, 0);
 // CHECK:       __attribute__((export_name("m__scal__scalar"))) double m__scal__scalar(double a0, int32_t a1) {
 // CHECK-NEXT:    int status = scaly_shim_e1_scalar_call(a0, a1);
-// CHECK-NEXT:    if (status != SCALY_SUCCESS) scaly_shim_fail("scal", status);
+// CHECK-NEXT:    if (status != SCALY_SUCCESS) {
+// CHECK-NEXT:      scaly_shim_fail("scal", status);
+// CHECK-NEXT:    }
 // CHECK-NEXT:    return scaly_shim_e1_result;
 // CHECK-NEXT:  }
 
@@ -61,12 +83,14 @@
 // CHECK-NEXT:    double* res[2] = {(double*)&out->s, (double*)&out->d};
 // CHECK:       __attribute__((export_name("m__pair__scalar"))) void m__pair__scalar(pair_out* out, double a0) {
 // CHECK-NEXT:    int status = scaly_shim_e2_scalar_call(out, a0);
-// CHECK-NEXT:    if (status != SCALY_SUCCESS) scaly_shim_fail("pair", status);
+// CHECK-NEXT:    if (status != SCALY_SUCCESS) {
+// CHECK-NEXT:      scaly_shim_fail("pair", status);
+// CHECK-NEXT:    }
 // CHECK-NEXT:  }
 
 // The layout table: six structs, each with sizeof, _Alignof, its number of
-// fields, their offsets and their sizes.
-// CHECK:       static const uint32_t scaly_shim_layout_table[] = {
+// fields, their offsets and their sizes (1 + 6 * 3 + 2 * 9 = 37 values).
+// CHECK:       static const uint32_t scaly_shim_layout_table[37] = {
 // CHECK-NEXT:    6,
 // CHECK-NEXT:    sizeof(rollout_in), _Alignof(rollout_in), 2, offsetof(rollout_in, zs), offsetof(rollout_in, us), sizeof(((rollout_in*)0)->zs), sizeof(((rollout_in*)0)->us),
 // CHECK-NEXT:    sizeof(rollout_out), _Alignof(rollout_out), 1, offsetof(rollout_out, zn), sizeof(((rollout_out*)0)->zn),
@@ -75,7 +99,9 @@
 // CHECK-NEXT:    sizeof(pair_in), _Alignof(pair_in), 1, offsetof(pair_in, x), sizeof(((pair_in*)0)->x),
 // CHECK-NEXT:    sizeof(pair_out), _Alignof(pair_out), 2, offsetof(pair_out, s), offsetof(pair_out, d), sizeof(((pair_out*)0)->s), sizeof(((pair_out*)0)->d),
 // CHECK-NEXT:  };
-// CHECK-NEXT:  __attribute__((export_name("m__scaly_layout"))) const uint32_t* m__scaly_layout(void) { return scaly_shim_layout_table; }
+// CHECK-NEXT:  __attribute__((export_name("m__scaly_layout"))) const uint32_t* m__scaly_layout(void) {
+// CHECK-NEXT:    return &scaly_shim_layout_table[0];
+// CHECK-NEXT:  }
 
 // Without --module-name the module is named after its first entry.
 // DEFAULT:     #include "rollout.c"
