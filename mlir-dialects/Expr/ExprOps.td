@@ -87,8 +87,9 @@ def Expr_PlaceAttr : AttrDef<Expr_Dialect, "Place"> {
     enclosing loop's yield operand 1 is written to (this iteration's slice of
     a stacked result, or the next value of a large carried one). The offset
     is omitted when 0. `#expr.place<workspace>`: a window of its own in the
-    workspace, when it needs memory. `#expr.place<registers>`: scalars only,
-    never memory of its own.
+    workspace, when it is stored. `#expr.place<registers>`: scalars, never
+    memory of its own. Lowering computes a value planned into registers as
+    scalars, any other by loops.
   }];
   let parameters = (ins EnumParameter<Expr_PlaceKind>:$kind,
                         "int64_t":$index, "int64_t":$offset);

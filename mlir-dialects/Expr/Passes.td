@@ -99,11 +99,14 @@ def PlanPlacement : Pass<"scaly-plan-placement"> {
     yielded one (a stacked result's slice, a large carried value's next
     window), a reshape's single-use operand and the single-use parts of a
     leading-axis concatenation (at their offsets) are produced where they
-    end. Every other result is planned into a workspace window if it may
-    need memory (results of calls, solvers and loops, values above
-    `scalarize-limit`, a matrix product of a large operand), else into
-    registers. scaly-lower-to-program reads the plan and refuses a function
-    without one. Plans left by an earlier run are recomputed.
+    end (a small value only when it is then in memory there: a call's or a
+    loop's result, a stack of such). Every other result is planned into a
+    workspace window if it may need memory (results of calls, solvers and
+    loops, values above `scalarize-limit`, a matrix product of a large
+    operand), else into registers. scaly-lower-to-program reads the plan
+    (registers: scalars; anything else: loops, into the planned memory) and
+    refuses a function without one. Plans left by an earlier run are
+    recomputed.
   }];
   let options = [Option<"scalarizeLimit", "scalarize-limit", "int64_t", "64",
                         "arrays with at most this many elements are scalarized (registers)">];

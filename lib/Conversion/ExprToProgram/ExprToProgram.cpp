@@ -164,7 +164,7 @@ LogicalResult ProcLowering::lowerOp(Operation *op) {
     }
   bool structural = isa<ex::BroadcastOp, ex::TransposeOp, ex::SliceOp>(op) ||
                     (isa<ex::ConcatOp>(op) && cast<ex::ConcatOp>(op).getAxis());
-  bool large = op->getNumResults() == 1 && isLarge(op->getResult(0));
+  bool large = op->getNumResults() == 1 && !inRegisters(op->getResult(0));
   if (large && (isElementwise(op) || structural ||
                 isa<ex::ConcatOp, ex::ReshapeOp, ex::GatherOp>(op))) {
     Value r = op->getResult(0);
@@ -197,13 +197,13 @@ LogicalResult ProcLowering::lowerOp(Operation *op) {
       .Case([&](ex::ConstantOp c) {
         // A large splat (a broadcast scalar folded by canonicalization)
         // stays one scalar, read wherever an element is needed.
-        if (isLarge(c) && cast<DenseElementsAttr>(c.getValue()).isSplat()) {
+        if (!inRegisters(c) && cast<DenseElementsAttr>(c.getValue()).isSplat()) {
           values[c] = Stored{{}, {}, true};
           return success();
         }
         // Any other large constant is read from a table (a static const
         // array in C), never written element by element.
-        if (isLarge(c)) {
+        if (!inRegisters(c)) {
           auto ptr = pg::PtrType::get(b.getContext(), elementOf(c.getType()), true);
           values[c] = Stored{{}, b.create<pg::TableOp>(loc, ptr, c.getValue())};
           return success();

@@ -106,7 +106,16 @@ private:
   //===--------------------------------------------------------------------===//
 
   static SmallVector<int64_t> shapeOf(Value v);
+  /// Whether `v` has more elements than the limit: how its elements are
+  /// read and written (loops or one by one), not where it lives.
   bool isLarge(Value v) { return ex::numElements(v.getType()) > limit; }
+  /// Whether the result `r` is scalars, as scaly-plan-placement planned
+  /// (#expr.place<registers>); otherwise it is computed by loops, into
+  /// memory or where it is read.
+  static bool inRegisters(Value r) {
+    ex::PlaceAttr place = ex::placeOf(r);
+    return place && place.getKind() == ex::PlaceKind::registers;
+  }
 
   static SmallVector<Ix> constIndex(ArrayRef<int64_t> shape, int64_t k);
 

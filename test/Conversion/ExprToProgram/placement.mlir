@@ -25,7 +25,8 @@ expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], 
 // -----
 
 // The same with the second call planned into the workspace: it writes a
-// window, and the stack is copied into y from both.
+// window; the stack, planned into registers, is the two calls' scalars,
+// stored into y.
 // CHECK-LABEL: prog.proc @stacked(
 // CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
 // CHECK-NEXT:    prog.call @g_raw(%[[X]], %[[Y]], %[[W]])
@@ -36,7 +37,7 @@ expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], 
 expr.func @stacked(%x: tensor<2xf64>) -> tensor<4xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
   %a = expr.call @g(%x) {block, expr.place = [#expr.place<output 0>]} : (tensor<2xf64>) -> tensor<2xf64>
   %b = expr.call @g(%x) {block, expr.place = [#expr.place<workspace>]} : (tensor<2xf64>) -> tensor<2xf64>
-  %s = expr.concat %a, %b {expr.place = [#expr.place<output 0>]} : (tensor<2xf64>, tensor<2xf64>) -> tensor<4xf64>
+  %s = expr.concat %a, %b {expr.place = [#expr.place<registers>]} : (tensor<2xf64>, tensor<2xf64>) -> tensor<4xf64>
   expr.return %s : tensor<4xf64>
 }
 expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["r"], block} {
@@ -96,5 +97,22 @@ expr.func @rows(%m: tensor<3x2xf64>) -> tensor<3x2xf64> attributes {arg_names = 
 }
 expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["r"], block} {
   %0 = expr.math cos %x {expr.place = [#expr.place<registers>]} : tensor<2xf64>
+  expr.return %0 : tensor<2xf64>
+}
+
+// -----
+
+// A small value planned into its output rather than registers is computed
+// by a loop straight into it: the plan, not the size, decides.
+// CHECK-LABEL: prog.proc @looped(
+// CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
+// CHECK-NEXT:    prog.for %[[I:.*]] = 0 to 2 {
+// CHECK:           arith.negf
+// CHECK-NEXT:      %[[YI:.*]] = prog.offset %[[Y]][%[[I]]]
+// CHECK-NEXT:      prog.store %{{.*}} to %[[YI]][0]
+// CHECK-NEXT:    } {name = "i"}
+// CHECK-NEXT:    prog.return
+expr.func @looped(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %0 = expr.neg %x {expr.place = [#expr.place<output 0>]} : tensor<2xf64>
   expr.return %0 : tensor<2xf64>
 }

@@ -108,3 +108,30 @@ expr.func @small(%s0: tensor<2xf64>, %a: tensor<2x8xf64>, %b: tensor<8x1xf64>) -
   %q = expr.reduce sum %a axes [1] : tensor<2x8xf64> to tensor<2xf64>
   expr.return %r, %np, %q : tensor<2xf64>, tensor<2x1xf64>, tensor<2xf64>
 }
+
+// -----
+
+// A small stack is its output only when every part is produced in its
+// place (here two call results): then it is that memory, nothing copied.
+// With a part that is scalars it is registers too, stored as one; its call
+// part keeps its place.
+// CHECK-LABEL: expr.func @small_stacks(
+// CHECK:         expr.call @g({{.*}}) {block, expr.place = [#expr.place<output 0>]}
+// CHECK:         expr.call @g({{.*}}) {block, expr.place = [#expr.place<output 0 offset 2>]}
+// CHECK:         expr.concat {{.*}} {expr.place = [#expr.place<output 0>]}
+// CHECK:         expr.call @g({{.*}}) {block, expr.place = [#expr.place<output 1>]}
+// CHECK:         expr.neg {{.*}} {expr.place = [#expr.place<registers>]}
+// CHECK:         expr.concat {{.*}} {expr.place = [#expr.place<registers>]}
+expr.func @small_stacks(%x: tensor<2xf64>) -> (tensor<4xf64>, tensor<4xf64>) attributes {arg_names = ["x"], res_names = ["y", "z"]} {
+  %a = expr.call @g(%x) {block} : (tensor<2xf64>) -> tensor<2xf64>
+  %b = expr.call @g(%x) {block} : (tensor<2xf64>) -> tensor<2xf64>
+  %s = expr.concat %a, %b : (tensor<2xf64>, tensor<2xf64>) -> tensor<4xf64>
+  %c = expr.call @g(%x) {block} : (tensor<2xf64>) -> tensor<2xf64>
+  %n = expr.neg %x : tensor<2xf64>
+  %t = expr.concat %c, %n : (tensor<2xf64>, tensor<2xf64>) -> tensor<4xf64>
+  expr.return %s, %t : tensor<4xf64>, tensor<4xf64>
+}
+expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["r"], block} {
+  %0 = expr.math cos %x : tensor<2xf64>
+  expr.return %0 : tensor<2xf64>
+}

@@ -68,8 +68,9 @@ inline constexpr llvm::StringLiteral kPlaceAttr = "expr.place";
 PlaceAttr placeOf(mlir::Value v);
 /// Whether lowering may give the result `r` memory of its own when it is in
 /// no output or slice: results of calls, solvers and loops (always in
-/// memory), large values, a matrix product of a large operand. Every other
-/// value is scalars only (Plans.cpp).
+/// memory), large values (but a sum of all elements: one scalar), a matrix
+/// product of a large operand. Every other value is scalars only
+/// (Plans.cpp).
 bool mayNeedMemory(mlir::OpResult r, int64_t limit);
 /// The shortest chain of calls that becomes one expr.scan (shorter chains
 /// keep their calls): the rule of scaly-roll-call-chains, and of the tracer,

@@ -48,6 +48,9 @@ bool scaly::expr::mayNeedMemory(OpResult r, int64_t limit) {
   Operation *def = r.getOwner();
   if (isa<CallOp, LoopOp, QpSolveOp, NlpSolveOp>(def))
     return true;
+  // A sum of all elements is one scalar, whatever the limit.
+  if (isa<SumOp>(def))
+    return false;
   if (numElements(r.getType()) > limit)
     return true;
   // A product with a large operand is a prog.matmul: it writes memory.

@@ -11,11 +11,20 @@
 //
 //   output K [offset O] / yield K [offset O]   produced in that memory
 //   workspace   memory of its own, a window of the workspace, when stored
-//   registers   scalars only (a small array the lowering scalarizes)
+//               (a fused value is computed where it is read, a large
+//               constant is a table, a view or reshape points into its
+//               operand)
+//   registers   scalars, no memory of its own: an array of at most
+//               scalarize-limit elements, other than a result the lowering
+//               always writes to memory (calls, loops, solvers, a matrix
+//               product of a large operand) or a small stack produced in
+//               place
 //
-// scaly-lower-to-program reads the plan: it produces a value in its planned
-// output or slice, gives a workspace window only to a value planned there,
-// and refuses a function whose ops carry no plan.
+// scaly-lower-to-program reads the plan: it computes a value planned into
+// registers as scalars and any other by loops (the scalarization decision),
+// produces a value in its planned output or slice, gives a workspace window
+// only to a value planned there, and refuses a function whose ops carry no
+// plan.
 //
 // Only values computed in the block of the return or yield are placed there
 // (a pointer into the output would not dominate a value from an enclosing
@@ -41,7 +50,7 @@ namespace {
 /// The places of one function's values, as they are decided.
 class Placement {
 public:
-  explicit Placement(MLIRContext *ctx) : ctx(ctx) {}
+  Placement(MLIRContext *ctx, int64_t limit) : ctx(ctx), limit(limit) {}
 
   /// Place `v`, computed in `block`, in `kind` number `index` at `offset`,
   /// and what it is made of with it (a reshape's operand, a leading-axis
@@ -74,7 +83,7 @@ public:
   /// The yield operands of a loop body: stacked ones into this iteration's
   /// slice, large carried ones into the window their next value is built in
   /// (a small carried value stays scalars until it is stored).
-  void placeYielded(YieldOp yield, int64_t limit) {
+  void placeYielded(YieldOp yield) {
     auto loop = cast<LoopOp>(yield->getParentOp());
     for (auto [k, v] : llvm::enumerate(yield.getOperands())) {
       bool carried = k < loop.getNumCarried();
@@ -83,17 +92,16 @@ public:
     }
   }
 
-  /// Record the plan on each op with results: its destination, else the
-  /// workspace or registers. A small value the lowering scalarizes is
-  /// registers even on the way to an output (its scalars are stored there);
-  /// a reshape or a concatenation keeps its destination: it is that memory
-  /// when its operand or parts are produced in place.
-  void record(Operation *op, int64_t limit) {
+  /// Record the plan on each op with results: its destination when it is
+  /// produced there, else the workspace or registers. A small value the
+  /// lowering scalarizes is registers even on its way to an output (its
+  /// scalars are stored there by the consumer's copy).
+  void record(Operation *op) {
     SmallVector<Attribute> places;
     for (OpResult r : op->getResults()) {
       bool memory = mayNeedMemory(r, limit);
       PlaceAttr p = planned.lookup(r);
-      if (!p || (!memory && !isa<ReshapeOp, ConcatOp>(op)))
+      if (!p || !(memory || smallInPlace(r)))
         p = PlaceAttr::get(ctx, memory ? PlaceKind::workspace : PlaceKind::registers, 0, 0);
       places.push_back(p);
     }
@@ -101,7 +109,38 @@ public:
   }
 
 private:
+  /// Whether the small value `v` is in memory at its planned destination
+  /// once lowered: a result the lowering always writes to memory (a call's,
+  /// a loop's, ...), a reshape of such a value planned in the same place, a
+  /// leading-axis concatenation whose non-empty parts all are, each at its
+  /// offset (the concatenation is then that memory, nothing copied). Any
+  /// other small value is scalars.
+  bool smallInPlace(Value v) {
+    PlaceAttr p = planned.lookup(v);
+    auto r = dyn_cast<OpResult>(v);
+    if (!p || !r)
+      return false;
+    if (mayNeedMemory(r, limit))
+      return true;
+    if (auto reshape = dyn_cast<ReshapeOp>(r.getOwner()))
+      return planned.lookup(reshape.getOperand()) == p && smallInPlace(reshape.getOperand());
+    auto concat = dyn_cast<ConcatOp>(r.getOwner());
+    if (!concat || concat.getAxis().value_or(0) != 0)
+      return false;
+    int64_t at = p.getOffset();
+    for (Value part : concat.getOperands()) {
+      int64_t n = numElements(part.getType());
+      auto expected = PlaceAttr::get(ctx, p.getKind(), p.getIndex(), at);
+      if (n > 0 && (planned.lookup(part) != expected || !smallInPlace(part)))
+        return false;
+      at += n;
+    }
+    return true;
+  }
+
   MLIRContext *ctx;
+  /// Arrays with more elements than this lower to loops.
+  int64_t limit;
   DenseMap<Value, PlaceAttr> planned;
 };
 
@@ -118,16 +157,16 @@ struct PlanPlacementPass : public scaly::expr::impl::PlanPlacementBase<PlanPlace
           << static_cast<int64_t>(scalarizeLimit);
       return signalPassFailure();
     }
-    Placement placement(&getContext());
+    Placement placement(&getContext(), scalarizeLimit);
     getOperation()->walk([&](Operation *op) {
       if (auto ret = dyn_cast<ReturnOp>(op))
         placement.placeReturned(ret);
       else if (auto yield = dyn_cast<YieldOp>(op))
-        placement.placeYielded(yield, scalarizeLimit);
+        placement.placeYielded(yield);
     });
     getOperation()->walk([&](Operation *op) {
       if (isPlaced(op))
-        placement.record(op, scalarizeLimit);
+        placement.record(op);
     });
   }
 };
