@@ -164,8 +164,10 @@ LogicalResult ProcLowering::lowerOp(Operation *op) {
     }
   bool structural = isa<ex::BroadcastOp, ex::TransposeOp, ex::SliceOp>(op) ||
                     (isa<ex::ConcatOp>(op) && cast<ex::ConcatOp>(op).getAxis());
-  bool large = op->getNumResults() == 1 && !inRegisters(op->getResult(0));
-  if (large && (isElementwise(op) || structural ||
+  // Scalars when scaly-plan-placement put the result in registers, else
+  // loops (into memory, or where it is read).
+  bool byLoops = op->getNumResults() == 1 && !inRegisters(op->getResult(0));
+  if (byLoops && (isElementwise(op) || structural ||
                 isa<ex::ConcatOp, ex::ReshapeOp, ex::GatherOp>(op))) {
     Value r = op->getResult(0);
     if (auto reshape = dyn_cast<ex::ReshapeOp>(op); reshape && !values[reshape.getOperand()].lazy) {
@@ -195,7 +197,8 @@ LogicalResult ProcLowering::lowerOp(Operation *op) {
   }
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](ex::ConstantOp c) {
-        // A large splat (a broadcast scalar folded by canonicalization)
+        // A large splat (a broadcast scalar folded by canonicalization;
+        // large: not planned into registers)
         // stays one scalar, read wherever an element is needed.
         if (!inRegisters(c) && cast<DenseElementsAttr>(c.getValue()).isSplat()) {
           values[c] = Stored{{}, {}, true};
