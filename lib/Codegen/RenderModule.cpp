@@ -66,10 +66,13 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
   fusion.scalarizeLimit = scalarizeLimit;
   expr::PlanLoopOrdersOptions orders;
   orders.scalarizeLimit = scalarizeLimit;
+  expr::PlanPlacementOptions placement;
+  placement.scalarizeLimit = scalarizeLimit;
   addOnFunctions<expr::FuncOp>(pm, functionPassesOnModule,
                                passList(createCSEPass(), expr::createHoistInvariants(),
                                         expr::createPlanFusion(fusion),
-                                        expr::createPlanLoopOrders(orders)));
+                                        expr::createPlanLoopOrders(orders),
+                                        expr::createPlanPlacement(placement)));
   LowerToProgramOptions lowerOptions;
   lowerOptions.entry = entry.str();
   lowerOptions.scalarizeLimit = scalarizeLimit;

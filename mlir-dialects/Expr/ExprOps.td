@@ -37,6 +37,8 @@ def Expr_Dialect : Dialect {
   }];
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 1;
+  // expr.place: one #expr.place per result of the op that carries it.
+  let hasOperationAttrVerify = 1;
 }
 
 // Shorthand: the op implements its derivative rules (Derivatives.cpp).
@@ -68,6 +70,38 @@ def Expr_CmpPredicate : I32EnumAttr<"CmpPredicate", "comparison predicate", [
   let genSpecializedAttr = 0;
 }
 def Expr_CmpPredicateAttr : EnumAttr<Expr_Dialect, Expr_CmpPredicate, "cmp_predicate">;
+
+def Expr_PlaceKind : I32EnumAttr<"PlaceKind", "where scaly-plan-placement puts a value", [
+    I32EnumAttrCase<"output", 0>, I32EnumAttrCase<"yield", 1>,
+    I32EnumAttrCase<"workspace", 2>, I32EnumAttrCase<"registers", 3>]> {
+  let cppNamespace = "::scaly::expr";
+  let genSpecializedAttr = 0;
+}
+
+def Expr_PlaceAttr : AttrDef<Expr_Dialect, "Place"> {
+  let mnemonic = "place";
+  let summary = "where a value lives once lowered (scaly-plan-placement)";
+  let description = [{
+    `#expr.place<output 0 offset 4>`: produced in output 0 of the function,
+    from element 4 on. `#expr.place<yield 1 offset 4>`: in the memory the
+    enclosing loop's yield operand 1 is written to (this iteration's slice of
+    a stacked result, or the next value of a large carried one). The offset
+    is omitted when 0. `#expr.place<workspace>`: a window of its own in the
+    workspace, when it is stored. `#expr.place<registers>`: scalars, never
+    memory of its own. Lowering computes a value planned into registers as
+    scalars, any other by loops.
+  }];
+  let parameters = (ins EnumParameter<Expr_PlaceKind>:$kind,
+                        "int64_t":$index, "int64_t":$offset);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Output or yield: memory that another value ends in.
+    bool isDestination() const {
+      return getKind() == PlaceKind::output || getKind() == PlaceKind::yield;
+    }
+  }];
+}
 
 //===----------------------------------------------------------------------===//
 // Functions, calls and maps

@@ -92,6 +92,26 @@ def PlanLoopOrders : Pass<"scaly-plan-loop-orders"> {
                         "arrays with at most this many elements are scalarized (never marked)">];
 }
 
+def PlanPlacement : Pass<"scaly-plan-placement"> {
+  let summary = "Mark expr.place on each op: per result, the output or loop slice (at an offset) it is produced in, else a workspace window or registers";
+  let description = [{
+    Destination passing, decided before lowering: a returned value, a
+    yielded one (a stacked result's slice, a large carried value's next
+    window), a reshape's single-use operand and the single-use parts of a
+    leading-axis concatenation (at their offsets) are produced where they
+    end (a small value only when it is then in memory there: a call's or a
+    loop's result, a stack of such). Every other result is planned into a
+    workspace window if it may need memory (results of calls, solvers and
+    loops, values above `scalarize-limit`, a matrix product of a large
+    operand), else into registers. scaly-lower-to-program reads the plan
+    (registers: scalars; anything else: loops, into the planned memory) and
+    refuses a function without one. Plans left by an earlier run are
+    recomputed.
+  }];
+  let options = [Option<"scalarizeLimit", "scalarize-limit", "int64_t", "64",
+                        "arrays with at most this many elements are scalarized (registers)">];
+}
+
 def OutlineEntries : Pass<"scaly-outline-entries", "::mlir::ModuleOp"> {
   let summary = "Move each entry of a module of several, with a copy of every function it reaches, into a nested builtin.module of its own, so a nested pipeline lowers the entries in parallel";
   let description = [{

@@ -101,7 +101,8 @@ struct RenderedModule {
 /// The lowering pipeline from the expression dialect to the program dialect:
 /// roll-call-chains, roll-repeats, differentiate, map-to-loop, expand-calls,
 /// simplify (on each expr.func), drop-unused-results, then on each expr.func
-/// cse, hoist-invariants, plan-fusion, plan-loop-orders; lower-to-program,
+/// cse, hoist-invariants, plan-fusion, plan-loop-orders, plan-placement;
+/// lower-to-program,
 /// then on each prog.proc canonicalize, cse, loop-invariant-code-motion, with
 /// `reciprocal` reciprocal, with `lanes` > 1 (or 0, auto: 8) widen-lanes;
 /// split-long-procs and plan-workspace. Each run of function passes is one

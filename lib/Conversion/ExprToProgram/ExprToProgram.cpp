@@ -6,8 +6,9 @@
 // math ops). Values that must be in memory - operands of kept calls and of
 // loops - are read where they already live (inputs, slices) or spilled to a
 // workspace window. Results of loops and kept calls are written straight into
-// the output or yielded slice they end up in (destination passing), so the
-// seed's rollout writes `res[0] + 2*it` with no copy.
+// the output or yielded slice they end up in (destination passing, as
+// scaly-plan-placement planned it: expr.place), so the seed's rollout writes
+// `res[0] + 2*it` with no copy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,47 +38,24 @@ namespace pg = scaly::prog;
 namespace scaly::lowering {
 
 LogicalResult ProcLowering::lower(ex::FuncOp func, pg::ProcOp proc) {
+  if (failed(checkPlanned(func)))
+    return failure();
   Block &entry = proc.getBody().front();
   workspace = proc.getWorkspaceArg();
   unsigned nIn = func.getNumArguments();
   for (auto [i, arg] : llvm::enumerate(func.getArguments()))
     values[arg] = Stored{{}, entry.getArgument(i)};
+  for (unsigned k = 0; k < func.getNumResults(); ++k)
+    outputs.push_back(entry.getArgument(nIn + k));
   b.setInsertionPointToStart(&entry);
-  scopes.push_back({&func.getBody().front(), nullptr});
+  scopes.push_back({&func.getBody().front(), nullptr, {}});
   auto ret = cast<ex::ReturnOp>(func.getBody().front().getTerminator());
-  for (auto [k, v] : llvm::enumerate(ret.getOperands()))
-    hintDestination(v, entry.getArgument(nIn + k), &func.getBody().front());
   if (failed(lowerOps(func.getBody().front())))
     return failure();
   for (auto [k, v] : llvm::enumerate(ret.getOperands()))
-    writeTo(v, entry.getArgument(nIn + k), ret.getLoc());
+    writeTo(v, outputs[k], ret.getLoc());
   b.create<pg::ReturnOp>(ret.getLoc());
-  return success();
-}
-
-void ProcLowering::hintDestination(Value v, Value ptr, Block *block) {
-  if (v.getParentBlock() != block || destination.count(v))
-    return;
-  destination[v] = ptr;
-  if (auto reshape = v.getDefiningOp<ex::ReshapeOp>())
-    if (reshape.getOperand().hasOneUse())
-      hintDestination(reshape.getOperand(), ptr, block);
-  // The parts of a leading-axis concatenation (sc.stack) are produced in
-  // their place in the destination: results of kept calls need no copy.
-  if (auto concat = v.getDefiningOp<ex::ConcatOp>(); concat && concat.getAxis().value_or(0) == 0) {
-    int64_t offset = 0;
-    for (Value part : concat.getOperands()) {
-      int64_t n = ex::numElements(part.getType());
-      if (n > 0 && part.hasOneUse() && !destination.count(part)) {
-        Value at = offset == 0 ? ptr
-                               : b.create<pg::OffsetOp>(part.getLoc(), ptr.getType(), ptr,
-                                                        Value(), b.getI64IntegerAttr(1),
-                                                        b.getI64IntegerAttr(offset));
-        hintDestination(part, at, block);
-      }
-      offset += n;
-    }
-  }
+  return failure(planBroken);
 }
 
 Value ProcLowering::element(const Stored &s, int64_t k, Location loc) {
@@ -133,52 +111,6 @@ void ProcLowering::writeTo(Value v, Value ptr, Location loc) {
     b.create<pg::StoreOp>(loc, elems, ptr, b.getI64IntegerAttr(0));
 }
 
-Value ProcLowering::inMemory(Value v, Location loc) {
-  const Stored &s = values[v];
-  if (s.inMemory())
-    return s.ptr;
-  OpBuilder::InsertionGuard guard(b);
-  bool placed = false;
-  for (size_t k = 0; k + 1 < scopes.size(); ++k)
-    if (scopes[k].exprBlock == v.getParentBlock()) {
-      b.setInsertionPoint(scopes[k + 1].openedBy);
-      placed = true;
-      break;
-    }
-  // Never inside a loop nest opened for a structured op (a small array read
-  // at computed offsets): written once before the nest, it also dominates
-  // every later use.
-  if (!placed) {
-    Operation *outermost = nullptr;
-    for (Operation *p = b.getInsertionBlock()->getParentOp(); p && isa<pg::ForOp>(p);
-         p = p->getParentOp()) {
-      if (llvm::any_of(scopes, [&](const Scope &s) { return s.openedBy == p; }))
-        break;
-      outermost = p;
-    }
-    if (outermost)
-      b.setInsertionPoint(outermost);
-  }
-  Value window = newWindow(v.getType(), loc);
-  writeTo(v, window, loc);
-  values[v] = Stored{{}, window};
-  return window;
-}
-
-Value ProcLowering::newWindow(Type tensorType, Location loc) {
-  auto ptrType = pg::PtrType::get(b.getContext(), elementOf(tensorType), false);
-  return b.create<pg::WindowOp>(loc, ptrType, workspace,
-                                b.getI64IntegerAttr(ex::numElements(tensorType)),
-                                b.getI64IntegerAttr(-1));
-}
-
-Value ProcLowering::resultMemory(Value result, Location loc) {
-  auto it = destination.find(result);
-  if (it != destination.end())
-    return it->second;
-  return newWindow(result.getType(), loc);
-}
-
 LogicalResult ProcLowering::lowerOps(Block &block) {
   for (Operation &op : block.without_terminator())
     if (failed(lowerOp(&op)))
@@ -209,10 +141,10 @@ LogicalResult ProcLowering::lowerOp(Operation *op) {
   // A leading-axis concatenation whose parts were all produced in their
   // place in its destination is that destination: nothing to copy.
   if (auto concat = dyn_cast<ex::ConcatOp>(op); concat && concat.getAxis().value_or(0) == 0)
-    if (Value dst = destination.lookup(concat.getResult())) {
+    if (Value dst = destinationOf(concat.getResult())) {
       bool inPlace = llvm::all_of(concat.getOperands(), [&](Value part) {
         return ex::numElements(part.getType()) == 0 ||
-               (values[part].inMemory() && values[part].ptr == destination.lookup(part));
+               (values[part].inMemory() && values[part].ptr == destinationOf(part));
       });
       if (inPlace) {
         values[concat.getResult()] = Stored{{}, dst};
@@ -232,8 +164,10 @@ LogicalResult ProcLowering::lowerOp(Operation *op) {
     }
   bool structural = isa<ex::BroadcastOp, ex::TransposeOp, ex::SliceOp>(op) ||
                     (isa<ex::ConcatOp>(op) && cast<ex::ConcatOp>(op).getAxis());
-  bool large = op->getNumResults() == 1 && isLarge(op->getResult(0));
-  if (large && (isElementwise(op) || structural ||
+  // Scalars when scaly-plan-placement put the result in registers, else
+  // loops (into memory, or where it is read).
+  bool byLoops = op->getNumResults() == 1 && !inRegisters(op->getResult(0));
+  if (byLoops && (isElementwise(op) || structural ||
                 isa<ex::ConcatOp, ex::ReshapeOp, ex::GatherOp>(op))) {
     Value r = op->getResult(0);
     if (auto reshape = dyn_cast<ex::ReshapeOp>(op); reshape && !values[reshape.getOperand()].lazy) {
@@ -263,15 +197,16 @@ LogicalResult ProcLowering::lowerOp(Operation *op) {
   }
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](ex::ConstantOp c) {
-        // A large splat (a broadcast scalar folded by canonicalization)
+        // A large splat (a broadcast scalar folded by canonicalization;
+        // large: not planned into registers)
         // stays one scalar, read wherever an element is needed.
-        if (isLarge(c) && cast<DenseElementsAttr>(c.getValue()).isSplat()) {
+        if (!inRegisters(c) && cast<DenseElementsAttr>(c.getValue()).isSplat()) {
           values[c] = Stored{{}, {}, true};
           return success();
         }
         // Any other large constant is read from a table (a static const
         // array in C), never written element by element.
-        if (isLarge(c)) {
+        if (!inRegisters(c)) {
           auto ptr = pg::PtrType::get(b.getContext(), elementOf(c.getType()), true);
           values[c] = Stored{{}, b.create<pg::TableOp>(loc, ptr, c.getValue())};
           return success();
@@ -429,7 +364,7 @@ LogicalResult ProcLowering::lowerLoop(ex::LoopOp loop) {
                                   b.getI64IntegerAttr(ex::numElements(sliceType)),
                                   b.getI64IntegerAttr(0));
   };
-  scopes.push_back({&body, forOp});
+  scopes.push_back({&body, forOp, {}});
   auto popScope = llvm::make_scope_exit([&] { scopes.pop_back(); });
   for (unsigned i = 0; i < carried; ++i)
     values[body.getArgument(i)] = Stored{{}, asReadonly(outPtrs[i], loc)};
@@ -437,16 +372,9 @@ LogicalResult ProcLowering::lowerLoop(ex::LoopOp loop) {
     values[arg] = Stored{{}, slice(ptr, arg.getType())};
   auto yield = cast<ex::YieldOp>(body.getTerminator());
   SmallVector<Value> dstSlices;
-  for (auto [k, v] : llvm::enumerate(yield.getOperands())) {
-    if (k < carried) {
-      dstSlices.push_back(nextPtrs[k]);
-      if (nextPtrs[k])
-        hintDestination(v, nextPtrs[k], &body);
-      continue;
-    }
-    dstSlices.push_back(slice(outPtrs[k], v.getType()));
-    hintDestination(v, dstSlices.back(), &body);
-  }
+  for (auto [k, v] : llvm::enumerate(yield.getOperands()))
+    dstSlices.push_back(k < carried ? nextPtrs[k] : slice(outPtrs[k], v.getType()));
+  scopes.back().yieldMemory = dstSlices;
   if (failed(lowerOps(body)))
     return failure();
   // Stacked outputs first: they may still read the current carried values.

@@ -2,7 +2,8 @@
 //
 // The state and steps of lowering one function body. Private to
 // Conversion/ExprToProgram: ExprToProgram.cpp holds the driver (values,
-// destinations, calls, loops, the pass), StructuredLowering.cpp the lowering
+// calls, loops, the pass), Placement.cpp where values are put (reading
+// scaly-plan-placement's expr.place; spills), StructuredLowering.cpp the lowering
 // of arrays above the scalarization limit (index arithmetic, fused element
 // computation, loop nests, reductions, matrix products).
 //
@@ -59,9 +60,15 @@ private:
   /// Arrays with more elements than this lower to loops.
   int64_t limit;
   Value workspace;
+  /// The output pointers of the procedure, in order.
+  SmallVector<Value> outputs;
   DenseMap<Value, Stored> values;
-  /// Memory a value should be produced in, when it ends in an output or slice.
-  DenseMap<Value, Value> destination;
+  /// Pointers into an output or slice at an offset, made once per (base,
+  /// offset) where first needed (expr.place of scaly-plan-placement).
+  DenseMap<std::pair<Value, int64_t>, Value> placedPointers;
+  /// Set when a value needed memory its plan does not give (a hand-written
+  /// or stale expr.place): the lowering goes on, then fails.
+  bool planBroken = false;
   /// Loads already made, per block: (block, ptr, offset) -> value.
   DenseMap<std::tuple<Block *, Value, int64_t>, Value> loads;
   /// The expression blocks being lowered, outermost first, each with the
@@ -69,13 +76,19 @@ private:
   struct Scope {
     Block *exprBlock;
     Operation *openedBy;
+    /// For a loop body: the memory each yield operand is written to (null
+    /// for a small carried value, which is stored from its scalars).
+    SmallVector<Value> yieldMemory;
   };
   SmallVector<Scope> scopes;
 
-  /// Produce `v` directly in `ptr` if it is computed in `block` (a value
-  /// from an enclosing block is copied instead: the pointer would not
-  /// dominate it). Reshapes are free, so the hint follows them.
-  void hintDestination(Value v, Value ptr, Block *block);
+  /// Every op that has results carries a plan (expr.place), else an error
+  /// naming the first that has none.
+  static LogicalResult checkPlanned(ex::FuncOp func);
+
+  /// The memory `v` is planned to be produced in (an output or a yielded
+  /// slice, at its offset), or null when it has no such plan.
+  Value destinationOf(Value v);
 
   /// Element `k` of a lowered value, loading it when it lives in memory.
   Value element(const Stored &s, int64_t k, Location loc);
@@ -93,7 +106,16 @@ private:
   //===--------------------------------------------------------------------===//
 
   static SmallVector<int64_t> shapeOf(Value v);
+  /// Whether `v` has more elements than the limit: how its elements are
+  /// read and written (loops or one by one), not where it lives.
   bool isLarge(Value v) { return ex::numElements(v.getType()) > limit; }
+  /// Whether the result `r` is scalars, as scaly-plan-placement planned
+  /// (#expr.place<registers>); otherwise it is computed by loops, into
+  /// memory or where it is read.
+  static bool inRegisters(Value r) {
+    ex::PlaceAttr place = ex::placeOf(r);
+    return place && place.getKind() == ex::PlaceKind::registers;
+  }
 
   static SmallVector<Ix> constIndex(ArrayRef<int64_t> shape, int64_t k);
 
@@ -145,7 +167,9 @@ private:
 
   Value newWindow(Type tensorType, Location loc);
 
-  /// Memory a result that must live in memory is produced in.
+  /// Memory a result that must live in memory is produced in: its planned
+  /// output or slice, else a new workspace window (planned `workspace`; any
+  /// other plan is reported, and the lowering fails at the end).
   Value resultMemory(Value result, Location loc);
 
 

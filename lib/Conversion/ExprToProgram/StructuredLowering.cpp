@@ -315,7 +315,7 @@ LogicalResult ProcLowering::lowerScatter(ex::ScatterOp o) {
   Type elem = elementOf(o.getType());
   auto zero = [&] { return lowering::constant(b, elem, b.getZeroAttr(elem), loc); };
   int64_t n = ex::numElements(o.getType()), count = static_cast<int64_t>(at.size());
-  if (!isLarge(o)) {
+  if (inRegisters(o)) {
     Stored out;
     out.elems.assign(n, n ? zero() : Value());
     for (int64_t k = 0; k < count; ++k)
@@ -454,7 +454,7 @@ LogicalResult ProcLowering::lowerReduce(ex::ReduceOp o) {
     return base;
   };
   SmallVector<int64_t> outShape = shapeOf(o);
-  if (!isLarge(o)) {
+  if (inRegisters(o)) {
     Stored out;
     for (int64_t k = 0; k < ex::numElements(o.getType()); ++k)
       out.elems.push_back(reduceAt(baseOf(constIndex(outShape, k))));
@@ -480,7 +480,7 @@ LogicalResult ProcLowering::lowerMatmul(ex::MatmulOp o) {
   for (size_t d = 0; d + 2 < r; ++d)
     batch *= sa[d];
   Type elem = elementOf(o.getType());
-  if (!isLarge(o.getLhs()) && !isLarge(o.getRhs()) && !isLarge(o)) {
+  if (inRegisters(o)) {
     Stored out;
     for (int64_t bi = 0; bi < batch; ++bi)
       for (int64_t i = 0; i < m; ++i)

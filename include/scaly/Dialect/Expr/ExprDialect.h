@@ -60,6 +60,18 @@ bool accumulatesRows(ReduceOp o, int64_t limit);
 /// The loop order scaly-plan-loop-orders picked for an op ("rows": a
 /// reduction by row accumulation).
 inline constexpr llvm::StringLiteral kLoopOrderAttr = "scaly.loop_order";
+/// Where scaly-plan-placement put the results of an op: an array of one
+/// #expr.place per result (verified by the dialect).
+inline constexpr llvm::StringLiteral kPlaceAttr = "expr.place";
+/// The plan for `v` (a result of an op that carries expr.place), or null: a
+/// block argument, or an op without a plan.
+PlaceAttr placeOf(mlir::Value v);
+/// Whether lowering may give the result `r` memory of its own when it is in
+/// no output or slice: results of calls, solvers and loops (always in
+/// memory), large values (but a sum of all elements: one scalar), a matrix
+/// product of a large operand. Every other value is scalars only
+/// (Plans.cpp).
+bool mayNeedMemory(mlir::OpResult r, int64_t limit);
 /// The shortest chain of calls that becomes one expr.scan (shorter chains
 /// keep their calls): the rule of scaly-roll-call-chains, and of the tracer,
 /// which rolls a chain as it is traced.

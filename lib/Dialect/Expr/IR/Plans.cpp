@@ -1,14 +1,17 @@
 //===- Plans.cpp - the rules behind the planning passes' marks --------------===//
 //
-// scaly-plan-fusion and scaly-plan-loop-orders mark ops (scaly.fused,
-// scaly.loop_order) for scaly-lower-to-program. The rules they follow are
-// here, in the dialect, so that the lowering reads the same ones: whether a
-// value is computed where it is read, and whether a reduction's rows can be
-// accumulated.
+// scaly-plan-fusion, scaly-plan-loop-orders and scaly-plan-placement mark
+// ops (scaly.fused, scaly.loop_order, expr.place) for scaly-lower-to-program.
+// The rules they follow are here, in the dialect, so that the lowering reads
+// the same ones: whether a value is computed where it is read, whether a
+// reduction's rows can be accumulated, which values may need memory. So is
+// the #expr.place attribute's syntax and its verifier.
 //
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Dialect/Expr/ExprDialect.h"
+
+#include "mlir/IR/DialectImplementation.h"
 
 using namespace mlir;
 using namespace scaly::expr;
@@ -39,4 +42,92 @@ bool scaly::expr::accumulatesRows(ReduceOp o, int64_t limit) {
   for (int64_t n : shape.drop_front(axis + 1))
     run *= n;
   return run >= 2;
+}
+
+bool scaly::expr::mayNeedMemory(OpResult r, int64_t limit) {
+  Operation *def = r.getOwner();
+  if (isa<CallOp, LoopOp, QpSolveOp, NlpSolveOp>(def))
+    return true;
+  // A sum of all elements is one scalar, whatever the limit.
+  if (isa<SumOp>(def))
+    return false;
+  if (numElements(r.getType()) > limit)
+    return true;
+  // A product with a large operand is a prog.matmul: it writes memory.
+  if (auto mm = dyn_cast<MatmulOp>(def))
+    return numElements(mm.getLhs().getType()) > limit || numElements(mm.getRhs().getType()) > limit;
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// #expr.place and the expr.place array of an op
+//===----------------------------------------------------------------------===//
+
+PlaceAttr scaly::expr::placeOf(Value v) {
+  auto r = dyn_cast<OpResult>(v);
+  if (!r)
+    return {};
+  auto plans = r.getOwner()->getAttrOfType<ArrayAttr>(kPlaceAttr);
+  if (!plans || plans.size() <= r.getResultNumber())
+    return {};
+  return dyn_cast<PlaceAttr>(plans[r.getResultNumber()]);
+}
+
+// #expr.place<output 0>, <output 0 offset 4>, <yield 1>, <workspace>, <registers>
+Attribute PlaceAttr::parse(AsmParser &parser, Type) {
+  StringRef keyword;
+  SMLoc at = parser.getCurrentLocation();
+  if (parser.parseLess() || parser.parseKeyword(&keyword))
+    return {};
+  std::optional<PlaceKind> kind = symbolizePlaceKind(keyword);
+  if (!kind) {
+    parser.emitError(at, "expected output, yield, workspace or registers, got '") << keyword << "'";
+    return {};
+  }
+  int64_t index = 0, offset = 0;
+  if (*kind == PlaceKind::output || *kind == PlaceKind::yield) {
+    if (parser.parseInteger(index))
+      return {};
+    if (succeeded(parser.parseOptionalKeyword("offset")) && parser.parseInteger(offset))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<PlaceAttr>(at, parser.getContext(), *kind, index, offset);
+}
+
+void PlaceAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyPlaceKind(getKind());
+  if (isDestination()) {
+    printer << " " << getIndex();
+    if (getOffset() != 0)
+      printer << " offset " << getOffset();
+  }
+  printer << ">";
+}
+
+LogicalResult PlaceAttr::verify(function_ref<InFlightDiagnostic()> emitError, PlaceKind kind,
+                                int64_t index, int64_t offset) {
+  bool destination = kind == PlaceKind::output || kind == PlaceKind::yield;
+  if (destination && (index < 0 || offset < 0))
+    return emitError() << "#expr.place: the " << stringifyPlaceKind(kind)
+                       << " number and the offset must not be negative, got " << index
+                       << " and " << offset;
+  if (!destination && (index != 0 || offset != 0))
+    return emitError() << "#expr.place<" << stringifyPlaceKind(kind)
+                       << "> takes no number and no offset";
+  return success();
+}
+
+LogicalResult ExprDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  // Other expr.* marks (expr.mask, transient in scaly-differentiate) are
+  // free-form.
+  if (attr.getName() != kPlaceAttr)
+    return success();
+  auto plans = dyn_cast<ArrayAttr>(attr.getValue());
+  if (!plans || plans.size() != op->getNumResults() ||
+      !llvm::all_of(plans, [](Attribute a) { return isa<PlaceAttr>(a); }))
+    return op->emitError("expr.place must be an array of one #expr.place per result (")
+           << op->getNumResults() << ")";
+  return success();
 }
