@@ -97,6 +97,17 @@ public:
   /// lowering scalarizes is registers even on its way to an output (its
   /// scalars are stored there by the consumer's copy).
   void record(Operation *op) {
+    // Most ops have one result and no destination: their plan is one of two
+    // attributes, made once (uniquing one per op was most of the pass).
+    if (op->getNumResults() == 1 && !planned.count(op->getResult(0))) {
+      PlaceKind kind =
+          mayNeedMemory(op->getResult(0), limit) ? PlaceKind::workspace : PlaceKind::registers;
+      ArrayAttr &plan = kind == PlaceKind::workspace ? onlyWorkspace : onlyRegisters;
+      if (!plan)
+        plan = ArrayAttr::get(ctx, PlaceAttr::get(ctx, kind, 0, 0));
+      op->setAttr(kPlaceAttr, plan);
+      return;
+    }
     SmallVector<Attribute> places;
     for (OpResult r : op->getResults()) {
       bool memory = mayNeedMemory(r, limit);
@@ -141,6 +152,9 @@ private:
   MLIRContext *ctx;
   /// Arrays with more elements than this lower to loops.
   int64_t limit;
+  /// The plans of a single result in registers, or in the workspace (made
+  /// on first use: the expr dialect is loaded once there is an expr op).
+  ArrayAttr onlyRegisters, onlyWorkspace;
   DenseMap<Value, PlaceAttr> planned;
 };
 
