@@ -33,16 +33,18 @@ try {
   out.located = await page.$$eval("#source div.located", (d) => d.map((x) => +x.dataset.line));
   const row = page.locator("#source div.located", { hasText: marker });
   out.rowLine = +(await row.getAttribute("data-line"));
-  const rowBox = await row.boundingBox();
   await row.click();
+  // Boxes are measured after the click: clicking scrolls what is below the
+  // fold into view (the last loop node is, once the recording has one more stage).
+  const rowBox = await row.boundingBox();
   out.first = await panelState(page);
   out.first.rowTop = rowBox.y;
   out.first.sourceRight = rowBox.x + rowBox.width;
   await page.click("#origin button.next");
   out.second = await panelState(page);
   const node = page.locator(`.graphs > svg.graph g.node[data-line="${out.rowLine}"]`).last();
-  const nodeBox = await node.boundingBox();
   await node.click();
+  const nodeBox = await node.boundingBox();
   out.node = await panelState(page);
   out.node.nodeTop = nodeBox.y;
   out.node.nodeRight = nodeBox.x + nodeBox.width;
