@@ -12,6 +12,7 @@
 #ifndef SCALY_TARGET_CEMITTER_H
 #define SCALY_TARGET_CEMITTER_H
 
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/Support/raw_ostream.h"
@@ -92,6 +93,10 @@ std::string globalDefinition(mlir::emitc::GlobalOp g);
 /// The C string literal of `text` (quotes and backslashes escaped, other
 /// bytes below 0x20 and 0x7f in octal).
 std::string stringLiteral(llvm::StringRef text);
+
+/// The C initializer of an array of `values` (integers or floats), 8 values
+/// a line: `{\n  1, 2,\n  3\n}`; bools are 0 or 1.
+std::string elementsInitializer(mlir::ElementsAttr values);
 
 /// A C literal that reads back as exactly `v` (NAN and INFINITY by name).
 std::string formatFloat(double v, bool isF32);

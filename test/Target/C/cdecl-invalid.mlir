@@ -2,7 +2,7 @@
 //
 // Inside a declaration's region the printer refuses what it refuses at a
 // module's top level: an op with no file-scope form (a constant), a global
-// whose initial value it cannot spell.
+// of a type it cannot spell.
 
 // CHECK: error: 'emitc.constant' op cannot be printed at the top level of a C module
 cdecl.extern_c {
@@ -13,5 +13,5 @@ cdecl.extern_c {
 
 // CHECK: error: 'emitc.global' op has no C form (its type or initial value)
 cdecl.ifndef "X" {
-  emitc.global static const @table : !emitc.array<2xi64> = dense<[1, 2]>
+  emitc.global static const @table : !emitc.array<2xi8> = dense<[1, 2]>
 }
