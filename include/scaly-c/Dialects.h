@@ -30,10 +30,11 @@ MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(ScalyExpr, scaly_expr);
    dialect (`prog`), what `scaly-lower` produces. */
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(ScalyProg, scaly_prog);
 
-/* Inserts every dialect Scaly's pipeline uses into `registry`: expr and prog,
-   and the upstream arith, math, vector and emitc (the same set as the C++
-   scaly::registerScalyDialects). Use it with mlirContextAppendDialectRegistry
-   when the input or the output of a pass can hold ops of any of them. */
+/* Inserts every dialect Scaly's pipeline uses into `registry`: expr, prog and
+   cdecl (a header's declarations), and the upstream arith, math, vector and
+   emitc (the same set as the C++ scaly::registerScalyDialects). Use it with
+   mlirContextAppendDialectRegistry when the input or the output of a pass can
+   hold ops of any of them. */
 MLIR_CAPI_EXPORTED void scalyRegisterAllDialects(MlirDialectRegistry registry);
 
 #ifdef __cplusplus

@@ -13,7 +13,7 @@ class DialectRegistry;
 
 namespace scaly {
 /// Adds expr, prog and the upstream dialects the pipeline produces
-/// (arith, math, emitc) to `registry`.
+/// (arith, math, emitc), and cdecl (the header's declarations), to `registry`.
 void registerScalyDialects(mlir::DialectRegistry &registry);
 /// Registers every Scaly pass, canonicalize and cse, and the `scaly-lower`
 /// pass pipeline (the whole lowering from expr to prog).

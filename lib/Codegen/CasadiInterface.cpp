@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Codegen/CasadiInterface.h"
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Target/EmitCBuilders.h"
 
@@ -328,14 +329,31 @@ OwningOpRef<ModuleOp> casadiModule(MLIRContext *ctx, const std::vector<CasadiEnt
   return module;
 }
 
-std::string casadiDeclarations(ModuleOp casadi) {
-  std::string s = "/* CasADi's external function API (see the module's source). */\n"
-                  "#ifndef casadi_real\n#define casadi_real double\n#endif\n"
-                  "#ifndef casadi_int\n#define casadi_int long long int\n#endif\n\n"
-                  "#ifdef __cplusplus\nextern \"C\" {\n#endif\n";
-  for (auto fn : casadi.getOps<emitc::FuncOp>())
-    s += c::declaration(fn) + "\n";
-  return s + "#ifdef __cplusplus\n}\n#endif\n\n";
+void appendCasadiDeclarations(OpBuilder &b, ModuleOp casadi) {
+  Location loc = casadi.getLoc();
+  auto region = [&](Operation *op, llvm::function_ref<void()> body) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(&op->getRegion(0).emplaceBlock());
+    body();
+  };
+  b.create<cdecl::CommentOp>(loc, "CasADi's external function API (see the module's source).");
+  // CasADi's own headers may have defined its types first.
+  for (auto [type, spelling] : {std::pair{"casadi_real", "double"},
+                                std::pair{"casadi_int", "long long int"}})
+    region(b.create<cdecl::IfNotDefinedOp>(loc, type), [&] {
+      b.create<cdecl::DefineOp>(loc, type, b.getStringAttr(spelling));
+    });
+  b.create<emitc::VerbatimOp>(loc, "");
+  region(b.create<cdecl::ExternCOp>(loc), [&] {
+    for (auto fn : casadi.getOps<emitc::FuncOp>()) {
+      // The function's prototype: its attributes (name, type, specifiers,
+      // parameter names) without its body.
+      auto declaration = b.create<emitc::FuncOp>(fn.getLoc(), fn.getSymName(), fn.getFunctionType());
+      declaration->setAttrs(fn->getAttrDictionary());
+      declaration.setPrivate();
+    }
+  });
+  b.create<emitc::VerbatimOp>(loc, "");
 }
 
 } // namespace scaly::codegen

@@ -2,13 +2,13 @@
 
 #include "scaly/Codegen/RenderModule.h"
 #include "scaly/Codegen/CasadiInterface.h"
+#include "scaly/Codegen/ModuleHeader.h"
 
 #include "scaly/Conversion/Passes.h"
 #include "scaly/Dialect/Expr/Passes.h"
 #include "scaly/Dialect/Program/Passes.h"
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Target/ReservedNames.h"
-#include "scaly/Target/StatusCodes.h"
 #include "scaly/Support/DiagnosticCollector.h"
 
 #include "mlir/IR/Threading.h"
@@ -18,7 +18,6 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <set>
@@ -186,31 +185,7 @@ namespace {
 std::atomic<long> loweredCount{0}, renderedCount{0};
 thread_local bool countRenders = true;
 
-/// C type of a buffer element: bool buffers hold uint8_t, none is void.
-std::string elementCType(Type t) {
-  if (isa<NoneType>(t))
-    return "void";
-  if (t.isInteger(1))
-    return "uint8_t";
-  return c::scalarCType(t);
-}
-
-
-/// An input or output as the header describes it.
-struct Port {
-  std::string name;
-  SmallVector<int64_t> shape;
-  Type element;
-  /// A sparse output's pattern: {nrow, ncol, colind, row} (null: dense).
-  DictionaryAttr sparse = {};
-};
-
-/// Ports of an entry, read from its expr.func before lowering.
-struct EntryPorts {
-  std::string name;
-  std::vector<Port> ins, outs;
-};
-
+/// The ports of each entry, read from its expr.func before lowering.
 std::vector<EntryPorts> entryPorts(ModuleOp module) {
   std::vector<EntryPorts> out;
   for (expr::FuncOp root : expr::entryFunctions(module)) {
@@ -233,153 +208,6 @@ std::vector<EntryPorts> entryPorts(ModuleOp module) {
     out.push_back(std::move(e));
   }
   return out;
-}
-
-/// One struct field per port: `double zs[20];`, `double s;` for a scalar, a
-/// comment for a port without values (ISO C has no zero-length arrays).
-std::string structFields(const std::vector<Port> &ports, const std::vector<std::string> &cNames,
-                         bool cxx) {
-  std::string s;
-  for (auto [p, field] : llvm::zip(ports, cNames)) {
-    int64_t n = 1;
-    std::string dims;
-    for (int64_t d : p.shape) {
-      n *= d;
-      dims += "[" + std::to_string(d) + "]";
-    }
-    std::string type = elementCType(p.element);
-    if (cxx && type.find("int") != std::string::npos && type.back() == 't')
-      type = "std::" + type;
-    if (n == 0)
-      s += "  /* " + field + ": no values */\n";
-    else
-      s += "  " + type + " " + field + dims + ";\n";
-  }
-  if (s.empty() || s.find(';') == std::string::npos)
-    s += "  char unused_; /* no values at all */\n";
-  return s;
-}
-
-std::string portList(const std::vector<Port> &ports) {
-  std::string list;
-  for (size_t i = 0; i < ports.size(); ++i) {
-    std::string dims;
-    for (int64_t d : ports[i].shape)
-      dims += "[" + std::to_string(d) + "]";
-    list += llvm::formatv("\n *   [{0}] {1}: {2}{3}", i, ports[i].name,
-                          elementCType(ports[i].element), dims.empty() ? " (scalar)" : dims)
-                .str();
-  }
-  return list;
-}
-
-/// A sparse output's index table as its module carries it: the values (a
-/// module built for an export), or only their count (one built for the JIT).
-struct IndexTable {
-  std::optional<ArrayRef<int32_t>> values;
-  int64_t length = 0;
-};
-IndexTable indexTable(DictionaryAttr sparse, StringRef name) {
-  Attribute a = sparse.get(name);
-  if (auto values = dyn_cast_or_null<DenseI32ArrayAttr>(a))
-    return {values.asArrayRef(), values.size()};
-  if (auto length = dyn_cast_or_null<IntegerAttr>(a))
-    return {std::nullopt, length.getInt()};
-  return {};
-}
-/// The names of a sparse output's index tables, in order.
-SmallVector<StringRef> indexTableNames(DictionaryAttr sparse) {
-  SmallVector<StringRef> names;
-  for (Attribute name : sparse.getAs<ArrayAttr>("tables"))
-    names.push_back(cast<StringAttr>(name).getValue());
-  return names;
-}
-
-/// Append `values` as a C initializer list, 16 to a continued macro line.
-/// Written in place, sized exactly first: a table at n = 10^5 is megabytes
-/// of text, and growing it (or appending piece by piece) cost more than the
-/// digits.
-void appendInitializerList(std::string &s, ArrayRef<int32_t> values) {
-  static constexpr std::string_view kFirst = " \\\n    ", kBreak = ", \\\n    ", kNext = ", ";
-  auto digits = [](int64_t v) {
-    uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-    size_t count = v < 0 ? 2 : 1;
-    for (; u >= 10; u /= 10)
-      ++count;
-    return count;
-  };
-  size_t length = 3; // "{", " }"
-  for (size_t i = 0; i < values.size(); ++i)
-    length += digits(values[i]) +
-              (i % 16 ? kNext.size() : i ? kBreak.size() : kFirst.size());
-  size_t at = s.size();
-  s.resize(at + length);
-  char *out = s.data() + at, *end = s.data() + s.size();
-  auto put = [&](std::string_view text) { out = std::copy(text.begin(), text.end(), out); };
-  put("{");
-  for (size_t i = 0; i < values.size(); ++i) {
-    put(i % 16 ? kNext : i ? kBreak : kFirst);
-    out = std::to_chars(out, end, values[i]).ptr;
-  }
-  put(" }");
-}
-
-/// Each sparse output of an entry: a comment on its layout, its sizes, and
-/// with `tables` its index tables as macros (usable as array initializers;
-/// no unused-variable warnings where they are not).
-void appendSparseTables(std::string &s, StringRef entry, const std::vector<Port> &outs,
-                        const std::vector<std::string> &outNames, bool tables) {
-  // Room for every table at once (about 8 characters a value, and a line
-  // break every 16): grown table by table, the text was copied each time.
-  size_t values = 0;
-  for (const Port &p : outs)
-    if (p.sparse && tables)
-      for (StringRef name : indexTableNames(p.sparse))
-        values += indexTable(p.sparse, name).length;
-  s.reserve(s.size() + values * 8 + values / 2 + 1024);
-  for (auto [k, p] : llvm::enumerate(outs)) {
-    if (!p.sparse)
-      continue;
-    StringRef layout = p.sparse.getAs<StringAttr>("layout").getValue();
-    int64_t nrow = p.sparse.getAs<IntegerAttr>("nrow").getInt();
-    int64_t ncol = p.sparse.getAs<IntegerAttr>("ncol").getInt();
-    int64_t batch = p.sparse.getAs<IntegerAttr>("batch").getInt();
-    int64_t nnz = 0;
-    for (int64_t d : p.shape)
-      nnz = d; // the stored values of one matrix: the last axis
-    std::string prefix = (entry + "_" + outNames[k]).str();
-    std::string order =
-        layout == "csc"   ? "compressed-column order. Column j holds values COLIND[j] .. "
-                            "COLIND[j+1]-1;\n * value k lies in row ROW[k]."
-        : layout == "csr" ? "compressed-row order. Row i holds values ROWPTR[i] .. "
-                            "ROWPTR[i+1]-1;\n * value k lies in column COL[k]."
-        : layout == "coo" ? "row-major order; value k lies at (ROW[k], COL[k])."
-                          : "compressed-column order, BATCH matrices one after another, all\n"
-                            " * with one pattern: column j holds values COLIND[j] .. COLIND[j+1]-1 "
-                            "of a matrix;\n * value k lies in row ROW[k].";
-    s += llvm::formatv("/* res[{0}] {1} is sparse: {2}{3} x {4} matri{5} with {6} stored values "
-                       "{7}in\n * {8}{9} */\n",
-                       k, p.name, batch ? std::to_string(batch) + " " : "a ", nrow, ncol,
-                       batch ? "ces" : "x", nnz, batch ? "each " : "", order,
-                       tables ? "" : "\n * (The index tables are left out of this header.)")
-             .str();
-    s += llvm::formatv("#define {0}_NROW {1}\n#define {0}_NCOL {2}\n#define {0}_NNZ {3}\n", prefix,
-                       nrow, ncol, nnz)
-             .str();
-    if (batch)
-      s += llvm::formatv("#define {0}_BATCH {1}\n", prefix, batch).str();
-    for (StringRef table : indexTableNames(p.sparse)) {
-      // renderCModule checked that the module carries the values when tables
-      // are written.
-      IndexTable t = indexTable(p.sparse, table);
-      if (!tables || !t.values || t.values->empty())
-        continue;
-      s += "#define " + prefix + "_" + table.upper() + " ";
-      appendInitializerList(s, *t.values);
-      s += "\n";
-    }
-    s += "\n";
-  }
 }
 
 /// The struct fields of an entry's inputs then outputs: the C names the
@@ -412,77 +240,6 @@ std::vector<RenderedPort> renderedPorts(const std::vector<Port> &ports,
     out.push_back(std::move(r));
   }
   return out;
-}
-
-/// Append one entry's part of the header: SZ_* sizes, typed structs and its
-/// declaration; in C, or for lang="cpp" in C++ inside a namespace named
-/// after the entry. (Appended in place: its sparse tables can be megabytes.)
-void appendEntrySection(std::string &s, prog::ProcOp entry, const std::vector<Port> &ins,
-                        const std::vector<Port> &outs, const RenderedEntry &rendered,
-                        const RenderOptions &o) {
-  std::string name = entry.getSymName().str();
-  Type wElem = cast<prog::PtrType>(entry.getWorkspaceArg().getType()).getElementType();
-  std::string t = elementCType(wElem);
-  int64_t wElemBytes = prog::elementBytes(wElem);
-  int64_t szW = (entry.getWorkspace() + wElemBytes - 1) / wElemBytes;
-  bool cxx = o.lang == "cpp";
-  std::vector<std::string> inNames, outNames;
-  for (const RenderedPort &p : rendered.inputs)
-    inNames.push_back(p.field);
-  for (const RenderedPort &p : rendered.outputs)
-    outNames.push_back(p.field);
-  std::string doc = "/* Inputs (arg[i]):" + portList(ins) + "\n * Outputs (res[i]):" +
-                    portList(outs) +
-                    "\n * SZ_W counts elements of w's type (bytes when it is void*)."
-                    "\n * The entry returns 0 on success, else a SCALY_ERR_* status code. */\n";
-  std::string decl = llvm::formatv("int {0}(const {1}** arg, {1}** res, int* iw, {1}* w, int mem);",
-                                   name, t)
-                         .str();
-  if (cxx) {
-    s += "namespace " + name + " {\n\n";
-    s += llvm::formatv("constexpr int SZ_ARG = {0};\nconstexpr int SZ_RES = {1};\n"
-                       "constexpr int SZ_IW = 0;\nconstexpr int SZ_W = {2};\n\n",
-                       entry.getNumInputs(), entry.getNumOutputs(), szW)
-             .str();
-    s += doc;
-    s += "struct alignas(16) In {\n" + structFields(ins, inNames, true) + "};\n\n";
-    s += "struct alignas(16) Out {\n" + structFields(outs, outNames, true) + "};\n\n";
-    s += "extern \"C\" " + decl + "\n\n";
-    s += "} // namespace " + name + "\n\n";
-    appendSparseTables(s, name, outs, outNames, o.sparseTables);
-    return;
-  }
-  s += llvm::formatv("#define {0}_SZ_ARG {1}\n#define {0}_SZ_RES {2}\n#define {0}_SZ_IW 0\n"
-                     "#define {0}_SZ_W {3}\n\n",
-                     name, entry.getNumInputs(), entry.getNumOutputs(), szW)
-           .str();
-  s += doc;
-  s += "typedef struct __attribute__((aligned(16))) {\n" + structFields(ins, inNames, false) + "} " +
-       name + "_in;\n\n";
-  s += "typedef struct __attribute__((aligned(16))) {\n" + structFields(outs, outNames, false) +
-       "} " + name + "_out;\n\n";
-  appendSparseTables(s, name, outs, outNames, o.sparseTables);
-  s += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n" + decl + "\n\n";
-  s += "#ifdef __cplusplus\n}\n#endif\n\n";
-}
-
-/// The header: recipe, include guard (named after the module), status codes
-/// and one section per entry.
-std::string renderHeader(StringRef moduleName, ArrayRef<prog::ProcOp> procs,
-                         const std::vector<EntryPorts> &ports,
-                         ArrayRef<RenderedEntry> rendered, StringRef recipe,
-                         const RenderOptions &o) {
-  bool cxx = o.lang == "cpp";
-  std::string guard = "SCALY_" + moduleName.upper() + (cxx ? "_HPP" : "_H");
-  std::string s = "/* " + recipe.str() + "\n */\n";
-  s += "#ifndef " + guard + "\n#define " + guard + "\n\n";
-  s += cxx ? "#include <cstddef>\n#include <cstdint>\n\n" : "#include <stddef.h>\n#include <stdint.h>\n\n";
-  // The entry's status codes, for callers (the source defines the same).
-  s += "#ifndef SCALY_SUCCESS\n" + c::statusCodeDefines() + "#endif\n\n";
-  for (auto [proc, e, r] : llvm::zip(procs, ports, rendered))
-    appendEntrySection(s, proc, e.ins, e.outs, r, o);
-  s += "#endif\n";
-  return s;
 }
 
 } // namespace
@@ -738,7 +495,6 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   out.recipe = recipeText(out.name, options,
                           options.vectorLibm == "glibc" ? newerGlibcFunctions(module)
                                                         : std::vector<std::string>{});
-  out.header = renderHeader(out.name, entries, ports, out.entries, out.recipe, options);
   // CasADi's layer is a module of its own, printed after the model's: the
   // model's function signatures and line records stay the model's alone.
   OwningOpRef<ModuleOp> casadi;
@@ -746,8 +502,19 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     casadi = casadiModule(ctx, casadiEntries);
     if (verifyEach && failed(verify(*casadi)))
       return fail("the CasADi layer is invalid EmitC (a bug in Scaly)");
-    size_t guardEnd = out.header.rfind("#endif");
-    out.header.insert(guardEnd, casadiDeclarations(*casadi));
+  }
+  // The header: a module of declarations (its CasADi part declares the
+  // layer's functions), printed by the C printer.
+  OwningOpRef<ModuleOp> header = headerModule(out.name, entries, ports, out.entries, out.recipe,
+                                              options, casadi ? *casadi : ModuleOp());
+  if (verifyEach && failed(verify(*header)))
+    return fail("the header's declarations are invalid (a bug in Scaly)");
+  out.header.clear();
+  out.header.reserve(headerTablesSize(ports, options));
+  {
+    llvm::raw_string_ostream headerOs(out.header);
+    if (failed(c::printC(*header, headerOs)))
+      return fail("printing the header failed");
   }
 
   if (countRenders)

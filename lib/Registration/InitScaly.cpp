@@ -4,6 +4,7 @@
 
 #include "scaly/Codegen/RenderModule.h"
 #include "scaly/Conversion/Passes.h"
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
 #include "scaly/Dialect/Expr/Passes.h"
 #include "scaly/Dialect/Program/Passes.h"
 
@@ -18,7 +19,7 @@
 void scaly::registerScalyDialects(mlir::DialectRegistry &registry) {
   registry.insert<expr::ExprDialect, prog::ProgDialect, mlir::arith::ArithDialect,
                   mlir::math::MathDialect, mlir::scf::SCFDialect, mlir::vector::VectorDialect,
-                  mlir::emitc::EmitCDialect>();
+                  mlir::emitc::EmitCDialect, cdecl::CDeclDialect>();
 }
 
 void scaly::registerScalyPasses() {

@@ -185,6 +185,34 @@ def test_header_tables_match_the_pattern(layout, compiler, tmp_path):
         assert f"#define {prefix}_BATCH {N}" in module.header
 
 
+def macro_values(header, name):
+    """The values of initializer-list macro `name`, checking its layout: `{ \\`, then lines
+    of 16 values each ending `, \\`, the last ending ` }`."""
+    start = header.index(f"#define {name} {{ \\\n")
+    body = header[start:header.index(" }\n", start)].split("{ \\\n", 1)[1]
+    lines = body.split(", \\\n")
+    assert all(line.startswith("    ") for line in lines)
+    assert all(len(line.split(", ")) == 16 for line in lines[:-1])
+    return [int(v) for line in lines for v in line.split(", ")]
+
+
+def test_large_tables_print_every_value():
+    """Tables of hundreds of kilobytes (the printer writes them in 64 KiB pieces) hold the
+    pattern of g_i = x_i x_(i+1), known by hand: column j has rows j-1 and j, where they exist."""
+    n = 30000
+
+    @sc.function(sc.arg("x", n), outputs=sc.arg("g"))
+    def band(x):
+        return x[:-1] * x[1:]
+
+    header = render_c_module(sc.jacobian(band, layout="csc"), name="band").header
+    rows = [[r for r in (j - 1, j) if 0 <= r <= n - 2] for j in range(n)]
+    prefix = re.search(r"#define (\w+)_NNZ", header).group(1)
+    assert macro_values(header, prefix + "_ROW") == [r for column in rows for r in column]
+    assert macro_values(header, prefix + "_COLIND") == list(np.cumsum([0] + [len(c) for c in rows]))
+    assert len(header) > 4 * 65536
+
+
 @pytest.mark.parametrize("layout", ["csr", "coo", "batched"])
 def test_casadi_takes_compressed_column_only(layout):
     f = batch() if layout == "batched" else chain()

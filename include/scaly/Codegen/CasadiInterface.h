@@ -12,6 +12,7 @@
 #ifndef SCALY_CODEGEN_CASADIINTERFACE_H
 #define SCALY_CODEGEN_CASADIINTERFACE_H
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -43,9 +44,10 @@ struct CasadiEntry {
 /// after the model's module.
 mlir::OwningOpRef<mlir::ModuleOp> casadiModule(mlir::MLIRContext *ctx,
                                                const std::vector<CasadiEntry> &entries);
-/// The declarations of that API (inserted into the header): the prototypes
-/// of `casadi`'s functions, as the C printer defines them.
-std::string casadiDeclarations(mlir::ModuleOp casadi);
+/// The declarations of that API, built at `b` (the end of the header's
+/// include guard): CasADi's default types, and the prototypes of `casadi`'s
+/// functions (bodiless emitc.func) in an extern "C" block.
+void appendCasadiDeclarations(mlir::OpBuilder &b, mlir::ModuleOp casadi);
 
 } // namespace scaly::codegen
 

@@ -12,6 +12,7 @@
 #ifndef SCALY_TARGET_CEMITTER_H
 #define SCALY_TARGET_CEMITTER_H
 
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/Support/raw_ostream.h"
@@ -93,6 +94,10 @@ std::string globalDefinition(mlir::emitc::GlobalOp g);
 /// bytes below 0x20 and 0x7f in octal).
 std::string stringLiteral(llvm::StringRef text);
 
+/// The C initializer of an array of `values` (integers or floats), 8 values
+/// a line: `{\n  1, 2,\n  3\n}`; bools are 0 or 1.
+std::string elementsInitializer(mlir::ElementsAttr values);
+
 /// A C literal that reads back as exactly `v` (NAN and INFINITY by name).
 std::string formatFloat(double v, bool isF32);
 
@@ -116,6 +121,17 @@ std::string declaration(mlir::emitc::FuncOp fn);
 
 /// The signature of `fn` as `printC` prints it.
 FunctionSignature functionSignature(mlir::emitc::FuncOp fn);
+
+/// Writes `values` through `emit` as a C initializer list, 16 to a continued
+/// macro line (`{ \`, `    0, 1, \`, ..., ` }`), in a few large pieces.
+void writeInitializerList(llvm::ArrayRef<int32_t> values,
+                          llvm::function_ref<void(llvm::StringRef)> emit);
+
+/// Prints `op` of the cdecl dialect (lib/Target/C/Declarations.cpp) through
+/// `emit`, whole lines; the ops of its regions through `nested`.
+mlir::LogicalResult printDeclaration(mlir::Operation *op,
+                                     llvm::function_ref<void(llvm::StringRef)> emit,
+                                     llvm::function_ref<mlir::LogicalResult(mlir::Operation &)> nested);
 
 /// The signatures of the functions `printC` prints, in order.
 std::vector<FunctionSignature> functionSignatures(mlir::ModuleOp module);
@@ -147,7 +163,9 @@ struct PrintOptions {
   std::vector<StatementOrigin> *origins = nullptr;
 };
 
-/// Print `module` (EmitC ops at the top level) as C source.
+/// Print `module` (EmitC ops at the top level, and cdecl's declarations,
+/// whose regions hold more of either) as C source. A bodiless emitc.func
+/// prints as its declaration.
 mlir::LogicalResult printC(mlir::ModuleOp module, llvm::raw_ostream &os,
                            const PrintOptions &options = {});
 

@@ -139,11 +139,10 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\n}\n#endif");
     typedefs.setValue(vectors.typedefs());
     // What the procedures share, after the extern "C" guard: lane support
-    // and tables (text), then the helper functions and the loop macro.
-    std::string shared = lanes->definitions();
-    shared += tables.definitions();
-    if (!shared.empty())
-      shared += "\n";
+    // (text), the tables (emitc.global), a blank line after either, then the
+    // helper functions and the loop macro.
+    std::string laneSupport = lanes->definitions();
+    std::string shared = laneSupport.empty() && tables.empty() ? "" : "\n";
     // scaly_ names are the module's own (c::entryNameProblem refuses them as
     // entry names); a procedure named like a helper would be defined twice.
     for (const std::string &name : helpers.functionNames())
@@ -156,6 +155,11 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointAfter(externC);
+      if (!laneSupport.empty()) {
+        laneSupport.pop_back(); // the op ends its last line itself
+        b.create<emitc::VerbatimOp>(loc, laneSupport);
+      }
+      tables.define(b, loc);
       helpers.define(b, loc, std::move(shared));
     }
     // Bodies are freed in parallel on a threaded context (each is isolated).

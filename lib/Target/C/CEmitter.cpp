@@ -2,6 +2,7 @@
 
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Target/ReservedNames.h"
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -103,16 +104,12 @@ public:
   /// so they are printed first, each into its own text (in parallel on a
   /// threaded context), then put in place with their line records moved.
   LogicalResult printModule(ModuleOp module) {
-    struct Printed {
-      emitc::FuncOp fn;
-      std::string text;
-      std::vector<c::StatementOrigin> origins;
-      int64_t lines = 0; // counted by its printer when tracking
-    };
-    std::vector<Printed> funcs;
-    for (auto fn : module.getOps<emitc::FuncOp>())
-      funcs.push_back({fn, {}, {}});
-    if (failed(failableParallelForEach(module.getContext(), funcs, [&](Printed &p) {
+    std::vector<emitc::FuncOp> functions;
+    collectFunctions(*module.getBody(), functions);
+    printed.resize(functions.size());
+    for (auto [p, fn] : llvm::zip(printed, functions))
+      p.fn = fn;
+    if (failed(failableParallelForEach(module.getContext(), printed, [&](Printed &p) {
           llvm::raw_string_ostream out(p.text);
           c::PrintOptions own = options;
           own.origins = options.origins ? &p.origins : nullptr;
@@ -122,49 +119,85 @@ public:
           return ok;
         })))
       return failure();
-    auto next = funcs.begin();
-    for (Operation &op : module.getBody()->getOperations()) {
-      LogicalResult ok =
-          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-              .Case([&](emitc::VerbatimOp v) {
-                os << v.getValue() << "\n";
-                lineNo += 1 + v.getValue().count('\n');
-                return success();
-              })
-              .Case([&](emitc::IncludeOp inc) {
-                if (inc.getIsStandardInclude())
-                  os << "#include <" << inc.getInclude() << ">\n";
-                else
-                  os << "#include \"" << inc.getInclude() << "\"\n";
-                ++lineNo;
-                return success();
-              })
-              .Case([&](emitc::GlobalOp g) -> LogicalResult {
-                std::string text = c::globalDefinition(g);
-                if (text.empty())
-                  return g.emitOpError("has no C form (its type or initial value)");
-                os << text << "\n";
-                lineNo += 1 + llvm::count(text, '\n');
-                return success();
-              })
-              .Case([&](emitc::FuncOp) {
-                Printed &p = *next++;
-                os << p.text;
-                for (c::StatementOrigin &o : p.origins)
-                  options.origins->push_back({o.cLine + lineNo - 1, std::move(o.from)});
-                lineNo += p.lines;
-                return success();
-              })
-              .Default([&](Operation *other) {
-                return other->emitOpError("cannot be printed at the top level of a C module");
-              });
-      if (failed(ok))
+    next = printed.begin();
+    for (Operation &op : module.getBody()->getOperations())
+      if (failed(printTopLevel(op)))
         return failure();
-    }
     return success();
   }
 
 private:
+  /// A function definition printed on its own, waiting for its place.
+  struct Printed {
+    emitc::FuncOp fn;
+    std::string text;
+    std::vector<c::StatementOrigin> origins;
+    int64_t lines = 0; // counted by its printer when tracking
+  };
+  std::vector<Printed> printed;
+  std::vector<Printed>::iterator next;
+
+  /// The functions in `block` and in its declarations' regions, in the
+  /// order they are printed.
+  static void collectFunctions(Block &block, std::vector<emitc::FuncOp> &out) {
+    for (Operation &op : block) {
+      if (auto fn = dyn_cast<emitc::FuncOp>(op))
+        out.push_back(fn);
+      else if (isa_and_nonnull<cdecl::CDeclDialect>(op.getDialect()))
+        for (Region &region : op.getRegions())
+          for (Block &inner : region)
+            collectFunctions(inner, out);
+    }
+  }
+
+  /// Writes text at the top level, counting its lines when they are read.
+  void emitLines(StringRef text) {
+    os << text;
+    if (tracking)
+      lineNo += llvm::count(text, '\n');
+  }
+
+  /// An op at the top level of the module or inside a declaration's region.
+  LogicalResult printTopLevel(Operation &op) {
+    if (isa_and_nonnull<cdecl::CDeclDialect>(op.getDialect()))
+      return c::printDeclaration(
+          &op, [&](StringRef text) { emitLines(text); },
+          [&](Operation &inner) { return printTopLevel(inner); });
+    return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+        .Case([&](emitc::VerbatimOp v) {
+          os << v.getValue() << "\n";
+          lineNo += 1 + v.getValue().count('\n');
+          return success();
+        })
+        .Case([&](emitc::IncludeOp inc) {
+          if (inc.getIsStandardInclude())
+            os << "#include <" << inc.getInclude() << ">\n";
+          else
+            os << "#include \"" << inc.getInclude() << "\"\n";
+          ++lineNo;
+          return success();
+        })
+        .Case([&](emitc::GlobalOp g) -> LogicalResult {
+          std::string text = c::globalDefinition(g);
+          if (text.empty())
+            return g.emitOpError("has no C form (its type or initial value)");
+          os << text << "\n";
+          lineNo += 1 + llvm::count(text, '\n');
+          return success();
+        })
+        .Case([&](emitc::FuncOp) {
+          Printed &p = *next++;
+          os << p.text;
+          for (c::StatementOrigin &o : p.origins)
+            options.origins->push_back({o.cLine + lineNo - 1, std::move(o.from)});
+          lineNo += p.lines;
+          return success();
+        })
+        .Default([&](Operation *other) {
+          return other->emitOpError("cannot be printed at the top level of a C module");
+        });
+  }
+
   llvm::raw_ostream &os;
   const c::PrintOptions &options;
   /// Whether statements' source lines are wanted (comments or records).

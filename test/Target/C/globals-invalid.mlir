@@ -1,11 +1,11 @@
 // RUN: not scaly-translate --emit-c --split-input-file %s 2>&1 | FileCheck %s
 //
 // The printer refuses a global whose initial value has no C form here (an
-// elements attribute: the CasADi layer's tables use opaque initializers) and
-// one whose type it cannot spell.
+// elements attribute of a type it cannot spell) and one whose type it
+// cannot spell.
 
 // CHECK: error: 'emitc.global' op has no C form (its type or initial value)
-emitc.global static const @table : !emitc.array<2xi64> = dense<[1, 2]>
+emitc.global static const @table : !emitc.array<2xi8> = dense<[1, 2]>
 
 // -----
 

@@ -4,18 +4,33 @@
 // file-scope tables (emitc.global, opaque initializers; a const pointer
 // element is `T* const`), their reads (emitc.get_global, printed in place),
 // a local array of const pointers (scaly.const on the variable), `(void)x;`
-// for a cast to void, and `(void)` for a function without parameters.
+// for a cast to void, and `(void)` for a function without parameters. Also
+// the module's prog.table constants (dense elements attributes, 8 values a
+// line, bools 0 or 1, INT64_MIN by name).
 
 // CHECK:      static const casadi_int f_sp[5] = {1, 1, 0, 1, 0};
 // CHECK-NEXT: static const char* const f_names[2] = {"x", 0};
 // CHECK-NEXT: static const casadi_int* const f_sps[2] = {f_sp, 0};
 // CHECK-NEXT: static double scale = 2.5;
 // CHECK-NEXT: extern int count;
+// CHECK-NEXT: static const double scaly_table_0[9] = {
+// CHECK-NEXT:   0.5, (-1.0), 2.0, 3.0, 4.0, 5.0, 6.0, 7.0,
+// CHECK-NEXT:   1e-300
+// CHECK-NEXT: };
+// CHECK-NEXT: static const int scaly_table_1[3] = {
+// CHECK-NEXT:   1, 0, 1
+// CHECK-NEXT: };
+// CHECK-NEXT: static const int64_t scaly_table_2[2] = {
+// CHECK-NEXT:   INT64_MIN, -7
+// CHECK-NEXT: };
 emitc.global static const @f_sp : !emitc.array<5x!emitc.opaque<"casadi_int">> = #emitc.opaque<"{1, 1, 0, 1, 0}">
 emitc.global static const @f_names : !emitc.array<2x!emitc.ptr<!emitc.opaque<"const char">>> = #emitc.opaque<"{\"x\", 0}">
 emitc.global static const @f_sps : !emitc.array<2x!emitc.ptr<!emitc.opaque<"const casadi_int">>> = #emitc.opaque<"{f_sp, 0}">
 emitc.global static @scale : f64 = 2.5
 emitc.global extern @count : !emitc.opaque<"int">
+emitc.global static const @scaly_table_0 : !emitc.array<9xf64> = dense<[0.5, -1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 1.0e-300]>
+emitc.global static const @scaly_table_1 : !emitc.array<3xi1> = dense<[true, false, true]>
+emitc.global static const @scaly_table_2 : !emitc.array<2xi64> = dense<[-9223372036854775808, -7]>
 
 // CHECK-LABEL: int f_n_in(void) {
 // CHECK-NEXT:    return 1;

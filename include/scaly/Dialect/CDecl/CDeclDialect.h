@@ -1,0 +1,17 @@
+//===- CDeclDialect.h - C declarations EmitC 19 cannot say --------*- C++ -*-===//
+#ifndef SCALY_DIALECT_CDECL_CDECLDIALECT_H
+#define SCALY_DIALECT_CDECL_CDECLDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "scaly/Dialect/CDecl/CDeclDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "scaly/Dialect/CDecl/CDeclOps.h.inc"
+
+#endif

@@ -1,0 +1,123 @@
+//===- CDeclOps.cpp - C declarations EmitC 19 cannot say ------------------===//
+//
+// The verifiers hold what the printer relies on: names are identifiers (so
+// no text escapes a declaration), a comment cannot end early, a macro is
+// one logical line, a table or struct is never empty (ISO C has neither
+// empty initializers nor empty structs).
+//
+//===----------------------------------------------------------------------===//
+
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace scaly::cdecl;
+
+#include "scaly/Dialect/CDecl/CDeclDialect.cpp.inc"
+
+void CDeclDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "scaly/Dialect/CDecl/CDeclOps.cpp.inc"
+      >();
+}
+
+#define GET_OP_CLASSES
+#include "scaly/Dialect/CDecl/CDeclOps.cpp.inc"
+
+namespace {
+/// A C identifier: a letter or underscore, then letters, digits, underscores.
+bool isIdentifier(StringRef name) {
+  return !name.empty() && (llvm::isAlpha(name[0]) || name[0] == '_') &&
+         llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+LogicalResult checkIdentifier(Operation *op, StringRef what, StringRef name) {
+  if (isIdentifier(name))
+    return success();
+  return op->emitOpError() << what << " '" << name << "' is not a C identifier";
+}
+
+/// Whether the printer has a C spelling for `t` (c::typeName's types).
+bool hasCType(Type t) {
+  if (auto p = dyn_cast<emitc::PointerType>(t))
+    return hasCType(p.getPointee());
+  return isa<emitc::OpaqueType, FloatType, IntegerType, IndexType>(t);
+}
+} // namespace
+
+LogicalResult CommentOp::verify() {
+  if (getText().contains("*/"))
+    return emitOpError("text contains '*/', which would end the comment early");
+  return success();
+}
+
+LogicalResult DefineOp::verify() {
+  if (failed(checkIdentifier(*this, "macro name", getName())))
+    return failure();
+  std::optional<Attribute> value = getValue();
+  if (!value)
+    return success();
+  if (auto text = dyn_cast<StringAttr>(*value))
+    if (text.getValue().contains('\n') || text.getValue().empty())
+      return emitOpError("value must be one non-empty line, got '") << text.getValue() << "'";
+  if (auto table = dyn_cast<DenseI32ArrayAttr>(*value); table && table.empty())
+    return emitOpError("table has no values: '{ }' is no ISO C initializer");
+  return success();
+}
+
+LogicalResult IncludeOp::verify() {
+  StringRef file = getInclude();
+  if (file.empty() || file.find_first_of("\"<>\n") != StringRef::npos)
+    return emitOpError("include '") << file << "' is not a file name";
+  return success();
+}
+
+LogicalResult IfNotDefinedOp::verify() {
+  return checkIdentifier(*this, "macro name", getName());
+}
+
+LogicalResult NamespaceOp::verify() {
+  return checkIdentifier(*this, "namespace name", getName());
+}
+
+LogicalResult ConstexprOp::verify() {
+  if (failed(checkIdentifier(*this, "constant name", getName())))
+    return failure();
+  if (!isa<emitc::OpaqueType, IntegerType>(getType()))
+    return emitOpError("type must be an integer or opaque type, got ") << getType();
+  return success();
+}
+
+LogicalResult StructOp::verify() {
+  if (failed(checkIdentifier(*this, "struct name", getName())))
+    return failure();
+  if (std::optional<int64_t> align = getAlignment(); align && !llvm::isPowerOf2_64(*align))
+    return emitOpError("alignment must be a positive power of two, got ") << *align;
+  bool anyField = false;
+  for (Operation &op : getBody().front()) {
+    if (!isa<FieldOp, CommentOp>(op))
+      return op.emitOpError("cannot be a member of a cdecl.struct (only cdecl.field and "
+                            "cdecl.comment)");
+    anyField |= isa<FieldOp>(op);
+  }
+  if (!anyField)
+    return emitOpError("has no field (ISO C has no empty structs)");
+  return success();
+}
+
+LogicalResult FieldOp::verify() {
+  if (failed(checkIdentifier(*this, "field name", getName())))
+    return failure();
+  Type type = getType();
+  if (auto array = dyn_cast<emitc::ArrayType>(type))
+    type = array.getElementType();
+  if (!hasCType(type))
+    return emitOpError("type ") << getType() << " has no C spelling";
+  if (std::optional<StringRef> comment = getComment(); comment && comment->contains("*/"))
+    return emitOpError("comment contains '*/', which would end it early");
+  return success();
+}

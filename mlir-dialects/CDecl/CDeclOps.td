@@ -1,0 +1,170 @@
+//===- CDeclOps.td - C declarations EmitC 19 cannot say ------*- tablegen -*-===//
+//
+// The cdecl dialect holds the declarations of a C or C++ header that
+// upstream EmitC 19 has no op for: object-like macros (index tables as
+// initializer lists among them), preprocessor conditionals, `extern "C"`
+// blocks, aligned structs, C++ namespaces and constexpr constants, comments.
+// The C printer (lib/Target/C/Declarations.cpp) prints them beside EmitC's
+// own ops: emitc.include, emitc.func declarations, emitc.verbatim "" for a
+// blank line. Every op prints whole lines.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SCALY_CDECL_OPS
+#define SCALY_CDECL_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/SymbolInterfaces.td"
+
+def CDecl_Dialect : Dialect {
+  let name = "cdecl";
+  let cppNamespace = "::scaly::cdecl";
+  let summary = "C and C++ declarations EmitC 19 cannot say, printed by Scaly's C printer";
+  let dependentDialects = ["::mlir::emitc::EmitCDialect"];
+}
+
+class CDecl_Op<string mnemonic, list<Trait> traits = []>
+    : Op<CDecl_Dialect, mnemonic, traits>;
+
+// A region of declarations: one block, no terminator. MLIR lets a symbol
+// (an emitc.func declaration) sit only directly in a symbol table, so each
+// is one; C sees the names it declares at file scope all the same.
+class CDecl_RegionOp<string mnemonic>
+    : CDecl_Op<mnemonic, [NoTerminator, SingleBlock, NoRegionArguments, SymbolTable]> {
+  let regions = (region SizedRegion<1>:$body);
+}
+
+def CDecl_CommentOp : CDecl_Op<"comment"> {
+  let summary = "a block comment: /* text */";
+  let description = [{
+    Prints `/* <text> */`; a text of several lines continues as written
+    (the header's lines go on with ` * `). Inside a `cdecl.struct` it is
+    indented with the fields.
+
+    ```mlir
+    cdecl.comment "x: no values"
+    ```
+  }];
+  let arguments = (ins StrAttr:$text);
+  let assemblyFormat = "$text attr-dict";
+  let hasVerifier = 1;
+}
+
+def CDecl_DefineOp : CDecl_Op<"define"> {
+  let summary = "an object-like macro: #define NAME [value]";
+  let description = [{
+    The value is an integer, a token sequence of one line (a string), or an
+    array of i32 printed as a C initializer list, 16 values to a continued
+    line (`{ \` ... `}`): a sparse output's index table, usable as an array
+    initializer without unused-variable warnings. Without a value the name
+    is only defined (an include guard).
+
+    ```mlir
+    cdecl.define "f_SZ_ARG" = 2
+    cdecl.define "f_jac_COLIND" = array<i32: 0, 1, 3>
+    cdecl.define "casadi_real" = "double"
+    cdecl.define "SCALY_F_H"
+    ```
+  }];
+  let arguments = (ins StrAttr:$name,
+                       OptionalAttr<AnyAttrOf<[I64Attr, StrAttr, DenseI32ArrayAttr]>>:$value);
+  let assemblyFormat = "$name (`=` $value^)? attr-dict";
+  let hasVerifier = 1;
+}
+
+def CDecl_IncludeOp : CDecl_Op<"include"> {
+  let summary = "#include <file> inside a cdecl region";
+  let description = [{
+    emitc.include, which must sit at a module's top level, for the
+    includes inside an include guard.
+
+    ```mlir
+    cdecl.include standard "stdint.h"
+    cdecl.include "model.h"
+    ```
+  }];
+  let arguments = (ins StrAttr:$include, UnitAttr:$is_standard_include);
+  let assemblyFormat = "(`standard` $is_standard_include^)? $include attr-dict";
+  let hasVerifier = 1;
+}
+
+def CDecl_IfNotDefinedOp : CDecl_RegionOp<"ifndef"> {
+  let summary = "declarations under #ifndef NAME ... #endif";
+  let description = [{
+    Prints `#ifndef <name>`, the body, `#endif`: an include guard (whose
+    body starts with `cdecl.define` of the name), or defaults an includer
+    may have set first.
+
+    ```mlir
+    cdecl.ifndef "casadi_real" {
+      cdecl.define "casadi_real" = "double"
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let assemblyFormat = "$name attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+def CDecl_ExternCOp : CDecl_RegionOp<"extern_c"> {
+  let summary = "declarations with C linkage for a C++ includer";
+  let description = [{
+    Prints the body between `#ifdef __cplusplus` / `extern "C" {` /
+    `#endif` and `#ifdef __cplusplus` / `}` / `#endif`: C sees the body,
+    C++ sees it with C linkage.
+  }];
+  let assemblyFormat = "attr-dict-with-keyword $body";
+}
+
+def CDecl_NamespaceOp : CDecl_RegionOp<"namespace"> {
+  let summary = "a C++ namespace: namespace name { ... } // namespace name";
+  let arguments = (ins StrAttr:$name);
+  let assemblyFormat = "$name attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+def CDecl_ConstexprOp : CDecl_Op<"constexpr"> {
+  let summary = "a C++ integer constant: constexpr T name = value;";
+  let description = [{
+    ```mlir
+    cdecl.constexpr "SZ_ARG" : !emitc.opaque<"int"> = 2
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, TypeAttr:$type, I64Attr:$value);
+  let assemblyFormat = "$name `:` $type `=` $value attr-dict";
+  let hasVerifier = 1;
+}
+
+def CDecl_StructOp : CDecl_RegionOp<"struct"> {
+  let summary = "a struct of cdecl.field (and cdecl.comment) members";
+  let description = [{
+    In C (no `cxx`) a typedef of an anonymous struct,
+    `typedef struct __attribute__((aligned(N))) { ... } name;`; with `cxx`
+    a C++ struct, `struct alignas(N) name { ... };`. Without `alignment`
+    neither attribute is printed.
+
+    ```mlir
+    cdecl.struct "f_in" {alignment = 16 : i64} {
+      cdecl.field "x" : !emitc.array<3xf64>
+      cdecl.comment "y: no values"
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, OptionalAttr<I64Attr>:$alignment, UnitAttr:$cxx);
+  let assemblyFormat = "$name attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+def CDecl_FieldOp : CDecl_Op<"field", [HasParent<"StructOp">]> {
+  let summary = "a member of a cdecl.struct: T name[dims]; /* comment */";
+  let description = [{
+    An `!emitc.array` type gives the member's dimensions. `comment` follows
+    the member on its line.
+  }];
+  let arguments = (ins StrAttr:$name, TypeAttr:$type, OptionalAttr<StrAttr>:$comment);
+  let assemblyFormat = "$name `:` $type attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif

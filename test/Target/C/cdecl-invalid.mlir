@@ -1,0 +1,17 @@
+// RUN: not scaly-translate --emit-c --split-input-file %s 2>&1 | FileCheck %s
+//
+// Inside a declaration's region the printer refuses what it refuses at a
+// module's top level: an op with no file-scope form (a constant), a global
+// of a type it cannot spell.
+
+// CHECK: error: 'emitc.constant' op cannot be printed at the top level of a C module
+cdecl.extern_c {
+  %0 = "emitc.constant"() <{value = 1 : i32}> : () -> i32
+}
+
+// -----
+
+// CHECK: error: 'emitc.global' op has no C form (its type or initial value)
+cdecl.ifndef "X" {
+  emitc.global static const @table : !emitc.array<2xi8> = dense<[1, 2]>
+}
