@@ -462,7 +462,7 @@ def test_final_and_kept_states_returned_together(cache):
     np.testing.assert_allclose(z6, reference(z0, us[:6]), rtol=1e-13, atol=1e-13)
 
 
-def test_exprs_of_one_call_steps_are_plain_exprs():
+def test_exprs_of_one_call_steps_are_plain_exprs(cache):
     """x[k] and a Function applied to Exprs are each one call into the graph, which
     makes the Exprs itself: they are Exprs as Python makes them (graph, int id,
     not blocked) and trace on as any other."""
