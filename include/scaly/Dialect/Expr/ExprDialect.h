@@ -72,6 +72,9 @@ PlaceAttr placeOf(mlir::Value v);
 /// product of a large operand. Every other value is scalars only
 /// (Plans.cpp).
 bool mayNeedMemory(mlir::OpResult r, int64_t limit);
+/// The plan passes' check of their scalarize-limit option: a negative one is
+/// an error on `op` naming `pass` (Plans.cpp).
+mlir::LogicalResult checkScalarizeLimit(mlir::Operation *op, llvm::StringRef pass, int64_t limit);
 /// The shortest chain of calls that becomes one expr.scan (shorter chains
 /// keep their calls): the rule of scaly-roll-call-chains, and of the tracer,
 /// which rolls a chain as it is traced.

@@ -131,3 +131,9 @@ LogicalResult ExprDialect::verifyOperationAttribute(Operation *op, NamedAttribut
            << op->getNumResults() << ")";
   return success();
 }
+
+LogicalResult scaly::expr::checkScalarizeLimit(Operation *op, StringRef pass, int64_t limit) {
+  if (limit >= 0)
+    return success();
+  return op->emitError() << pass << ": scalarize-limit must be at least 0, got " << limit;
+}

@@ -47,11 +47,8 @@ struct PlanFusionPass : public scaly::expr::impl::PlanFusionBase<PlanFusionPass>
   using PlanFusionBase::PlanFusionBase;
 
   void runOnOperation() override {
-    if (scalarizeLimit < 0) {
-      getOperation()->emitError("scaly-plan-fusion: scalarize-limit must be at least 0, got ")
-          << static_cast<int64_t>(scalarizeLimit);
+    if (failed(checkScalarizeLimit(getOperation(), getArgument(), scalarizeLimit)))
       return signalPassFailure();
-    }
     MLIRContext *ctx = &getContext();
     getOperation()->walk([&](Operation *op) {
       if (op->getNumResults() != 1 || !isa<ExprDialect>(op->getDialect()))

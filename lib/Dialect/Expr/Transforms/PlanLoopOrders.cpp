@@ -34,11 +34,8 @@ struct PlanLoopOrdersPass : public scaly::expr::impl::PlanLoopOrdersBase<PlanLoo
   using PlanLoopOrdersBase::PlanLoopOrdersBase;
 
   void runOnOperation() override {
-    if (scalarizeLimit < 0) {
-      getOperation()->emitError("scaly-plan-loop-orders: scalarize-limit must be at least 0, got ")
-          << static_cast<int64_t>(scalarizeLimit);
+    if (failed(checkScalarizeLimit(getOperation(), getArgument(), scalarizeLimit)))
       return signalPassFailure();
-    }
     MLIRContext *ctx = &getContext();
     getOperation()->walk([&](Operation *op) {
       if (!isa<ExprDialect>(op->getDialect()))

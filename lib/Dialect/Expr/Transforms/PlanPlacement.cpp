@@ -166,11 +166,8 @@ struct PlanPlacementPass : public scaly::expr::impl::PlanPlacementBase<PlanPlace
   using PlanPlacementBase::PlanPlacementBase;
 
   void runOnOperation() override {
-    if (scalarizeLimit < 0) {
-      getOperation()->emitError("scaly-plan-placement: scalarize-limit must be at least 0, got ")
-          << static_cast<int64_t>(scalarizeLimit);
+    if (failed(checkScalarizeLimit(getOperation(), getArgument(), scalarizeLimit)))
       return signalPassFailure();
-    }
     Placement placement(&getContext(), scalarizeLimit);
     getOperation()->walk([&](Operation *op) {
       if (auto ret = dyn_cast<ReturnOp>(op))
