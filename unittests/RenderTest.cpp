@@ -8,9 +8,6 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/Pass.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/IR/Diagnostics.h"
 
 #include <gtest/gtest.h>
 
@@ -137,56 +134,4 @@ TEST_F(Render, IndexTablesTravelAsLengthsUnlessTheyAreWritten) {
   EXPECT_NE(error.find("index table 'colind' must be its values (array<i32: ...>)"),
             std::string::npos)
       << error;
-}
-
-namespace {
-
-/// Adds an arith.constant without its value to the module it runs on:
-/// invalid IR, as a pass with a bug would leave it.
-struct BreakModule : mlir::PassWrapper<BreakModule, mlir::OperationPass<mlir::ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(BreakModule)
-  void runOnOperation() override {
-    mlir::ModuleOp m = getOperation();
-    if (!m->hasAttr("test.break"))
-      return;
-    mlir::OpBuilder b = mlir::OpBuilder::atBlockEnd(m.getBody());
-    mlir::OperationState state(m.getLoc(), "arith.constant");
-    state.addTypes(b.getF64Type());
-    b.create(state);
-  }
-};
-
-/// Does nothing: the pipeline's last pass.
-struct LastPass : mlir::PassWrapper<LastPass, mlir::OperationPass<mlir::ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LastPass)
-  void runOnOperation() override {}
-};
-
-/// Runs BreakModule then LastPass on each nested module of `text`, on a
-/// threaded context, with the checkpoint; whether every module verified.
-bool checkpointPasses(mlir::MLIRContext &ctx, const char *text) {
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(text, &ctx);
-  EXPECT_TRUE(module);
-  ctx.enableMultithreading();
-  mlir::PassManager pm(&ctx);
-  pm.enableVerifier(false);
-  mlir::OpPassManager &nested = pm.nest<mlir::ModuleOp>();
-  nested.addPass(std::make_unique<BreakModule>());
-  nested.addPass(std::make_unique<LastPass>());
-  auto checkpoint = std::make_unique<codegen::Checkpoint>(nested);
-  codegen::Checkpoint *result = checkpoint.get();
-  pm.addInstrumentation(std::move(checkpoint));
-  bool ran = mlir::succeeded(pm.run(*module));
-  ctx.disableMultithreading();
-  EXPECT_TRUE(ran);
-  return result->passed();
-}
-
-} // namespace
-
-TEST_F(Render, CheckpointVerifiesEachNestedModuleAfterThePipeline) {
-  mlir::ScopedDiagnosticHandler quiet(ctx.get(), [](mlir::Diagnostic &) {});
-  EXPECT_TRUE(checkpointPasses(*ctx, "module { module {} module {} module {} }"));
-  EXPECT_FALSE(checkpointPasses(*ctx, "module { module {} module attributes {test.break} {} "
-                                      "module {} }"));
 }

@@ -244,14 +244,6 @@ std::vector<RenderedPort> renderedPorts(const std::vector<Port> &ports,
 
 } // namespace
 
-Checkpoint::Checkpoint(OpPassManager &pipeline)
-    : last(std::prev(pipeline.getPasses().end())->getTypeID()) {}
-
-void Checkpoint::runAfterPass(Pass *pass, Operation *op) {
-  if (pass->getTypeID() == last && failed(verify(op)))
-    invalid = true;
-}
-
 namespace {
 thread_local const std::atomic<bool> *renderCancel = nullptr;
 } // namespace
@@ -396,13 +388,8 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   lower.enableVerifier(verifyEach);
   if (options.recordStages)
     lower.addInstrumentation(makeStageObserver(record));
-  OpPassManager &pipeline = perEntry ? lower.nest<ModuleOp>() : lower;
-  buildLoweringPipeline(pipeline, "", options.scalarizeLimit, options.lanes, options.reciprocal,
-                        /*functionPassesOnModule=*/options.recordStages);
-  auto checkpoint = std::make_unique<Checkpoint>(pipeline);
-  Checkpoint *checkpointResult = checkpoint.get();
-  if (!verifyEach)
-    lower.addInstrumentation(std::move(checkpoint));
+  buildLoweringPipeline(perEntry ? lower.nest<ModuleOp>() : lower, "", options.scalarizeLimit,
+                        options.lanes, options.reciprocal, /*functionPassesOnModule=*/options.recordStages);
   // Threaded from here to the printed C (one thread pool per render): the
   // entries lower, their procedures translate and functions print in parallel.
   ThreadedContext threads(ctx, perEntry);
@@ -413,9 +400,19 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     lowered = lower.run(module);
   if (failed(lowered))
     return fail("lowering to the program dialect failed");
-  if (!verifyEach && !checkpointResult->passed())
-    return fail("lowering produced invalid IR (a bug in Scaly: SCALY_VERIFY_EACH=1 names the "
-                "pass)");
+  // The checkpoint: each entry's module on its own (in parallel; a module's
+  // verification walks its symbol uses in one thread), before the merge,
+  // which only moves and renames functions.
+  if (!verifyEach) {
+    auto verifyPart = [](ModuleOp part) { return verify(part); };
+    LogicalResult valid =
+        perEntry ? failableParallelForEach(ctx, llvm::to_vector(module.getOps<ModuleOp>()),
+                                           verifyPart)
+                 : verify(module);
+    if (failed(valid))
+      return fail("lowering produced invalid IR (a bug in Scaly: SCALY_VERIFY_EACH=1 names the "
+                  "pass)");
+  }
   if (perEntry && failed(runUnverified(prog::createMergeEntryModules())))
     return fail("lowering to the program dialect failed");
   if (renderCancelled())

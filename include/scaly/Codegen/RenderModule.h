@@ -6,7 +6,6 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
-#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include <atomic>
 #include <string>
@@ -120,26 +119,6 @@ void buildLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef entry = "",
 /// `seconds` is the pass's wall time, the printing of the IR not included.
 std::unique_ptr<mlir::PassInstrumentation>
 makeStageObserver(std::function<void(llvm::StringRef, std::string, double)> observe);
-
-/// The render's checkpoint: verifies the module a pipeline ran on once,
-/// after its last pass, on the thread that ran it. Nested on each entry's
-/// module (several entries), each entry is verified as soon as its pipeline
-/// is done, overlapping the others' lowering, not after the slowest entry.
-/// (Threads run copies of a nested pipeline's passes: the last pass is
-/// recognized by its type.)
-class Checkpoint : public mlir::PassInstrumentation {
-public:
-  /// `pipeline`: the passes, at least one, after whose last the module is
-  /// verified.
-  explicit Checkpoint(mlir::OpPassManager &pipeline);
-  void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override;
-  /// False once a module failed verification.
-  bool passed() const { return !invalid; }
-
-private:
-  mlir::TypeID last;
-  std::atomic<bool> invalid{false};
-};
 
 /// Recipe comment text (without /* */) for `name` and `options`.
 /// `newerGlibcFunctions`: vector math the module calls that needs glibc >= 2.35.
