@@ -402,6 +402,21 @@ private:
     return at;
   }
 
+  /// The pointer `op` reads memory through: `*p` and `p->f`, but not a
+  /// member whose address is taken (`&p->f` reads nothing); else null.
+  static Value pointerRead(Operation *op) {
+    if (auto apply = dyn_cast<emitc::ApplyOp>(op))
+      return apply.getApplicableOperator() == "*" ? apply.getOperand() : Value();
+    auto member = dyn_cast<emitc::MemberOfPtrOp>(op);
+    if (!member)
+      return Value();
+    bool addressed = llvm::all_of(member->getUsers(), [](Operation *user) {
+      auto apply = dyn_cast<emitc::ApplyOp>(user);
+      return apply && apply.getApplicableOperator() == "&";
+    });
+    return addressed ? Value() : member.getOperand();
+  }
+
   /// Expressions nest at most this deep; deeper parts get a name (C
   /// compilers limit nesting, and the C stays readable).
   static constexpr int kMaxInlineDepth = 32;
@@ -417,6 +432,12 @@ private:
         Operation *user = *op.getResult(0).getUsers().begin();
         inl = !writtenBetween(&block, writeEpoch.lookup(&op), writeEpoch.lookup(printedAt(user)),
                               bufferOf(read.getValue()));
+      }
+      // So does a read through `*p` or `p->f` (not `&p->f`, an address).
+      if (Value ptr = pointerRead(&op); inl && ptr && !isConstPointer(ptr)) {
+        Operation *user = *op.getResult(0).getUsers().begin();
+        inl = !writtenBetween(&block, writeEpoch.lookup(&op), writeEpoch.lookup(printedAt(user)),
+                              bufferOf(ptr));
       }
       // A call that reads memory through a pointer argument (a reduction
       // helper) is a read too: it stays in place when its buffer may be

@@ -81,3 +81,26 @@ emitc.func @pick(%q: !emitc.ptr<!emitc.ptr<!emitc.opaque<"point_in">>> {scaly.na
   emitc.call_opaque "use"(%first, %x) : (!emitc.ptr<!emitc.opaque<"point_in">>, f64) -> ()
   emitc.return %name : !emitc.ptr<!emitc.opaque<"char">>
 }
+
+// A read through `*p` or `p->f` stays before a later write that may touch
+// that memory: printed where it is used, it would read the new value.
+// CHECK-LABEL: double reads_before_writes(double* p, point_out* out) {
+// CHECK-NEXT:    double v0 = *p;
+// CHECK-NEXT:    double v1 = out->y;
+// CHECK-NEXT:    p[0] = 1.0;
+// CHECK-NEXT:    out->y = 2.0;
+// CHECK-NEXT:    return v0 + v1;
+// CHECK-NEXT:  }
+emitc.func @reads_before_writes(%p: !emitc.ptr<f64> {scaly.name = "p"}, %out: !emitc.ptr<!emitc.opaque<"point_out">> {scaly.name = "out"}) -> f64 {
+  %v = emitc.apply "*"(%p) : (!emitc.ptr<f64>) -> f64
+  %y = "emitc.member_of_ptr"(%out) <{member = "y"}> : (!emitc.ptr<!emitc.opaque<"point_out">>) -> f64
+  %c0 = "emitc.constant"() <{value = 0 : i32}> : () -> i32
+  %one = "emitc.constant"() <{value = 1.0 : f64}> : () -> f64
+  %two = "emitc.constant"() <{value = 2.0 : f64}> : () -> f64
+  %s = emitc.subscript %p[%c0] : (!emitc.ptr<f64>, i32) -> f64
+  emitc.assign %one : f64 to %s : f64
+  %yw = "emitc.member_of_ptr"(%out) <{member = "y"}> : (!emitc.ptr<!emitc.opaque<"point_out">>) -> f64
+  emitc.assign %two : f64 to %yw : f64
+  %sum = emitc.add %v, %y : (f64, f64) -> f64
+  emitc.return %sum : f64
+}
