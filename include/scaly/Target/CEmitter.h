@@ -138,7 +138,7 @@ mlir::LogicalResult printDeclaration(mlir::Operation *op,
 /// `printC` prints them.
 std::vector<mlir::emitc::FuncOp> functionsIn(mlir::Block &block);
 
-/// The signatures of the functions `printC` prints, in order.
+/// The signatures of the functions `printC` defines, in order.
 std::vector<FunctionSignature> functionSignatures(mlir::ModuleOp module);
 
 /// One line of the model's Python source.

@@ -69,22 +69,27 @@ DictionaryAttr argAttrs(OpBuilder &b, StringRef name, bool isConst) {
 /// `static inline`.
 constexpr int kNoInlineCallSites = 8;
 
-/// `double name(double, const double*);` for an external function.
-std::string externPrototype(pg::ExternOp ext) {
-  auto cType = [](Type t) -> std::string {
-    if (auto p = dyn_cast<pg::PtrType>(t)) {
-      Type e = p.getElementType();
-      std::string elem = isa<NoneType>(e) ? "void" : (e.isInteger(1) ? "uint8_t" : c::scalarCType(e));
-      return (p.getReadonly() ? "const " : "") + elem + "*";
-    }
-    return c::scalarCType(t);
+/// The declaration of an external function: a bodiless emitc.func, which
+/// the printer prints as its prototype, `double name(double, const double*);`
+/// (a bool buffer is `uint8_t*`, a pointer to none `void*`).
+void declareExtern(OpBuilder &b, pg::ExternOp ext) {
+  MLIRContext *ctx = b.getContext();
+  auto cType = [&](Type t) -> Type {
+    auto p = dyn_cast<pg::PtrType>(t);
+    if (!p)
+      return t;
+    Type e = p.getElementType();
+    return emitc::PointerType::get(isa<NoneType>(e) ? emitc::OpaqueType::get(ctx, "void") : e);
   };
   FunctionType type = ext.getFunctionType();
-  std::string s = type.getNumResults() ? cType(type.getResult(0)) : "void";
-  s += " " + ext.getSymName().str() + "(";
+  auto inputs = llvm::map_to_vector(type.getInputs(), cType);
+  auto results = llvm::map_to_vector(type.getResults(), cType);
+  auto fn = b.create<emitc::FuncOp>(ext.getLoc(), ext.getSymName(),
+                                    FunctionType::get(ctx, inputs, results));
+  fn.setPrivate();
   for (auto [i, t] : llvm::enumerate(type.getInputs()))
-    s += (i ? ", " : "") + cType(t);
-  return s + (type.getNumInputs() ? ");" : "void);");
+    if (auto p = dyn_cast<pg::PtrType>(t); p && p.getReadonly())
+      fn.setArgAttr(i, c::kConstAttr, b.getUnitAttr());
 }
 
 struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> {
@@ -128,8 +133,8 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     // procedure in the object code too (see kNoInlineCallSites).
     bool usesTables = surveyProcs(procs);
 
-    // External functions: an #include of their header, else a prototype.
-    // (Erased at the end: the builder inserts before the module's first op.)
+    // External functions: an #include of their header, else a declaration.
+    // (The prog.externs are erased at the end, with the procedures.)
     auto externs = llvm::to_vector(module.getOps<pg::ExternOp>());
     for (pg::ExternOp ext : externs) {
       if (auto header = ext.getHeader()) {
@@ -137,7 +142,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
         b.setInsertionPoint(typedefs);
         b.create<emitc::IncludeOp>(loc, *header, /*is_standard_include=*/false);
       } else {
-        b.create<emitc::VerbatimOp>(loc, externPrototype(ext));
+        declareExtern(b, ext);
       }
     }
     if (!externs.empty())

@@ -864,7 +864,8 @@ std::vector<emitc::FuncOp> c::functionsIn(Block &block) {
 std::vector<c::FunctionSignature> c::functionSignatures(ModuleOp module) {
   std::vector<FunctionSignature> out;
   for (emitc::FuncOp fn : functionsIn(*module.getBody()))
-    out.push_back(functionSignature(fn));
+    if (!fn.isExternal()) // an external function's declaration defines nothing
+      out.push_back(functionSignature(fn));
   return out;
 }
 
