@@ -48,9 +48,11 @@ int main(int argc, char **argv) {
     return 1;
   if (mlir::failed(pm.run(*module)))
     return 1;
-  // C once the pipeline has reached EmitC; the IR where it stopped before.
+  // C once the pipeline has reached EmitC (and Scaly's cdecl ops for what
+  // EmitC cannot say); the IR where it stopped before.
   bool allEmitC = llvm::all_of(module->getBody()->getOperations(), [](mlir::Operation &op) {
-    return op.getDialect() && op.getDialect()->getNamespace() == "emitc";
+    llvm::StringRef ns = op.getDialect() ? op.getDialect()->getNamespace() : "";
+    return ns == "emitc" || ns == "cdecl";
   });
   if (!allEmitC) {
     module->print(llvm::outs());

@@ -8,9 +8,9 @@
 // output nobody wants; a nonzero return is a failure.
 //
 // The layer is an EmitC module (emitc.global tables, emitc.func query and
-// evaluation functions) that the C printer prints after the model. Only the
-// preprocessor lines and comments are verbatim: C has no other way to say
-// them. CasADi's types stay C's `casadi_int`/`casadi_real` (opaque types).
+// evaluation functions in a cdecl.extern_c block, cdecl.comment comments)
+// that the C printer prints after the model. CasADi's types stay C's
+// `casadi_int`/`casadi_real` (opaque types).
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,7 +83,8 @@ struct Builder : c::EmitCBuilder {
   Type nameP = emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const char"));
   Type cInt32 = emitc::OpaqueType::get(ctx, "int");
 
-  void verbatim(StringRef text) { b.create<emitc::VerbatimOp>(loc, text); }
+  void blankLine() { b.create<emitc::VerbatimOp>(loc, ""); }
+  void comment(StringRef text) { b.create<cdecl::CommentOp>(loc, text); }
   /// `p != 0` for a pointer.
   Value nonNull(Value p) { return cmp(emitc::CmpPredicate::ne, p, literal(p.getType(), "0")); }
   using EmitCBuilder::at;
@@ -143,7 +144,7 @@ void queries(Builder &b, const CasadiEntry &e) {
     szW += sizeOf(p);
   for (const CasadiPort &p : e.outs)
     szW += sizeOf(p);
-  b.verbatim("");
+  b.blankLine();
   auto nothing = [&](ArrayRef<BlockArgument>) { b.ret(); };
   b.function(f + "_incref", {}, {}, nothing);
   b.function(f + "_decref", {}, {}, nothing);
@@ -179,7 +180,7 @@ void queries(Builder &b, const CasadiEntry &e) {
                  b.ifElse(b.nonNull(sz), [&] { b.assign(b.at(sz, 0), b.constant(b.cInt, Twine(n))); });
                b.ret(b.constant(b.cInt32, "0"));
              });
-  b.verbatim("/* The module keeps no state: one memory slot serves every thread. */");
+  b.comment("The module keeps no state: one memory slot serves every thread.");
   auto zero = [&](ArrayRef<BlockArgument> a) {
     if (!a.empty())
       b.discard(a[0]);
@@ -310,22 +311,28 @@ void evaluation(Builder &b, const CasadiEntry &e) {
 
 OwningOpRef<ModuleOp> casadiModule(MLIRContext *ctx, const std::vector<CasadiEntry> &entries) {
   ctx->getOrLoadDialect<emitc::EmitCDialect>();
+  ctx->getOrLoadDialect<cdecl::CDeclDialect>();
   Location loc = UnknownLoc::get(ctx);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   OpBuilder ob(ctx);
   ob.setInsertionPointToEnd(module->getBody());
   Builder b{{ob, loc}};
-  b.verbatim("\n/* CasADi's external function API (render_c_module(casadi=True)):\n"
-             " * casadi.external(\"<entry>\", \"<library>.so\") loads and evaluates each entry.\n"
-             " * Dense matrices are column-major here, as CasADi stores them. */\n"
-             "#ifdef __cplusplus\nextern \"C\" {\n#endif");
+  b.blankLine();
+  ob.create<cdecl::CommentOp>(
+      loc, "CasADi's external function API (render_c_module(casadi=True)):\n"
+           " * casadi.external(\"<entry>\", \"<library>.so\") loads and evaluates each entry.\n"
+           " * Dense matrices are column-major here, as CasADi stores them.");
+  // The functions in the block, its symbol table (appendCasadiDeclarations
+  // finds them there).
+  auto externC = ob.create<cdecl::ExternCOp>(loc);
+  ob.setInsertionPointToStart(&externC.getBody().emplaceBlock());
   for (const CasadiEntry &e : entries) {
-    b.verbatim("");
+    b.blankLine();
     queries(b, e);
-    b.verbatim("");
+    b.blankLine();
     evaluation(b, e);
   }
-  b.verbatim("\n#ifdef __cplusplus\n}\n#endif");
+  b.blankLine();
   return module;
 }
 
@@ -345,7 +352,7 @@ void appendCasadiDeclarations(OpBuilder &b, ModuleOp casadi) {
     });
   b.create<emitc::VerbatimOp>(loc, "");
   region(b.create<cdecl::ExternCOp>(loc), [&] {
-    for (auto fn : casadi.getOps<emitc::FuncOp>()) {
+    for (emitc::FuncOp fn : c::functionsIn(*casadi.getBody())) {
       // The function's prototype: its attributes (name, type, specifiers,
       // parameter names) without its body.
       auto declaration = b.create<emitc::FuncOp>(fn.getLoc(), fn.getSymName(), fn.getFunctionType());

@@ -5,6 +5,7 @@
 #include "scaly/Codegen/ModuleHeader.h"
 
 #include "scaly/Conversion/Passes.h"
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
 #include "scaly/Dialect/Expr/Passes.h"
 #include "scaly/Dialect/Program/Passes.h"
 #include "scaly/Target/CEmitter.h"
@@ -287,8 +288,12 @@ void eraseRenderedModule(OwningOpRef<ModuleOp> &module) {
   // from the others, are freed in parallel first.
   SmallVector<Operation *> functions;
   for (Operation &op : module->getBody()->getOperations())
-    if (op.getNumRegions())
+    if (op.getNumRegions() && !isa_and_nonnull<cdecl::CDeclDialect>(op.getDialect()))
       functions.push_back(&op);
+  // A C module's functions sit in its extern "C" block.
+  for (emitc::FuncOp fn : c::functionsIn(*module->getBody()))
+    if (fn->getParentOp() != module->getOperation())
+      functions.push_back(fn);
   if (functions.size() >= 8) {
     MLIRContext *ctx = module->getContext();
     ThreadedContext threads(ctx, true);

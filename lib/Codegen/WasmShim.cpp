@@ -4,9 +4,10 @@
 // struct fields and sparse tables, and the signatures the emitter printed)
 // as an EmitC module, which the C printer prints like the model: emitc.func
 // definitions of EmitC ops, emitc.func declarations (the host's import, the
-// entries made static), emitc.global statics, emitc.include. Each export is
-// one emitc.func: the header declares a copy of it and the manifest reads
-// its signature, so the three cannot differ.
+// entries made static), emitc.global statics, emitc.include, and the cdecl
+// ops of comments and of the header's guard and extern "C" block. Each
+// export is one emitc.func: the header declares a copy of it and the
+// manifest reads its signature, so the three cannot differ.
 //
 // Every export returns only after a successful call: a non-success status
 // goes to the host's `scaly.error` import, then traps. The work is done in a
@@ -23,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Codegen/WasmShim.h"
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Target/EmitCBuilders.h"
 #include "scaly/Target/StatusCodes.h"
@@ -53,13 +55,6 @@ std::string join(llvm::ArrayRef<std::string> items) {
   return s;
 }
 
-/// The shim's and its header's preprocessor lines other than #include,
-/// comments and blank lines: verbatim text, as C has no other way to say
-/// them (to be replaced by Scaly's ops for them).
-void preprocessorOrComment(OpBuilder &b, Location loc, StringRef text) {
-  b.create<emitc::VerbatimOp>(loc, text);
-}
-
 /// Bytes of the message the shim reports to the host.
 constexpr int64_t kMessageBytes = 160;
 
@@ -73,7 +68,16 @@ struct ShimBuilder : c::EmitCBuilder {
   /// `static char scaly_shim_message[160]`: the message reported to the host.
   Type messageType = emitc::ArrayType::get({kMessageBytes}, emitc::OpaqueType::get(ctx, "char"));
 
-  void text(StringRef s) { preprocessorOrComment(b, loc, s); }
+  /// An empty line (emitc.verbatim "", as the model's module has them).
+  void blankLine() { b.create<emitc::VerbatimOp>(loc, ""); }
+  /// `/* text */`; a text of several lines goes on with ` * `.
+  void comment(StringRef text) { b.create<cdecl::CommentOp>(loc, text); }
+  /// Makes `op`'s region a block and `body` build into it.
+  void inRegion(Operation *op, function_ref<void()> body) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&op->getRegion(0).emplaceBlock());
+    body();
+  }
   CParam type(StringRef cName, std::string name = "") {
     auto [t, isConst] = c::typeFromName(ctx, cName);
     return {t, isConst, std::move(name)};
@@ -175,8 +179,8 @@ emitc::FuncOp append(ShimBuilder &b) {
 /// The declaration of the host's error import.
 void errorImport(ShimBuilder &b) {
   Type i32 = b.b.getI32Type();
-  b.text("/* The host's error import: it receives the message of a failed call (UTF-8,\n"
-         " * `length` bytes); the shim then traps, and the host raises. */");
+  b.comment("The host's error import: it receives the message of a failed call (UTF-8,\n"
+            " * `length` bytes); the shim then traps, and the host raises.");
   b.function("scaly_wasm_error",
              {"__attribute__((import_module(\"scaly\"), import_name(\"error\")))"},
              {{i32, false, "status"}, {b.chars, true, "message"}, {i32, false, "length"}}, {});
@@ -186,13 +190,13 @@ void errorImport(ShimBuilder &b) {
 /// host, then trap; returns `scaly_shim_fail(entry, status)`.
 emitc::FuncOp errorHelpers(ShimBuilder &b) {
   b.staticVariable("scaly_shim_message", b.messageType, false);
-  b.text("");
+  b.blankLine();
   emitc::FuncOp status = statusText(b);
-  b.text("");
+  b.blankLine();
   emitc::FuncOp add = append(b);
-  b.text("");
-  b.text("/* Report \"<entry>: <status>\" to the host, then trap. No local lives in\n"
-         " * memory, so the trap leaves the shadow stack as it found it. */");
+  b.blankLine();
+  b.comment("Report \"<entry>: <status>\" to the host, then trap. No local lives in\n"
+            " * memory, so the trap leaves the shadow stack as it found it.");
   auto body = [&](ArrayRef<BlockArgument> a) {
     // Each call is printed in the statement right after it (the printer
     // inlines a call used once), so the appends keep their order.
@@ -391,9 +395,10 @@ struct EntryShim {
   }
 
   std::vector<ShimExport> all() {
-    b.text(formatv("\n/* {0}: {1} input(s), {2} output(s). */", e.name, e.inputs.size(),
-                   e.outputs.size())
-               .str());
+    b.blankLine();
+    b.comment(formatv("{0}: {1} input(s), {2} output(s).", e.name, e.inputs.size(),
+                      e.outputs.size())
+                  .str());
     pointersExport();
     structExport();
     if (noScalarExportReason(e).empty())
@@ -424,10 +429,11 @@ ShimExport layoutExport(ShimBuilder &b, const RenderedModule &module) {
       ++count;
       length += 3 + 2 * offsets.size();
     }
-  b.text("\n/* The typed structs as this compiler lays them out, for the host's layout\n"
-         " * check: the number of structs, then per struct (in the manifest's order)\n"
-         " * sizeof, _Alignof, the number of fields with values, their offsets, then\n"
-         " * their sizes in bytes. */");
+  b.blankLine();
+  b.comment("The typed structs as this compiler lays them out, for the host's layout\n"
+            " * check: the number of structs, then per struct (in the manifest's order)\n"
+            " * sizeof, _Alignof, the number of fields with values, their offsets, then\n"
+            " * their sizes in bytes.");
   Type u32 = b.b.getIntegerType(32, /*isSigned=*/false);
   Type type = emitc::ArrayType::get({length}, u32);
   b.staticVariable("scaly_shim_layout_table", type, true,
@@ -455,22 +461,22 @@ void staticEntries(ShimBuilder &b, const RenderedModule &module) {
 /// The shim module of `module` and its exports, in the order it defines them.
 std::vector<ShimExport> buildShim(ShimBuilder &b, const RenderedModule &module) {
   const std::string &m = module.name;
-  b.text(formatv("/* WebAssembly exports of the Scaly module {0} (generated; docs/wasm.md).\n"
-                 " * Every global symbol of this object is named {0}__*: the entries\n"
-                 " * below get internal linkage, so archives of different modules link\n"
-                 " * into one instance. */",
-                 m)
-             .str());
+  b.comment(formatv("WebAssembly exports of the Scaly module {0} (generated; docs/wasm.md).\n"
+                    " * Every global symbol of this object is named {0}__*: the entries\n"
+                    " * below get internal linkage, so archives of different modules link\n"
+                    " * into one instance.",
+                    m)
+                .str());
   b.b.create<emitc::IncludeOp>(b.loc, "stddef.h", /*isStandardInclude=*/true);
   b.b.create<emitc::IncludeOp>(b.loc, "stdint.h", /*isStandardInclude=*/true);
-  b.text("");
+  b.blankLine();
   errorImport(b);
-  b.text("");
+  b.blankLine();
   staticEntries(b, module);
   b.b.create<emitc::IncludeOp>(b.loc, m + ".c", /*isStandardInclude=*/false);
-  b.text("");
+  b.blankLine();
   emitc::FuncOp fail = errorHelpers(b);
-  b.text("");
+  b.blankLine();
   std::vector<ShimExport> out;
   for (auto [k, e] : llvm::enumerate(module.entries))
     for (ShimExport &x : EntryShim{b, m, e, fail, "scaly_shim_e" + std::to_string(k)}.all())
@@ -482,20 +488,27 @@ std::vector<ShimExport> buildShim(ShimBuilder &b, const RenderedModule &module) 
 /// <module>_wasm.h: a declaration (a copy without specifiers) of each export.
 void buildHeader(ShimBuilder &b, const RenderedModule &module, ArrayRef<ShimExport> exports) {
   std::string guard = "SCALY_" + StringRef(module.name).upper() + "_WASM_H";
-  b.text(formatv("/* The WebAssembly exports of the Scaly module {0} (generated; docs/wasm.md):\n"
-                 " * what a host's C code links against in lib{0}.a. Call these names; the\n"
-                 " * entries of {0}.h are internal to the archive. */\n"
-                 "#ifndef {1}\n#define {1}\n",
-                 module.name, guard)
-             .str());
-  b.b.create<emitc::IncludeOp>(b.loc, module.name + ".h", /*isStandardInclude=*/false);
-  b.text("\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
-  for (const ShimExport &x : exports) {
-    auto decl = cast<emitc::FuncOp>(b.b.insert(x.fn->cloneWithoutRegions()));
-    decl.removeSpecifiersAttr();
-    decl.setPrivate();
-  }
-  b.text("\n#ifdef __cplusplus\n}\n#endif\n\n#endif");
+  b.comment(formatv("The WebAssembly exports of the Scaly module {0} (generated; docs/wasm.md):\n"
+                    " * what a host's C code links against in lib{0}.a. Call these names; the\n"
+                    " * entries of {0}.h are internal to the archive.",
+                    module.name)
+                .str());
+  b.inRegion(b.b.create<cdecl::IfNotDefinedOp>(b.loc, guard), [&] {
+    b.b.create<cdecl::DefineOp>(b.loc, guard, Attribute());
+    b.blankLine();
+    b.b.create<cdecl::IncludeOp>(b.loc, module.name + ".h", /*isStandardInclude=*/false);
+    b.blankLine();
+    b.inRegion(b.b.create<cdecl::ExternCOp>(b.loc), [&] {
+      b.blankLine();
+      for (const ShimExport &x : exports) {
+        auto decl = cast<emitc::FuncOp>(b.b.insert(x.fn->cloneWithoutRegions()));
+        decl.removeSpecifiersAttr();
+        decl.setPrivate();
+      }
+      b.blankLine();
+    });
+    b.blankLine();
+  });
 }
 
 WasmExport record(ShimExport x) {
@@ -525,6 +538,7 @@ std::string print(ModuleOp module, std::string &error) {
 
 WasmShim codegen::buildWasmShim(MLIRContext *ctx, const RenderedModule &module) {
   ctx->getOrLoadDialect<emitc::EmitCDialect>();
+  ctx->getOrLoadDialect<cdecl::CDeclDialect>();
   Location loc = UnknownLoc::get(ctx);
   WasmShim out{ModuleOp::create(loc), ModuleOp::create(loc), {}};
   OpBuilder ob(ctx);

@@ -2,8 +2,9 @@
 //
 // The cdecl dialect holds the declarations of a C or C++ header that
 // upstream EmitC 19 has no op for: object-like macros (index tables as
-// initializer lists among them), preprocessor conditionals, `extern "C"`
-// blocks, aligned structs, C++ namespaces and constexpr constants, comments.
+// initializer lists among them), preprocessor conditionals (#ifndef,
+// #if defined ... #else), `extern "C"` blocks, aligned structs, C++
+// namespaces and constexpr constants, comments.
 // The C printer (lib/Target/C/Declarations.cpp) prints them beside EmitC's
 // own ops: emitc.include, emitc.func declarations, emitc.verbatim "" for a
 // blank line. Every op prints whole lines.
@@ -104,6 +105,28 @@ def CDecl_IfNotDefinedOp : CDecl_RegionOp<"ifndef"> {
   }];
   let arguments = (ins StrAttr:$name);
   let assemblyFormat = "$name attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+def CDecl_IfDefinedOp : CDecl_Op<"if_defined", [NoTerminator, NoRegionArguments]> {
+  let summary = "declarations under #if defined(NAME) ... [#else ...] #endif";
+  let description = [{
+    Prints `#if defined(<name>)`, the `then` body, `#else` and the `else`
+    body when it has one, `#endif`: a definition that differs between
+    compilers or platforms (`__clang__`). Its bodies hold definitions, not
+    function declarations (it is no symbol table).
+
+    ```mlir
+    cdecl.if_defined "__clang__" {
+      cdecl.define "SCALY_NO_UNROLL" = "_Pragma(\"clang loop unroll(disable)\")"
+    } else {
+      cdecl.define "SCALY_NO_UNROLL"
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let regions = (region SizedRegion<1>:$then_body, MaxSizedRegion<1>:$else_body);
+  let assemblyFormat = "$name attr-dict-with-keyword $then_body (`else` $else_body^)?";
   let hasVerifier = 1;
 }
 

@@ -32,7 +32,7 @@ def ProgramToEmitC : Pass<"scaly-program-to-emitc", "::mlir::ModuleOp"> {
     Option<"autoLanes", "auto-lanes", "bool", "false", "print widened loops for SCALY_LANES, a width the preprocessor picks (lanes=auto)">,
     Option<"vectorLibm", "vector-libm", "std::string", "\"none\"", "math on lane vectors: none (libm lane by lane) or glibc (libmvec)">
   ];
-  let dependentDialects = ["::mlir::emitc::EmitCDialect"];
+  let dependentDialects = ["::mlir::emitc::EmitCDialect", "::scaly::cdecl::CDeclDialect"];
 }
 
 #endif // SCALY_CONVERSION_PASSES

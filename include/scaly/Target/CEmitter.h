@@ -133,7 +133,12 @@ mlir::LogicalResult printDeclaration(mlir::Operation *op,
                                      llvm::function_ref<void(llvm::StringRef)> emit,
                                      llvm::function_ref<mlir::LogicalResult(mlir::Operation &)> nested);
 
-/// The signatures of the functions `printC` prints, in order.
+/// The functions in `block` and in the regions of its declarations (cdecl
+/// ops: an extern "C" block holds a module's functions), in the order
+/// `printC` prints them.
+std::vector<mlir::emitc::FuncOp> functionsIn(mlir::Block &block);
+
+/// The signatures of the functions `printC` defines, in order.
 std::vector<FunctionSignature> functionSignatures(mlir::ModuleOp module);
 
 /// One line of the model's Python source.

@@ -10,6 +10,7 @@
 
 #include "HelperFunctions.h"
 
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Target/EmitCBuilders.h"
 
@@ -255,6 +256,17 @@ void build(OpBuilder &b, Location loc, StringRef kind, Type elem, StringRef name
     matmul(h, name, elem);
 }
 
+/// `#if defined(__clang__)` the loop macro `name` as Clang's pragma against
+/// unrolling, `#else` as nothing: other compilers have no such pragma.
+void defineNoUnroll(OpBuilder &b, Location loc, StringRef name) {
+  auto conditional = b.create<cdecl::IfDefinedOp>(loc, "__clang__");
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&conditional.getThenBody().emplaceBlock());
+  b.create<cdecl::DefineOp>(loc, name, b.getStringAttr("_Pragma(\"clang loop unroll(disable)\")"));
+  b.setInsertionPointToStart(&conditional.getElseBody().emplaceBlock());
+  b.create<cdecl::DefineOp>(loc, name, Attribute());
+}
+
 } // namespace
 
 void c::Helpers::add(Item item) {
@@ -264,20 +276,13 @@ void c::Helpers::add(Item item) {
 
 std::string c::Helpers::use(StringRef kind, Type elem) {
   if (kind == "sum" && isa<FloatType>(elem))
-    add({helperName("pairwise", elem), "pairwise", elem, ""});
+    add({helperName("pairwise", elem), "pairwise", elem});
   std::string name = helperName(kind, elem);
-  add({name, kind.str(), elem, ""});
+  add({name, kind.str(), elem});
   return name;
 }
 
-void c::Helpers::useNoUnroll() {
-  add({"SCALY_NO_UNROLL", "", Type(),
-       "#if defined(__clang__)\n"
-       "#define SCALY_NO_UNROLL _Pragma(\"clang loop unroll(disable)\")\n"
-       "#else\n"
-       "#define SCALY_NO_UNROLL\n"
-       "#endif\n\n"});
-}
+void c::Helpers::useNoUnroll() { add({"SCALY_NO_UNROLL", "", Type()}); }
 
 void c::Helpers::append(const Helpers &other) {
   for (const Item &item : other.items)
@@ -292,23 +297,15 @@ std::vector<std::string> c::Helpers::functionNames() const {
   return names;
 }
 
-void c::Helpers::define(OpBuilder &b, Location loc, std::string text) const {
-  // Verbatim text ends its last line itself (the op prints a newline).
-  auto flush = [&] {
-    if (text.empty())
-      return;
-    text.pop_back();
-    b.create<emitc::VerbatimOp>(loc, text);
-    text.clear();
-  };
+void c::Helpers::define(OpBuilder &b, Location loc, bool blankLineFirst) const {
+  auto blankLine = [&] { b.create<emitc::VerbatimOp>(loc, ""); };
+  if (blankLineFirst)
+    blankLine();
   for (const Item &item : items) {
-    if (item.kind.empty()) {
-      text += item.text;
-      continue;
-    }
-    flush();
-    build(b, loc, item.kind, item.elem, item.name);
-    b.create<emitc::VerbatimOp>(loc, "");
+    if (item.kind.empty())
+      defineNoUnroll(b, loc, item.name);
+    else
+      build(b, loc, item.kind, item.elem, item.name);
+    blankLine();
   }
-  flush();
 }

@@ -35,21 +35,20 @@ public:
   /// helpers of procedures translated apart, merged in procedure order, come
   /// out as if translated in one go.
   void append(const Helpers &other);
-  /// Inserts at `b`'s insertion point `text` (verbatim definitions that come
-  /// first: lane support, tables) and then what was registered, in the order
-  /// first used: the macro as verbatim text, each helper as an emitc.func
-  /// followed by an empty line.
-  void define(mlir::OpBuilder &b, mlir::Location loc, std::string text) const;
+  /// Inserts at `b`'s insertion point what was registered, in the order
+  /// first used, each followed by a blank line (after one first with
+  /// `blankLineFirst`: lane support or tables come before): the macro as a
+  /// cdecl.if_defined, each helper as an emitc.func.
+  void define(mlir::OpBuilder &b, mlir::Location loc, bool blankLineFirst) const;
   /// The names of the helper functions registered.
   std::vector<std::string> functionNames() const;
 
 private:
   struct Item {
     std::string name;
-    /// "pairwise", "sum", ... ; empty for verbatim `text`.
+    /// "pairwise", "sum", ... ; empty for the loop macro.
     std::string kind;
     mlir::Type elem;
-    std::string text;
   };
   llvm::StringSet<> seen;
   std::vector<Item> items;

@@ -1,10 +1,11 @@
 //===- ProgramToEmitC.cpp - program dialect to EmitC ----------------------===//
 //
-// Builds the C module of seed 000 in EmitC: recipe comment, includes, vector
-// typedefs, status codes and extern "C" guards (emitc.verbatim / include),
-// one `static inline` function per raw procedure, and the exported entry with
-// the five-argument pointer ABI and its null checks. The procedures' bodies
-// are translated op by op in BodyTranslator.cpp.
+// Builds the C module of seed 000 in EmitC and cdecl ops: recipe comment,
+// includes, vector typedefs, status codes (cdecl.define), and an extern "C"
+// block (cdecl.extern_c) holding what the procedures share, one `static
+// inline` function per raw procedure and the exported entry with the
+// five-argument pointer ABI and its null checks. The procedures' bodies are
+// translated op by op in BodyTranslator.cpp.
 //
 // Attributes the C printer reads: `scaly.name` names a value or loop counter,
 // `scaly.const` on a pointer argument makes its innermost element const.
@@ -12,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Conversion/Passes.h"
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Target/ReservedNames.h"
 #include "scaly/Target/StatusCodes.h"
@@ -67,22 +69,27 @@ DictionaryAttr argAttrs(OpBuilder &b, StringRef name, bool isConst) {
 /// `static inline`.
 constexpr int kNoInlineCallSites = 8;
 
-/// `double name(double, const double*);` for an external function.
-std::string externPrototype(pg::ExternOp ext) {
-  auto cType = [](Type t) -> std::string {
-    if (auto p = dyn_cast<pg::PtrType>(t)) {
-      Type e = p.getElementType();
-      std::string elem = isa<NoneType>(e) ? "void" : (e.isInteger(1) ? "uint8_t" : c::scalarCType(e));
-      return (p.getReadonly() ? "const " : "") + elem + "*";
-    }
-    return c::scalarCType(t);
+/// The declaration of an external function: a bodiless emitc.func, which
+/// the printer prints as its prototype, `double name(double, const double*);`
+/// (a bool buffer is `uint8_t*`, a pointer to none `void*`).
+void declareExtern(OpBuilder &b, pg::ExternOp ext) {
+  MLIRContext *ctx = b.getContext();
+  auto cType = [&](Type t) -> Type {
+    auto p = dyn_cast<pg::PtrType>(t);
+    if (!p)
+      return t;
+    Type e = p.getElementType();
+    return emitc::PointerType::get(isa<NoneType>(e) ? emitc::OpaqueType::get(ctx, "void") : e);
   };
   FunctionType type = ext.getFunctionType();
-  std::string s = type.getNumResults() ? cType(type.getResult(0)) : "void";
-  s += " " + ext.getSymName().str() + "(";
+  auto inputs = llvm::map_to_vector(type.getInputs(), cType);
+  auto results = llvm::map_to_vector(type.getResults(), cType);
+  auto fn = b.create<emitc::FuncOp>(ext.getLoc(), ext.getSymName(),
+                                    FunctionType::get(ctx, inputs, results));
+  fn.setPrivate();
   for (auto [i, t] : llvm::enumerate(type.getInputs()))
-    s += (i ? ", " : "") + cType(t);
-  return s + (type.getNumInputs() ? ");" : "void);");
+    if (auto p = dyn_cast<pg::PtrType>(t); p && p.getReadonly())
+      fn.setArgAttr(i, c::kConstAttr, b.getUnitAttr());
 }
 
 struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> {
@@ -105,7 +112,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     tables = c::Tables();
 
     if (!recipe.empty())
-      b.create<emitc::VerbatimOp>(loc, "/* " + recipe + "\n */");
+      b.create<cdecl::CommentOp>(loc, recipe + "\n"); // its ` */` on a line of its own
     if (!header.empty())
       b.create<emitc::IncludeOp>(loc, header, /*is_standard_include=*/false);
     if (!header.empty())
@@ -113,15 +120,21 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     for (StringRef inc : {"math.h", "stddef.h", "stdint.h"})
       b.create<emitc::IncludeOp>(loc, inc, /*is_standard_include=*/true);
     auto typedefs = b.create<emitc::VerbatimOp>(loc, "");
-    b.create<emitc::VerbatimOp>(loc, c::statusCodeDefines());
-    auto externC = b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
+    for (const c::StatusCode &code : c::kStatusCodes)
+      b.create<cdecl::DefineOp>(loc, code.name, b.getI64IntegerAttr(code.value));
+    b.create<emitc::VerbatimOp>(loc, "");
+    // Everything else has C linkage for a C++ includer: the functions go in
+    // the block (its symbol table), in order, after a blank line.
+    auto externC = b.create<cdecl::ExternCOp>(loc);
+    b.setInsertionPointToStart(&externC.getBody().emplaceBlock());
+    auto opening = b.create<emitc::VerbatimOp>(loc, "");
 
     // Call sites per procedure: a procedure called from many places stays a
     // procedure in the object code too (see kNoInlineCallSites).
     bool usesTables = surveyProcs(procs);
 
-    // External functions: an #include of their header, else a prototype.
-    // (Erased at the end: the builder inserts before the module's first op.)
+    // External functions: an #include of their header, else a declaration.
+    // (The prog.externs are erased at the end, with the procedures.)
     auto externs = llvm::to_vector(module.getOps<pg::ExternOp>());
     for (pg::ExternOp ext : externs) {
       if (auto header = ext.getHeader()) {
@@ -129,20 +142,19 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
         b.setInsertionPoint(typedefs);
         b.create<emitc::IncludeOp>(loc, *header, /*is_standard_include=*/false);
       } else {
-        b.create<emitc::VerbatimOp>(loc, externPrototype(ext));
+        declareExtern(b, ext);
       }
     }
     if (!externs.empty())
       b.create<emitc::VerbatimOp>(loc, "");
     if (failed(translateProcs(b, procs, vectors, usesTables)))
       return signalPassFailure();
-    b.create<emitc::VerbatimOp>(loc, "#ifdef __cplusplus\n}\n#endif");
     typedefs.setValue(vectors.typedefs());
-    // What the procedures share, after the extern "C" guard: lane support
+    // What the procedures share, first in the extern "C" block: lane support
     // (text), the tables (emitc.global), a blank line after either, then the
     // helper functions and the loop macro.
     std::string laneSupport = lanes->definitions();
-    std::string shared = laneSupport.empty() && tables.empty() ? "" : "\n";
+    bool shared = !laneSupport.empty() || !tables.empty();
     // scaly_ names are the module's own (c::entryNameProblem refuses them as
     // entry names); a procedure named like a helper would be defined twice.
     for (const std::string &name : helpers.functionNames())
@@ -154,13 +166,13 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
         }
     {
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointAfter(externC);
+      b.setInsertionPointAfter(opening);
       if (!laneSupport.empty()) {
         laneSupport.pop_back(); // the op ends its last line itself
         b.create<emitc::VerbatimOp>(loc, laneSupport);
       }
       tables.define(b, loc);
-      helpers.define(b, loc, std::move(shared));
+      helpers.define(b, loc, shared);
     }
     // Bodies are freed in parallel on a threaded context (each is isolated).
     parallelForEach(module.getContext(), procs, [](pg::ProcOp proc) {

@@ -104,8 +104,7 @@ public:
   /// so they are printed first, each into its own text (in parallel on a
   /// threaded context), then put in place with their line records moved.
   LogicalResult printModule(ModuleOp module) {
-    std::vector<emitc::FuncOp> functions;
-    collectFunctions(*module.getBody(), functions);
+    std::vector<emitc::FuncOp> functions = c::functionsIn(*module.getBody());
     printed.resize(functions.size());
     for (auto [p, fn] : llvm::zip(printed, functions))
       p.fn = fn;
@@ -136,19 +135,6 @@ private:
   };
   std::vector<Printed> printed;
   std::vector<Printed>::iterator next;
-
-  /// The functions in `block` and in its declarations' regions, in the
-  /// order they are printed.
-  static void collectFunctions(Block &block, std::vector<emitc::FuncOp> &out) {
-    for (Operation &op : block) {
-      if (auto fn = dyn_cast<emitc::FuncOp>(op))
-        out.push_back(fn);
-      else if (isa_and_nonnull<cdecl::CDeclDialect>(op.getDialect()))
-        for (Region &region : op.getRegions())
-          for (Block &inner : region)
-            collectFunctions(inner, out);
-    }
-  }
 
   /// Writes text at the top level, counting its lines when they are read.
   void emitLines(StringRef text) {
@@ -877,10 +863,30 @@ c::FunctionSignature c::functionSignature(emitc::FuncOp fn) {
   return sig;
 }
 
+namespace {
+void collectFunctions(Block &block, std::vector<emitc::FuncOp> &out) {
+  for (Operation &op : block) {
+    if (auto fn = dyn_cast<emitc::FuncOp>(op))
+      out.push_back(fn);
+    else if (isa_and_nonnull<cdecl::CDeclDialect>(op.getDialect()))
+      for (Region &region : op.getRegions())
+        for (Block &inner : region)
+          collectFunctions(inner, out);
+  }
+}
+} // namespace
+
+std::vector<emitc::FuncOp> c::functionsIn(Block &block) {
+  std::vector<emitc::FuncOp> out;
+  collectFunctions(block, out);
+  return out;
+}
+
 std::vector<c::FunctionSignature> c::functionSignatures(ModuleOp module) {
   std::vector<FunctionSignature> out;
-  for (emitc::FuncOp fn : module.getOps<emitc::FuncOp>())
-    out.push_back(functionSignature(fn));
+  for (emitc::FuncOp fn : functionsIn(*module.getBody()))
+    if (!fn.isExternal()) // an external function's declaration defines nothing
+      out.push_back(functionSignature(fn));
   return out;
 }
 

@@ -127,6 +127,16 @@ LogicalResult c::printDeclaration(Operation *op, function_ref<void(StringRef)> e
         emit("#endif\n");
         return ok;
       })
+      .Case([&](cdecl::IfDefinedOp conditional) {
+        emit("#if defined(" + conditional.getName().str() + ")\n");
+        LogicalResult ok = body(conditional.getThenBody());
+        if (!conditional.getElseBody().empty()) {
+          emit("#else\n");
+          ok = succeeded(ok) ? body(conditional.getElseBody()) : ok;
+        }
+        emit("#endif\n");
+        return ok;
+      })
       .Case([&](cdecl::ExternCOp block) {
         emit("#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
         LogicalResult ok = body(block.getBody());

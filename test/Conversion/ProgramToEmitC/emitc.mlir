@@ -2,7 +2,8 @@
 // RUN: scaly-opt %s -split-input-file --scaly-program-to-emitc="recipe=built-by-test header=run.h" | FileCheck %s --check-prefix=OPTS
 //
 // scaly-program-to-emitc: the module layout (includes, vector typedefs,
-// status codes, extern "C" guards as emitc.include/verbatim), raw procedures
+// status codes as cdecl.define, the procedures in a cdecl.extern_c block
+// after a blank line), raw procedures
 // as `static inline` emitc.func with scaly.name/scaly.const argument
 // attributes, the entry with the five-argument ABI returning int and its
 // null checks, scalar ops as EmitC ops and libm calls (f32 names end in f),
@@ -11,7 +12,7 @@
 // port, ports renamed away from the ABI's names. Input stores are in the
 // generic form (the custom form is covered by Dialect/Program/store-roundtrip.mlir).
 
-// OPTS:        emitc.verbatim "/* built-by-test\0A */"
+// OPTS:        cdecl.comment "built-by-test\0A"
 // OPTS-NEXT:   emitc.include "run.h"
 // OPTS:        emitc.include <"math.h">
 
@@ -20,8 +21,14 @@
 // CHECK-NEXT:    emitc.include <"stddef.h">
 // CHECK-NEXT:    emitc.include <"stdint.h">
 // CHECK-NEXT:    emitc.verbatim "typedef double double2 __attribute__((vector_size(16), aligned(8), may_alias));\0A"
-// CHECK-NEXT:    emitc.verbatim "#define SCALY_SUCCESS 0\0A#define SCALY_ERR_NULL_ABI 1\0A#define SCALY_ERR_NULL_WORK 2\0A#define SCALY_ERR_NULL_RESULT 3\0A#define SCALY_ERR_NULL_INPUT 4\0A"
-// CHECK-NEXT:    emitc.verbatim "#ifdef __cplusplus\0Aextern \22C\22 {\0A#endif\0A"
+// CHECK-NEXT:    cdecl.define "SCALY_SUCCESS" = 0 : i64
+// CHECK-NEXT:    cdecl.define "SCALY_ERR_NULL_ABI" = 1 : i64
+// CHECK-NEXT:    cdecl.define "SCALY_ERR_NULL_WORK" = 2 : i64
+// CHECK-NEXT:    cdecl.define "SCALY_ERR_NULL_RESULT" = 3 : i64
+// CHECK-NEXT:    cdecl.define "SCALY_ERR_NULL_INPUT" = 4 : i64
+// CHECK-NEXT:    emitc.verbatim ""
+// CHECK-NEXT:    cdecl.extern_c {
+// CHECK-NEXT:      emitc.verbatim ""
 
 // CHECK-LABEL: emitc.func @step_raw(
 // CHECK-SAME:    %[[Z:[^:]*]]: !emitc.ptr<f64> {scaly.const, scaly.name = "z"}, %[[U:[^:]*]]: !emitc.ptr<f64> {scaly.const, scaly.name = "u"},
@@ -77,7 +84,10 @@ prog.proc @step_raw(%z: !prog.ptr<const f64>, %u: !prog.ptr<const f64>, %zn: !pr
 // CHECK-NEXT:    } {scaly.name = "it_out"}
 // CHECK-NEXT:    %[[OK:.*]] = emitc.literal "SCALY_SUCCESS" : !emitc.opaque<"int">
 // CHECK-NEXT:    emitc.return %[[OK]] : !emitc.opaque<"int">
-// CHECK:         emitc.verbatim "#ifdef __cplusplus\0A}\0A#endif"
+// CHECK-NEXT:  }
+// CHECK-NEXT:  emitc.verbatim ""
+// CHECK-NEXT:  }
+// CHECK-NEXT:  }
 // CHECK-NOT:     prog.
 prog.proc @run(%zs: !prog.ptr<const f64>, %us: !prog.ptr<const f64>, %out: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["zs", "us", "out", "w"], input_sizes = array<i64: 8, 4>, output_sizes = array<i64: 8>, entry} {
   prog.for %i = 0 to 4 {

@@ -9,7 +9,8 @@
 // products wrap around in the unsigned type; max and min of floats
 // propagate NaN (v != v); the matrix product's pointers are restrict.
 
-// CHECK:       emitc.verbatim "#ifdef __cplusplus\0Aextern \22C\22 {\0A#endif\0A"
+// CHECK:       cdecl.extern_c {
+// CHECK-NEXT:  emitc.verbatim ""
 // CHECK-NEXT:  emitc.func @scaly_max_f32(%{{.*}}: !emitc.ptr<f32> {scaly.const, scaly.name = "x"}, %{{.*}}: !emitc.opaque<"long long"> {scaly.name = "n"}, %{{.*}}: !emitc.opaque<"long long"> {scaly.name = "s"}) -> f32 attributes {specifiers = ["static"]}
 // CHECK:         emitc.logical_or
 // CHECK:         emitc.return %{{.*}} : f32

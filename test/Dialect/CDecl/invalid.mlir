@@ -85,3 +85,20 @@ cdecl.struct "s" {
 
 // expected-error @+1 {{'cdecl.field' op expects parent op 'cdecl.struct'}}
 cdecl.field "x" : f64
+
+// -----
+
+// expected-error @+1 {{macro name 'defined(x)' is not a C identifier}}
+cdecl.if_defined "defined(x)" {
+  cdecl.define "X"
+}
+
+// -----
+
+cdecl.if_defined "__clang__" {
+  cdecl.define "X"
+} else {
+  // A function declared here would be in no symbol table.
+  // expected-error @+1 {{'emitc.func' op cannot be in a cdecl.if_defined (it holds definitions, not declarations of symbols)}}
+  emitc.func private @f()
+}

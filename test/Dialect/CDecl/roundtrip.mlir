@@ -48,3 +48,22 @@ cdecl.ifndef "SCALY_F_H" {
     }
   }
 }
+
+// A conditional definition: with an #else branch, and without one.
+// CHECK:      cdecl.if_defined "__clang__" {
+// CHECK-NEXT:   cdecl.define "SCALY_NO_UNROLL" = "_Pragma(\22clang loop unroll(disable)\22)"
+// CHECK-NEXT: } else {
+// CHECK-NEXT:   cdecl.define "SCALY_NO_UNROLL"
+// CHECK-NEXT: }
+// CHECK-NEXT: cdecl.if_defined "__GNUC__" {
+// CHECK-NEXT:   cdecl.comment "GNU C"
+// CHECK-NEXT: }
+// CHECK-NOT:  else
+cdecl.if_defined "__clang__" {
+  cdecl.define "SCALY_NO_UNROLL" = "_Pragma(\"clang loop unroll(disable)\")"
+} else {
+  cdecl.define "SCALY_NO_UNROLL"
+}
+cdecl.if_defined "__GNUC__" {
+  cdecl.comment "GNU C"
+}

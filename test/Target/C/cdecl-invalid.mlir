@@ -15,3 +15,13 @@ cdecl.extern_c {
 cdecl.ifndef "X" {
   emitc.global static const @table : !emitc.array<2xi8> = dense<[1, 2]>
 }
+
+// -----
+
+// Either body of a conditional is refused the same.
+// CHECK: error: 'emitc.constant' op cannot be printed at the top level of a C module
+cdecl.if_defined "__clang__" {
+  cdecl.define "X"
+} else {
+  %0 = "emitc.constant"() <{value = 1 : i32}> : () -> i32
+}

@@ -3,7 +3,7 @@
 // The verifiers hold what the printer relies on: names are identifiers (so
 // no text escapes a declaration), a comment cannot end early, a macro is
 // one logical line, a table or struct is never empty (ISO C has neither
-// empty initializers nor empty structs).
+// empty initializers nor empty structs), a symbol sits in a symbol table.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,6 +78,19 @@ LogicalResult IncludeOp::verify() {
 
 LogicalResult IfNotDefinedOp::verify() {
   return checkIdentifier(*this, "macro name", getName());
+}
+
+LogicalResult IfDefinedOp::verify() {
+  if (failed(checkIdentifier(*this, "macro name", getName())))
+    return failure();
+  // A symbol here would have no symbol table to be found in.
+  for (Region *region : getRegions())
+    for (Block &block : *region)
+      for (Operation &op : block)
+        if (isa<SymbolOpInterface>(op))
+          return op.emitOpError("cannot be in a cdecl.if_defined (it holds definitions, "
+                                "not declarations of symbols)");
+  return success();
 }
 
 LogicalResult NamespaceOp::verify() {
