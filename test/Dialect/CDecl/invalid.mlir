@@ -42,7 +42,7 @@ cdecl.namespace "a::b" {
 
 // -----
 
-// expected-error @+1 {{type must be an integer or opaque type, got 'f64'}}
+// expected-error @+1 {{type must be an integer type C spells (i1, i32, i64, ui32, ui64) or an opaque type, got 'f64'}}
 cdecl.constexpr "N" : f64 = 1
 
 // -----
@@ -79,6 +79,51 @@ cdecl.struct "s" {
 cdecl.struct "s" {
   // expected-error @+1 {{field name 'x[2]' is not a C identifier}}
   cdecl.field "x[2]" : f64
+}
+
+// -----
+
+// The printer has no spelling for an 8-bit integer or a half float.
+cdecl.struct "s" {
+  // expected-error @+1 {{type 'i8' has no C spelling}}
+  cdecl.field "x" : i8
+}
+
+// -----
+
+cdecl.struct "s" {
+  // expected-error @+1 {{type 'f16' has no C spelling}}
+  cdecl.field "x" : f16
+}
+
+// -----
+
+// expected-error @+1 {{type must be an integer type C spells (i1, i32, i64, ui32, ui64) or an opaque type, got 'i16'}}
+cdecl.constexpr "N" : i16 = 1
+
+// -----
+
+// expected-error @+1 {{alignment must be a positive power of two, got -9223372036854775808}}
+cdecl.struct "s" attributes {alignment = -9223372036854775808 : i64} {
+  cdecl.field "x" : f64
+}
+
+// -----
+
+// expected-error @+1 {{constant name 'a b' is not a C identifier}}
+cdecl.constexpr "a b" : i32 = 1
+
+// -----
+
+// expected-error @+1 {{struct name 's-t' is not a C identifier}}
+cdecl.struct "s-t" {
+  cdecl.field "x" : f64
+}
+
+// -----
+
+// expected-error @+1 {{macro name 'A-B' is not a C identifier}}
+cdecl.ifndef "A-B" {
 }
 
 // -----

@@ -41,11 +41,18 @@ LogicalResult checkIdentifier(Operation *op, StringRef what, StringRef name) {
   return op->emitOpError() << what << " '" << name << "' is not a C identifier";
 }
 
+/// Whether `t` is an integer type the printer spells (c::scalarCType):
+/// bool, signed and unsigned 32 and 64 bits.
+bool isSpelledInteger(Type t) {
+  return t.isInteger(1) || t.isInteger(32) || t.isInteger(64) || t.isUnsignedInteger(32) ||
+         t.isUnsignedInteger(64);
+}
+
 /// Whether the printer has a C spelling for `t` (c::typeName's types).
 bool hasCType(Type t) {
   if (auto p = dyn_cast<emitc::PointerType>(t))
     return hasCType(p.getPointee());
-  return isa<emitc::OpaqueType, FloatType, IntegerType, IndexType>(t);
+  return isa<emitc::OpaqueType, IndexType>(t) || t.isF32() || t.isF64() || isSpelledInteger(t);
 }
 } // namespace
 
@@ -100,15 +107,18 @@ LogicalResult NamespaceOp::verify() {
 LogicalResult ConstexprOp::verify() {
   if (failed(checkIdentifier(*this, "constant name", getName())))
     return failure();
-  if (!isa<emitc::OpaqueType, IntegerType>(getType()))
-    return emitOpError("type must be an integer or opaque type, got ") << getType();
+  if (!isa<emitc::OpaqueType>(getType()) && !isSpelledInteger(getType()))
+    return emitOpError("type must be an integer type C spells (i1, i32, i64, ui32, ui64) or "
+                       "an opaque type, got ")
+           << getType();
   return success();
 }
 
 LogicalResult StructOp::verify() {
   if (failed(checkIdentifier(*this, "struct name", getName())))
     return failure();
-  if (std::optional<int64_t> align = getAlignment(); align && !llvm::isPowerOf2_64(*align))
+  if (std::optional<int64_t> align = getAlignment();
+      align && (*align <= 0 || !llvm::isPowerOf2_64(*align)))
     return emitOpError("alignment must be a positive power of two, got ") << *align;
   bool anyField = false;
   for (Operation &op : getBody().front()) {
