@@ -14,7 +14,7 @@ namespace scaly::lowering {
 
 LogicalResult ProcLowering::checkPlanned(ex::FuncOp func) {
   WalkResult walk = func.getBody().walk([](Operation *op) {
-    if (op->getNumResults() == 0 || op->hasAttr(ex::kPlaceAttr))
+    if (!ex::needsPlacement(op) || op->hasAttr(ex::kPlaceAttr))
       return WalkResult::advance();
     op->emitOpError("has no placement plan (expr.place): run scaly-plan-placement before "
                     "scaly-lower-to-program");

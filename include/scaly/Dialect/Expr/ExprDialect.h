@@ -63,6 +63,9 @@ inline constexpr llvm::StringLiteral kLoopOrderAttr = "scaly.loop_order";
 /// Where scaly-plan-placement put the results of an op: an array of one
 /// #expr.place per result (verified by the dialect).
 inline constexpr llvm::StringLiteral kPlaceAttr = "expr.place";
+/// Whether scaly-plan-placement plans `op`, and lowering needs its plan: an
+/// expr op with results (Plans.cpp).
+bool needsPlacement(mlir::Operation *op);
 /// The plan for `v` (a result of an op that carries expr.place), or null: a
 /// block argument, or an op without a plan.
 PlaceAttr placeOf(mlir::Value v);

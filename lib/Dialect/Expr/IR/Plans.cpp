@@ -137,3 +137,7 @@ LogicalResult scaly::expr::checkScalarizeLimit(Operation *op, StringRef pass, in
     return success();
   return op->emitError() << pass << ": scalarize-limit must be at least 0, got " << limit;
 }
+
+bool scaly::expr::needsPlacement(Operation *op) {
+  return isa_and_nonnull<ExprDialect>(op->getDialect()) && op->getNumResults() > 0;
+}

@@ -158,10 +158,6 @@ private:
   DenseMap<Value, PlaceAttr> planned;
 };
 
-bool isPlaced(Operation *op) {
-  return isa<ExprDialect>(op->getDialect()) && op->getNumResults() > 0;
-}
-
 struct PlanPlacementPass : public scaly::expr::impl::PlanPlacementBase<PlanPlacementPass> {
   using PlanPlacementBase::PlanPlacementBase;
 
@@ -176,7 +172,7 @@ struct PlanPlacementPass : public scaly::expr::impl::PlanPlacementBase<PlanPlace
         placement.placeYielded(yield);
     });
     getOperation()->walk([&](Operation *op) {
-      if (isPlaced(op))
+      if (needsPlacement(op))
         placement.record(op);
     });
   }
