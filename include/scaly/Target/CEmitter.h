@@ -115,6 +115,14 @@ struct FunctionSignature {
   std::vector<std::string> params;
 };
 
+/// `fn`'s prototype without `;` (`static inline int f(const double* x)`,
+/// `void g(void)`): specifiers, result, name and each parameter's type,
+/// followed by `paramName(i)` unless that is empty (called once per
+/// parameter, in order). The one spelling of definitions, declarations and
+/// signatures (lib/Target/C/Signatures.cpp).
+std::string prototype(mlir::emitc::FuncOp fn,
+                      llvm::function_ref<std::string(unsigned)> paramName);
+
 /// The prototype of `fn` as `printC` defines it (`int f(casadi_int i);`,
 /// `void g(void);`): its declaration in a header.
 std::string declaration(mlir::emitc::FuncOp fn);

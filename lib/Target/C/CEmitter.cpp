@@ -4,6 +4,8 @@
 #include "scaly/Target/ReservedNames.h"
 #include "scaly/Dialect/CDecl/CDeclDialect.h"
 
+#include "WriteOrder.h"
+
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Threading.h"
@@ -29,32 +31,6 @@ namespace {
 using scaly::c::formatFloat;
 
 using c::typeName;
-
-std::string specifierText(emitc::FuncOp fn) {
-  std::string s;
-  if (auto specs = fn.getSpecifiers())
-    for (Attribute spec : *specs)
-      s += (s.empty() ? "" : " ") + cast<StringAttr>(spec).getValue().str();
-  return s;
-}
-
-/// The C type of parameter `i` of `fn`: const element (c::kConstAttr),
-/// `__restrict` pointer (c::kRestrictAttr).
-std::string paramType(emitc::FuncOp fn, unsigned i) {
-  // By the function's type: a declaration has no block arguments.
-  std::string type = typeName(fn.getArgumentTypes()[i],
-                              static_cast<bool>(fn.getArgAttr(i, c::kConstAttr)));
-  return fn.getArgAttr(i, c::kRestrictAttr) ? type + " __restrict" : type;
-}
-
-/// The C type of `fn`'s result: `void`, or a const element (c::kConstAttr
-/// in its result attributes).
-std::string resultText(emitc::FuncOp fn) {
-  auto results = fn.getFunctionType().getResults();
-  if (results.empty())
-    return "void";
-  return typeName(results[0], static_cast<bool>(fn.getResultAttr(0, c::kConstAttr)));
-}
 
 /// The source lines `locs` name (every file:line location inside them, call
 /// sites and fused locations included), sorted, each once.
@@ -197,12 +173,8 @@ private:
   std::string lastComment;
   int indent = 0;
   DenseMap<Value, std::string> names;
-  DenseMap<Operation *, int64_t> writeEpoch;
-  using Buffer = std::pair<Value, int64_t>;
-  /// Epochs (ascending) of the writes of each block that may touch anything,
-  /// and of those that touch one buffer: a query is two binary searches.
-  DenseMap<Block *, std::vector<int64_t>> anyWrites;
-  DenseMap<std::pair<Block *, Buffer>, std::vector<int64_t>> bufferWrites;
+  /// The memory-writing statements of the blocks printed (WriteOrder.cpp).
+  c::WriteOrder writes;
   DenseMap<Operation *, Operation *> printedAtMemo;
   DenseMap<Operation *, bool> inlinedMemo;
   DenseMap<Operation *, int> inlineDepth;
@@ -292,8 +264,7 @@ private:
     names.clear();
     inlinedMemo.clear();
     inlineDepth.clear();
-    anyWrites.clear();
-    bufferWrites.clear();
+    writes.clear();
     printedAtMemo.clear();
     constPointers.clear();
     declaredWith.clear();
@@ -309,18 +280,16 @@ private:
       line(c::declaration(fn));
       return success();
     }
-    std::string sig = specifierText(fn);
-    sig += (sig.empty() ? "" : " ") + resultText(fn) + " " + fn.getSymName().str() + "(";
-    for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
-      auto nameAttr = fn.getArgAttrOfType<StringAttr>(i, c::kNameAttr);
-      std::string name = nameAttr ? claim(nameAttr.getValue()) : fresh(false);
-      names[arg] = name;
-      if (fn.getArgAttr(i, c::kConstAttr))
-        constPointers.insert(arg);
-      sig += (i ? ", " : "") + paramType(fn, i) + " " + name;
-    }
-    sig += fn.getNumArguments() ? ") {" : "void) {";
-    line(sig);
+    line(c::prototype(fn, [&](unsigned i) {
+           BlockArgument arg = fn.getArgument(i);
+           auto nameAttr = fn.getArgAttrOfType<StringAttr>(i, c::kNameAttr);
+           std::string name = nameAttr ? claim(nameAttr.getValue()) : fresh(false);
+           names[arg] = name;
+           if (fn.getArgAttr(i, c::kConstAttr))
+             constPointers.insert(arg);
+           return name;
+         }) +
+         " {");
     ++indent;
     LogicalResult ok = printBlock(fn.getBody().front(), /*isFunctionBody=*/true);
     --indent;
@@ -416,24 +385,24 @@ private:
       if (auto read = dyn_cast<emitc::SubscriptOp>(&op); inl && read &&
           !isa<emitc::PointerType>(read.getType()) && !isConstPointer(read.getValue())) {
         Operation *user = *op.getResult(0).getUsers().begin();
-        inl = !writtenBetween(&block, writeEpoch.lookup(&op), writeEpoch.lookup(printedAt(user)),
-                              bufferOf(read.getValue()));
+        inl = !writes.writtenBetween(&block, writes.epoch(&op), writes.epoch(printedAt(user)),
+                              c::WriteOrder::bufferOf(read.getValue()));
       }
       // So does a read through `*p` or `p->f` (not `&p->f`, an address).
       if (Value ptr = pointerRead(&op); inl && ptr && !isConstPointer(ptr)) {
         Operation *user = *op.getResult(0).getUsers().begin();
-        inl = !writtenBetween(&block, writeEpoch.lookup(&op), writeEpoch.lookup(printedAt(user)),
-                              bufferOf(ptr));
+        inl = !writes.writtenBetween(&block, writes.epoch(&op), writes.epoch(printedAt(user)),
+                              c::WriteOrder::bufferOf(ptr));
       }
       // A call that reads memory through a pointer argument (a reduction
       // helper) is a read too: it stays in place when its buffer may be
       // written before the statement that would print it.
       if (inl && isa<emitc::CallOpaqueOp, emitc::CallOp>(op) && op.getNumResults() == 1) {
         Operation *user = *op.getResult(0).getUsers().begin();
-        int64_t from = writeEpoch.lookup(&op), to = writeEpoch.lookup(printedAt(user));
+        int64_t from = writes.epoch(&op), to = writes.epoch(printedAt(user));
         for (Value arg : op.getOperands())
           if (isa<emitc::PointerType>(arg.getType()) && !isConstPointer(arg) &&
-              writtenBetween(&block, from, to, bufferOf(arg)))
+              writes.writtenBetween(&block, from, to, c::WriteOrder::bufferOf(arg)))
             inl = false;
       }
       int depth = 1;
@@ -542,7 +511,7 @@ private:
     auto add = base.getDefiningOp<emitc::AddOp>();
     if (add && !names.count(base) && isa<emitc::PointerType>(add.getType())) {
       std::string offset = expr(add.getRhs());
-      std::optional<int64_t> k = constantIndex(idx);
+      std::optional<int64_t> k = c::constantIndex(idx);
       if (k == 0)
         return expr(add.getLhs()) + "[" + stripParens(offset) + "]";
       return expr(add.getLhs()) + "[" + stripParens(offset) + " + " + expr(idx) + "]";
@@ -557,13 +526,6 @@ private:
     if (isa_and_nonnull<emitc::ApplyOp>(v.getDefiningOp()) && !names.count(v))
       return "(" + s + ")";
     return s;
-  }
-
-  static std::optional<int64_t> constantIndex(Value v) {
-    if (auto c = v.getDefiningOp<emitc::ConstantOp>())
-      if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
-        return i.getValue().getSExtValue();
-    return std::nullopt;
   }
 
   /// "(a + b)" -> "a + b" when the outer parentheses enclose everything.
@@ -607,70 +569,8 @@ private:
     return expr(var);
   }
 
-  /// Number each op with the count of memory-writing statements before it
-  /// in its block (assignments, calls without results, loops, verbatim).
-  /// The buffer a pointer points into: a parameter, or `res[k]`/`arg[k]` of
-  /// the entry. Distinct buffers never overlap (the ABI's rule for inputs and
-  /// outputs; windows all belong to `w`).
-  Buffer bufferOf(Value ptr) {
-    while (Operation *def = ptr.getDefiningOp()) {
-      if (isa<emitc::AddOp, emitc::CastOp>(def)) {
-        ptr = def->getOperand(0);
-        continue;
-      }
-      if (auto sub = dyn_cast<emitc::SubscriptOp>(def))
-        if (auto k = constantIndex(sub.getIndices()[0]))
-          return {sub.getValue(), *k};
-      break;
-    }
-    return {ptr, -1};
-  }
-
-  /// Number each op with the count of memory-writing statements before it
-  /// in its block, and remember what each write may touch (a buffer, or
-  /// everything for calls, loops and verbatim text).
-  void numberWrites(Block &block) {
-    int64_t epoch = 0;
-    for (Operation &op : block) {
-      writeEpoch[&op] = epoch;
-      if (auto assign = dyn_cast<emitc::AssignOp>(op)) {
-        Value var = assign.getVar();
-        // A local variable (a loop's carried value) is no buffer: no read
-        // of memory depends on it. (Its own reads are ordered by the
-        // conversion, which assigns carried values only at the end of a
-        // loop body, through temporaries where needed.)
-        if (var.getDefiningOp<emitc::VariableOp>())
-          continue;
-        std::optional<Buffer> target;
-        if (auto sub = var.getDefiningOp<emitc::SubscriptOp>())
-          target = bufferOf(sub.getValue());
-        if (target)
-          bufferWrites[{&block, *target}].push_back(epoch);
-        else
-          anyWrites[&block].push_back(epoch);
-        ++epoch;
-      } else if (isa<emitc::ForOp, emitc::IfOp, emitc::VerbatimOp>(op) ||
-                 (isa<emitc::CallOpaqueOp, emitc::CallOp>(op) && op.getNumResults() == 0)) {
-        anyWrites[&block].push_back(epoch);
-        ++epoch;
-      }
-    }
-  }
-
-  /// Whether a write between epochs [from, to) may touch `buffer`.
-  bool writtenBetween(Block *block, int64_t from, int64_t to, Buffer buffer) {
-    auto within = [&](const std::vector<int64_t> &epochs) {
-      auto it = std::lower_bound(epochs.begin(), epochs.end(), from);
-      return it != epochs.end() && *it < to;
-    };
-    if (auto it = anyWrites.find(block); it != anyWrites.end() && within(it->second))
-      return true;
-    auto it = bufferWrites.find({block, buffer});
-    return it != bufferWrites.end() && within(it->second);
-  }
-
   LogicalResult printBlock(Block &block, bool isFunctionBody) {
-    numberWrites(block);
+    writes.number(block);
     decideInlining(block);
     for (Operation &op : block) {
       if (failed(printStatement(&op, isFunctionBody && &op == &block.back())))
@@ -727,7 +627,7 @@ private:
       auto sub = dyn_cast_or_null<emitc::SubscriptOp>(next);
       auto assign = sub ? dyn_cast_or_null<emitc::AssignOp>(sub->getNextNode()) : nullptr;
       if (!assign || sub.getValue() != v.getResult() || assign.getVar() != sub.getResult() ||
-          constantIndex(sub.getIndices()[0]) != k || !sub.getResult().hasOneUse())
+          c::constantIndex(sub.getIndices()[0]) != k || !sub.getResult().hasOneUse())
         return {};
       out.push_back(assign);
       next = assign->getNextNode();
@@ -855,50 +755,6 @@ private:
 };
 
 } // namespace
-
-c::FunctionSignature c::functionSignature(emitc::FuncOp fn) {
-  FunctionSignature sig{fn.getSymName().str(), specifierText(fn), resultText(fn), {}};
-  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-    sig.params.push_back(paramType(fn, i));
-  return sig;
-}
-
-namespace {
-void collectFunctions(Block &block, std::vector<emitc::FuncOp> &out) {
-  for (Operation &op : block) {
-    if (auto fn = dyn_cast<emitc::FuncOp>(op))
-      out.push_back(fn);
-    else if (isa_and_nonnull<cdecl::CDeclDialect>(op.getDialect()))
-      for (Region &region : op.getRegions())
-        for (Block &inner : region)
-          collectFunctions(inner, out);
-  }
-}
-} // namespace
-
-std::vector<emitc::FuncOp> c::functionsIn(Block &block) {
-  std::vector<emitc::FuncOp> out;
-  collectFunctions(block, out);
-  return out;
-}
-
-std::vector<c::FunctionSignature> c::functionSignatures(ModuleOp module) {
-  std::vector<FunctionSignature> out;
-  for (emitc::FuncOp fn : functionsIn(*module.getBody()))
-    if (!fn.isExternal()) // an external function's declaration defines nothing
-      out.push_back(functionSignature(fn));
-  return out;
-}
-
-std::string c::declaration(emitc::FuncOp fn) {
-  std::string s = specifierText(fn);
-  s += (s.empty() ? "" : " ") + resultText(fn) + " " + fn.getSymName().str() + "(";
-  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-    auto name = fn.getArgAttrOfType<StringAttr>(i, c::kNameAttr);
-    s += (i ? ", " : "") + paramType(fn, i) + (name ? " " + c::safeIdentifier(name) : "");
-  }
-  return s + (fn.getNumArguments() ? ");" : "void);");
-}
 
 LogicalResult c::printC(ModuleOp module, llvm::raw_ostream &os, const PrintOptions &options) {
   CPrinter printer(os, options);
