@@ -107,6 +107,13 @@ LogicalResult c::printDeclaration(Operation *op, function_ref<void(StringRef)> e
         return failure();
     return success();
   };
+  // A region op's lines: what opens it, its body, what closes it.
+  auto enclosed = [&](const std::string &open, Region &region, const std::string &close) {
+    emit(open);
+    LogicalResult ok = body(region);
+    emit(close);
+    return ok;
+  };
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](cdecl::CommentOp comment) {
         emit("/* " + comment.getText().str() + " */\n");
@@ -122,10 +129,8 @@ LogicalResult c::printDeclaration(Operation *op, function_ref<void(StringRef)> e
         return success();
       })
       .Case([&](cdecl::IfNotDefinedOp conditional) {
-        emit("#ifndef " + conditional.getName().str() + "\n");
-        LogicalResult ok = body(conditional.getBody());
-        emit("#endif\n");
-        return ok;
+        return enclosed("#ifndef " + conditional.getName().str() + "\n", conditional.getBody(),
+                        "#endif\n");
       })
       .Case([&](cdecl::IfDefinedOp conditional) {
         emit("#if defined(" + conditional.getName().str() + ")\n");
@@ -138,16 +143,13 @@ LogicalResult c::printDeclaration(Operation *op, function_ref<void(StringRef)> e
         return ok;
       })
       .Case([&](cdecl::ExternCOp block) {
-        emit("#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
-        LogicalResult ok = body(block.getBody());
-        emit("#ifdef __cplusplus\n}\n#endif\n");
-        return ok;
+        return enclosed("#ifdef __cplusplus\nextern \"C\" {\n#endif\n", block.getBody(),
+                        "#ifdef __cplusplus\n}\n#endif\n");
       })
       .Case([&](cdecl::NamespaceOp ns) {
-        emit("namespace " + ns.getName().str() + " {\n");
-        LogicalResult ok = body(ns.getBody());
-        emit("} // namespace " + ns.getName().str() + "\n");
-        return ok;
+        std::string name = ns.getName().str();
+        return enclosed("namespace " + name + " {\n", ns.getBody(),
+                        "} // namespace " + name + "\n");
       })
       .Case([&](cdecl::ConstexprOp constant) {
         emit("constexpr " + c::typeName(constant.getType(), false) + " " +
