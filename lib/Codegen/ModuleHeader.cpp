@@ -279,12 +279,7 @@ OwningOpRef<ModuleOp> headerModule(StringRef moduleName, ArrayRef<prog::ProcOp> 
           b.create<cdecl::IncludeOp>(loc, include, /*is_standard_include=*/true);
         h.blank();
         // The entry's status codes, for callers (the source defines the same).
-        h.region<cdecl::IfNotDefinedOp>(
-            [&] {
-              for (const c::StatusCode &code : c::kStatusCodes)
-                h.define(code.name, code.value);
-            },
-            "SCALY_SUCCESS");
+        h.region<cdecl::IfNotDefinedOp>([&] { c::defineStatusCodes(b, loc); }, "SCALY_SUCCESS");
         h.blank();
         for (auto [proc, e, r] : llvm::zip(procs, ports, rendered))
           h.entrySection(proc, e, r);

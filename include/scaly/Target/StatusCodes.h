@@ -7,7 +7,9 @@
 #ifndef SCALY_TARGET_STATUSCODES_H
 #define SCALY_TARGET_STATUSCODES_H
 
-#include <string>
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
+
+#include "mlir/IR/Builders.h"
 
 namespace scaly::c {
 
@@ -25,12 +27,11 @@ inline constexpr StatusCode kStatusCodes[] = {
     {4, "SCALY_ERR_NULL_INPUT", "an input pointer is null"},
 };
 
-/// `#define SCALY_SUCCESS 0` and the others, one line each.
-inline std::string statusCodeDefines() {
-  std::string s;
+/// `#define SCALY_SUCCESS 0` and the others, one cdecl.define each, at the
+/// builder's insertion point (the C module and its header both define them).
+inline void defineStatusCodes(mlir::OpBuilder &b, mlir::Location loc) {
   for (const StatusCode &code : kStatusCodes)
-    s += std::string("#define ") + code.name + " " + std::to_string(code.value) + "\n";
-  return s;
+    b.create<cdecl::DefineOp>(loc, code.name, b.getI64IntegerAttr(code.value));
 }
 
 } // namespace scaly::c

@@ -120,8 +120,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     for (StringRef inc : {"math.h", "stddef.h", "stdint.h"})
       b.create<emitc::IncludeOp>(loc, inc, /*is_standard_include=*/true);
     auto typedefs = b.create<emitc::VerbatimOp>(loc, "");
-    for (const c::StatusCode &code : c::kStatusCodes)
-      b.create<cdecl::DefineOp>(loc, code.name, b.getI64IntegerAttr(code.value));
+    c::defineStatusCodes(b, loc);
     b.create<emitc::VerbatimOp>(loc, "");
     // Everything else has C linkage for a C++ includer: the functions go in
     // the block (its symbol table), in order, after a blank line.
