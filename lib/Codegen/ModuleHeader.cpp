@@ -11,6 +11,7 @@
 
 #include "scaly/Dialect/CDecl/CDeclDialect.h"
 #include "scaly/Target/CEmitter.h"
+#include "scaly/Target/EmitCBuilders.h"
 #include "scaly/Target/StatusCodes.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
@@ -146,18 +147,12 @@ struct HeaderBuilder {
   /// `int name(const T** arg, T** res, int* iw, T* w, int mem);`, declared
   /// `extern "C"` inside a C++ namespace.
   void entryDeclaration(StringRef name, StringRef pointee) {
-    Type t = opaque(pointee), cInt = opaque("int");
-    Type args[] = {emitc::PointerType::get(emitc::PointerType::get(t)),
-                   emitc::PointerType::get(emitc::PointerType::get(t)),
-                   emitc::PointerType::get(cInt), emitc::PointerType::get(t), cInt};
-    auto fn = b.create<emitc::FuncOp>(loc, name, b.getFunctionType(args, {cInt}));
-    fn.setPrivate(); // a declaration (MLIR's rule for bodiless symbols)
+    SmallVector<StringRef, 1> specifiers;
     if (cxx)
-      fn.setSpecifiersAttr(b.getStrArrayAttr({"extern \"C\""}));
-    static constexpr StringLiteral kArgNames[] = {"arg", "res", "iw", "w", "mem"};
-    for (auto [i, argName] : llvm::enumerate(kArgNames))
-      fn.setArgAttr(i, c::kNameAttr, b.getStringAttr(argName));
-    fn.setArgAttr(0, c::kConstAttr, b.getUnitAttr());
+      specifiers.push_back("extern \"C\"");
+    c::EmitCBuilder{b, loc}.function(name, specifiers,
+                                     c::entryParams(emitc::PointerType::get(opaque(pointee))),
+                                     {opaque("int")});
   }
 
   /// Each sparse output of an entry: a comment on its layout, its sizes, and

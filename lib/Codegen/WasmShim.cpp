@@ -302,11 +302,7 @@ struct EntryShim {
   Value workspace() { return b.global(workName(), workType()); }
 
   void pointersExport() {
-    CParam params[] = {{emitc::PointerType::get(TP), true, "arg"},
-                       {emitc::PointerType::get(TP), false, "res"},
-                       {emitc::PointerType::get(b.cInt), false, "iw"},
-                       {TP, false, "w"},
-                       {b.cInt, false, "mem"}};
+    SmallVector<CParam, 5> params = c::entryParams(TP);
     if (e.workspaceBytes > 0)
       b.staticVariable(workName(), workType(), false, "", 64);
     auto body = [&](ArrayRef<BlockArgument> a) {

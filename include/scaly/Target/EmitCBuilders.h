@@ -56,6 +56,20 @@ struct CParam {
   std::string name = "";
 };
 
+/// The five parameters of an entry's C ABI for the workspace pointer type
+/// `w` (`T*`): `const T** arg, T** res, int* iw, T* w, int mem`. The
+/// entry's definition, its header's declaration and the WebAssembly shim's
+/// pointer export all take these.
+inline llvm::SmallVector<CParam, 5> entryParams(mlir::Type w) {
+  mlir::Type cInt = mlir::emitc::OpaqueType::get(w.getContext(), "int");
+  auto pointer = [](mlir::Type t) -> mlir::Type { return mlir::emitc::PointerType::get(t); };
+  return {{pointer(w), true, "arg"},
+          {pointer(w), false, "res"},
+          {pointer(cInt), false, "iw"},
+          {w, false, "w"},
+          {cInt, false, "mem"}};
+}
+
 /// Short names for the EmitC ops a hand-built C function (the module's C
 /// helpers, the CasADi layer, the WebAssembly shim) is made of, at `loc`. Counts and positions are
 /// C's `long long` (an opaque type: EmitC adds only integers and opaque

@@ -15,6 +15,7 @@
 #include "scaly/Conversion/Passes.h"
 #include "scaly/Dialect/CDecl/CDeclDialect.h"
 #include "scaly/Target/CEmitter.h"
+#include "scaly/Target/EmitCBuilders.h"
 #include "scaly/Target/ReservedNames.h"
 #include "scaly/Target/StatusCodes.h"
 
@@ -314,20 +315,22 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
   /// double, float or void by the seed's rule (the workspace's type).
   LogicalResult translateEntry(OpBuilder &b, pg::ProcOp proc, c::VectorTypes &vectors,
                                c::Helpers &procHelpers, c::LaneSupport &procLanes,
-                             Operation **made) {
+                               Operation **made) {
     Location loc = proc.getLoc();
     MLIRContext *ctx = b.getContext();
     Type ptr = c::convertPtr(proc.getWorkspaceArg().getType());
     bool typed = !isa<emitc::OpaqueType>(cast<emitc::PointerType>(ptr).getPointee());
     Type intT = c::intType(ctx);
-    SmallVector<Type> types{emitc::PointerType::get(ptr), emitc::PointerType::get(ptr),
-                            emitc::PointerType::get(intT), ptr, intT};
+    SmallVector<Type> types;
+    SmallVector<Attribute> attrs;
+    for (const c::CParam &p : c::entryParams(ptr)) {
+      types.push_back(p.type);
+      attrs.push_back(argAttrs(b, p.name, p.isConst));
+    }
     auto fn = b.create<emitc::FuncOp>(loc, proc.getSymName(), b.getFunctionType(types, {intT}));
     if (made)
       *made = fn;
-    fn.setAllArgAttrs(SmallVector<Attribute>{argAttrs(b, "arg", true), argAttrs(b, "res", false),
-                                             argAttrs(b, "iw", false), argAttrs(b, "w", false),
-                                             argAttrs(b, "mem", false)});
+    fn.setAllArgAttrs(attrs);
     Block *body = fn.addEntryBlock();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(body);
