@@ -53,24 +53,30 @@ def CDecl_CommentOp : CDecl_Op<"comment"> {
 }
 
 def CDecl_DefineOp : CDecl_Op<"define"> {
-  let summary = "an object-like macro: #define NAME [value]";
+  let summary = "a macro: #define NAME[(params)] [value]";
   let description = [{
     The value is an integer, a token sequence of one line (a string), or an
     array of i32 printed as a C initializer list, 16 values to a continued
     line (`{ \` ... `}`): a sparse output's index table, usable as an array
     initializer without unused-variable warnings. Without a value the name
-    is only defined (an include guard).
+    is only defined (an include guard). With `params` it is a function-like
+    macro (`...` last makes it variadic), whose value is its one-line body.
 
     ```mlir
     cdecl.define "f_SZ_ARG" = 2
     cdecl.define "f_jac_COLIND" = array<i32: 0, 1, 3>
     cdecl.define "casadi_real" = "double"
     cdecl.define "SCALY_F_H"
+    cdecl.define "SCALY_TWICE" params ["x"] = "((x) + (x))"
     ```
   }];
   let arguments = (ins StrAttr:$name,
-                       OptionalAttr<AnyAttrOf<[I64Attr, StrAttr, DenseI32ArrayAttr]>>:$value);
-  let assemblyFormat = "$name (`=` $value^)? attr-dict";
+                       OptionalAttr<AnyAttrOf<[I64Attr, StrAttr, DenseI32ArrayAttr]>>:$value,
+                       OptionalAttr<StrArrayAttr>:$params);
+  let assemblyFormat = "$name (`params` $params^)? (`=` $value^)? attr-dict";
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name, "::mlir::Attribute":$value), [{
+    build($_builder, $_state, name, value, ::mlir::ArrayAttr());
+  }]>];
   let hasVerifier = 1;
 }
 

@@ -12,6 +12,7 @@
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Dialect/CDecl/CDeclDialect.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <charconv>
 
@@ -44,9 +45,12 @@ void c::writeInitializerList(ArrayRef<int32_t> values, function_ref<void(StringR
 
 namespace {
 
-/// `#define NAME value`; a table as an initializer list.
+/// `#define NAME value`, `#define NAME(a, b) body`; a table as an
+/// initializer list.
 void printDefine(cdecl::DefineOp define, function_ref<void(StringRef)> emit) {
   std::string s = "#define " + define.getName().str();
+  if (std::optional<ArrayAttr> params = define.getParams())
+    s += "(" + llvm::join(params->getAsValueRange<StringAttr>(), ", ") + ")";
   std::optional<Attribute> value = define.getValue();
   if (!value) {
     emit(s + "\n");

@@ -147,3 +147,13 @@ cdecl.if_defined "__clang__" {
   // expected-error @+1 {{'emitc.func' op cannot be in a cdecl.if_defined (it holds definitions, not declarations of symbols)}}
   emitc.func private @f()
 }
+
+// -----
+
+// expected-error @+1 {{function-like macro 'TWICE' needs a body string}}
+cdecl.define "TWICE" params ["x"]
+
+// -----
+
+// expected-error @+1 {{macro parameter}}
+cdecl.define "F" params ["...", "x"] = "x"

@@ -2,7 +2,7 @@
 // RUN: scaly-opt %s --mlir-print-op-generic | scaly-opt | FileCheck %s
 //
 // The cdecl dialect parses and prints: comments, macros (no value, integer,
-// token text, i32 table), includes, the region ops (ifndef, extern_c,
+// token text, i32 table, function-like and variadic), includes, the region ops (ifndef, extern_c,
 // namespace, struct) with EmitC's declarations inside, C++ constants and
 // struct fields with and without a trailing comment.
 
@@ -14,6 +14,8 @@
 // CHECK-NEXT:   cdecl.define "f_SZ_ARG" = 2 : i64
 // CHECK-NEXT:   cdecl.define "casadi_int" = "long long int"
 // CHECK-NEXT:   cdecl.define "f_J_COLIND" = array<i32: 0, 1, 3>
+// CHECK-NEXT:   cdecl.define "TWICE" params ["x"] = "((x) + (x))"
+// CHECK-NEXT:   cdecl.define "STORE" params ["p", "..."] = "(*(p) = (__VA_ARGS__))"
 // CHECK-NEXT:   cdecl.struct "f_in" attributes {alignment = 16 : i64} {
 // CHECK-NEXT:     cdecl.field "x" : !emitc.array<3xf64>
 // CHECK-NEXT:     cdecl.comment "y: no values"
@@ -33,6 +35,8 @@ cdecl.ifndef "SCALY_F_H" {
   cdecl.define "f_SZ_ARG" = 2
   cdecl.define "casadi_int" = "long long int"
   cdecl.define "f_J_COLIND" = array<i32: 0, 1, 3>
+  cdecl.define "TWICE" params ["x"] = "((x) + (x))"
+  cdecl.define "STORE" params ["p", "..."] = "(*(p) = (__VA_ARGS__))"
   cdecl.struct "f_in" attributes {alignment = 16 : i64} {
     cdecl.field "x" : !emitc.array<3xf64>
     cdecl.comment "y: no values"

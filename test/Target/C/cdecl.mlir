@@ -16,6 +16,7 @@
 // CHECK-NEXT: #include "f_extra.h"
 // CHECK-NEXT: #define f_SZ_ARG 2
 // CHECK-NEXT: #define casadi_int long long int
+// CHECK-NEXT: #define STORE(p, ...) (*(p) = (__VA_ARGS__))
 // CHECK-NEXT: #define f_J_ROW { \
 // CHECK-NEXT:     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, \
 // CHECK-NEXT:     16, -17 }
@@ -51,6 +52,7 @@ cdecl.ifndef "SCALY_F_H" {
   cdecl.include "f_extra.h"
   cdecl.define "f_SZ_ARG" = 2
   cdecl.define "casadi_int" = "long long int"
+  cdecl.define "STORE" params ["p", "..."] = "(*(p) = (__VA_ARGS__))"
   cdecl.define "f_J_ROW" = array<i32: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, -17>
   cdecl.comment "res[0] J is sparse:\n * in compressed-column order."
   cdecl.struct "f_in" attributes {alignment = 16 : i64} {

@@ -66,6 +66,15 @@ LogicalResult DefineOp::verify() {
   if (failed(checkIdentifier(*this, "macro name", getName())))
     return failure();
   std::optional<Attribute> value = getValue();
+  if (std::optional<ArrayAttr> params = getParams()) {
+    if (!value || !isa<StringAttr>(*value))
+      return emitOpError("function-like macro '") << getName() << "' needs a body string";
+    for (auto [i, param] : llvm::enumerate(params->getAsValueRange<StringAttr>())) {
+      bool variadic = param == "..." && i + 1 == params->size();
+      if (!variadic && failed(checkIdentifier(*this, "macro parameter", param)))
+        return failure();
+    }
+  }
   if (!value)
     return success();
   if (auto text = dyn_cast<StringAttr>(*value))
