@@ -4,7 +4,8 @@
 // the CPython vectorcall path, not pybind11's overload machinery: NumPy's C
 // API checks dtype, shape and contiguity and gives the data pointer (no copy
 // for a contiguous array of the right dtype), one PyArray_SimpleNew per
-// output, then one C call. The GIL is released around calls that move many
+// output (64-byte aligned from 1 MiB, AlignedOutputs.cpp), then one C call. The GIL is released
+// around calls that move many
 // elements.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +14,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #define PY_ARRAY_UNIQUE_SYMBOL scaly_ARRAY_API
 #include "Kernel.h"
+#include "AlignedOutputs.h"
 
 #include <numpy/arrayobject.h>
 
@@ -34,6 +36,11 @@ struct Port {
   int typenum;
   npy_intp size;
 };
+
+/// Bytes per element of the port dtypes (float64, float32, int64, int32, bool).
+npy_intp itemBytes(int typenum) {
+  return typenum == NPY_FLOAT64 || typenum == NPY_INT64 ? 8 : typenum == NPY_BOOL ? 1 : 4;
+}
 
 /// Ports handled with buffers on the stack; more use the heap.
 constexpr size_t kStackPorts = 64;
@@ -359,8 +366,10 @@ PyObject *kernelCall(PyObject *self, PyObject *const *args, size_t nargsf, PyObj
   }
   for (; made < static_cast<Py_ssize_t>(outs.size()); ++made) {
     const Port &p = outs[made];
-    outArrays[made] = PyArray_SimpleNew(static_cast<int>(p.shape.size()),
-                                        const_cast<npy_intp *>(p.shape.data()), p.typenum);
+    int nd = static_cast<int>(p.shape.size());
+    outArrays[made] = p.size * itemBytes(p.typenum) >= static_cast<npy_intp>(kAlignedOutputBytes)
+                          ? newAlignedArray(nd, p.shape.data(), p.typenum)
+                          : PyArray_SimpleNew(nd, const_cast<npy_intp *>(p.shape.data()), p.typenum);
     if (!outArrays[made])
       goto cleanup;
     resPtrs[made] = PyArray_DATA(reinterpret_cast<PyArrayObject *>(outArrays[made]));
