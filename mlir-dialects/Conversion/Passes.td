@@ -20,7 +20,7 @@ def LowerToProgram : Pass<"scaly-lower-to-program", "::mlir::ModuleOp"> {
                  Option<"scalarizeLimit", "scalarize-limit", "int64_t", "64",
                         "arrays with at most this many elements become one scalar per element; larger ones lower to loops">];
   let dependentDialects = ["::scaly::prog::ProgDialect", "::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::math::MathDialect", "::mlir::scf::SCFDialect"];
 }
 
 def ProgramToEmitC : Pass<"scaly-program-to-emitc", "::mlir::ModuleOp"> {

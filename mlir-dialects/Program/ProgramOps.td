@@ -230,13 +230,38 @@ def Prog_StoreOp : Prog_Op<"store", [DeclareOpInterfaceMethods<MemoryEffectsOpIn
     several values is emitted through aligned(8), may_alias vector types.
     Lane vectors (a widened loop's values) store lane k of value j to
     element offset + j + k * stride.
+
+    `streaming` makes it a nontemporal store of whole 32-byte vectors:
+    the values bypass the caches on their way to memory, which pays for a
+    large result written once and not read back soon (a transposed copy
+    larger than the caches: with whole 64-byte lines streamed, no line is
+    read before it is written). The address must be 32-byte aligned, which
+    the program tests first (`prog.is_aligned`); in C it is Clang's
+    `__builtin_nontemporal_store`, a plain store with other compilers.
   }];
   let arguments = (ins Variadic<Prog_Value>:$values, Prog_AnyPtr:$ptr, Scaly_I64Attr:$offset,
-                       DefaultValuedAttr<Scaly_I64Attr, "1">:$stride);
+                       DefaultValuedAttr<Scaly_I64Attr, "1">:$stride, UnitAttr:$streaming);
   let builders = [OpBuilder<(ins "::mlir::ValueRange":$values, "::mlir::Value":$ptr, "::mlir::IntegerAttr":$offset), [{
     build($_builder, $_state, values, ptr, offset, $_builder.getI64IntegerAttr(1));
   }]>];
   let assemblyFormat = "$values `to` $ptr `[` $offset `]` attr-dict `:` type($values) `into` type($ptr)";
+  let hasVerifier = 1;
+}
+
+def Prog_IsAlignedOp : Prog_Op<"is_aligned", [Pure]> {
+  let summary = "whether a pointer's address is a multiple of `bytes` (a power of two)";
+  let description = [{
+    True when `ptr` is aligned to `bytes`: `((uintptr_t)ptr & (bytes - 1)) == 0`
+    in C. A loop nest whose streaming stores need an aligned result runs
+    under it, the plain nest in its else branch.
+
+    ```mlir
+    %ok = prog.is_aligned %out, 64 : !prog.ptr<f64>
+    ```
+  }];
+  let arguments = (ins Prog_AnyPtr:$ptr, Scaly_I64Attr:$bytes);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$ptr `,` $bytes attr-dict `:` type($ptr)";
   let hasVerifier = 1;
 }
 

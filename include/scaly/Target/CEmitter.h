@@ -58,13 +58,18 @@ class VectorTypes {
 public:
   /// Name of the vector of `width` elements of `elem`, recording its use.
   std::string use(mlir::Type elem, int width);
+  /// The same vector with its natural alignment (the whole vector's size),
+  /// `double4_aligned`: the type of a streaming store's address, which the
+  /// program has tested to be aligned.
+  std::string useAligned(mlir::Type elem, int width);
   /// One typedef line per vector type used.
   std::string typedefs() const;
   /// Records the types `other` used too.
   void merge(const VectorTypes &other) { used.insert(other.used.begin(), other.used.end()); }
 
 private:
-  std::set<std::pair<std::string, int>> used;
+  /// (scalar, width, naturally aligned)
+  std::set<std::tuple<std::string, int, bool>> used;
 };
 
 /// C name of a scalar element type (double, float, int64_t, ...).

@@ -241,8 +241,18 @@ private:
 
   /// Materialize `v` into `dst` in 4 x 4 blocks of its last two axes, each
   /// row of a block one store of four values, when it reads such a transpose
-  /// with arithmetic only. False, and nothing built, otherwise.
+  /// with arithmetic only; a large output, when it is 64-byte aligned, in
+  /// 4-row blocks of whole cache lines with streaming stores. False, and
+  /// nothing built, otherwise.
   bool materializeBlocked(Value v, Value dst, Location loc);
+  /// Whether a blocked result is streamed past the caches: an output of at
+  /// least kStreamBytes whose rows are whole cache lines.
+  bool streams(Value v);
+  /// The blocks of a transposed result, kBlock rows by `blockCols` columns
+  /// (each block row one store, `streaming` or not), and plain loops for
+  /// what is left over.
+  void writeBlocks(Value v, Value dst, int64_t blockCols, bool streaming, Location loc);
+  static int64_t elementBytes(Value v);
 
   LogicalResult lowerMatmul(ex::MatmulOp o);
 

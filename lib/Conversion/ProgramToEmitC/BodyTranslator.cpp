@@ -202,6 +202,37 @@ private:
     }
   }
 
+  /// A streaming store: SCALY_STREAM_STORE((T4_aligned*)(p + k), (T4){...})
+  /// per 32 bytes of values (the verifier checked they are whole vectors).
+  void streamStore(ValueRange values, Value ptr, int64_t offset, Location loc) {
+    Type elem = cast<emitc::PointerType>(ptr.getType()).getPointee();
+    int64_t width = 32 / emittedElementBytes(elem);
+    helpers.useStreamStore();
+    for (int64_t i = 0; i < static_cast<int64_t>(values.size()); i += width) {
+      auto aligned = emitc::OpaqueType::get(b.getContext(), vectors.useAligned(elem, width));
+      std::string vecName = vectors.use(elem, width);
+      auto vecType = emitc::OpaqueType::get(b.getContext(), vecName);
+      Value at = b.create<emitc::CastOp>(loc, emitc::PointerType::get(aligned),
+                                         advance(ptr, offset + i, loc));
+      SmallVector<Value> args{at};
+      SmallVector<Value> lanes;
+      for (int64_t k = 0; k < width; ++k)
+        lanes.push_back(get(values[i + k]));
+      args.push_back(call(vecName, vecType, lanes, loc));
+      b.create<emitc::CallOpaqueOp>(loc, TypeRange{}, "SCALY_STREAM_STORE", args);
+    }
+  }
+
+  /// `((uintptr_t)ptr & (bytes - 1)) == 0`.
+  Value isAligned(Value ptr, int64_t bytes, Location loc) {
+    auto address = emitc::OpaqueType::get(b.getContext(), "uintptr_t");
+    Value cast = b.create<emitc::CastOp>(loc, address, ptr);
+    Value low = b.create<emitc::BitwiseAndOp>(loc, address, cast,
+                                              lit(address, std::to_string(bytes - 1), loc));
+    return b.create<emitc::CmpOp>(loc, b.getI1Type(), emitc::CmpPredicate::eq, low,
+                                  lit(address, "0", loc));
+  }
+
   /// The window's pointer: `w + k` when w has the window's element type,
   /// else `(T*)((char*)w + bytes)`.
   Value window(Value w, pg::WindowOp o, Location loc) {
@@ -361,7 +392,14 @@ private:
             storeLanes(o);
             return success();
           }
-          store(o.getValues(), get(o.getPtr()), o.getOffset(), loc);
+          if (o.getStreaming() && !c99)
+            streamStore(o.getValues(), get(o.getPtr()), o.getOffset(), loc);
+          else
+            store(o.getValues(), get(o.getPtr()), o.getOffset(), loc);
+          return success();
+        })
+        .Case([&](pg::IsAlignedOp o) {
+          map.map(o, isAligned(get(o.getPtr()), o.getBytes(), loc));
           return success();
         })
         .Case([&](pg::OffsetOp o) {

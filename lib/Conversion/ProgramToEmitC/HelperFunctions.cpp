@@ -267,6 +267,20 @@ void defineNoUnroll(OpBuilder &b, Location loc, StringRef name) {
   b.create<cdecl::DefineOp>(loc, name, Attribute());
 }
 
+/// `#if defined(__clang__)` the streaming store macro `name` as Clang's
+/// nontemporal store builtin, `#else` as a plain store.
+void defineStreamStore(OpBuilder &b, Location loc, StringRef name) {
+  auto conditional = b.create<cdecl::IfDefinedOp>(loc, "__clang__");
+  OpBuilder::InsertionGuard guard(b);
+  ArrayAttr params = b.getStrArrayAttr({"address", "..."});
+  b.setInsertionPointToStart(&conditional.getThenBody().emplaceBlock());
+  b.create<cdecl::DefineOp>(loc, name,
+                            b.getStringAttr("__builtin_nontemporal_store((__VA_ARGS__), (address))"),
+                            params);
+  b.setInsertionPointToStart(&conditional.getElseBody().emplaceBlock());
+  b.create<cdecl::DefineOp>(loc, name, b.getStringAttr("(*(address) = (__VA_ARGS__))"), params);
+}
+
 } // namespace
 
 void c::Helpers::add(Item item) {
@@ -283,6 +297,8 @@ std::string c::Helpers::use(StringRef kind, Type elem) {
 }
 
 void c::Helpers::useNoUnroll() { add({"SCALY_NO_UNROLL", "", Type()}); }
+
+void c::Helpers::useStreamStore() { add({"SCALY_STREAM_STORE", "", Type()}); }
 
 void c::Helpers::append(const Helpers &other) {
   for (const Item &item : other.items)
@@ -302,7 +318,9 @@ void c::Helpers::define(OpBuilder &b, Location loc, bool blankLineFirst) const {
   if (blankLineFirst)
     blankLine();
   for (const Item &item : items) {
-    if (item.kind.empty())
+    if (item.name == "SCALY_STREAM_STORE")
+      defineStreamStore(b, loc, item.name);
+    else if (item.kind.empty())
       defineNoUnroll(b, loc, item.name);
     else
       build(b, loc, item.kind, item.elem, item.name);

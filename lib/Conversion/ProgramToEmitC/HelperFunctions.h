@@ -31,6 +31,11 @@ public:
   /// Define the macro SCALY_NO_UNROLL (a Clang loop pragma; nothing under
   /// other compilers), printed before loops with c::kNoUnrollAttr.
   void useNoUnroll();
+  /// Define the macro SCALY_STREAM_STORE(address, value...): Clang's
+  /// nontemporal store, a plain store under other compilers (GCC has no
+  /// such builtin). Variadic: the value is a compound literal, whose commas
+  /// would split a macro argument.
+  void useStreamStore();
   /// Adds what `other` registered and this did not, in `other`'s order: the
   /// helpers of procedures translated apart, merged in procedure order, come
   /// out as if translated in one go.

@@ -59,18 +59,30 @@ int c::glibcVectorMathSince(StringRef fn) {
 
 std::string c::VectorTypes::use(Type elem, int width) {
   std::string scalar = scalarCType(elem);
-  used.insert({scalar, width});
+  used.insert({scalar, width, false});
   return scalar + std::to_string(width);
+}
+
+std::string c::VectorTypes::useAligned(Type elem, int width) {
+  std::string scalar = scalarCType(elem);
+  used.insert({scalar, width, true});
+  return scalar + std::to_string(width) + "_aligned";
 }
 
 std::string c::VectorTypes::typedefs() const {
   std::string out;
-  for (auto &[scalar, width] : used) {
+  for (auto &[scalar, width, natural] : used) {
     int bytes = scalar == "double" ? 8 : 4;
-    out += llvm::formatv("typedef {0} {0}{1} __attribute__((vector_size({2}), aligned({3}), "
-                         "may_alias));\n",
-                         scalar, width, bytes * width, bytes)
-               .str();
+    if (natural)
+      out += llvm::formatv("typedef {0} {0}{1}_aligned __attribute__((vector_size({2}), "
+                           "may_alias));\n",
+                           scalar, width, bytes * width)
+                 .str();
+    else
+      out += llvm::formatv("typedef {0} {0}{1} __attribute__((vector_size({2}), aligned({3}), "
+                           "may_alias));\n",
+                           scalar, width, bytes * width, bytes)
+                 .str();
   }
   return out;
 }

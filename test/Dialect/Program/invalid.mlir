@@ -269,3 +269,20 @@ prog.proc @table_type(%w: !prog.ptr<f64>) attributes {arg_names = ["w"], input_s
   %t = prog.table dense<[1, 2]> : tensor<2xi64> : !prog.ptr<const f64>
   prog.return
 }
+
+// -----
+
+prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 3>} {
+  %c = arith.constant 1.0 : f64
+  // expected-error @+1 {{'prog.store' op streaming stores whole 32-byte vectors of consecutive float scalars, not 3 x 'f64' with stride 1}}
+  prog.store %c, %c, %c to %y[0] {streaming} : f64, f64, f64 into !prog.ptr<f64>
+  prog.return
+}
+
+// -----
+
+prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 3>} {
+  // expected-error @+1 {{'prog.is_aligned' op alignment must be a positive power of two, got 48}}
+  %ok = prog.is_aligned %y, 48 : !prog.ptr<f64>
+  prog.return
+}

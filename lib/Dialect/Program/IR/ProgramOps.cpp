@@ -292,6 +292,23 @@ LogicalResult StoreOp::verify() {
     return emitOpError("a stride needs lane vector values");
   if (getOffset() < 0)
     return emitOpError("offset must not be negative, got ") << getOffset();
+  if (getStreaming()) {
+    // Whole 32-byte vectors of floats, consecutive: what a nontemporal
+    // vector store writes.
+    auto elem = dyn_cast<FloatType>(first);
+    int64_t bytes = static_cast<int64_t>(getValues().size()) * (elem ? elem.getWidth() / 8 : 0);
+    if (!elem || getStride() != 1 || bytes % 32 != 0)
+      return emitOpError("streaming stores whole 32-byte vectors of consecutive float scalars, "
+                         "not ")
+             << getValues().size() << " x " << first << " with stride " << getStride();
+  }
+  return success();
+}
+
+LogicalResult IsAlignedOp::verify() {
+  int64_t bytes = getBytes();
+  if (bytes <= 0 || (bytes & (bytes - 1)) != 0)
+    return emitOpError("alignment must be a positive power of two, got ") << bytes;
   return success();
 }
 

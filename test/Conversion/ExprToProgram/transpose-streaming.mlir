@@ -1,0 +1,73 @@
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-loop-orders --scaly-plan-placement --scaly-lower-to-program | FileCheck %s
+//
+// Streamed register blocks (LoopStrategies.cpp): an output of at least 1 MiB
+// computed through a transpose, whose rows are whole 64-byte lines, is
+// written under `prog.is_aligned %out, 64`: in blocks of 4 rows by one line
+// (8 doubles, 16 floats), the columns the outer loop, each block row one
+// streaming store; the else branch is the 4 x 4 blocks. Smaller results,
+// rows that are not whole lines and values that are not outputs keep the
+// 4 x 4 blocks alone.
+
+// 256 x 512 doubles (1 MiB), 258 rows: two rows left over in each branch.
+// CHECK-LABEL: prog.proc @big(
+// CHECK-SAME:    %{{[^:]*}}: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>
+// CHECK:         %[[OK:.*]] = prog.is_aligned %[[Y]], 64 : <f64>
+// CHECK-NEXT:    scf.if %[[OK]] {
+// CHECK-NEXT:      prog.for %{{.*}} = 0 to 512 step 8 {
+// CHECK-NEXT:        prog.for %{{.*}} = 0 to 256 step 4 {
+// CHECK:               arith.addf %{{.*}} {scaly.name = "b37"} : f64
+// CHECK-COUNT-4:       prog.store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} to %{{.*}}[0] {streaming} : f64, f64, f64, f64, f64, f64, f64, f64 into <f64>
+// CHECK:             } {name = "i"}
+// CHECK:           } {name = "j"}
+// CHECK:           prog.for %{{.*}} = 256 to 258 {
+// CHECK:         } else {
+// CHECK-NEXT:      prog.for %{{.*}} = 0 to 256 step 4 {
+// CHECK-NEXT:        prog.for %{{.*}} = 0 to 512 step 4 {
+// CHECK-NOT:           streaming
+// CHECK:               prog.store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} to %{{.*}}[0] : f64, f64, f64, f64 into <f64>
+// CHECK:           prog.for %{{.*}} = 256 to 258 {
+expr.func @big(%x: tensor<512x258xf64>) -> tensor<258x512xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %t = expr.transpose %x [1, 0] : tensor<512x258xf64> to tensor<258x512xf64>
+  %c = expr.constant dense<1.0> : tensor<258x512xf64>
+  %0 = expr.add %t, %c : tensor<258x512xf64>
+  expr.return %0 : tensor<258x512xf64>
+}
+
+// -----
+
+// Floats: a line is 16 of them, each block row one streaming store of 16.
+// CHECK-LABEL: prog.proc @floats(
+// CHECK:         prog.is_aligned %{{.*}}, 64 : <f32>
+// CHECK:         prog.for %{{.*}} = 0 to 528 step 16 {
+// CHECK:           prog.store {{.*}} {streaming} : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32 into <f32>
+expr.func @floats(%x: tensor<528x512xf32>) -> tensor<512x528xf32> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %t = expr.transpose %x [1, 0] : tensor<528x512xf32> to tensor<512x528xf32>
+  %0 = expr.mul %t, %t : tensor<512x528xf32>
+  expr.return %0 : tensor<512x528xf32>
+}
+
+// -----
+
+// Negative: 480 kB is below the streaming size.
+// CHECK-LABEL: prog.proc @small(
+// CHECK-NOT:     is_aligned
+// CHECK-NOT:     streaming
+// CHECK:         prog.return
+expr.func @small(%x: tensor<300x200xf64>) -> tensor<200x300xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %t = expr.transpose %x [1, 0] : tensor<300x200xf64> to tensor<200x300xf64>
+  %0 = expr.neg %t : tensor<200x300xf64>
+  expr.return %0 : tensor<200x300xf64>
+}
+
+// -----
+
+// Negative: rows of 514 doubles are not whole lines.
+// CHECK-LABEL: prog.proc @odd_rows(
+// CHECK-NOT:     is_aligned
+// CHECK-NOT:     streaming
+// CHECK:         prog.return
+expr.func @odd_rows(%x: tensor<514x300xf64>) -> tensor<300x514xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %t = expr.transpose %x [1, 0] : tensor<514x300xf64> to tensor<300x514xf64>
+  %0 = expr.neg %t : tensor<300x514xf64>
+  expr.return %0 : tensor<300x514xf64>
+}
