@@ -88,6 +88,7 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
     prog::WidenLanesOptions widen;
     widen.lanes = lanes == 0 ? 8 : lanes;
     procPasses.push_back(prog::createWidenLanes(widen));
+    procPasses.push_back(prog::createSplitCalleeStores());
   }
   addOnFunctions<prog::ProcOp>(pm, functionPassesOnModule, std::move(procPasses));
   pm.addPass(prog::createSplitLongProcs());

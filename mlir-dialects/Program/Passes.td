@@ -40,6 +40,19 @@ def Reciprocal : Pass<"scaly-reciprocal"> {
   let dependentDialects = ["::scaly::prog::ProgDialect", "::mlir::arith::ArithDialect"];
 }
 
+def SplitCalleeStores : Pass<"scaly-split-callee-stores"> {
+  let summary = "In procedures other than the entry, store several floats one element at a time, so C compilers vectorize the loops they are inlined into (recipes with lanes)";
+  let description = [{
+    A called procedure is `static inline` in C and is inlined into its
+    caller's loop (a vmap's). A store of several floats is a vector-typed
+    store in C, which keeps LLVM's loop vectorizer off the whole loop, libm
+    calls included; one store per element does not. The render pipeline
+    runs this pass when lanes are on. Streaming stores and the entry's
+    stores (register blocks, scalarized outputs) are left alone.
+  }];
+  let dependentDialects = ["::scaly::prog::ProgDialect"];
+}
+
 def SplitLongProcs : Pass<"scaly-split-long-procs", "::mlir::ModuleOp"> {
   let summary = "Cut procedures longer than max-ops operations into noinline parts called in order, so C compile time stays linear";
   let description = [{

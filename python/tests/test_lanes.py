@@ -752,3 +752,37 @@ def test_bad_scaly_lanes_is_a_compile_error(cache, monkeypatch, value):
     monkeypatch.setenv("SCALY_LANES", value)
     with pytest.raises(CompileError, match=f"SCALY_LANES={value!r}"):
         make_sines(f"sines_bad_{value}").compile()
+
+
+@pytest.mark.skipif("clang-19" not in COMPILERS, reason="needs clang-19")
+def test_called_procedures_store_elements_so_their_callers_loops_vectorize(tmp_path):
+    """With lanes, a called procedure (the seed's euler, inlined by C compilers into the
+    vmap's loop) stores one element at a time: a vector-typed store keeps LLVM's loop
+    vectorizer off the loop, and with it off the libmvec calls. Clang's own report says the
+    loop is vectorized with the element stores, and was not with the vector store (lanes=1,
+    the seed's listing, which keeps it)."""
+    @sc.function(sc.arg("z", 2), sc.arg("u", ()), outputs=sc.arg("znext"))
+    def euler(z, u):
+        return sc.stack([z[0] + 0.1 * z[1], z[1] + 0.1 * u.sin()]).block()
+
+    @sc.function(sc.arg("zs", 2 * N_STAGES), sc.arg("us", N_STAGES), outputs=sc.arg("zn"))
+    def rollout(zs, us):
+        return sc.vmap(euler, N_STAGES)(zs.reshape((N_STAGES, 2)), us).vec()
+
+    euler_source = {}
+    for lanes in (1, 4):
+        module = render_c_module(rollout, lanes=lanes, cpu="x86-64-v3",
+                                 vector_libm="glibc" if lanes > 1 else "none",
+                                 name=f"rollout_l{lanes}")
+        module.write(str(tmp_path))
+        src = module.source
+        euler_source[lanes] = src[src.index("static inline void euler_raw"):]
+        report = subprocess.run(
+            ["clang-19", "-O3", "-march=x86-64-v3", "-fno-math-errno", "-fveclib=libmvec",
+             "-Rpass=loop-vectorize", "-c", str(tmp_path / f"rollout_l{lanes}.c"), "-o",
+             os.devnull], capture_output=True, text=True, check=True).stderr
+        vectorized = "remark: vectorized loop" in report
+        assert vectorized == (lanes > 1), report
+    assert "*(double2*)(znext) = (double2){" in euler_source[1]
+    assert "znext[0] = " in euler_source[4] and "znext[1] = " in euler_source[4]
+    assert "double2" not in euler_source[4].split("\n}\n")[0]
