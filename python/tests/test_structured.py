@@ -643,3 +643,25 @@ def test_large_bool_and_int64_constants_read_from_tables():
     np.testing.assert_array_equal(c, np.where((x > 0) ^ mask, 1.0, 0.0))
     np.testing.assert_array_equal(d, x * mask)
     np.testing.assert_array_equal(e, k + big)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_matrix_vector_product_sums_each_row_in_order(dtype, cache):
+    """A float matrix times a vector runs scaly_matvec (four rows at a time), which sums each
+    row as the matrix product's helper does: from 0, left to right. Bit for bit that order,
+    computed here in NumPy one column at a time; 130 rows leave two after the blocks of
+    four, and a 1 x k matrix has no block at all."""
+    for m, k in ((130, 70), (1, 9)):
+        @sc.function(sc.arg("a", (m, k), dtype), sc.arg("x", k, dtype), outputs=sc.arg("y"))
+        def mv(a, x):
+            return a @ x
+
+        rng = np.random.default_rng(m)
+        a, x = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal(k).astype(dtype)
+        in_order = np.zeros(m, dtype)
+        for p in range(k):
+            in_order = in_order + a[:, p] * x[p]
+        assert mv(a, x).tobytes() == in_order.tobytes()
+        if m * k > SMALL_LIMIT:  # smaller ones are scalarized: no helper
+            assert f"scaly_matvec_{'f64' if dtype == 'float64' else 'f32'}(" in \
+                render_c_module(mv).source

@@ -426,9 +426,14 @@ private:
         })
         .Case([&](pg::MatmulOp o) {
           Type elem = cast<pg::PtrType>(o.getOut().getType()).getElementType();
-          std::string fn = helpers.use("matmul", elem);
-          Value args[] = {get(o.getLhs()), get(o.getRhs()), get(o.getOut()),
-                          index(o.getM(), loc), index(o.getK(), loc), index(o.getN(), loc)};
+          SmallVector<Value> args{get(o.getLhs()), get(o.getRhs()), get(o.getOut()),
+                                  index(o.getM(), loc), index(o.getK(), loc)};
+          // A float matrix times a vector: the helper that sums several rows
+          // at once (the same sums, bit for bit).
+          bool vector = o.getN() == 1 && isa<FloatType>(elem);
+          if (!vector)
+            args.push_back(index(o.getN(), loc));
+          std::string fn = helpers.use(vector ? "matvec" : "matmul", elem);
           b.create<emitc::CallOpaqueOp>(loc, TypeRange{}, fn, args);
           return success();
         })

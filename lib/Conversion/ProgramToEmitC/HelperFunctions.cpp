@@ -241,6 +241,46 @@ void matmul(Builder &h, StringRef name, Type T) {
   h.ret();
 }
 
+/// c = a b for a vector b (matmul with n == 1): four rows' dot products at
+/// once, each summed in matmul's order (0, + a[i][0] b[0], + a[i][1] b[1],
+/// ...), so the results are matmul's bit for bit. One sum waits on its own
+/// last addition at every step; four independent ones keep the FPU busy
+/// (a 256 x 256 float64 product: 36 -> about 12 us).
+void matvec(Builder &h, StringRef name, Type T) {
+  Type ptr = emitc::PointerType::get(T), idx = h.idx;
+  emitc::FuncOp fn = h.function(name, {ptr, ptr, ptr, idx, idx}, {},
+                                {h.param("a", true, true), h.param("b", true, true),
+                                 h.param("c", false, true), h.param("m"), h.param("k")});
+  Value a = fn.getArgument(0), bv = fn.getArgument(1), c = fn.getArgument(2);
+  Value m = fn.getArgument(3), k = fn.getArgument(4);
+  constexpr int64_t kRows = 4;
+  Attribute zero = h.b.getFloatAttr(T, 0.0);
+  Value full = h.named(h.mul(h.div(m, h.index(kRows)), h.index(kRows)), "full");
+  h.loop(h.index(0), full, kRows, "i", false, [&](Value i) {
+    SmallVector<Value> rows, sums;
+    for (int64_t r = 0; r < kRows; ++r) {
+      std::string suffix = std::to_string(r);
+      rows.push_back(h.named(r ? h.add(rows.back(), k) : h.add(a, h.mul(i, k)), "a" + suffix));
+      sums.push_back(h.variable(T, "s" + suffix, zero));
+    }
+    h.loop(h.index(0), k, 1, "p", false, [&](Value p) {
+      Value bp = h.named(h.at(bv, p), "bp");
+      for (int64_t r = 0; r < kRows; ++r)
+        h.accumulate(sums[r], h.mul(h.at(rows[r], p), bp));
+    });
+    for (int64_t r = 0; r < kRows; ++r)
+      h.assign(h.at(c, r ? h.add(i, h.index(r)) : i), sums[r]);
+  });
+  h.loop(full, m, 1, "i", false, [&](Value i) { // the rows left over
+    Value sum = h.variable(T, "s", zero);
+    h.loop(h.index(0), k, 1, "p", false, [&](Value p) {
+      h.accumulate(sum, h.mul(h.at(a, h.add(h.mul(i, k), p)), h.at(bv, p)));
+    });
+    h.assign(h.at(c, i), sum);
+  });
+  h.ret();
+}
+
 void build(OpBuilder &b, Location loc, StringRef kind, Type elem, StringRef name) {
   OpBuilder::InsertionGuard guard(b);
   Builder h{{b, loc}};
@@ -252,6 +292,8 @@ void build(OpBuilder &b, Location loc, StringRef kind, Type elem, StringRef name
     inOrder(h, name, elem, kind == "prod");
   else if (kind == "max" || kind == "min")
     extremum(h, name, elem, kind == "max");
+  else if (kind == "matvec")
+    matvec(h, name, elem);
   else
     matmul(h, name, elem);
 }

@@ -24,7 +24,7 @@ namespace scaly::c {
 /// are defined (an unused static function is a warning).
 class Helpers {
 public:
-  /// Name of the helper for `kind` ("sum", "prod", "max", "min", "matmul")
+  /// Name of the helper for `kind` ("sum", "prod", "max", "min", "matmul", "matvec")
   /// on elements of type `elem`, registering it (a float sum registers the
   /// pairwise sum it calls first).
   std::string use(llvm::StringRef kind, mlir::Type elem);
