@@ -10,6 +10,23 @@ def PlanWorkspace : Pass<"scaly-plan-workspace", "::mlir::ModuleOp"> {
   let dependentDialects = ["::scaly::prog::ProgDialect"];
 }
 
+def CanonicalizeProgram : Pass<"scaly-canonicalize-program"> {
+  let summary = "Upstream canonicalize's patterns and folders on a procedure, each loop or branch simplified once after its body instead of after every change inside it";
+  let description = [{
+    Applies what `canonicalize` applies (every loaded dialect's and
+    registered op's canonicalization patterns, the folders, constants
+    hoisted and unified, region simplification), in rounds until one
+    changes nothing (at most 10): the ops without regions first, in
+    pre-order, through `applyOpPatternsAndFold` restricted to them and the
+    ops the rewrites create; then the ops holding a body (`prog.for`,
+    `scf.if`, `scf.while`), innermost first. Upstream's driver re-enqueues
+    every enclosing op after each change, and for an op with
+    `RecursiveMemoryEffects` its dead-op test walks its whole body: this
+    pass does that once per round. It runs on each `prog.proc` in the op it
+    is given (the op itself included).
+  }];
+}
+
 def WidenLanes : Pass<"scaly-widen-lanes"> {
   let summary = "Widen innermost loops of independent iterations to lanes-wide vector iterations plus a scalar remainder";
   let description = [{

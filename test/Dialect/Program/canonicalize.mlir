@@ -1,4 +1,5 @@
 // RUN: scaly-opt %s -canonicalize -split-input-file | FileCheck %s
+// RUN: scaly-opt %s --scaly-canonicalize-program -split-input-file | FileCheck %s
 //
 // The program dialect's folders and canonicalization patterns (ODS
 // hasFolder / hasCanonicalizer): loops of no and of one iteration, offsets
