@@ -77,10 +77,14 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
   lowerOptions.entry = entry.str();
   lowerOptions.scalarizeLimit = scalarizeLimit;
   pm.addPass(createLowerToProgram(lowerOptions));
-  // Upstream's LICM, through prog.for's LoopLikeOpInterface: pure arithmetic
-  // that no iteration changes is computed once, before the loop.
+  // Canonicalize's patterns through scaly-canonicalize-program: upstream's
+  // driver would rerun the whole-body dead-op test of every enclosing loop
+  // after each change. Upstream's LICM, through prog.for's
+  // LoopLikeOpInterface: pure arithmetic that no iteration changes is
+  // computed once, before the loop.
   SmallVector<std::unique_ptr<Pass>> procPasses =
-      passList(createCanonicalizerPass(), createCSEPass(), createLoopInvariantCodeMotionPass());
+      passList(prog::createCanonicalizeProgram(), createCSEPass(),
+               createLoopInvariantCodeMotionPass());
   if (reciprocal)
     procPasses.push_back(prog::createReciprocal());
   if (lanes == 0 || lanes > 1) {

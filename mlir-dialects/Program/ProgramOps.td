@@ -98,7 +98,10 @@ def Prog_ReturnOp : Prog_Op<"return", [Pure, HasParent<"ProcOp">, Terminator, Re
 // unused results is removed by prog.for's own canonicalization pattern.
 // (scf.if and scf.while, which the lowering does not make, keep upstream's
 // traits.)
-def Prog_ForOp : Prog_Op<"for", [SingleBlockImplicitTerminator<"YieldOp">,
+// RecursiveMemoryEffects as upstream scf.for: a loop's effects are its body's
+// (LICM and the dead-op test look inside). scaly-canonicalize-program keeps
+// the greedy driver from rerunning that test on every enclosing loop.
+def Prog_ForOp : Prog_Op<"for", [SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects,
     DeclareOpInterfaceMethods<LoopLikeOpInterface, ["getLoopInductionVars",
         "getLoopLowerBounds", "getLoopUpperBounds", "getLoopSteps", "getInitsMutable",
         "getRegionIterArgs", "getYieldedValuesMutable", "getLoopResults",

@@ -9,7 +9,7 @@ PASSES = ["scaly-roll-call-chains", "scaly-roll-repeats", "scaly-differentiate",
           "scaly-expand-calls", "scaly-simplify", "scaly-drop-unused-results", "cse", "scaly-hoist-invariants",
           "scaly-plan-fusion", "scaly-plan-loop-orders", "scaly-plan-placement",
           "scaly-lower-to-program",
-          "canonicalize", "cse", "loop-invariant-code-motion", "scaly-split-long-procs",
+          "scaly-canonicalize-program", "cse", "loop-invariant-code-motion", "scaly-split-long-procs",
           "scaly-plan-workspace", "scaly-program-to-emitc"]
 
 MODEL = '''

@@ -102,7 +102,7 @@ struct RenderedModule {
 /// simplify (on each expr.func), drop-unused-results, then on each expr.func
 /// cse, hoist-invariants, plan-fusion, plan-loop-orders, plan-placement;
 /// lower-to-program,
-/// then on each prog.proc canonicalize, cse, loop-invariant-code-motion, with
+/// then on each prog.proc canonicalize-program, cse, loop-invariant-code-motion, with
 /// `reciprocal` reciprocal, with `lanes` > 1 (or 0, auto: 8) widen-lanes;
 /// split-long-procs and plan-workspace. Each run of function passes is one
 /// nested pipeline, or with `functionPassesOnModule` runs on the module (the

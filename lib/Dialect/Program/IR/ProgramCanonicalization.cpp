@@ -3,8 +3,8 @@
 // What the upstream passes need to work on the program dialect: prog.for as
 // a LoopLikeOpInterface (so upstream loop-invariant-code-motion hoists out of
 // it), and the folders and canonicalization patterns ODS declares (run by
-// upstream canonicalize, which the lowering pipeline runs after
-// scaly-lower-to-program).
+// upstream canonicalize and by scaly-canonicalize-program, which the lowering
+// pipeline runs after scaly-lower-to-program).
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,9 +85,10 @@ struct EraseZeroTripLoop : OpRewritePattern<ForOp> {
 };
 
 /// A loop with results nobody uses whose body only reads and computes
-/// (nested loops and branches included): removed. (prog.for declares no
-/// memory effects, so upstream's dead-op removal leaves it; a loop without
-/// results exists for its writes and is not looked into.)
+/// (nested loops and branches included): removed. (With RecursiveMemoryEffects
+/// the greedy driver's dead-op removal finds such loops too; this pattern
+/// goes with prog.for. A loop without results exists for its writes and is
+/// not looked into.)
 struct EraseDeadLoop : OpRewritePattern<ForOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ForOp loop, PatternRewriter &rewriter) const override {
