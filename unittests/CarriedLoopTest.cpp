@@ -1,9 +1,9 @@
-//===- CarriedLoopTest.cpp - prog.for's carried values, compiled and run ---===//
+//===- CarriedLoopTest.cpp - scf.for's carried values, compiled and run ---===//
 //
-// Program modules whose loops carry values (prog.for iter_args) are printed
+// Program modules whose loops carry values (scf.for iter_args) are printed
 // as C, compiled by gcc and clang-19 with -Wall -Wextra -Werror into a
 // shared object, loaded and called; the results are compared against the
-// same loops computed here. One module is built with ForOp's builder taking
+// same loops computed here. One module is built with createCountedLoop taking
 // init values (fibonacci, whose yield a, b = b, a + b needs a temporary,
 // and a swap), the others are parsed (a dot product and a sum of squares
 // reading input buffers; four partial sums carried as one lane vector).
@@ -122,7 +122,7 @@ constexpr int64_t kFibSteps = 60; // F(60) = 1548008755920 < 2^53: exact in doub
 constexpr int64_t kSwaps = 7;
 
 /// @fib: y = [F(n), F(n+1), the pair (1.5, -2.5) swapped kSwaps times],
-/// built with ForOp's builder taking init values.
+/// built with createCountedLoop taking init values.
 OwningOpRef<ModuleOp> buildFib(MLIRContext *ctx) {
   const char *skeleton = R"(
     prog.proc @fib(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], entry, input_sizes = array<i64>, output_sizes = array<i64: 4>} {
@@ -140,19 +140,19 @@ OwningOpRef<ModuleOp> buildFib(MLIRContext *ctx) {
   };
   Value zero = constant(0.0), one = constant(1.0);
   // a, b = b, a + b
-  auto fib = b.create<pg::ForOp>(loc, 0, kFibSteps, 1, "i", ValueRange{zero, one});
+  auto fib = pg::createCountedLoop(b, loc, 0, kFibSteps, 1, "i", ValueRange{zero, one});
   {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(fib.getYield());
+    b.setInsertionPoint(pg::yieldOf(fib));
     auto args = fib.getRegionIterArgs();
     Value next = b.create<arith::AddFOp>(loc, args[0], args[1]);
-    fib.getYield()->setOperands(ValueRange{args[1], next});
+    pg::yieldOf(fib)->setOperands(ValueRange{args[1], next});
   }
   // p, q = q, p
   Value first = constant(1.5), second = constant(-2.5);
-  auto swap = b.create<pg::ForOp>(loc, 0, kSwaps, 1, "k", ValueRange{first, second});
+  auto swap = pg::createCountedLoop(b, loc, 0, kSwaps, 1, "k", ValueRange{first, second});
   auto args = swap.getRegionIterArgs();
-  swap.getYield()->setOperands(ValueRange{args[1], args[0]});
+  pg::yieldOf(swap)->setOperands(ValueRange{args[1], args[0]});
   SmallVector<Value> out{fib.getResult(0), fib.getResult(1), swap.getResult(0), swap.getResult(1)};
   b.create<pg::StoreOp>(loc, out, y, b.getI64IntegerAttr(0));
   return module;
@@ -164,7 +164,10 @@ constexpr int64_t kDotSize = 1000;
 const char *kDot = R"(
   prog.proc @dot(%x: !prog.ptr<const f64>, %z: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "z", "y", "w"], entry, input_sizes = array<i64: 1000, 1000>, output_sizes = array<i64: 2>} {
     %zero = arith.constant 0.0 : f64
-    %r:2 = prog.for %k = 0 to 1000 iter_args(%dot = %zero, %sq = %zero) -> (f64, f64) {
+    %lo1 = arith.constant 0 : i64
+    %hi1 = arith.constant 1000 : i64
+    %st1 = arith.constant 1 : i64
+    %r:2 = scf.for %k = %lo1 to %hi1 step %st1 iter_args(%dot = %zero, %sq = %zero) -> (f64, f64) : i64 {
       %xk = prog.offset %x[%k] : !prog.ptr<const f64> -> !prog.ptr<const f64>
       %zk = prog.offset %z[%k] : !prog.ptr<const f64> -> !prog.ptr<const f64>
       %u = prog.load %xk[0] : !prog.ptr<const f64> -> f64
@@ -173,8 +176,8 @@ const char *kDot = R"(
       %d = arith.addf %dot, %m : f64
       %uu = arith.mulf %u, %u : f64
       %s = arith.addf %sq, %uu : f64
-      prog.yield %d, %s : f64, f64
-    } {name = "k"}
+      scf.yield %d, %s : f64, f64
+    } {scaly.name = "k"}
     prog.store %r#0, %r#1 to %y[0] : f64, f64 into !prog.ptr<f64>
     prog.return
   })";
@@ -185,12 +188,15 @@ const char *kPartial = R"(
   prog.proc @partial(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], entry, input_sizes = array<i64: 64>, output_sizes = array<i64: 4>} {
     %zero = arith.constant 0.0 : f64
     %z4 = vector.broadcast %zero : f64 to vector<4xf64>
-    %acc = prog.for %i = 0 to 16 iter_args(%s = %z4) -> (vector<4xf64>) {
+    %lo2 = arith.constant 0 : i64
+    %hi2 = arith.constant 16 : i64
+    %st2 = arith.constant 1 : i64
+    %acc = scf.for %i = %lo2 to %hi2 step %st2 iter_args(%s = %z4) -> (vector<4xf64>) : i64 {
       %xi = prog.offset %x[%i] {scale = 4 : i64} : !prog.ptr<const f64> -> !prog.ptr<const f64>
       %v = prog.load %xi[0] : !prog.ptr<const f64> -> vector<4xf64>
       %s2 = arith.addf %s, %v : vector<4xf64>
-      prog.yield %s2 : vector<4xf64>
-    } {name = "i"}
+      scf.yield %s2 : vector<4xf64>
+    } {scaly.name = "i"}
     prog.store %acc to %y[0] : vector<4xf64> into !prog.ptr<f64>
     prog.return
   })";

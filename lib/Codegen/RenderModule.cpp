@@ -79,7 +79,7 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
   pm.addPass(createLowerToProgram(lowerOptions));
   // Canonicalize's patterns through scaly-canonicalize-program: upstream's
   // driver would rerun the whole-body dead-op test of every enclosing loop
-  // after each change. Upstream's LICM, through prog.for's
+  // after each change. Upstream's LICM, through scf.for's
   // LoopLikeOpInterface: pure arithmetic that no iteration changes is
   // computed once, before the loop.
   SmallVector<std::unique_ptr<Pass>> procPasses =

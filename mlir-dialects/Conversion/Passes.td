@@ -6,7 +6,7 @@
 include "mlir/Pass/PassBase.td"
 
 def LowerToProgram : Pass<"scaly-lower-to-program", "::mlir::ModuleOp"> {
-  let summary = "Lower expression functions to program procedures over pointers (expr.loop becomes prog.for)";
+  let summary = "Lower expression functions to program procedures over pointers (expr.loop becomes scf.for)";
   let description = [{
     The entry is the expr.func named by `entry` (default: the first one).
     Every element of a small array becomes a scalar SSA value; values that

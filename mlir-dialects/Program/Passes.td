@@ -18,7 +18,7 @@ def CanonicalizeProgram : Pass<"scaly-canonicalize-program"> {
     hoisted and unified, region simplification), in rounds until one
     changes nothing (at most 10): the ops without regions first, in
     pre-order, through `applyOpPatternsAndFold` restricted to them and the
-    ops the rewrites create; then the ops holding a body (`prog.for`,
+    ops the rewrites create; then the ops holding a body (`scf.for`,
     `scf.if`, `scf.while`), innermost first. Upstream's driver re-enqueues
     every enclosing op after each change, and for an op with
     `RecursiveMemoryEffects` its dead-op test walks its whole body: this
@@ -30,7 +30,7 @@ def CanonicalizeProgram : Pass<"scaly-canonicalize-program"> {
 def WidenLanes : Pass<"scaly-widen-lanes"> {
   let summary = "Widen innermost loops of independent iterations to lanes-wide vector iterations plus a scalar remainder";
   let description = [{
-    An innermost `prog.for` (step 1) whose iterations are independent
+    An innermost `scf.for` (step 1) whose iterations are independent
     becomes a loop of `lanes`-wide iterations over `vector<lanes x T>`
     values, followed by the original loop for the remaining iterations.
     Values that do not change across the iterations stay scalars; loads and

@@ -170,7 +170,7 @@ int main(void) {
   char *ir = printOp(op);
   CHECK(ir && strstr(ir, "prog.proc @rollout(") != NULL);
   CHECK(ir && strstr(ir, "prog.proc @euler_raw(") != NULL);
-  CHECK(ir && strstr(ir, "prog.for") != NULL);
+  CHECK(ir && strstr(ir, "scf.for") != NULL);
   CHECK(ir && strstr(ir, "expr.") == NULL);
   free(ir);
 

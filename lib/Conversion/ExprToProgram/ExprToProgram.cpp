@@ -351,9 +351,9 @@ LogicalResult ProcLowering::lowerLoop(ex::LoopOp loop) {
                                                   : Value());
   }
   StringRef name = loop.getName().value_or("");
-  auto forOp = b.create<pg::ForOp>(loc, 0, loop.getCount(), 1, name);
+  auto forOp = pg::createCountedLoop(b, loc, 0, loop.getCount(), 1, name);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(forOp.getBodyBlock()->getTerminator());
+  b.setInsertionPoint(forOp.getBody()->getTerminator());
   Value iv = forOp.getInductionVar();
   Block &body = loop.getBody().front();
   auto slice = [&](Value base, Type sliceType) -> Value {

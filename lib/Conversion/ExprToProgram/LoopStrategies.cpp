@@ -127,8 +127,8 @@ bool ProcLowering::accumulateRows(ex::ReduceOp o) {
   // and store of the result per group), then the rows left over one by one.
   auto combineRows = [&](int64_t from, int64_t to, int64_t group) {
     OpBuilder::InsertionGuard g(b);
-    auto loop = b.create<pg::ForOp>(loc, from, to, group, "r");
-    b.setInsertionPoint(loop.getBodyBlock()->getTerminator());
+    auto loop = pg::createCountedLoop(b, loc, from, to, group, "r");
+    b.setInsertionPoint(loop.getBody()->getTerminator());
     SmallVector<Ix> rs;
     for (int64_t t = 0; t < group; ++t)
       rs.push_back(mulAdd(Ix{loop.getInductionVar()}, 1, Ix{{}, t}, loc));
@@ -221,8 +221,8 @@ void ProcLowering::writeBlocks(Value v, Value dst, int64_t blockCols, bool strea
     return idx;
   };
   auto loop = [&](int64_t from, int64_t to, int64_t step, StringRef name) {
-    auto f = b.create<pg::ForOp>(loc, from, to, step, name);
-    b.setInsertionPoint(f.getBodyBlock()->getTerminator());
+    auto f = pg::createCountedLoop(b, loc, from, to, step, name);
+    b.setInsertionPoint(f.getBody()->getTerminator());
     return Ix{f.getInductionVar()};
   };
   {

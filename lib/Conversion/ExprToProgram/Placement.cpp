@@ -62,7 +62,7 @@ Value ProcLowering::inMemory(Value v, Location loc) {
   // every later use.
   if (!placed) {
     Operation *outermost = nullptr;
-    for (Operation *p = b.getInsertionBlock()->getParentOp(); p && isa<pg::ForOp>(p);
+    for (Operation *p = b.getInsertionBlock()->getParentOp(); p && isa<scf::ForOp>(p);
          p = p->getParentOp()) {
       if (llvm::any_of(scopes, [&](const Scope &s) { return s.openedBy == p; }))
         break;

@@ -72,7 +72,7 @@ private:
   /// Loads already made, per block: (block, ptr, offset) -> value.
   DenseMap<std::tuple<Block *, Value, int64_t>, Value> loads;
   /// The expression blocks being lowered, outermost first, each with the
-  /// prog.for that opened it (null for the function body).
+  /// scf.for that opened it (null for the function body).
   struct Scope {
     Block *exprBlock;
     Operation *openedBy;

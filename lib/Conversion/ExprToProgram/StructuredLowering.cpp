@@ -179,8 +179,8 @@ SmallVector<Ix> ProcLowering::openLoops(ArrayRef<int64_t> dims, Location loc,
       ivs.push_back(Ix{{}, 0});
       continue;
     }
-    auto loop = b.create<pg::ForOp>(loc, 0, n, 1, d < 8 ? names[d] : "i");
-    b.setInsertionPoint(loop.getBodyBlock()->getTerminator());
+    auto loop = pg::createCountedLoop(b, loc, 0, n, 1, d < 8 ? names[d] : "i");
+    b.setInsertionPoint(loop.getBody()->getTerminator());
     ivs.push_back(Ix{loop.getInductionVar()});
   }
   return ivs;
@@ -510,8 +510,8 @@ LogicalResult ProcLowering::lowerMatmul(ex::MatmulOp o) {
   OpBuilder::InsertionGuard guard(b);
   Ix bi{{}, 0};
   if (batch > 1) {
-    auto loop = b.create<pg::ForOp>(loc, 0, batch, 1, "b");
-    b.setInsertionPoint(loop.getBodyBlock()->getTerminator());
+    auto loop = pg::createCountedLoop(b, loc, 0, batch, 1, "b");
+    b.setInsertionPoint(loop.getBody()->getTerminator());
     bi = Ix{loop.getInductionVar()};
   }
   auto at = [&](Value p, int64_t size) -> Value {

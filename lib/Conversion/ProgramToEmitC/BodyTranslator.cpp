@@ -2,7 +2,7 @@
 //
 // The ops of a procedure's body, one by one, as EmitC: scalar arith and math
 // ops become EmitC expressions and libm calls (MLIR 19 has no math-to-emitc),
-// loads and stores subscripts and assignments, prog.for a C for loop (with
+// loads and stores subscripts and assignments, scf.for a C for loop (with
 // variables for carried values, Loops.h), lane vectors GNU C vectors
 // (Lanes.h), reductions and products calls of the module's helpers
 // (HelperFunctions.h), scf.if / scf.while C statements.
@@ -65,8 +65,10 @@ public:
         return failure();
       // A value the lowering named (`scaly.name` on the op computing it) is
       // printed as a named variable where it is computed, not inlined at its
-      // use: a register block's elements are all read before its stores.
-      if (auto name = op.getAttrOfType<StringAttr>(c::kNameAttr); name && op.getNumResults() == 1)
+      // use: a register block's elements are all read before its stores. (On
+      // an scf.for the name is the counter's.)
+      if (auto name = op.getAttrOfType<StringAttr>(c::kNameAttr);
+          name && op.getNumResults() == 1 && !isa<scf::ForOp>(op))
         if (Value v = map.lookupOrNull(op.getResult(0)))
           if (Operation *def = v.getDefiningOp(); def && def->getBlock() == b.getInsertionBlock() &&
                                                   !def->hasAttr(c::kNameAttr))
@@ -320,19 +322,33 @@ private:
   /// ignores the trip count, so a model's C does not change with its sizes
   /// beyond their numbers; loop nests, reductions, loops calling a step
   /// procedure (the seed's rollout) and the helpers are left to Clang.
-  static bool keepRolled(pg::ForOp o) {
-    if (o.getNumCarried())
+  static bool keepRolled(scf::ForOp o) {
+    if (o.getNumRegionIterArgs())
       return false;
-    auto inner = o.getBodyBlock()->walk([](Operation *op) {
-      return isa<pg::ForOp, pg::CallOp>(op) ? WalkResult::interrupt() : WalkResult::advance();
+    auto inner = o.getBody()->walk([](Operation *op) {
+      return isa<scf::ForOp, pg::CallOp>(op) ? WalkResult::interrupt() : WalkResult::advance();
     });
     return !inner.wasInterrupted();
   }
 
+  /// Whether every use of `v` is a bound or the step of an scf.for (none of
+  /// its carried values).
+  static bool onlyLoopBounds(Value v) {
+    return !v.use_empty() && llvm::all_of(v.getUses(), [](OpOperand &use) {
+      auto loop = dyn_cast<scf::ForOp>(use.getOwner());
+      return loop && use.getOperandNumber() < loop.getNumControlOperands();
+    });
+  }
+
   /// An emitc.for; carried values are C variables declared before it,
   /// assigned at the end of the body and read after it (Loops.h).
-  LogicalResult translateFor(pg::ForOp o) {
+  LogicalResult translateFor(scf::ForOp o) {
     Location loc = o.getLoc();
+    std::optional<pg::CountedBounds> bounds = pg::countedBounds(o);
+    if (!bounds)
+      return o.emitOpError("with bounds that are not constants has no C translation here");
+    if (bounds->step < 1)
+      return o.emitOpError("with step ") << bounds->step << " has no C translation here";
     SmallVector<bool> live = c::liveCarried(o);
     SmallVector<Type> types;
     SmallVector<Value> inits;
@@ -342,13 +358,13 @@ private:
     }
     SmallVector<Value> vars = c::declareCarried(b, loc, types, inits);
     // A widened loop steps by the lane width (SCALY_LANES with lanes=auto).
-    Value step = index(o.getStep(), loc);
+    Value step = index(bounds->step, loc);
     if (o->hasAttr("scaly.lanes") && lanes.isAuto())
-      step = lit(b.getI64Type(), lanes.widthText(o.getStep()), loc);
-    auto loop = b.create<emitc::ForOp>(loc, index(o.getLower(), loc), index(o.getUpper(), loc),
+      step = lit(b.getI64Type(), lanes.widthText(bounds->step), loc);
+    auto loop = b.create<emitc::ForOp>(loc, index(bounds->lower, loc), index(bounds->upper, loc),
                                        step);
-    if (o.getName())
-      loop->setAttr(c::kNameAttr, o.getNameAttr());
+    if (auto name = o->getAttrOfType<StringAttr>(pg::kLoopNameAttr))
+      loop->setAttr(c::kNameAttr, name);
     if (keepRolled(o)) {
       loop->setAttr(c::kNoUnrollAttr, b.getUnitAttr());
       helpers.useNoUnroll();
@@ -361,10 +377,10 @@ private:
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());
-      if (failed(translate(*o.getBodyBlock())))
+      if (failed(translate(*o.getBody())))
         return failure();
       SmallVector<Value> next;
-      for (Value v : o.getYield().getValues())
+      for (Value v : pg::yieldOf(o).getResults())
         next.push_back(map.lookupOrNull(v));
       c::assignCarried(b, loc, vars, next, loop.getBody());
     }
@@ -517,8 +533,10 @@ private:
           map.map(o, broadcast(o));
           return success();
         })
-        .Case([&](pg::ForOp o) { return translateFor(o); })
+        .Case([&](scf::ForOp o) { return translateFor(o); })
         .Case([&](arith::ConstantOp o) {
+          if (onlyLoopBounds(o.getResult()))
+            return success(); // translateFor prints the bounds themselves
           map.map(o.getResult(), b.create<emitc::ConstantOp>(loc, o.getType(), o.getValue()).getResult());
           return success();
         })

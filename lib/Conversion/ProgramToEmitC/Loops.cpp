@@ -1,4 +1,4 @@
-//===- Loops.cpp - C variables for the carried values of prog.for ---------===//
+//===- Loops.cpp - C variables for the carried values of scf.for ----------===//
 
 #include "Loops.h"
 
@@ -65,13 +65,13 @@ static bool runsForItsEffects(Operation *op) {
   });
 }
 
-SmallVector<bool> c::liveCarried(prog::ForOp loop) {
-  unsigned n = loop.getNumCarried();
+SmallVector<bool> c::liveCarried(scf::ForOp loop) {
+  unsigned n = loop.getNumRegionIterArgs();
   SmallVector<bool> live(n, false);
   for (unsigned k = 0; k < n; ++k)
     live[k] = !loop.getResult(k).use_empty();
-  Block *body = loop.getBodyBlock();
-  prog::YieldOp yield = loop.getYield();
+  Block *body = loop.getBody();
+  scf::YieldOp yield = prog::yieldOf(loop);
   // A body op is needed when it runs for its effects or a needed op (or the
   // yield of a live carried value) uses one of its results; a carried value
   // is live when it is used after the loop or read by a needed op or such a

@@ -1,6 +1,6 @@
-//===- Loops.h - C variables for the carried values of prog.for ---*- C++ -*-===//
+//===- Loops.h - C variables for the carried values of scf.for ----*- C++ -*-===//
 //
-// A value a prog.for carries from one iteration to the next is a C variable
+// A value an scf.for carries from one iteration to the next is a C variable
 // declared before the loop, `T v = init;` (an emitc.variable followed by the
 // assignment of its init value, which the C printer prints as one
 // declaration). In the body the carried block argument reads the variable;
@@ -22,7 +22,7 @@ namespace scaly::c {
 /// body other than the yield, or the yield for another carried value that is
 /// read. The others get no variable (a variable only ever assigned would be
 /// "set but not used" in C).
-llvm::SmallVector<bool> liveCarried(prog::ForOp loop);
+llvm::SmallVector<bool> liveCarried(mlir::scf::ForOp loop);
 
 /// One variable per carried value, declared at the builder's insertion point
 /// and initialized with `inits[k]` (EmitC values; cast to `types[k]` when

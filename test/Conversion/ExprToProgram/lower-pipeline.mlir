@@ -13,13 +13,16 @@
 // CHECK-SAME:    %[[ZS:[^:]*]]: !prog.ptr<const f64>, %[[US:[^:]*]]: !prog.ptr<const f64>, %[[ZN:[^:]*]]: !prog.ptr<f64>, %{{[^:]*}}: !prog.ptr<f64>)
 // CHECK-SAME:    entry
 // CHECK-SAME:    workspace = 0 : i64
-// CHECK-NEXT:    prog.for %[[IT:.*]] = 0 to 10 {
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    scf.for %[[IT:.*]] = %c0_i64{{[_0-9]*}} to %c10_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK-NEXT:      %[[Z:.*]] = prog.offset %[[ZS]][%[[IT]]] {scale = 2 : i64}
 // CHECK-NEXT:      %[[U:.*]] = prog.offset %[[US]][%[[IT]]] :
 // CHECK-NEXT:      %[[O:.*]] = prog.offset %[[ZN]][%[[IT]]] {scale = 2 : i64}
 // CHECK-NEXT:      %[[NUL:.*]] = prog.null : <f64>
 // CHECK-NEXT:      prog.call @euler_raw(%[[Z]], %[[U]], %[[O]], %[[NUL]])
-// CHECK-NEXT:    } {name = "it_zn"}
+// CHECK-NEXT:    } {scaly.name = "it_zn"}
 // CHECK-NEXT:    prog.return
 // CHECK-NOT:     expr.
 expr.func @rollout(%zs: tensor<20xf64>, %us: tensor<10xf64>) -> tensor<20xf64> attributes {arg_names = ["zs", "us"], res_names = ["zn"]} {
@@ -47,7 +50,10 @@ expr.func @euler(%z: tensor<2xf64>, %u: tensor<f64>) -> tensor<2xf64> attributes
 // CHECK-LABEL: prog.proc @rollout(
 // CHECK-SAME:    %[[ZS:[^:]*]]: !prog.ptr<const f64>, %[[US:[^:]*]]: !prog.ptr<const f64>, %[[ZN:[^:]*]]: !prog.ptr<f64>, %{{[^:]*}}: !prog.ptr<f64>)
 // CHECK-NEXT:    %[[C:.*]] = arith.constant 1.000000e-01 : f64
-// CHECK-NEXT:    prog.for %[[IT:.*]] = 0 to 10 {
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    scf.for %[[IT:.*]] = %c0_i64{{[_0-9]*}} to %c10_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK-NEXT:      %[[Z:.*]] = prog.offset %[[ZS]][%[[IT]]] {scale = 2 : i64}
 // CHECK-NEXT:      %[[U:.*]] = prog.offset %[[US]][%[[IT]]] :
 // CHECK-NEXT:      %[[O:.*]] = prog.offset %[[ZN]][%[[IT]]] {scale = 2 : i64}
@@ -60,7 +66,7 @@ expr.func @euler(%z: tensor<2xf64>, %u: tensor<f64>) -> tensor<2xf64> attributes
 // CHECK-NEXT:      %[[D:.*]] = arith.mulf %[[S]], %[[C]] : f64
 // CHECK-NEXT:      %[[E:.*]] = arith.addf %[[Z1]], %[[D]] : f64
 // CHECK-NEXT:      prog.store %[[B]], %[[E]] to %[[O]][0] : f64, f64 into <f64>
-// CHECK-NEXT:    } {name = "it_zn"}
+// CHECK-NEXT:    } {scaly.name = "it_zn"}
 // CHECK-NEXT:    prog.return
 // CHECK-NOT:     prog.call
 // CHECK-NOT:     expr.

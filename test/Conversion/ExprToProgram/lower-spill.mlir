@@ -14,7 +14,10 @@
 // CHECK:         %[[M2:.*]] = arith.mulf
 // CHECK-NEXT:    %[[WIN:.*]] = prog.window %[[W]] size 3 : <f64> -> <f64>
 // CHECK-NEXT:    prog.store %[[M0]], %[[M1]], %[[M2]] to %[[WIN]][0] : f64, f64, f64 into <f64>
-// CHECK-NEXT:    prog.for %[[I:.*]] = 0 to 3 {
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    scf.for %[[I:.*]] = %c0_i64{{[_0-9]*}} to %c3_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK-NEXT:      %[[WI:.*]] = prog.offset %[[WIN]][%[[I]]] : <f64> -> <f64>
 // CHECK-NEXT:      %[[YI:.*]] = prog.offset %[[Y]][%[[I]]] : <f64> -> <f64>
 // CHECK-NEXT:      %[[E:.*]] = prog.load %[[WI]][0] : <f64> -> f64

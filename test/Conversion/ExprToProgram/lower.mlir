@@ -2,7 +2,7 @@
 //
 // scaly-lower-to-program: every element becomes one scalar (arith/math ops
 // on prog.load results), outputs are written with one prog.store each,
-// loops become prog.for over offset slices with results produced straight
+// loops become scf.for over offset slices with results produced straight
 // in the output (destination passing), and a blocked call becomes a
 // prog.call of <name>_raw defined before its caller. The workspace pointer is
 // f64 or f32 when every input and output of the entry is, else none (void*).
@@ -104,12 +104,15 @@ expr.func @casts(%f: tensor<f32>, %b: tensor<i1>, %l: tensor<i64>) -> (tensor<f6
 // CHECK-SAME:    %[[ZS:[^:]*]]: !prog.ptr<const f64>, %[[US:[^:]*]]: !prog.ptr<const f64>, %[[OUT:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
 // CHECK-SAME:    entry
 // CHECK-SAME:    input_sizes = array<i64: 20, 10>, output_sizes = array<i64: 20>
-// CHECK-NEXT:    prog.for %[[IT:.*]] = 0 to 10 {
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    scf.for %[[IT:.*]] = %c0_i64{{[_0-9]*}} to %c10_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK-NEXT:      %[[ZI:.*]] = prog.offset %[[ZS]][%[[IT]]] {scale = 2 : i64} : <const f64> -> <const f64>
 // CHECK-NEXT:      %[[UI:.*]] = prog.offset %[[US]][%[[IT]]] : <const f64> -> <const f64>
 // CHECK-NEXT:      %[[OI:.*]] = prog.offset %[[OUT]][%[[IT]]] {scale = 2 : i64} : <f64> -> <f64>
 // CHECK-NEXT:      prog.call @euler_raw(%[[ZI]], %[[UI]], %[[OI]], %[[W]])
-// CHECK-NEXT:    } {name = "it_zn"}
+// CHECK-NEXT:    } {scaly.name = "it_zn"}
 // CHECK-NEXT:    prog.return
 // CHECK-NOT:     expr.func
 expr.func @rollout(%zs: tensor<20xf64>, %us: tensor<10xf64>) -> tensor<20xf64> attributes {arg_names = ["zs", "us"], res_names = ["zn"]} {
@@ -137,7 +140,10 @@ expr.func @euler(%z: tensor<2xf64>, %u: tensor<f64>) -> tensor<2xf64> attributes
 // stored straight into the slice of its output; the loop keeps its name.
 // CHECK-LABEL: prog.proc @rows(
 // CHECK-SAME:    %[[M:[^:]*]]: !prog.ptr<const f64>, %[[D:[^:]*]]: !prog.ptr<f64>, %[[S:[^:]*]]: !prog.ptr<f64>, %{{[^:]*}}: !prog.ptr<f64>)
-// CHECK-NEXT:    prog.for %[[R:.*]] = 0 to 3 {
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    scf.for %[[R:.*]] = %c0_i64{{[_0-9]*}} to %c3_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK-NEXT:      %[[MR:.*]] = prog.offset %[[M]][%[[R]]] {scale = 2 : i64} : <const f64> -> <const f64>
 // CHECK-NEXT:      %[[DR:.*]] = prog.offset %[[D]][%[[R]]] {scale = 2 : i64} : <f64> -> <f64>
 // CHECK-NEXT:      %[[SR:.*]] = prog.offset %[[S]][%[[R]]] : <f64> -> <f64>
@@ -148,7 +154,7 @@ expr.func @euler(%z: tensor<2xf64>, %u: tensor<f64>) -> tensor<2xf64> attributes
 // CHECK-NEXT:      %[[AB:.*]] = arith.addf %[[A]], %[[B]] : f64
 // CHECK-NEXT:      prog.store %[[A2]], %[[B2]] to %[[DR]][0] : f64, f64 into <f64>
 // CHECK-NEXT:      prog.store %[[AB]] to %[[SR]][0] : f64 into <f64>
-// CHECK-NEXT:    } {name = "row"}
+// CHECK-NEXT:    } {scaly.name = "row"}
 // CHECK-NEXT:    prog.return
 expr.func @rows(%m: tensor<3x2xf64>) -> (tensor<3x2xf64>, tensor<3xf64>) attributes {arg_names = ["m"], res_names = ["d", "s"]} {
   %0, %1 = expr.loop 3 (%m) {name = "row"} : (tensor<3x2xf64>) -> (tensor<3x2xf64>, tensor<3xf64>) {

@@ -51,11 +51,14 @@ expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], 
 // slice (yield 0): the call writes row r of d.
 // CHECK-LABEL: prog.proc @rows(
 // CHECK-SAME:    %[[M:[^:]*]]: !prog.ptr<const f64>, %[[D:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
-// CHECK-NEXT:    prog.for %[[R:.*]] = 0 to 3 {
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    scf.for %[[R:.*]] = %c0_i64{{[_0-9]*}} to %c3_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK-NEXT:      %[[MR:.*]] = prog.offset %[[M]][%[[R]]] {scale = 2 : i64}
 // CHECK-NEXT:      %[[DR:.*]] = prog.offset %[[D]][%[[R]]] {scale = 2 : i64}
 // CHECK-NEXT:      prog.call @g_raw(%[[MR]], %[[DR]], %[[W]])
-// CHECK-NEXT:    } {name = "row"}
+// CHECK-NEXT:    } {scaly.name = "row"}
 // CHECK-NEXT:    prog.return
 expr.func @rows(%m: tensor<3x2xf64>) -> tensor<3x2xf64> attributes {arg_names = ["m"], res_names = ["d"]} {
   %0 = expr.loop 3 (%m) {name = "row", expr.place = [#expr.place<output 0>]} : (tensor<3x2xf64>) -> tensor<3x2xf64> {
@@ -78,13 +81,16 @@ expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], 
 // CHECK-LABEL: prog.proc @rows(
 // CHECK-SAME:    %[[M:[^:]*]]: !prog.ptr<const f64>, %[[D:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
 // CHECK-NEXT:    %[[ALL:.*]] = prog.window %[[W]] size 6
-// CHECK-NEXT:    prog.for %[[R:.*]] = 0 to 3 {
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    scf.for %[[R:.*]] = %c0_i64{{[_0-9]*}} to %c3_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK-NEXT:      %[[MR:.*]] = prog.offset %[[M]][%[[R]]] {scale = 2 : i64}
 // CHECK-NEXT:      %[[AR:.*]] = prog.offset %[[ALL]][%[[R]]] {scale = 2 : i64}
 // CHECK-NEXT:      %[[ROW:.*]] = prog.window %[[W]] size 2
 // CHECK-NEXT:      prog.call @g_raw(%[[MR]], %[[ROW]], %[[W]])
 // CHECK:           prog.store {{.*}} to %[[AR]][0] : f64, f64 into <f64>
-// CHECK-NEXT:    } {name = "row"}
+// CHECK-NEXT:    } {scaly.name = "row"}
 // CHECK:         prog.store {{.*}} to %[[D]][0] : f64, f64, f64, f64, f64, f64 into <f64>
 // CHECK-NEXT:    prog.return
 expr.func @rows(%m: tensor<3x2xf64>) -> tensor<3x2xf64> attributes {arg_names = ["m"], res_names = ["d"]} {
@@ -106,11 +112,14 @@ expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], 
 // by a loop straight into it: the plan, not the size, decides.
 // CHECK-LABEL: prog.proc @looped(
 // CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
-// CHECK-NEXT:    prog.for %[[I:.*]] = 0 to 2 {
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    scf.for %[[I:.*]] = %c0_i64{{[_0-9]*}} to %c2_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK:           arith.negf
 // CHECK-NEXT:      %[[YI:.*]] = prog.offset %[[Y]][%[[I]]]
 // CHECK-NEXT:      prog.store %{{.*}} to %[[YI]][0]
-// CHECK-NEXT:    } {name = "i"}
+// CHECK-NEXT:    } {scaly.name = "i"}
 // CHECK-NEXT:    prog.return
 expr.func @looped(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
   %0 = expr.neg %x {expr.place = [#expr.place<output 0>]} : tensor<2xf64>

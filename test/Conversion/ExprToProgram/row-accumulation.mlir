@@ -9,22 +9,22 @@
 // CHECK-LABEL: prog.proc @colsum(
 // CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>
 // CHECK-NOT:     prog.reduce
-// CHECK:         prog.for %[[J:.*]] = 0 to 30 {
+// CHECK:         scf.for %[[J:.*]] = %c0_i64{{[_0-9]*}} to %c30_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK-NEXT:      %[[P:.*]] = prog.offset %[[X]][%[[J]]]
 // CHECK-NEXT:      %[[V:.*]] = prog.load %[[P]][0]
 // CHECK-NEXT:      %[[Q:.*]] = prog.offset %[[Y]][%[[J]]]
 // CHECK-NEXT:      prog.store %[[V]] to %[[Q]][0]
-// CHECK:         prog.for %[[R:.*]] = 1 to 9 step 4 {
-// CHECK:           prog.for %[[K:.*]] = 0 to 30 {
+// CHECK:         scf.for %[[R:.*]] = %c1_i64{{[_0-9]*}} to %c9_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
+// CHECK:           scf.for %[[K:.*]] = %c0_i64{{[_0-9]*}} to %c30_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK:             %[[A:.*]] = prog.load %{{.*}}[0] : <f64> -> f64
 // CHECK-NEXT:        %[[S1:.*]] = arith.addf %[[A]], %{{.*}} : f64
 // CHECK-NEXT:        %[[S2:.*]] = arith.addf %[[S1]], %{{.*}} : f64
 // CHECK-NEXT:        %[[S3:.*]] = arith.addf %[[S2]], %{{.*}} : f64
 // CHECK-NEXT:        %[[S4:.*]] = arith.addf %[[S3]], %{{.*}} : f64
 // CHECK:             prog.store %[[S4]] to
-// CHECK:         } {name = "r"}
-// CHECK:         prog.for %{{.*}} = 9 to 10 {
-// CHECK:           prog.for %{{.*}} = 0 to 30 {
+// CHECK:         } {scaly.name = "r"}
+// CHECK:         scf.for %{{.*}} = %c9_i64{{[_0-9]*}} to %c10_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
+// CHECK:           scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c30_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK:             arith.addf
 // CHECK-NOT:         arith.addf
 // CHECK:         prog.return
@@ -40,14 +40,14 @@ expr.func @colsum(%x: tensor<10x30xf64>) -> tensor<30xf64> attributes {arg_names
 // NaN-propagating maximum.
 // CHECK-LABEL: prog.proc @middle(
 // CHECK-NOT:     prog.reduce
-// CHECK:         prog.for %[[I:.*]] = 0 to 3 {
-// CHECK:           prog.for %{{.*}} = 0 to 6 {
+// CHECK:         scf.for %[[I:.*]] = %c0_i64{{[_0-9]*}} to %c3_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
+// CHECK:           scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c6_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK:             arith.mulf
-// CHECK:           prog.for %{{.*}} = 1 to 5 step 4 {
-// CHECK:             prog.for %{{.*}} = 0 to 6 {
+// CHECK:           scf.for %{{.*}} = %c1_i64{{[_0-9]*}} to %c5_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
+// CHECK:             scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c6_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK:               arith.cmpf oge
 // CHECK:               arith.select
-// CHECK:           prog.for %{{.*}} = 5 to 7 {
+// CHECK:           scf.for %{{.*}} = %c5_i64{{[_0-9]*}} to %c7_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 expr.func @middle(%x: tensor<3x7x6xf64>) -> tensor<3x6xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
   %0 = expr.mul %x, %x : tensor<3x7x6xf64>
   %1 = expr.reduce max %0 axes [1] : tensor<3x7x6xf64> to tensor<3x6xf64>

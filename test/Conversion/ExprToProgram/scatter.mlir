@@ -12,7 +12,7 @@
 // CHECK-DAG:     %[[V0:.*]] = prog.load %[[V]][0]
 // CHECK-DAG:     %[[V1:.*]] = prog.load %[[V]][1]
 // CHECK:         prog.store %[[V1]], %[[Z]], %[[Z]], %[[Z]], %[[V0]], %[[Z]] to %[[D]][0]
-// CHECK-NOT:     prog.for
+// CHECK-NOT:     scf.for
 // CHECK-NOT:     prog.table
 expr.func @small(%v: tensor<2xf64>) -> tensor<2x3xf64> attributes {arg_names = ["v"], res_names = ["d"], entry} {
   %d = expr.scatter %v [4, 0] : tensor<2xf64> to tensor<2x3xf64>
@@ -23,7 +23,7 @@ expr.func @small(%v: tensor<2xf64>) -> tensor<2x3xf64> attributes {arg_names = [
 
 // CHECK-LABEL: prog.proc @few(
 // CHECK-SAME:    %[[V:[^:]*]]: !prog.ptr<const f64>, %[[D:[^:]*]]: !prog.ptr<f64>
-// CHECK:         prog.for %[[I:.*]] = 0 to 400 {
+// CHECK:         scf.for %[[I:.*]] = %c0_i64{{[_0-9]*}} to %c400_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK:           %[[Z:.*]] = arith.constant 0.000000e+00 : f64
 // CHECK:           %[[DI:.*]] = prog.offset %[[D]][%[[I]]]
 // CHECK:           prog.store %[[Z]] to %[[DI]][0]
@@ -46,11 +46,11 @@ expr.func @few(%v: tensor<2xf64>) -> tensor<20x20xf64> attributes {arg_names = [
 // 10,000 elements but the zero fill).
 // CHECK-LABEL: prog.proc @diagonal(
 // CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[D:[^:]*]]: !prog.ptr<f64>
-// CHECK:         prog.for %[[I:.*]] = 0 to 10000 {
+// CHECK:         scf.for %[[I:.*]] = %c0_i64{{[_0-9]*}} to %c10000_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK:           prog.store
 // CHECK:         }
 // CHECK-NOT:     prog.table
-// CHECK:         prog.for %[[K:.*]] = 0 to 100 {
+// CHECK:         scf.for %[[K:.*]] = %c0_i64{{[_0-9]*}} to %c100_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK:           %[[XK:.*]] = prog.offset %[[X]][%[[K]]]
 // CHECK:           %[[XV:.*]] = prog.load %[[XK]][0]
 // CHECK:           %[[S:.*]] = math.sin %[[XV]]
@@ -71,11 +71,11 @@ expr.func @diagonal(%x: tensor<100xf64>) -> tensor<100x100xf64> attributes {arg_
 // values, not as the result's 10,000 elements).
 // CHECK-LABEL: prog.proc @uneven(
 // CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[D:[^:]*]]: !prog.ptr<f64>
-// CHECK:         prog.for %[[I:.*]] = 0 to 10000 {
+// CHECK:         scf.for %[[I:.*]] = %c0_i64{{[_0-9]*}} to %c10000_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK:           prog.store
 // CHECK:         }
 // CHECK:         %[[T:.*]] = prog.table dense<[0, 101, 202, {{.*}}, 9898, 9998]> : tensor<100xi64> : <const i64>
-// CHECK:         prog.for %[[K:.*]] = 0 to 100 {
+// CHECK:         scf.for %[[K:.*]] = %c0_i64{{[_0-9]*}} to %c100_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK:           %[[XK:.*]] = prog.offset %[[X]][%[[K]]]
 // CHECK:           %[[XV:.*]] = prog.load %[[XK]][0]
 // CHECK:           %[[TK:.*]] = prog.offset %[[T]][%[[K]]]

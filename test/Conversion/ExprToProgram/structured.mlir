@@ -2,7 +2,7 @@
 // RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-lower-to-program="scalarize-limit=4" | FileCheck %s --check-prefix=LIMIT
 //
 // Arrays above scalarize-limit (64 by default) stay structured: an
-// elementwise chain with broadcast constants fuses into one prog.for, a
+// elementwise chain with broadcast constants fuses into one scf.for, a
 // large sum calls the module's reduction helper (prog.reduce), a 32x32
 // matrix product the matrix-product helper (prog.matmul). Below the limit
 // a reduction is one scalar per element; with scalarize-limit=4 the same
@@ -11,7 +11,10 @@
 // CHECK-LABEL: prog.proc @chain(
 // CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>
 // CHECK:         %[[C:.*]] = arith.constant 2.000000e+00 : f64
-// CHECK-NEXT:    prog.for %[[I:.*]] = 0 to 1000 {
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    scf.for %[[I:.*]] = %c0_i64{{[_0-9]*}} to %c1000_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK-NEXT:      %[[P:.*]] = prog.offset %[[X]][%[[I]]] : <const f64> -> <const f64>
 // CHECK-NEXT:      %[[V:.*]] = prog.load %[[P]][0] : <const f64> -> f64
 // CHECK-NEXT:      %[[M:.*]] = arith.mulf %[[C]], %[[V]] : f64
@@ -19,12 +22,12 @@
 // CHECK-NEXT:      %[[A:.*]] = arith.addf %[[S]], %[[C]] : f64
 // CHECK-NEXT:      %[[Q:.*]] = prog.offset %[[Y]][%[[I]]] : <f64> -> <f64>
 // CHECK-NEXT:      prog.store %[[A]] to %[[Q]][0] : f64 into <f64>
-// CHECK-NEXT:    } {name = "i"}
-// CHECK-NOT:     prog.for
+// CHECK-NEXT:    } {scaly.name = "i"}
+// CHECK-NOT:     scf.for
 // CHECK:         prog.return
 // LIMIT-LABEL: prog.proc @chain(
-// LIMIT-COUNT-1: prog.for
-// LIMIT-NOT:     prog.for
+// LIMIT-COUNT-1: scf.for
+// LIMIT-NOT:     scf.for
 // LIMIT:         prog.return
 expr.func @chain(%x: tensor<1000xf64>) -> tensor<1000xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
   %c = expr.constant dense<2.0> : tensor<f64>
@@ -53,7 +56,7 @@ expr.func @total(%x: tensor<1000xf64>) -> tensor<f64> attributes {arg_names = ["
 // CHECK-LABEL: prog.proc @mm(
 // CHECK-SAME:    %[[A:[^:]*]]: !prog.ptr<const f64>, %[[B:[^:]*]]: !prog.ptr<const f64>, %[[C:[^:]*]]: !prog.ptr<f64>
 // CHECK-NOT:     prog.load
-// CHECK-NOT:     prog.for
+// CHECK-NOT:     scf.for
 // CHECK:         prog.matmul %[[A]], %[[B]] into %[[C]] m 32 k 32 n 32 : <const f64>, <const f64>, <f64>
 // CHECK-NEXT:    prog.return
 expr.func @mm(%a: tensor<32x32xf64>, %b: tensor<32x32xf64>) -> tensor<32x32xf64> attributes {arg_names = ["a", "b"], res_names = ["c"]} {

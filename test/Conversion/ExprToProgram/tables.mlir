@@ -7,7 +7,7 @@
 // CHECK-LABEL: prog.proc @lookup(
 // CHECK:         %[[C:.*]] = prog.table dense<[0.000000e+00, 1.000000e+00, {{.*}}, 5.000000e-01]> : tensor<100xf64> : <const f64>
 // CHECK-NOT:     prog.store
-// CHECK:         prog.for %[[I:.*]] = 0 to 100 {
+// CHECK:         scf.for %[[I:.*]] = %c0_i64{{[_0-9]*}} to %c100_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK:           %[[T:.*]] = prog.table dense<[99, 98, {{.*}}, 1, 1]> : tensor<100xi64> : <const i64>
 // CHECK:           %[[TI:.*]] = prog.offset %[[T]][%[[I]]]
 // CHECK:           %[[K:.*]] = prog.load %[[TI]][0] : <const i64> -> i64

@@ -12,18 +12,27 @@
 // 8-9 of rows 0-3 and rows 4-5 are plain loops.
 // CHECK-LABEL: prog.proc @tplus(
 // CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>
-// CHECK:         prog.for %[[I:.*]] = 0 to 4 step 4 {
-// CHECK-NEXT:      prog.for %[[J:.*]] = 0 to 8 step 4 {
+// CHECK:         scf.for %[[I:.*]] = %c0_i64{{[_0-9]*}} to %c4_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      scf.for %[[J:.*]] = %c0_i64{{[_0-9]*}} to %c8_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
 // CHECK:             arith.addf %{{.*}}, %{{.*}} {scaly.name = "b00"} : f64
 // CHECK:             arith.addf %{{.*}}, %{{.*}} {scaly.name = "b33"} : f64
 // CHECK:             prog.store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} to %{{.*}}[0] : f64, f64, f64, f64 into <f64>
 // CHECK-COUNT-3:     prog.store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} to %{{.*}}[0] : f64, f64, f64, f64 into <f64>
-// CHECK:           } {name = "j"}
-// CHECK:         } {name = "i"}
-// CHECK:         prog.for %{{.*}} = 0 to 4 {
-// CHECK-NEXT:      prog.for %{{.*}} = 8 to 10 {
-// CHECK:         prog.for %{{.*}} = 4 to 6 {
-// CHECK-NEXT:      prog.for %{{.*}} = 0 to 10 {
+// CHECK:           } {scaly.name = "j"}
+// CHECK:         } {scaly.name = "i"}
+// CHECK:         scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c4_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      scf.for %{{.*}} = %c8_i64{{[_0-9]*}} to %c10_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
+// CHECK:         scf.for %{{.*}} = %c4_i64{{[_0-9]*}} to %c6_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c10_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 expr.func @tplus(%x: tensor<10x6xf64>) -> tensor<6x10xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
   %t = expr.transpose %x [1, 0] : tensor<10x6xf64> to tensor<6x10xf64>
   %c = expr.constant dense<1.0> : tensor<6x10xf64>
@@ -35,9 +44,15 @@ expr.func @tplus(%x: tensor<10x6xf64>) -> tensor<6x10xf64> attributes {arg_names
 
 // Three axes: a loop over the leading one around the blocks.
 // CHECK-LABEL: prog.proc @batched(
-// CHECK:         prog.for %{{.*}} = 0 to 3 {
-// CHECK-NEXT:      prog.for %{{.*}} = 0 to 8 step 4 {
-// CHECK-NEXT:        prog.for %{{.*}} = 0 to 4 step 4 {
+// CHECK:         scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c3_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c8_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
+// CHECK-NEXT:        arith.constant {{.*}} : i64
+// CHECK-NEXT:        arith.constant {{.*}} : i64
+// CHECK-NEXT:        arith.constant {{.*}} : i64
+// CHECK-NEXT:        scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c4_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
 expr.func @batched(%x: tensor<3x4x8xf64>) -> tensor<3x8x4xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
   %t = expr.transpose %x [0, 2, 1] : tensor<3x4x8xf64> to tensor<3x8x4xf64>
   %0 = expr.mul %t, %t : tensor<3x8x4xf64>

@@ -13,19 +13,31 @@
 // CHECK-SAME:    %{{[^:]*}}: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>
 // CHECK:         %[[OK:.*]] = prog.is_aligned %[[Y]], 64 : <f64>
 // CHECK-NEXT:    scf.if %[[OK]] {
-// CHECK-NEXT:      prog.for %{{.*}} = 0 to 512 step 8 {
-// CHECK-NEXT:        prog.for %{{.*}} = 0 to 256 step 4 {
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c512_i64{{[_0-9]*}} step %c8_i64{{[_0-9]*}} : i64 {
+// CHECK-NEXT:        arith.constant {{.*}} : i64
+// CHECK-NEXT:        arith.constant {{.*}} : i64
+// CHECK-NEXT:        arith.constant {{.*}} : i64
+// CHECK-NEXT:        scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c256_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
 // CHECK:               arith.addf %{{.*}} {scaly.name = "b37"} : f64
 // CHECK-COUNT-4:       prog.store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} to %{{.*}}[0] {streaming} : f64, f64, f64, f64, f64, f64, f64, f64 into <f64>
-// CHECK:             } {name = "i"}
-// CHECK:           } {name = "j"}
-// CHECK:           prog.for %{{.*}} = 256 to 258 {
+// CHECK:             } {scaly.name = "i"}
+// CHECK:           } {scaly.name = "j"}
+// CHECK:           scf.for %{{.*}} = %c256_i64{{[_0-9]*}} to %c258_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK:         } else {
-// CHECK-NEXT:      prog.for %{{.*}} = 0 to 256 step 4 {
-// CHECK-NEXT:        prog.for %{{.*}} = 0 to 512 step 4 {
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      arith.constant {{.*}} : i64
+// CHECK-NEXT:      scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c256_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
+// CHECK-NEXT:        arith.constant {{.*}} : i64
+// CHECK-NEXT:        arith.constant {{.*}} : i64
+// CHECK-NEXT:        arith.constant {{.*}} : i64
+// CHECK-NEXT:        scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c512_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
 // CHECK-NOT:           streaming
 // CHECK:               prog.store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} to %{{.*}}[0] : f64, f64, f64, f64 into <f64>
-// CHECK:           prog.for %{{.*}} = 256 to 258 {
+// CHECK:           scf.for %{{.*}} = %c256_i64{{[_0-9]*}} to %c258_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 expr.func @big(%x: tensor<512x258xf64>) -> tensor<258x512xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
   %t = expr.transpose %x [1, 0] : tensor<512x258xf64> to tensor<258x512xf64>
   %c = expr.constant dense<1.0> : tensor<258x512xf64>
@@ -38,7 +50,7 @@ expr.func @big(%x: tensor<512x258xf64>) -> tensor<258x512xf64> attributes {arg_n
 // Floats: a line is 16 of them, each block row one streaming store of 16.
 // CHECK-LABEL: prog.proc @floats(
 // CHECK:         prog.is_aligned %{{.*}}, 64 : <f32>
-// CHECK:         prog.for %{{.*}} = 0 to 528 step 16 {
+// CHECK:         scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c528_i64{{[_0-9]*}} step %c16_i64{{[_0-9]*}} : i64 {
 // CHECK:           prog.store {{.*}} {streaming} : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32 into <f32>
 expr.func @floats(%x: tensor<528x512xf32>) -> tensor<512x528xf32> attributes {arg_names = ["x"], res_names = ["y"]} {
   %t = expr.transpose %x [1, 0] : tensor<528x512xf32> to tensor<512x528xf32>

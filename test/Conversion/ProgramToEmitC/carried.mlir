@@ -1,6 +1,6 @@
 // RUN: scaly-opt %s -split-input-file --scaly-program-to-emitc | FileCheck %s
 //
-// prog.for's carried values (iter_args) in EmitC: before the loop, one
+// scf.for's carried values (iter_args) in EmitC: before the loop, one
 // emitc.variable per carried value and the assignment of its init value
 // (the C printer prints the pair as `T v = init;`); in the body the block
 // argument is the variable; at the end of the body the yielded values are
@@ -25,12 +25,15 @@
 // CHECK-NEXT:    emitc.assign %[[S]] : f64 to %[[SLOT]] : f64
 prog.proc @sum_raw(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], input_sizes = array<i64: 8>, output_sizes = array<i64: 1>} {
   %zero = arith.constant 0.0 : f64
-  %sum = prog.for %i = 0 to 8 iter_args(%s = %zero) -> (f64) {
+  %lo1 = arith.constant 0 : i64
+  %hi1 = arith.constant 8 : i64
+  %st1 = arith.constant 1 : i64
+  %sum = scf.for %i = %lo1 to %hi1 step %st1 iter_args(%s = %zero) -> (f64) : i64 {
     %xi = prog.offset %x[%i] : !prog.ptr<const f64> -> !prog.ptr<const f64>
     %v = prog.load %xi[0] : !prog.ptr<const f64> -> f64
     %s2 = arith.addf %s, %v : f64
-    prog.yield %s2 : f64
-  } {name = "i"}
+    scf.yield %s2 : f64
+  } {scaly.name = "i"}
   prog.store %sum to %y[0] : f64 into !prog.ptr<f64>
   prog.return
 }
@@ -57,9 +60,12 @@ prog.proc @sum_raw(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f
 prog.proc @fib_raw(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
   %zero = arith.constant 0.0 : f64
   %one = arith.constant 1.0 : f64
-  %a, %b = prog.for %i = 0 to 10 iter_args(%p = %zero, %q = %one) -> (f64, f64) {
+  %lo2 = arith.constant 0 : i64
+  %hi2 = arith.constant 10 : i64
+  %st2 = arith.constant 1 : i64
+  %a, %b = scf.for %i = %lo2 to %hi2 step %st2 iter_args(%p = %zero, %q = %one) -> (f64, f64) : i64 {
     %n = arith.addf %p, %q : f64
-    prog.yield %q, %n : f64, f64
+    scf.yield %q, %n : f64, f64
   }
   prog.store %a to %y[0] : f64 into !prog.ptr<f64>
   prog.return
@@ -85,8 +91,11 @@ prog.proc @fib_raw(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names
 prog.proc @swap_raw(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 2>} {
   %zero = arith.constant 0.0 : f64
   %one = arith.constant 1.0 : f64
-  %r:3 = prog.for %i = 0 to 3 iter_args(%p = %zero, %q = %one, %keep = %one) -> (f64, f64, f64) {
-    prog.yield %q, %p, %keep : f64, f64, f64
+  %lo3 = arith.constant 0 : i64
+  %hi3 = arith.constant 3 : i64
+  %st3 = arith.constant 1 : i64
+  %r:3 = scf.for %i = %lo3 to %hi3 step %st3 iter_args(%p = %zero, %q = %one, %keep = %one) -> (f64, f64, f64) : i64 {
+    scf.yield %q, %p, %keep : f64, f64, f64
   }
   prog.store %r#0, %r#1 to %y[0] : f64, f64 into !prog.ptr<f64>
   prog.return

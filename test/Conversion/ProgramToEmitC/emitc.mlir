@@ -7,7 +7,7 @@
 // as `static inline` emitc.func with scaly.name/scaly.const argument
 // attributes, the entry with the five-argument ABI returning int and its
 // null checks, scalar ops as EmitC ops and libm calls (f32 names end in f),
-// prog.for as emitc.for keeping its name, NULL workspaces, multi-value
+// scf.for as emitc.for keeping its name, NULL workspaces, multi-value
 // float stores through vector types, void* entries with one named cast per
 // port, ports renamed away from the ABI's names. Input stores are in the
 // generic form (the custom form is covered by Dialect/Program/store-roundtrip.mlir).
@@ -90,13 +90,16 @@ prog.proc @step_raw(%z: !prog.ptr<const f64>, %u: !prog.ptr<const f64>, %zn: !pr
 // CHECK-NEXT:  }
 // CHECK-NOT:     prog.
 prog.proc @run(%zs: !prog.ptr<const f64>, %us: !prog.ptr<const f64>, %out: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["zs", "us", "out", "w"], input_sizes = array<i64: 8, 4>, output_sizes = array<i64: 8>, entry} {
-  prog.for %i = 0 to 4 {
+  %lo1 = arith.constant 0 : i64
+  %hi1 = arith.constant 4 : i64
+  %st1 = arith.constant 1 : i64
+  scf.for %i = %lo1 to %hi1 step %st1 : i64 {
     %z = prog.offset %zs[%i] {scale = 2} : !prog.ptr<const f64> -> !prog.ptr<const f64>
     %u = prog.offset %us[%i] : !prog.ptr<const f64> -> !prog.ptr<const f64>
     %o = prog.offset %out[%i] {scale = 2} : !prog.ptr<f64> -> !prog.ptr<f64>
     %n = prog.null : !prog.ptr<f64>
     prog.call @step_raw(%z, %u, %o, %n) : !prog.ptr<const f64>, !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
-  } {name = "it_out"}
+  } {scaly.name = "it_out"}
   prog.return
 }
 

@@ -25,15 +25,3 @@ prog.extern @two : (f64) -> (f64, f64)
 
 // expected-error @+1 {{'prog.extern' op type 'index' has no C form}}
 prog.extern @idx : (index) -> ()
-
-// -----
-
-// A branch ends with scf.yield: prog.yield ends a prog.for body only.
-prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
-  %c = arith.constant true
-  scf.if %c {
-    // expected-error @+1 {{'prog.yield' op expects parent op 'prog.for'}}
-    prog.yield
-  }
-  prog.return
-}

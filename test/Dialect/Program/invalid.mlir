@@ -153,26 +153,6 @@ prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<none>) attributes {arg_names = ["
 // -----
 
 prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
-  // expected-error @+1 {{'prog.for' op step must be positive, got 0}}
-  prog.for %i = 0 to 4 step 0 {
-  }
-  prog.return
-}
-
-// -----
-
-prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
-  // expected-error @+1 {{'prog.for' op body must take exactly one i64 induction variable}}
-  "prog.for"() <{lower = 0 : i64, upper = 4 : i64, step = 1 : i64}> ({
-  ^bb0(%i: i32):
-    "prog.yield"() : () -> ()
-  }) : () -> ()
-  prog.return
-}
-
-// -----
-
-prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
   // expected-error @+1 {{'prog.call' op calls 'nowhere_raw', which is not a prog.proc}}
   prog.call @nowhere_raw(%y, %w) : !prog.ptr<f64>, !prog.ptr<f64>
   prog.return
@@ -214,7 +194,10 @@ prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y
 // -----
 
 prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
-  prog.for %i = 0 to 4 {
+  %lo2 = arith.constant 0 : i64
+  %hi2 = arith.constant 4 : i64
+  %st2 = arith.constant 1 : i64
+  scf.for %i = %lo2 to %hi2 step %st2 : i64 {
     // expected-error @+1 {{'prog.return' op expects parent op 'prog.proc'}}
     prog.return
   }
@@ -226,15 +209,6 @@ prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y
 prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
   // expected-error @+1 {{'prog.window' op size must be positive, got -3}}
   %0 = prog.window %w size -3 : !prog.ptr<f64> -> !prog.ptr<f64>
-  prog.return
-}
-
-// -----
-
-prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
-  // expected-error @+1 {{'prog.for' op step must be positive, got -1}}
-  prog.for %i = 0 to 4 step -1 {
-  }
   prog.return
 }
 

@@ -17,7 +17,10 @@
 // CHECK-SAME:    workspace = 256 : i64
 // CHECK-NEXT:    prog.window %[[W]] size 3 {offset = 0 : i64} : <f64> -> <f64>
 // CHECK-NEXT:    prog.window %[[W]] size 8 {offset = 64 : i64} : <f64> -> <f64>
-// CHECK-NEXT:    prog.for
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    scf.for
 // CHECK-NEXT:      prog.window %[[W]] size 9 {offset = 128 : i64} : <f64> -> <f64>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %[[N:.*]] = prog.null : <f64>
@@ -36,7 +39,10 @@ prog.proc @leaf_raw(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<
 prog.proc @mid_raw(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], input_sizes = array<i64: 2>, output_sizes = array<i64: 2>} {
   %a = prog.window %w size 3 : !prog.ptr<f64> -> !prog.ptr<f64>
   %b = prog.window %w size 8 : !prog.ptr<f64> -> !prog.ptr<f64>
-  prog.for %i = 0 to 2 {
+  %lo1 = arith.constant 0 : i64
+  %hi1 = arith.constant 2 : i64
+  %st1 = arith.constant 1 : i64
+  scf.for %i = %lo1 to %hi1 step %st1 : i64 {
     %c = prog.window %w size 9 : !prog.ptr<f64> -> !prog.ptr<f64>
   }
   prog.call @leaf_raw(%x, %y, %w) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
@@ -142,7 +148,10 @@ prog.proc @reuse(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names =
 }
 prog.proc @loop_live(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
   %d = prog.window %w size 2 : !prog.ptr<f64> -> !prog.ptr<f64>
-  prog.for %i = 0 to 3 {
+  %lo2 = arith.constant 0 : i64
+  %hi2 = arith.constant 3 : i64
+  %st2 = arith.constant 1 : i64
+  scf.for %i = %lo2 to %hi2 step %st2 : i64 {
     %x = prog.load %d[0] : !prog.ptr<f64> -> f64
     %e = prog.window %w size 2 : !prog.ptr<f64> -> !prog.ptr<f64>
     prog.store %x to %e[0] : f64 into !prog.ptr<f64>

@@ -18,7 +18,10 @@ prog.proc @leaf_raw(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<
 // CHECK-SAME:    workspace = 0 : i64
 // CHECK-NEXT:    %[[N1:.*]] = prog.null : <f64>
 // CHECK-NEXT:    prog.call @leaf_raw(%[[X]], %[[Y]], %[[N1]])
-// CHECK-NEXT:    prog.for %[[I:.*]] = 0 to 3 {
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    scf.for %[[I:.*]] = %c0_i64{{[_0-9]*}} to %c3_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK-NEXT:      %[[N2:.*]] = prog.null : <f64>
 // CHECK-NEXT:      prog.call @leaf_raw(%[[X]], %[[Y]], %[[N2]])
 // CHECK-NEXT:    }
@@ -29,7 +32,10 @@ prog.proc @leaf_raw(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<
 // CHECK:         prog.return
 prog.proc @main(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], input_sizes = array<i64: 2>, output_sizes = array<i64: 2>, entry} {
   prog.call @leaf_raw(%x, %y, %w) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
-  prog.for %i = 0 to 3 {
+  %lo1 = arith.constant 0 : i64
+  %hi1 = arith.constant 3 : i64
+  %st1 = arith.constant 1 : i64
+  scf.for %i = %lo1 to %hi1 step %st1 : i64 {
     prog.call @leaf_raw(%x, %y, %w) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
   }
   %n = prog.null : !prog.ptr<f64>

@@ -7,7 +7,7 @@
 
 // CHECK-LABEL: prog.proc @scale
 // CHECK-DAG:   %[[QUARTER:.*]] = arith.constant 2.500000e-01 : f64
-// CHECK:       prog.for
+// CHECK:       scf.for
 // CHECK:         %[[D:.*]] = prog.load %arg1[0]
 // CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1.0
 // CHECK-NEXT:    %[[R:.*]] = arith.divf %[[ONE]], %[[D]] : f64
@@ -18,7 +18,10 @@
 // CHECK:       arith.divf
 prog.proc @scale(%x: !prog.ptr<const f64>, %d: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "d", "y", "w"], entry, input_sizes = array<i64: 8, 1>, output_sizes = array<i64: 9>} {
   %four = arith.constant 4.0 : f64
-  prog.for %i = 0 to 8 {
+  %lo1 = arith.constant 0 : i64
+  %hi1 = arith.constant 8 : i64
+  %st1 = arith.constant 1 : i64
+  scf.for %i = %lo1 to %hi1 step %st1 : i64 {
     %xi = prog.offset %x[%i] : <const f64> -> <const f64>
     %yi = prog.offset %y[%i] : <f64> -> <f64>
     %v = prog.load %xi[0] : <const f64> -> f64
@@ -39,19 +42,25 @@ prog.proc @scale(%x: !prog.ptr<const f64>, %d: !prog.ptr<const f64>, %y: !prog.p
 // a division there. In an inner loop it is fixed: its reciprocal is computed
 // once per outer iteration, at the start of the outer body.
 // CHECK-LABEL: prog.proc @carried
-// CHECK:       prog.for %{{.*}} = 0 to 4 iter_args(%[[S:.*]] = %{{.*}}) -> (f64) {
+// CHECK:       scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c4_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} iter_args(%[[S:.*]] = %{{.*}}) -> (f64) : i64 {
 // CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1.0
 // CHECK-NEXT:    %[[R:.*]] = arith.divf %[[ONE]], %[[S]] : f64
-// CHECK:         prog.for %{{.*}} = 0 to 8 {
+// CHECK:         scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c8_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK:           arith.mulf %{{.*}}, %[[R]] : f64
 // CHECK:         }
 // CHECK:         %[[N:.*]] = arith.divf %{{.*}}, %[[S]] : f64
-// CHECK:         prog.yield %[[N]] : f64
+// CHECK:         scf.yield %[[N]] : f64
 prog.proc @carried(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], entry, input_sizes = array<i64: 8>, output_sizes = array<i64: 9>} {
   %two = arith.constant 2.0 : f64
   %three = arith.constant 3.0 : f64
-  %r = prog.for %k = 0 to 4 iter_args(%s = %two) -> (f64) {
-    prog.for %i = 0 to 8 {
+  %lo2 = arith.constant 0 : i64
+  %hi2 = arith.constant 4 : i64
+  %st2 = arith.constant 1 : i64
+  %r = scf.for %k = %lo2 to %hi2 step %st2 iter_args(%s = %two) -> (f64) : i64 {
+    %lo3 = arith.constant 0 : i64
+    %hi3 = arith.constant 8 : i64
+    %st3 = arith.constant 1 : i64
+    scf.for %i = %lo3 to %hi3 step %st3 : i64 {
       %xi = prog.offset %x[%i] : <const f64> -> <const f64>
       %yi = prog.offset %y[%i] : <f64> -> <f64>
       %v = prog.load %xi[0] : <const f64> -> f64
@@ -59,7 +68,7 @@ prog.proc @carried(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f
       prog.store %a to %yi[0] : f64 into <f64>
     }
     %n = arith.divf %three, %s : f64
-    prog.yield %n : f64
+    scf.yield %n : f64
   }
   prog.store %r to %y[8] : f64 into <f64>
   prog.return

@@ -2,7 +2,7 @@
 // RUN: scaly-opt %s --mlir-print-op-generic | scaly-opt | FileCheck %s
 //
 // The program dialect parses and prints: prog.proc (raw and entry, with
-// workspace), prog.for (default and explicit step, name), prog.load,
+// workspace), scf.for (default and explicit step, name), prog.load,
 // prog.store (one and several values), prog.offset (with and without index),
 // prog.null, prog.call, with arith/math scalar ops, and pointers to every
 // element type including none (void*). Some stores are written in the
@@ -41,15 +41,24 @@ prog.proc @helper_raw(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.pt
 // CHECK-NEXT:    %[[NUL:.*]] = prog.null : <f64>
 // CHECK-NEXT:    %[[X4:.*]] = prog.offset %[[X]] {bias = 4 : i64} : <const f64> -> <const f64>
 // CHECK-NEXT:    prog.call @helper_raw(%[[X4]], %[[Y]], %[[NUL]]) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
-// CHECK-NEXT:    prog.for %[[IT:.*]] = 0 to 4 {
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    scf.for %[[IT:.*]] = %c0_i64{{[_0-9]*}} to %c4_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK-NEXT:      %[[XI:.*]] = prog.offset %[[X]][%[[IT]]] {scale = 2 : i64} : <const f64> -> <const f64>
 // CHECK-NEXT:      %[[YI:.*]] = prog.offset %[[Y]][%[[IT]]] {bias = 1 : i64, scale = 2 : i64} : <f64> -> <f64>
 // CHECK-NEXT:      prog.call @helper_raw(%[[XI]], %[[YI]], %[[NUL]])
-// CHECK-NEXT:    } {name = "it_y"}
-// CHECK-NEXT:    prog.for %{{.*}} = 1 to 7 step 3 {
+// CHECK-NEXT:    } {scaly.name = "it_y"}
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    scf.for %{{.*}} = %c1_i64{{[_0-9]*}} to %c7_i64{{[_0-9]*}} step %c3_i64{{[_0-9]*}} : i64 {
 // CHECK-NEXT:      prog.load %[[X]][0] : <const f64> -> f64
 // CHECK-NEXT:    }
-// CHECK-NEXT:    prog.for %{{.*}} = 0 to 2 {
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c2_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK-NEXT:    }
 // CHECK-NEXT:    prog.return
 prog.proc @main(%x: !prog.ptr<const f64>, %n: !prog.ptr<const i32>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "n", "y", "w"], input_sizes = array<i64: 8, 1>, output_sizes = array<i64: 8>, entry, workspace = 16} {
@@ -59,16 +68,25 @@ prog.proc @main(%x: !prog.ptr<const f64>, %n: !prog.ptr<const i32>, %y: !prog.pt
   %nul = prog.null : !prog.ptr<f64>
   %x4 = prog.offset %x {bias = 4} : !prog.ptr<const f64> -> !prog.ptr<const f64>
   prog.call @helper_raw(%x4, %y, %nul) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
-  prog.for %it = 0 to 4 {
+  %lo1 = arith.constant 0 : i64
+  %hi1 = arith.constant 4 : i64
+  %st1 = arith.constant 1 : i64
+  scf.for %it = %lo1 to %hi1 step %st1 : i64 {
     %xi = prog.offset %x[%it] {scale = 2} : !prog.ptr<const f64> -> !prog.ptr<const f64>
     %yi = prog.offset %y[%it] {scale = 2, bias = 1} : !prog.ptr<f64> -> !prog.ptr<f64>
     prog.call @helper_raw(%xi, %yi, %nul) : !prog.ptr<const f64>, !prog.ptr<f64>, !prog.ptr<f64>
-  } {name = "it_y"}
-  prog.for %j = 1 to 7 step 3 {
+  } {scaly.name = "it_y"}
+  %lo2 = arith.constant 1 : i64
+  %hi2 = arith.constant 7 : i64
+  %st2 = arith.constant 3 : i64
+  scf.for %j = %lo2 to %hi2 step %st2 : i64 {
     %v = prog.load %x[0] : !prog.ptr<const f64> -> f64
-    prog.yield
+    scf.yield
   }
-  prog.for %k = 0 to 2 step 1 {
+  %lo3 = arith.constant 0 : i64
+  %hi3 = arith.constant 2 : i64
+  %st3 = arith.constant 1 : i64
+  scf.for %k = %lo3 to %hi3 step %st3 : i64 {
   }
   prog.return
 }
@@ -88,13 +106,19 @@ prog.proc @types(%a: !prog.ptr<f32>, %b: !prog.ptr<i64>, %c: !prog.ptr<i1>, %d: 
 // CHECK-NEXT:    prog.window %[[W]] size 2 {offset = 0 : i64} : <none> -> <f64>
 // CHECK-NEXT:    prog.window %[[W]] size 16 {offset = 64 : i64} : <none> -> <i32>
 // CHECK-NEXT:    prog.window %[[W]] size 3 {offset = 128 : i64} : <none> -> <i1>
-// CHECK-NEXT:    prog.for %{{.*}} = -2 to 4 step 2 {
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    arith.constant {{.*}} : i64
+// CHECK-NEXT:    scf.for %{{.*}} = %c-2_i64{{[_0-9]*}} to %c4_i64{{[_0-9]*}} step %c2_i64{{[_0-9]*}} : i64 {
 prog.proc @windows(%y: !prog.ptr<f64>, %w: !prog.ptr<none>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>, workspace = 192} {
   %0 = prog.window %w size 2 : !prog.ptr<none> -> !prog.ptr<f64>
   %1 = prog.window %w size 2 {offset = 0} : !prog.ptr<none> -> !prog.ptr<f64>
   %2 = prog.window %w size 16 {offset = 64} : !prog.ptr<none> -> !prog.ptr<i32>
   %3 = prog.window %w size 3 {offset = 128} : !prog.ptr<none> -> !prog.ptr<i1>
-  prog.for %i = -2 to 4 step 2 {
+  %lo4 = arith.constant -2 : i64
+  %hi4 = arith.constant 4 : i64
+  %st4 = arith.constant 2 : i64
+  scf.for %i = %lo4 to %hi4 step %st4 : i64 {
   }
   prog.return
 }

@@ -1,6 +1,6 @@
 // RUN: scaly-translate --emit-c %s | FileCheck %s
 //
-// emitc.variable (a prog.for's carried value, see ProgramToEmitC/Loops.h):
+// emitc.variable (an scf.for's carried value, see ProgramToEmitC/Loops.h):
 // a variable whose next statement assigns it is declared with that value
 // (`T v = value;`, the assignment not printed again); otherwise it is
 // declared with its constant, or without initializer. A later assignment

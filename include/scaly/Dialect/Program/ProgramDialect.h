@@ -23,6 +23,8 @@
 #define GET_OP_CLASSES
 #include "scaly/Dialect/Program/ProgramOps.h.inc"
 
+#include "scaly/Dialect/Program/CountedLoop.h"
+
 namespace scaly::prog {
 /// Bytes of one buffer element as C stores it: bools as uint8_t, and 1 for
 /// `none` (void*, whose sizes count bytes).

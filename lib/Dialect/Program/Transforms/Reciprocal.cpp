@@ -1,7 +1,7 @@
 //===- Reciprocal.cpp - divide by invariant divisors through reciprocals --===//
 //
 // The recipe's reciprocal=True: `x / d` with d a constant, or a value that
-// does not change across the iterations of the innermost prog.for holding
+// does not change across the iterations of the innermost scf.for holding
 // the division, becomes `x * r` with r = 1 / d computed once, right after d
 // (a constant's reciprocal is folded). Divisions outside loops by values
 // that vary are left alone: there the rewrite saves nothing.
@@ -29,7 +29,7 @@ namespace {
 /// write (loads through pointers that do not move with the counter count,
 /// since the program dialect's loops write through moving pointers only
 /// where their iterations are independent).
-bool invariantIn(Value v, ForOp loop, DenseMap<Value, bool> &memo) {
+bool invariantIn(Value v, scf::ForOp loop, DenseMap<Value, bool> &memo) {
   if (!loop->isProperAncestor(v.getParentBlock()->getParentOp()) &&
       v.getParentBlock()->getParentOp() != loop.getOperation())
     return true;
@@ -45,7 +45,7 @@ bool invariantIn(Value v, ForOp loop, DenseMap<Value, bool> &memo) {
   if (result && isa<LoadOp>(def)) {
     // The loaded buffer must not be written in the loop.
     Value loaded = rootOf(cast<LoadOp>(def).getPtr());
-    loop.getBodyBlock()->walk([&](StoreOp store) {
+    loop.getBody()->walk([&](StoreOp store) {
       if (rootOf(store.getPtr()) != loaded)
         return WalkResult::advance();
       result = false;
@@ -64,7 +64,7 @@ struct ReciprocalPass : scaly::prog::impl::ReciprocalBase<ReciprocalPass> {
     for (arith::DivFOp div : divisions) {
       Value d = div.getRhs();
       auto constant = d.getDefiningOp<arith::ConstantOp>();
-      auto loop = div->getParentOfType<ForOp>();
+      auto loop = div->getParentOfType<scf::ForOp>();
       DenseMap<Value, bool> memo;
       if (!constant && !(loop && invariantIn(d, loop, memo)))
         continue;

@@ -1,6 +1,6 @@
 //===- WidenLanes.cpp - widen loops of independent iterations to lanes ----===//
 //
-// An innermost prog.for with step 1 whose iterations are independent is
+// An innermost scf.for with step 1 whose iterations are independent is
 // split into a loop of `lanes`-wide iterations and the original loop over
 // the remaining ones. In the wide loop a value that depends on the counter
 // becomes a vector<lanes x T> (lane k holds iteration i + k); a value that
@@ -14,7 +14,7 @@
 // accesses of one root that could touch the same element in different
 // iterations keep the loop scalar (a scan's state, read at k and written at
 // k + 1, is the typical case). Distinct roots (inputs, outputs, workspace
-// windows, tables) never overlap. A loop with carried values (prog.for's
+// windows, tables) never overlap. A loop with carried values (scf.for's
 // iter_args, a reduction through SSA values) is never independent: it stays
 // scalar.
 //
@@ -101,20 +101,21 @@ bool isLaneMask(Operation *op) {
 
 class LoopWidener {
 public:
-  LoopWidener(ForOp loop, int64_t lanes) : loop(loop), lanes(lanes) {}
+  LoopWidener(scf::ForOp loop, int64_t lanes) : loop(loop), lanes(lanes) {}
 
   /// Whether the loop can be widened; fills `stride` and `varying`.
   bool analyze() {
-    if (loop.getStep() != 1 || loop.getUpper() - loop.getLower() < lanes)
+    std::optional<CountedBounds> bounds = countedBounds(loop);
+    if (!bounds || bounds->step != 1 || bounds->upper - bounds->lower < lanes)
       return false;
     // A value carried from one iteration to the next (a running sum) makes
     // the iterations depend on each other.
-    if (loop.getNumCarried() != 0)
+    if (loop.getNumRegionIterArgs() != 0)
       return false;
     Value iv = loop.getInductionVar();
     varying.insert(iv);
     SmallVector<Access> accesses;
-    for (Operation &op : loop.getBodyBlock()->without_terminator()) {
+    for (Operation &op : loop.getBody()->without_terminator()) {
       if (op.getNumRegions() || isa<CallOp, CallExternOp, ReduceOp, MatmulOp>(op))
         return false;
       bool anyVarying = llvm::any_of(op.getOperands(), [&](Value v) { return varying.count(v); });
@@ -176,24 +177,41 @@ public:
 
   void widen() {
     OpBuilder b(loop);
-    int64_t lower = loop.getLower(), upper = loop.getUpper();
-    int64_t split = lower + (upper - lower) / lanes * lanes;
-    auto wide = b.create<ForOp>(loop.getLoc(), lower, split, lanes,
-                                loop.getName() ? *loop.getName() : StringRef());
+    CountedBounds bounds = boundsOf(loop);
+    int64_t split = bounds.lower + (bounds.upper - bounds.lower) / lanes * lanes;
+    auto name = loop->getAttrOfType<StringAttr>(kLoopNameAttr);
+    auto wide = createCountedLoop(b, loop.getLoc(), bounds.lower, split, lanes,
+                                  name ? name.getValue() : StringRef());
     wide->setAttr("scaly.lanes", b.getI64IntegerAttr(lanes));
     IRMapping map;
     map.map(loop.getInductionVar(), wide.getInductionVar());
-    b.setInsertionPoint(wide.getBodyBlock()->getTerminator());
-    for (Operation &op : loop.getBodyBlock()->without_terminator())
-      widenOp(b, &op, map);
-    if (split == upper)
+    OpBuilder body(wide.getBody()->getTerminator());
+    for (Operation &op : loop.getBody()->without_terminator())
+      widenOp(body, &op, map);
+    SmallVector<Value> oldBounds(loop.getOperands().take_front(loop.getNumControlOperands()));
+    if (split == bounds.upper) {
       loop.erase();
-    else
-      loop.setLowerAttr(b.getI64IntegerAttr(split));
+    } else {
+      // The remainder: the original loop, from the split on.
+      Value from = b.create<arith::ConstantOp>(loop.getLoc(), b.getI64IntegerAttr(split));
+      loop.getLowerBoundMutable().assign(from);
+    }
+    eraseUnusedConstants(oldBounds);
+  }
+
+  /// The pass runs after canonicalize: bound constants it leaves unused
+  /// would stay in the procedure.
+  static void eraseUnusedConstants(ArrayRef<Value> values) {
+    llvm::SmallPtrSet<Operation *, 3> dead;
+    for (Value v : values)
+      if (auto c = v.getDefiningOp<arith::ConstantOp>(); c && c->use_empty())
+        dead.insert(c);
+    for (Operation *op : dead)
+      op->erase();
   }
 
 private:
-  ForOp loop;
+  scf::ForOp loop;
   int64_t lanes;
   DenseMap<Value, int64_t> stride; // pointer -> elements between lanes
   llvm::DenseSet<Value> varying;
@@ -225,7 +243,8 @@ private:
   /// No two accesses of one buffer, one of them a store, touch the same
   /// element in different iterations.
   bool independent(ArrayRef<Access> accesses) {
-    int64_t trips = loop.getUpper() - loop.getLower();
+    CountedBounds bounds = boundsOf(loop);
+    int64_t trips = bounds.upper - bounds.lower;
     for (const Access &s : accesses) {
       if (!s.isStore)
         continue;
@@ -332,17 +351,17 @@ struct WidenLanesPass : scaly::prog::impl::WidenLanesBase<WidenLanesPass> {
           << static_cast<int64_t>(lanes);
       return signalPassFailure();
     }
-    SmallVector<ForOp> innermost;
-    getOperation()->walk([&](ForOp loop) {
+    SmallVector<scf::ForOp> innermost;
+    getOperation()->walk([&](scf::ForOp loop) {
       bool hasInner = false;
-      loop.getBodyBlock()->walk([&](Operation *op) {
-        if (isa<LoopLikeOpInterface>(op)) // prog.for, or an scf.while
+      loop.getBody()->walk([&](Operation *op) {
+        if (isa<LoopLikeOpInterface>(op)) // scf.for, or an scf.while
           hasInner = true;
       });
       if (!hasInner && !loop->hasAttr("scaly.lanes"))
         innermost.push_back(loop);
     });
-    for (ForOp loop : innermost) {
+    for (scf::ForOp loop : innermost) {
       LoopWidener widener(loop, lanes);
       if (widener.analyze())
         widener.widen();
