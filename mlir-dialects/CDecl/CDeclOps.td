@@ -1,13 +1,18 @@
 //===- CDeclOps.td - C declarations EmitC 19 cannot say ------*- tablegen -*-===//
 //
-// The cdecl dialect holds the declarations of a C or C++ header that
-// upstream EmitC 19 has no op for: object-like macros (index tables as
-// initializer lists among them), preprocessor conditionals (#ifndef,
-// #if defined ... #else), `extern "C"` blocks, aligned structs, C++
-// namespaces and constexpr constants, comments.
-// The C printer (lib/Target/C/Declarations.cpp) prints them beside EmitC's
-// own ops: emitc.include, emitc.func declarations, emitc.verbatim "" for a
-// blank line. Every op prints whole lines.
+// The cdecl dialect holds the C and C++ that upstream EmitC 19 has no op
+// for. Declarations: object-like macros (index tables as initializer lists
+// among them), preprocessor conditionals (#ifndef, #if defined ... #else),
+// `extern "C"` blocks, aligned structs, C++ namespaces and constexpr
+// constants, comments. And three statements inside an emitc.func: an
+// endless loop, `break`, and an early `return` (EmitC 19's emitc.return must
+// be the function's last op). One dialect rather than two: these are the
+// few things Scaly's one C printer says beyond EmitC, registered, loaded
+// and dispatched together.
+// The C printer (lib/Target/C/Declarations.cpp for declarations,
+// CEmitter.cpp for statements) prints them beside EmitC's own ops:
+// emitc.include, emitc.func declarations, emitc.verbatim "" for a blank
+// line. Every op prints whole lines.
 //
 //===----------------------------------------------------------------------===//
 
@@ -133,6 +138,59 @@ def CDecl_IfDefinedOp : CDecl_Op<"if_defined", [NoTerminator, NoRegionArguments]
   let arguments = (ins StrAttr:$name);
   let regions = (region SizedRegion<1>:$then_body, MaxSizedRegion<1>:$else_body);
   let assemblyFormat = "$name attr-dict-with-keyword $then_body (`else` $else_body^)?";
+  let hasVerifier = 1;
+}
+
+def CDecl_LoopOp : CDecl_Op<"loop", [NoTerminator, SingleBlock, NoRegionArguments]> {
+  let summary = "a statement: for (;;) { body }, left by cdecl.break";
+  let description = [{
+    An endless loop inside an `emitc.func`, the body's statements printed in
+    its braces: `scf.while` is one whose body starts with the condition's
+    ops and `emitc.if` of its negation holding `cdecl.break`. EmitC 19 has
+    neither a while loop nor `break`.
+
+    ```mlir
+    cdecl.loop {
+      %stop = emitc.logical_not %c : i1
+      emitc.if %stop {
+        cdecl.break
+      }
+    }
+    ```
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+def CDecl_BreakOp : CDecl_Op<"break"> {
+  let summary = "a statement: break; leaves the innermost cdecl.loop";
+  let description = [{
+    Only where C's `break` leaves a `cdecl.loop`: inside one, through
+    `emitc.if`s, with no `emitc.for` in between (whose loop it would leave).
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def CDecl_ReturnIfOp : CDecl_Op<"return_if", [AttrSizedOperandSegments]> {
+  let summary = "a statement: if (c1 || c2 ...) return value;";
+  let description = [{
+    Returns `value` (nothing from a void function) from the enclosing
+    `emitc.func` when any of the conditions holds, else goes on: an early
+    return, which EmitC 19 cannot say (its `emitc.return` is the function's
+    last op). The conditions are tested in order, as `||` does. An entry's
+    checks of its pointers are such returns.
+
+    ```mlir
+    %a = emitc.logical_not %arg : !emitc.ptr<!emitc.ptr<f64>>
+    %b = emitc.logical_not %res : !emitc.ptr<!emitc.ptr<f64>>
+    %code = emitc.literal "SCALY_ERR_NULL_ABI" : !emitc.opaque<"int">
+    cdecl.return_if %a, %b -> %code : !emitc.opaque<"int">
+    ```
+  }];
+  let arguments = (ins Variadic<I1>:$conditions, Optional<AnyType>:$value);
+  let assemblyFormat = "$conditions (`->` $value^ `:` type($value))? attr-dict";
   let hasVerifier = 1;
 }
 

@@ -11,6 +11,7 @@
 
 #include "BodyTranslator.h"
 
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
 #include "scaly/Dialect/Expr/ExprDialect.h"
 #include "scaly/Dialect/Expr/MathFunctions.h"
 #include "scaly/Target/CEmitter.h"
@@ -480,11 +481,12 @@ private:
             return o.emitOpError("carrying values has no C translation here; the program "
                                  "dialect's while loops keep their state in memory");
           // EmitC (MLIR 19) has no while loop and no break, and SCFToEmitC
-          // converts scf.for and scf.if only: the loop is printed as
-          // for (;;) { before; if (!c) break; body }, its three lines verbatim.
-          b.create<emitc::VerbatimOp>(loc, "for (;;) {");
-          Block &before = o.getBefore().front();
-          if (failed(translate(before)))
+          // converts scf.for and scf.if only: the loop is a cdecl.loop,
+          // for (;;) { before; if (!c) break; body }.
+          auto loop = b.create<cdecl::LoopOp>(loc);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(&loop.getBody().emplaceBlock());
+          if (failed(translate(o.getBefore().front())))
             return failure();
           Value stop = b.create<emitc::LogicalNotOp>(loc, b.getI1Type(),
                                                      get(o.getConditionOp().getCondition()));
@@ -492,14 +494,11 @@ private:
                                             /*addElseBlock=*/false);
           emitc::IfOp::ensureTerminator(exit.getThenRegion(), b, loc);
           {
-            OpBuilder::InsertionGuard guard(b);
+            OpBuilder::InsertionGuard inExit(b);
             b.setInsertionPoint(exit.getThenRegion().front().getTerminator());
-            b.create<emitc::VerbatimOp>(loc, "break;");
+            b.create<cdecl::BreakOp>(loc);
           }
-          if (failed(translate(o.getAfter().front())))
-            return failure();
-          b.create<emitc::VerbatimOp>(loc, "}");
-          return success();
+          return translate(o.getAfter().front());
         })
         .Case([&](pg::CallExternOp o) {
           SmallVector<Value> args;

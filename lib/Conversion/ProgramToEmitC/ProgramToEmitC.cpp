@@ -4,8 +4,8 @@
 // includes, vector typedefs, status codes (cdecl.define), and an extern "C"
 // block (cdecl.extern_c) holding what the procedures share, one `static
 // inline` function per raw procedure and the exported entry with the
-// five-argument pointer ABI and its null checks. The procedures' bodies are
-// translated op by op in BodyTranslator.cpp.
+// five-argument pointer ABI and its null checks (cdecl.return_if). The
+// procedures' bodies are translated op by op in BodyTranslator.cpp.
 //
 // Attributes the C printer reads: `scaly.name` names a value or loop counter,
 // `scaly.const` on a pointer argument makes its innermost element const.
@@ -91,6 +91,55 @@ void declareExtern(OpBuilder &b, pg::ExternOp ext) {
   for (auto [i, t] : llvm::enumerate(type.getInputs()))
     if (auto p = dyn_cast<pg::PtrType>(t); p && p.getReadonly())
       fn.setArgAttr(i, c::kConstAttr, b.getUnitAttr());
+}
+
+/// The statements the ABI adds to a procedure come from no line of the
+/// model: they carry no location, so line comments and line origins skip
+/// them.
+Location abiLoc(OpBuilder &b) { return b.getUnknownLoc(); }
+
+/// `(void)v;`: a parameter the function does not use.
+void discard(OpBuilder &b, Value v) {
+  b.create<emitc::CastOp>(abiLoc(b), c::voidType(b.getContext()), v);
+}
+
+/// `if (c1 || c2) return <status>;` where each condition is `!p` of a
+/// pointer in `pointers`.
+void returnIfNull(OpBuilder &b, ArrayRef<Value> pointers, StringRef status) {
+  Location loc = abiLoc(b);
+  SmallVector<Value> isNull;
+  for (Value p : pointers)
+    isNull.push_back(b.create<emitc::LogicalNotOp>(loc, b.getI1Type(), p));
+  Value code = b.create<emitc::LiteralOp>(loc, c::intType(b.getContext()), status);
+  b.create<cdecl::ReturnIfOp>(loc, isNull, code);
+}
+
+/// The entry's first statements: the parameters it may not use marked
+/// used, then a status code for each null pointer it needs (the arrays
+/// arg and res, the workspace when it has one, each input and output that
+/// holds values).
+void checkAbiPointers(OpBuilder &b, pg::ProcOp proc, ArrayRef<BlockArgument> params) {
+  Location loc = abiLoc(b);
+  BlockArgument arg = params[0], res = params[1], iw = params[2], w = params[3], mem = params[4];
+  discard(b, iw);
+  discard(b, mem);
+  returnIfNull(b, {arg, res}, "SCALY_ERR_NULL_ABI");
+  if (proc.getWorkspace() == 0)
+    discard(b, w);
+  else
+    returnIfNull(b, {w}, "SCALY_ERR_NULL_WORK");
+  auto slot = [&](Value array, int64_t k) -> Value {
+    Value idx = b.create<emitc::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(k));
+    auto ptr = cast<emitc::PointerType>(array.getType()).getPointee();
+    return b.create<emitc::SubscriptOp>(loc, ptr, array, ValueRange{idx});
+  };
+  // Only inputs and outputs that hold values must be non-null.
+  for (auto [i, n] : llvm::enumerate(proc.getInputSizes()))
+    if (n > 0)
+      returnIfNull(b, {slot(arg, i)}, "SCALY_ERR_NULL_INPUT");
+  for (auto [i, n] : llvm::enumerate(proc.getOutputSizes()))
+    if (n > 0)
+      returnIfNull(b, {slot(res, i)}, "SCALY_ERR_NULL_RESULT");
 }
 
 struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> {
@@ -303,7 +352,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     IRMapping map;
     map.map(proc.getBody().getArguments(), body->getArguments());
     if (proc.getWorkspace() == 0)
-      b.create<emitc::VerbatimOp>(proc.getLoc(), "(void)w;");
+      discard(b, body->getArguments().back());
     if (failed(c::translateBody(b, map, {vectors, procHelpers, tables, procLanes}, dialect == "c99",
                                 proc.getBody().front())))
       return failure();
@@ -334,21 +383,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     Block *body = fn.addEntryBlock();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(body);
-    auto verbatim = [&](const Twine &text) { b.create<emitc::VerbatimOp>(loc, text.str()); };
-    verbatim("(void)iw;");
-    verbatim("(void)mem;");
-    verbatim("if (!arg || !res) return SCALY_ERR_NULL_ABI;");
-    if (proc.getWorkspace() == 0)
-      verbatim("(void)w;");
-    else
-      verbatim("if (!w) return SCALY_ERR_NULL_WORK;");
-    // Only inputs and outputs that hold values must be non-null.
-    for (auto [i, n] : llvm::enumerate(proc.getInputSizes()))
-      if (n > 0)
-        verbatim("if (!arg[" + Twine(i) + "]) return SCALY_ERR_NULL_INPUT;");
-    for (auto [i, n] : llvm::enumerate(proc.getOutputSizes()))
-      if (n > 0)
-        verbatim("if (!res[" + Twine(i) + "]) return SCALY_ERR_NULL_RESULT;");
+    checkAbiPointers(b, proc, body->getArguments());
 
     IRMapping map;
     auto subscript = [&](Value array, int64_t k) -> Value {

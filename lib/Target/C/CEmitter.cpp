@@ -9,6 +9,7 @@
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Threading.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <algorithm>
@@ -637,15 +638,22 @@ private:
 
   LogicalResult printStatement(Operation *op, bool lastInFunction) {
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-        .Case([&](emitc::VerbatimOp v) {
-          // A statement block opened and closed by verbatim text (a while
-          // loop's for (;;) { ... }) is indented like any other.
-          StringRef text = v.getValue();
-          if (text == "}")
-            --indent;
-          line(text);
-          if (text.ends_with("{"))
-            ++indent;
+        // The loop's braces and `break` print as lines of their own: they
+        // stand for no expression and no source line of the model.
+        .Case([&](cdecl::LoopOp loop) {
+          line("for (;;) {");
+          ++indent;
+          LogicalResult ok = printBlock(loop.getBody().front(), false);
+          --indent;
+          line("}");
+          return ok;
+        })
+        .Case([&](cdecl::BreakOp) {
+          line("break;");
+          return success();
+        })
+        .Case([&](cdecl::ReturnIfOp r) {
+          statement(r, returnIfText(r));
           return success();
         })
         .Case([&](emitc::VariableOp v) { return printVariable(v); })
@@ -743,6 +751,20 @@ private:
     statement(op, typeName(r.getType(), pointer && isConstPointer(r)) + " " + name + " = " +
                       stripParens(init) + ";");
     return success();
+  }
+
+  /// `if (c1 || c2) return v;`. A condition binding tighter than `||` (a
+  /// negation, a comparison) needs no parentheses of its own.
+  std::string returnIfText(cdecl::ReturnIfOp r) {
+    SmallVector<std::string> conditions;
+    for (Value c : r.getConditions()) {
+      std::string text = expr(c);
+      if (isa_and_nonnull<emitc::LogicalNotOp, emitc::CmpOp>(c.getDefiningOp()) && !names.count(c))
+        text = stripParens(text);
+      conditions.push_back(std::move(text));
+    }
+    std::string result = r.getValue() ? " " + stripParens(expr(r.getValue())) : "";
+    return "if (" + llvm::join(conditions, " || ") + ") return" + result + ";";
   }
 
   /// `f(a, b)` for an emitc.call.

@@ -2,6 +2,8 @@
 
 #include "WriteOrder.h"
 
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
+
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 
 #include <algorithm>
@@ -50,7 +52,7 @@ void c::WriteOrder::number(Block &block) {
       else
         anyWrites[&block].push_back(epoch);
       ++epoch;
-    } else if (isa<emitc::ForOp, emitc::IfOp, emitc::VerbatimOp>(op) ||
+    } else if (isa<emitc::ForOp, emitc::IfOp, cdecl::LoopOp>(op) ||
                (isa<emitc::CallOpaqueOp, emitc::CallOp>(op) && op.getNumResults() == 0)) {
       anyWrites[&block].push_back(epoch);
       ++epoch;

@@ -36,7 +36,7 @@ public:
 
   /// Numbers each op of `block` with the count of memory-writing statements
   /// before it (assignments to memory, calls without results, loops, ifs,
-  /// verbatim text), and remembers what each write may touch: a buffer, or
+  /// while loops), and remembers what each write may touch: a buffer, or
   /// everything.
   void number(mlir::Block &block);
 

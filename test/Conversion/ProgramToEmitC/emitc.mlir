@@ -6,7 +6,7 @@
 // after a blank line), raw procedures
 // as `static inline` emitc.func with scaly.name/scaly.const argument
 // attributes, the entry with the five-argument ABI returning int and its
-// null checks, scalar ops as EmitC ops and libm calls (f32 names end in f),
+// null checks (cdecl.return_if), scalar ops as EmitC ops and libm calls (f32 names end in f),
 // scf.for as emitc.for keeping its name, NULL workspaces, multi-value
 // float stores through vector types, void* entries with one named cast per
 // port, ports renamed away from the ABI's names. Input stores are in the
@@ -34,7 +34,7 @@
 // CHECK-SAME:    %[[Z:[^:]*]]: !emitc.ptr<f64> {scaly.const, scaly.name = "z"}, %[[U:[^:]*]]: !emitc.ptr<f64> {scaly.const, scaly.name = "u"},
 // CHECK-SAME:    %[[ZN:[^:]*]]: !emitc.ptr<f64> {scaly.name = "znext"}, %{{[^:]*}}: !emitc.ptr<f64> {scaly.name = "w"})
 // CHECK-SAME:    attributes {specifiers = ["static", "inline"]}
-// CHECK-NEXT:    emitc.verbatim "(void)w;"
+// CHECK-NEXT:    emitc.cast %{{[^ ]*}} : !emitc.ptr<f64> to !emitc.opaque<"void">
 // CHECK:         %[[Z0:.*]] = emitc.subscript %[[Z]][%{{.*}}] : (!emitc.ptr<f64>, i64) -> f64
 // CHECK:         %[[Z1:.*]] = emitc.subscript %[[Z]][%{{.*}}] : (!emitc.ptr<f64>, i64) -> f64
 // CHECK:         %[[U0:.*]] = emitc.subscript %[[U]][%{{.*}}] : (!emitc.ptr<f64>, i64) -> f64
@@ -62,15 +62,25 @@ prog.proc @step_raw(%z: !prog.ptr<const f64>, %u: !prog.ptr<const f64>, %zn: !pr
 
 // CHECK-LABEL: emitc.func @run(
 // CHECK-SAME:    %[[ARG:[^:]*]]: !emitc.ptr<!emitc.ptr<f64>> {scaly.const, scaly.name = "arg"}, %[[RES:[^:]*]]: !emitc.ptr<!emitc.ptr<f64>> {scaly.name = "res"},
-// CHECK-SAME:    %{{[^:]*}}: !emitc.ptr<!emitc.opaque<"int">> {scaly.name = "iw"}, %{{[^:]*}}: !emitc.ptr<f64> {scaly.name = "w"}, %{{[^:]*}}: !emitc.opaque<"int"> {scaly.name = "mem"})
+// CHECK-SAME:    %[[IW:[^:]*]]: !emitc.ptr<!emitc.opaque<"int">> {scaly.name = "iw"}, %[[W:[^:]*]]: !emitc.ptr<f64> {scaly.name = "w"}, %[[MEM:[^:]*]]: !emitc.opaque<"int"> {scaly.name = "mem"})
 // CHECK-SAME:    -> !emitc.opaque<"int"> {
-// CHECK-NEXT:    emitc.verbatim "(void)iw;"
-// CHECK-NEXT:    emitc.verbatim "(void)mem;"
-// CHECK-NEXT:    emitc.verbatim "if (!arg || !res) return SCALY_ERR_NULL_ABI;"
-// CHECK-NEXT:    emitc.verbatim "(void)w;"
-// CHECK-NEXT:    emitc.verbatim "if (!arg[0]) return SCALY_ERR_NULL_INPUT;"
-// CHECK-NEXT:    emitc.verbatim "if (!arg[1]) return SCALY_ERR_NULL_INPUT;"
-// CHECK-NEXT:    emitc.verbatim "if (!res[0]) return SCALY_ERR_NULL_RESULT;"
+// CHECK-NEXT:    emitc.cast %[[IW]] : !emitc.ptr<!emitc.opaque<"int">> to !emitc.opaque<"void">
+// CHECK-NEXT:    emitc.cast %[[MEM]] : !emitc.opaque<"int"> to !emitc.opaque<"void">
+// CHECK-NEXT:    %[[NA:.*]] = emitc.logical_not %[[ARG]]
+// CHECK-NEXT:    %[[NR:.*]] = emitc.logical_not %[[RES]]
+// CHECK-NEXT:    %[[ABI:.*]] = emitc.literal "SCALY_ERR_NULL_ABI"
+// CHECK-NEXT:    cdecl.return_if %[[NA]], %[[NR]] -> %[[ABI]] : !emitc.opaque<"int">
+// CHECK-NEXT:    emitc.cast %[[W]] : !emitc.ptr<f64> to !emitc.opaque<"void">
+// CHECK-NEXT:    %[[K0:.*]] = "emitc.constant"() <{value = 0 : i64}>
+// CHECK-NEXT:    %[[A0:.*]] = emitc.subscript %[[ARG]][%[[K0]]]
+// CHECK-NEXT:    %[[NA0:.*]] = emitc.logical_not %[[A0]]
+// CHECK-NEXT:    %[[IN:.*]] = emitc.literal "SCALY_ERR_NULL_INPUT"
+// CHECK-NEXT:    cdecl.return_if %[[NA0]] -> %[[IN]]
+// CHECK:         cdecl.return_if %{{.*}} -> %{{.*}}
+// CHECK:         %[[R0:.*]] = emitc.subscript %[[RES]]
+// CHECK-NEXT:    %[[NR0:.*]] = emitc.logical_not %[[R0]]
+// CHECK-NEXT:    %[[RESULT:.*]] = emitc.literal "SCALY_ERR_NULL_RESULT"
+// CHECK-NEXT:    cdecl.return_if %[[NR0]] -> %[[RESULT]]
 // CHECK:         %[[ZS:.*]] = emitc.subscript %[[ARG]][%{{.*}}] : (!emitc.ptr<!emitc.ptr<f64>>, i64) -> !emitc.ptr<f64>
 // CHECK:         %[[US:.*]] = emitc.subscript %[[ARG]][%{{.*}}] : (!emitc.ptr<!emitc.ptr<f64>>, i64) -> !emitc.ptr<f64>
 // CHECK:         %[[OUT:.*]] = emitc.subscript %[[RES]][%{{.*}}] : (!emitc.ptr<!emitc.ptr<f64>>, i64) -> !emitc.ptr<f64>
@@ -123,9 +133,12 @@ prog.proc @run(%zs: !prog.ptr<const f64>, %us: !prog.ptr<const f64>, %out: !prog
 // CHECK-LABEL: emitc.func @f32mod(
 // CHECK-SAME:    !emitc.ptr<!emitc.ptr<f32>> {scaly.const, scaly.name = "arg"}
 // CHECK-SAME:    %[[W:[^:]*]]: !emitc.ptr<f32> {scaly.name = "w"}
-// CHECK:         emitc.verbatim "if (!arg || !res) return SCALY_ERR_NULL_ABI;"
-// CHECK-NEXT:    emitc.verbatim "if (!w) return SCALY_ERR_NULL_WORK;"
-// CHECK-NEXT:    emitc.verbatim "if (!arg[0]) return SCALY_ERR_NULL_INPUT;"
+// CHECK:         emitc.literal "SCALY_ERR_NULL_ABI"
+// CHECK-NEXT:    cdecl.return_if
+// CHECK-NEXT:    %[[NW:.*]] = emitc.logical_not %[[W]] : !emitc.ptr<f32>
+// CHECK-NEXT:    %[[WORK:.*]] = emitc.literal "SCALY_ERR_NULL_WORK"
+// CHECK-NEXT:    cdecl.return_if %[[NW]] -> %[[WORK]]
+// CHECK:         emitc.literal "SCALY_ERR_NULL_INPUT"
 // CHECK:         emitc.call @tmp_raw(%{{.*}}, %{{.*}}, %[[W]])
 prog.proc @tmp_raw(%x: !prog.ptr<const f32>, %y: !prog.ptr<f32>, %w: !prog.ptr<f32>) attributes {arg_names = ["x", "y", "w"], input_sizes = array<i64: 2>, output_sizes = array<i64: 2>, workspace = 64} {
   %a = prog.load %x[0] : !prog.ptr<const f32> -> f32
@@ -156,10 +169,11 @@ prog.proc @f32mod(%x: !prog.ptr<const f32>, %y: !prog.ptr<f32>, %w: !prog.ptr<f3
 // CHECK-SAME:    %[[RES:[^:]*]]: !emitc.ptr<!emitc.ptr<!emitc.opaque<"void">>> {scaly.name = "res"}
 // CHECK-SAME:    !emitc.ptr<!emitc.opaque<"void">> {scaly.name = "w"}
 // CHECK-SAME:    -> !emitc.opaque<"int">
-// CHECK:         emitc.verbatim "(void)w;"
-// CHECK-NEXT:    emitc.verbatim "if (!arg[0]) return SCALY_ERR_NULL_INPUT;"
-// CHECK-NEXT:    emitc.verbatim "if (!res[0]) return SCALY_ERR_NULL_RESULT;"
-// CHECK-NEXT:    emitc.verbatim "if (!res[1]) return SCALY_ERR_NULL_RESULT;"
+// CHECK:         emitc.cast %{{[^ ]*}} : !emitc.ptr<!emitc.opaque<"void">> to !emitc.opaque<"void">
+// CHECK:         emitc.literal "SCALY_ERR_NULL_INPUT"
+// CHECK:         emitc.literal "SCALY_ERR_NULL_RESULT"
+// CHECK:         emitc.literal "SCALY_ERR_NULL_RESULT"
+// CHECK-NOT:     emitc.literal "SCALY_ERR_NULL_RESULT"
 // CHECK:         %[[X:.*]] = emitc.cast %{{.*}} {scaly.name = "x"} : !emitc.ptr<!emitc.opaque<"void">> to !emitc.ptr<f64>
 // CHECK:         emitc.cast %{{.*}} : !emitc.ptr<!emitc.opaque<"void">> to !emitc.ptr<f64>
 // CHECK:         %[[WO:.*]] = emitc.cast %{{.*}} {scaly.name = "w_"} : !emitc.ptr<!emitc.opaque<"void">> to !emitc.ptr<i32>

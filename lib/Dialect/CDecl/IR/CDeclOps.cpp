@@ -3,7 +3,9 @@
 // The verifiers hold what the printer relies on: names are identifiers (so
 // no text escapes a declaration), a comment cannot end early, a macro is
 // one logical line, a table or struct is never empty (ISO C has neither
-// empty initializers nor empty structs), a symbol sits in a symbol table.
+// empty initializers nor empty structs), a symbol sits in a symbol table,
+// a statement sits in a function (a break in the loop it leaves, a return's
+// value of the function's result type).
 //
 //===----------------------------------------------------------------------===//
 
@@ -151,5 +153,42 @@ LogicalResult FieldOp::verify() {
     return emitOpError("type ") << getType() << " has no C spelling";
   if (std::optional<StringRef> comment = getComment(); comment && comment->contains("*/"))
     return emitOpError("comment contains '*/', which would end it early");
+  return success();
+}
+
+LogicalResult LoopOp::verify() {
+  if (!(*this)->getParentOfType<emitc::FuncOp>())
+    return emitOpError("is a statement: it must be inside an emitc.func");
+  return success();
+}
+
+LogicalResult BreakOp::verify() {
+  // C's break leaves the innermost loop or switch; that must be a cdecl.loop.
+  for (Operation *p = (*this)->getParentOp(); p; p = p->getParentOp()) {
+    if (isa<LoopOp>(p))
+      return success();
+    if (!isa<emitc::IfOp>(p))
+      return emitOpError("must be inside a cdecl.loop, through emitc.if only (it would "
+                         "leave the innermost loop, here ")
+             << p->getName() << ")";
+  }
+  return emitOpError("must be inside a cdecl.loop");
+}
+
+LogicalResult ReturnIfOp::verify() {
+  auto fn = (*this)->getParentOfType<emitc::FuncOp>();
+  if (!fn)
+    return emitOpError("is a statement: it must be inside an emitc.func");
+  if (getConditions().empty())
+    return emitOpError("has no condition");
+  ArrayRef<Type> results = fn.getFunctionType().getResults();
+  Value value = getValue();
+  if (results.empty() && value)
+    return emitOpError("returns a value from a function returning void");
+  if (!results.empty() && !value)
+    return emitOpError("returns no value from a function returning ") << results.front();
+  if (value && value.getType() != results.front())
+    return emitOpError("returns ") << value.getType() << " from a function returning "
+                                   << results.front();
   return success();
 }
