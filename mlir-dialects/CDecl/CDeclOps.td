@@ -1,9 +1,11 @@
 //===- CDeclOps.td - C declarations EmitC 19 cannot say ------*- tablegen -*-===//
 //
 // The cdecl dialect holds the C and C++ that upstream EmitC 19 has no op
-// for. Declarations: object-like macros (index tables as initializer lists
-// among them), preprocessor conditionals (#ifndef, #if defined ... #else),
-// `extern "C"` blocks, aligned structs, C++ namespaces and constexpr
+// for. Declarations: object-like and function-like macros (index tables as
+// initializer lists among them), preprocessor conditionals (#ifndef,
+// #if defined ... #elif ... #else, #if on an expression, #error), `extern
+// "C"` blocks, aligned structs, typedefs with GNU attributes (vector types),
+// prototypes that are no MLIR symbol, C++ namespaces and constexpr
 // constants, comments. And three statements inside an emitc.func: an
 // endless loop, `break`, and an early `return` (EmitC 19's emitc.return must
 // be the function's last op). One dialect rather than two: these are the
@@ -65,7 +67,11 @@ def CDecl_DefineOp : CDecl_Op<"define"> {
     line (`{ \` ... `}`): a sparse output's index table, usable as an array
     initializer without unused-variable warnings. Without a value the name
     is only defined (an include guard). With `params` it is a function-like
-    macro (`...` last makes it variadic), whose value is its one-line body.
+    macro (`...` last makes it variadic), whose value is its body: a body of
+    several lines continues each line with ` \`, and an empty first line
+    starts the body on the next (Scaly's lane helpers, GNU statement
+    expressions; a function taking a vector wider than the baseline's
+    registers would have an ABI that depends on -march).
 
     ```mlir
     cdecl.define "f_SZ_ARG" = 2
@@ -73,6 +79,7 @@ def CDecl_DefineOp : CDecl_Op<"define"> {
     cdecl.define "casadi_real" = "double"
     cdecl.define "SCALY_F_H"
     cdecl.define "SCALY_TWICE" params ["x"] = "((x) + (x))"
+    cdecl.define "scaly_sel" params ["m", "a", "b"] = "\n  ((m) ? (a) : (b))"
     ```
   }];
   let arguments = (ins StrAttr:$name,
@@ -138,6 +145,83 @@ def CDecl_IfDefinedOp : CDecl_Op<"if_defined", [NoTerminator, NoRegionArguments]
   let arguments = (ins StrAttr:$name);
   let regions = (region SizedRegion<1>:$then_body, MaxSizedRegion<1>:$else_body);
   let assemblyFormat = "$name attr-dict-with-keyword $then_body (`else` $else_body^)?";
+  let hasVerifier = 1;
+}
+
+def CDecl_IfOp : CDecl_Op<"if", [NoTerminator, NoRegionArguments]> {
+  let summary = "declarations under #if CONDITION ... [#else ...] #endif";
+  let description = [{
+    Prints `#if <condition>` (a preprocessor expression on one line), the
+    `then` body, then `#else` and the `else` body when it has one, `#endif`.
+    An `else` body that is one conditional (`cdecl.if` or
+    `cdecl.if_defined`) and nothing else prints as its `#elif`, so a chain
+    reads as C writes it. Like `cdecl.if_defined`, its bodies hold
+    definitions, not symbols.
+
+    ```mlir
+    cdecl.if "SCALY_LANES == 8" {
+      cdecl.define "W" = 8
+    } else {
+      cdecl.if "SCALY_LANES == 4" {
+        cdecl.define "W" = 4
+      }
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$condition);
+  let regions = (region SizedRegion<1>:$then_body, MaxSizedRegion<1>:$else_body);
+  let assemblyFormat = "$condition attr-dict-with-keyword $then_body (`else` $else_body^)?";
+  let hasVerifier = 1;
+}
+
+def CDecl_ErrorOp : CDecl_Op<"error"> {
+  let summary = "#error with a message: a build the preprocessor refuses";
+  let description = [{
+    ```mlir
+    cdecl.if "!defined(__AVX2__)" {
+      cdecl.error "vector_libm=glibc width 4 requires __AVX2__ and -lmvec"
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$message);
+  let assemblyFormat = "$message attr-dict";
+  let hasVerifier = 1;
+}
+
+def CDecl_TypedefOp : CDecl_Op<"typedef"> {
+  let summary = "typedef T name [__attribute__((vector_size(N), aligned(A), may_alias))];";
+  let description = [{
+    A name for `type`, with GNU C's type attributes when given: `vector_size`
+    in bytes (an integer, or a constant expression such as
+    `8 * SCALY_LANES`), `aligned` in bytes, `may_alias`. Lane vectors and
+    the unaligned vector types loads and stores go through are such
+    typedefs.
+
+    ```mlir
+    cdecl.typedef "double4" = f64 {vector_size = 32 : i64, aligned = 8 : i64, may_alias}
+    cdecl.typedef "scaly_m64xN" = !emitc.opaque<"long long"> {vector_size = "8 * SCALY_LANES"}
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, TypeAttr:$type,
+                       OptionalAttr<AnyAttrOf<[I64Attr, StrAttr]>>:$vector_size,
+                       OptionalAttr<I64Attr>:$aligned, UnitAttr:$may_alias);
+  let assemblyFormat = "$name `=` $type attr-dict";
+  let hasVerifier = 1;
+}
+
+def CDecl_PrototypeOp : CDecl_Op<"prototype"> {
+  let summary = "a function's prototype that is no MLIR symbol: R name(T, ...);";
+  let description = [{
+    What a bodiless `emitc.func` prints, for a function declared inside a
+    preprocessor conditional (no symbol table) and called by name
+    (`emitc.call_opaque`): libmvec's vector functions.
+
+    ```mlir
+    cdecl.prototype "_ZGVdN4v_exp" : (!emitc.opaque<"scaly_f64x4">) -> !emitc.opaque<"scaly_f64x4">
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, TypeAttrOf<FunctionType>:$function_type);
+  let assemblyFormat = "$name `:` $function_type attr-dict";
   let hasVerifier = 1;
 }
 

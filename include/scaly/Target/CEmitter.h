@@ -13,6 +13,7 @@
 #define SCALY_TARGET_CEMITTER_H
 
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/Support/raw_ostream.h"
@@ -62,8 +63,8 @@ public:
   /// `double4_aligned`: the type of a streaming store's address, which the
   /// program has tested to be aligned.
   std::string useAligned(mlir::Type elem, int width);
-  /// One typedef line per vector type used.
-  std::string typedefs() const;
+  /// Builds a cdecl.typedef at `b` for each vector type used, in order.
+  void define(mlir::OpBuilder &b, mlir::Location loc) const;
   /// Records the types `other` used too.
   void merge(const VectorTypes &other) { used.insert(other.used.begin(), other.used.end()); }
 

@@ -1,11 +1,23 @@
 //===- Lanes.cpp - C for the lane vectors of widened loops ----------------===//
+//
+// What the translation registers as it goes (names and the parts of their
+// definitions), built as cdecl ops once every procedure is translated:
+// typedefs with GNU vector attributes, #if/#elif chains, #error guards,
+// libmvec prototypes and function-like macros (cdecl.define with params).
+//
+//===----------------------------------------------------------------------===//
 
 #include "Lanes.h"
 
 #include "scaly/Dialect/Expr/ExprDialect.h"
 #include "scaly/Target/CEmitter.h"
 
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
+
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <functional>
 
 using namespace mlir;
 using namespace scaly;
@@ -15,6 +27,9 @@ namespace {
 std::string scalarName(Type elem) { return elem.isF32() ? "float" : "double"; }
 
 int elementBytes(Type elem) { return elem.isF32() ? 4 : 8; }
+
+/// C's lines as one macro body: the printer continues each with ` \`.
+std::string lines(std::initializer_list<std::string> each) { return llvm::join(each, "\n"); }
 
 } // namespace
 
@@ -26,26 +41,20 @@ std::string c::LaneSupport::widthText(int64_t width) const {
   return autoWidth ? "SCALY_LANES" : std::to_string(width);
 }
 
-std::string c::LaneSupport::vectorBytes(Type elem, int64_t width) const {
-  int one = elementBytes(elem);
-  return autoWidth ? llvm::formatv("{0} * SCALY_LANES", one).str() : std::to_string(one * width);
+void c::LaneSupport::addTypedef(const std::string &name, Type scalar, int64_t bytes,
+                                int64_t width, bool memory) {
+  typedefs.try_emplace(name, Typedef{scalar, bytes, width, memory});
 }
 
 std::string c::LaneSupport::valueType(Type elem, int64_t width) {
   std::string name = "scaly_" + suffix(elem, width);
-  typedefs.try_emplace(name, llvm::formatv("typedef {0} {1} __attribute__((vector_size({2})));",
-                                           scalarName(elem), name, vectorBytes(elem, width))
-                                 .str());
+  addTypedef(name, elem, elementBytes(elem), width, /*memory=*/false);
   return name;
 }
 
 std::string c::LaneSupport::memoryType(Type elem, int64_t width) {
-  std::string T = scalarName(elem);
-  std::string name = T + (autoWidth ? "N" : std::to_string(width));
-  typedefs.try_emplace(name, llvm::formatv("typedef {0} {1} __attribute__((vector_size({2}), "
-                                           "aligned({3}), may_alias));",
-                                           T, name, vectorBytes(elem, width), elementBytes(elem))
-                                 .str());
+  std::string name = scalarName(elem) + (autoWidth ? "N" : std::to_string(width));
+  addTypedef(name, elem, elementBytes(elem), width, /*memory=*/true);
   return name;
 }
 
@@ -57,72 +66,71 @@ std::string c::LaneSupport::memoryType(Type elem, int64_t width) {
 std::string c::LaneSupport::stridedLoad(Type elem, int64_t width) {
   std::string V = valueType(elem, width), T = scalarName(elem);
   std::string name = "scaly_load_" + V.substr(6);
-  if (!seen.count(name))
-    add(helpers, name,
-        llvm::formatv("#define {1}(p, s) __extension__({{ \\\n"
-                             "  const {2} *scaly_p_ = (p); \\\n"
-                             "  long long scaly_s_ = (s); \\\n"
-                             "  {0} scaly_r_ = {{0}; \\\n"
-                             "  for (int scaly_k_ = 0; scaly_k_ < {3}; ++scaly_k_) \\\n"
-                             "    scaly_r_[scaly_k_] = scaly_p_[scaly_k_ * scaly_s_]; \\\n"
-                             "  scaly_r_; })\n\n",
-                             V, name, T, widthText(width))
-                   .str());
+  if (seen.count(name))
+    return name;
+  add(helpers, name,
+      Helper{{name,
+              {"p", "s"},
+              lines({"__extension__({", "  const " + T + " *scaly_p_ = (p);",
+                     "  long long scaly_s_ = (s);", "  " + V + " scaly_r_ = {0};",
+                     "  for (int scaly_k_ = 0; scaly_k_ < " + widthText(width) + "; ++scaly_k_)",
+                     "    scaly_r_[scaly_k_] = scaly_p_[scaly_k_ * scaly_s_];",
+                     "  scaly_r_; })"})},
+             {}});
   return name;
 }
 
 std::string c::LaneSupport::stridedStore(Type elem, int64_t width) {
   std::string V = valueType(elem, width), T = scalarName(elem);
   std::string name = "scaly_store_" + V.substr(6);
-  if (!seen.count(name))
-    add(helpers, name,
-        llvm::formatv("#define {0}(p, s, v) do {{ \\\n"
-                             "  {1} *scaly_p_ = (p); \\\n"
-                             "  long long scaly_s_ = (s); \\\n"
-                             "  {2} scaly_v_ = (v); \\\n"
-                             "  for (int scaly_k_ = 0; scaly_k_ < {3}; ++scaly_k_) \\\n"
-                             "    scaly_p_[scaly_k_ * scaly_s_] = scaly_v_[scaly_k_]; \\\n"
-                             "} while (0)\n\n",
-                             name, T, V, widthText(width))
-                   .str());
+  if (seen.count(name))
+    return name;
+  add(helpers, name,
+      Helper{{name,
+              {"p", "s", "v"},
+              lines({"do {", "  " + T + " *scaly_p_ = (p);", "  long long scaly_s_ = (s);",
+                     "  " + V + " scaly_v_ = (v);",
+                     "  for (int scaly_k_ = 0; scaly_k_ < " + widthText(width) + "; ++scaly_k_)",
+                     "    scaly_p_[scaly_k_ * scaly_s_] = scaly_v_[scaly_k_];", "} while (0)"})},
+             {}});
   return name;
 }
 
 std::string c::LaneSupport::splat(Type elem, int64_t width) {
   std::string V = valueType(elem, width), T = scalarName(elem);
   std::string name = "scaly_splat_" + V.substr(6);
-  if (!seen.count(name))
-    add(helpers, name,
-        llvm::formatv("#define {1}(x) __extension__({{ \\\n"
-                             "  {2} scaly_x_ = (x); \\\n"
-                             "  {0} scaly_r_ = {{0}; \\\n"
-                             "  for (int scaly_k_ = 0; scaly_k_ < {3}; ++scaly_k_) \\\n"
-                             "    scaly_r_[scaly_k_] = scaly_x_; \\\n"
-                             "  scaly_r_; })\n\n",
-                             V, name, T, widthText(width))
-                   .str());
+  if (seen.count(name))
+    return name;
+  add(helpers, name,
+      Helper{{name,
+              {"x"},
+              lines({"__extension__({", "  " + T + " scaly_x_ = (x);",
+                     "  " + V + " scaly_r_ = {0};",
+                     "  for (int scaly_k_ = 0; scaly_k_ < " + widthText(width) + "; ++scaly_k_)",
+                     "    scaly_r_[scaly_k_] = scaly_x_;", "  scaly_r_; })"})},
+             {}});
   return name;
 }
 
 std::string c::LaneSupport::maskType(Type elem, int64_t width) {
   std::string name = std::string(elem.isF32() ? "scaly_m32x" : "scaly_m64x") +
                      (autoWidth ? std::string("N") : std::to_string(width));
-  typedefs.try_emplace(name, llvm::formatv("typedef {0} {1} __attribute__((vector_size({2})));",
-                                           elem.isF32() ? "int" : "long long", name,
-                                           vectorBytes(elem, width))
-                                 .str());
+  Type scalar = emitc::OpaqueType::get(elem.getContext(), elem.isF32() ? "int" : "long long");
+  addTypedef(name, scalar, elementBytes(elem), width, /*memory=*/false);
   return name;
 }
 
 std::string c::LaneSupport::select(Type elem, int64_t width) {
   std::string V = valueType(elem, width), M = maskType(elem, width);
   std::string name = "scaly_select_" + V.substr(6);
-  if (!seen.count(name))
-    add(helpers, name,
-        llvm::formatv("#define {0}(m, a, b) \\\n"
-                             "  (({1})(((m) & ({2})(a)) | (~(m) & ({2})(b))))\n\n",
-                             name, V, M)
-                   .str());
+  if (seen.count(name))
+    return name;
+  // The body starts on the line after the parameters.
+  add(helpers, name,
+      Helper{{name,
+              {"m", "a", "b"},
+              lines({"", "  ((" + V + ")(((m) & (" + M + ")(a)) | (~(m) & (" + M + ")(b))))"})},
+             {}});
   return name;
 }
 
@@ -141,6 +149,23 @@ std::string c::LaneSupport::mvecSymbol(StringRef fn, Type elem, int64_t width, u
       .str();
 }
 
+c::LaneSupport::Macro c::LaneSupport::laneByLane(const std::string &name, StringRef scalarFn,
+                                                 const std::string &V, int64_t width,
+                                                 unsigned arity) const {
+  std::vector<std::string> params{"x"};
+  std::string body = "__extension__({\n  " + V + " scaly_x_ = (x);\n";
+  if (arity == 2) {
+    params.push_back("y");
+    body += "  " + V + " scaly_y_ = (y);\n";
+  }
+  body += lines({"  " + V + " scaly_r_ = scaly_x_;",
+                 "  for (int scaly_k_ = 0; scaly_k_ < " + widthText(width) + "; ++scaly_k_)",
+                 "    scaly_r_[scaly_k_] = " + scalarFn.str() + "(scaly_x_[scaly_k_]" +
+                     (arity == 2 ? ", scaly_y_[scaly_k_]" : "") + ");",
+                 "  scaly_r_; })"});
+  return {name, params, body};
+}
+
 std::string c::LaneSupport::math(StringRef fn, Type elem, int64_t width, unsigned arity) {
   std::string V = valueType(elem, width);
   std::string scalar = expr::cMathName(fn, elem);
@@ -149,11 +174,10 @@ std::string c::LaneSupport::math(StringRef fn, Type elem, int64_t width, unsigne
     std::string symbol = mvecSymbol(fn, elem, width, arity, macro);
     if (!symbol.empty()) {
       if (!seen.count(symbol)) {
-        add(declarations, symbol, V + " " + symbol + "(" + V + (arity == 2 ? ", " + V : "") + ");\n");
-        guards.insert(llvm::formatv("#if !defined({0})\n#error \"vector_libm=glibc width {1} "
-                                    "requires {0} and -lmvec\"\n#endif\n",
-                                    macro, width)
-                          .str());
+        add(declarations, symbol, VectorFunction{symbol, V, arity});
+        guards.insert({macro, llvm::formatv("vector_libm=glibc width {0} requires {1} and -lmvec",
+                                            width, macro)
+                                  .str()});
       }
       return symbol;
     }
@@ -161,68 +185,100 @@ std::string c::LaneSupport::math(StringRef fn, Type elem, int64_t width, unsigne
   std::string name = "scaly_" + scalar + "_" + V.substr(6);
   if (seen.count(name))
     return name;
-  std::string params = arity == 2 ? "x, y" : "x";
-  std::string laneByLane = llvm::formatv(
-      "#define {0}({1}) __extension__({{ \\\n"
-      "  {2} scaly_x_ = (x); \\\n"
-      "{3}"
-      "  {2} scaly_r_ = scaly_x_; \\\n"
-      "  for (int scaly_k_ = 0; scaly_k_ < {4}; ++scaly_k_) \\\n"
-      "    scaly_r_[scaly_k_] = {5}(scaly_x_[scaly_k_]{6}); \\\n"
-      "  scaly_r_; })\n",
-      name, params, V, arity == 2 ? "  " + V + " scaly_y_ = (y); \\\n" : std::string(),
-      widthText(width), scalar, arity == 2 ? ", scaly_y_[scaly_k_]" : "");
-  if (!(glibc && autoWidth && c::glibcVectorMathSince(fn))) {
-    add(helpers, name, laneByLane + "\n");
-    return name;
+  Helper helper{laneByLane(name, scalar, V, width, arity), {}};
+  if (glibc && autoWidth && c::glibcVectorMathSince(fn)) {
+    // lanes=auto: the preprocessor's width picks libmvec's variant; a width
+    // without one (two floats) goes lane by lane.
+    guards.insert({"__x86_64__", "vector_libm=glibc width auto requires __x86_64__ and -lmvec"});
+    for (int64_t w : {8, 4, 2})
+      if (std::string sym = mvecSymbol(fn, elem, w, arity, macro); !sym.empty())
+        helper.byWidth.push_back({w, VectorFunction{sym, V, arity}});
   }
-  // lanes=auto: the preprocessor's width picks libmvec's variant; a width
-  // without one (two floats) goes lane by lane.
-  guards.insert("#if !defined(__x86_64__)\n#error \"vector_libm=glibc width auto requires "
-                "__x86_64__ and -lmvec\"\n#endif\n");
-  std::string text;
-  bool first = true;
-  for (int64_t w : {8, 4, 2}) {
-    std::string sym = mvecSymbol(fn, elem, w, arity, macro);
-    if (sym.empty())
-      continue;
-    text += llvm::formatv("#{0} SCALY_LANES == {1}\n{2} {3}({4});\n#define {5}({6}) {3}({6})\n",
-                          first ? "if" : "elif", w, V, sym, arity == 2 ? V + ", " + V : V, name,
-                          params)
-                .str();
-    first = false;
-  }
-  add(helpers, name, text + "#else\n" + laneByLane + "#endif\n\n");
+  add(helpers, name, std::move(helper));
   return name;
 }
 
-std::string c::LaneSupport::definitions() const {
-  if (typedefs.empty())
-    return "";
-  std::string out;
-  if (autoWidth)
-    out += "#if defined(__AVX512F__)\n#define SCALY_LANES 8\n#elif defined(__AVX2__)\n"
-           "#define SCALY_LANES 4\n#else\n#define SCALY_LANES 2\n#endif\n";
-  for (auto &[name, line] : typedefs)
-    out += line + "\n";
-  for (const std::string &g : guards)
-    out += g;
-  for (const auto &[name, text] : declarations)
-    out += text;
-  if (!helpers.empty())
-    out += "\n";
-  for (const auto &[name, text] : helpers)
-    out += text;
-  // One line break at the end: the module puts its own blank lines between parts.
-  while (out.size() > 1 && out.back() == '\n' && out[out.size() - 2] == '\n')
-    out.pop_back();
-  return out;
+namespace {
+
+/// `V symbol(V[, V]);`
+void declare(OpBuilder &b, Location loc, StringRef symbol, StringRef vector, unsigned arity) {
+  Type v = emitc::OpaqueType::get(b.getContext(), vector);
+  SmallVector<Type> params(arity, v);
+  b.create<cdecl::PrototypeOp>(loc, symbol, b.getFunctionType(params, {v}));
 }
 
-void c::LaneSupport::add(std::vector<std::pair<std::string, std::string>> &list,
-                         std::string name, std::string text) {
-  if (seen.insert(name).second)
-    list.emplace_back(std::move(name), std::move(text));
+void defineMacro(OpBuilder &b, Location loc, StringRef name, ArrayRef<std::string> params,
+                 StringRef body) {
+  SmallVector<StringRef> names(params.begin(), params.end());
+  b.create<cdecl::DefineOp>(loc, name, b.getStringAttr(body), b.getStrArrayAttr(names));
+}
+
+/// Builds `op`'s then body with `then`, and its else body with `otherwise`
+/// when given.
+template <typename ConditionalOp>
+void conditional(OpBuilder &b, ConditionalOp op, function_ref<void()> then,
+                 function_ref<void()> otherwise = nullptr) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&op.getThenBody().emplaceBlock());
+  then();
+  if (otherwise) {
+    b.setInsertionPointToStart(&op.getElseBody().emplaceBlock());
+    otherwise();
+  }
+}
+
+/// SCALY_LANES: 8 with AVX-512, 4 with AVX2, else 2.
+void defineLaneWidth(OpBuilder &b, Location loc) {
+  auto lanes = [&](int64_t n) { b.create<cdecl::DefineOp>(loc, "SCALY_LANES", b.getI64IntegerAttr(n)); };
+  conditional(b, b.create<cdecl::IfDefinedOp>(loc, "__AVX512F__"), [&] { lanes(8); }, [&] {
+    conditional(b, b.create<cdecl::IfDefinedOp>(loc, "__AVX2__"), [&] { lanes(4); },
+                [&] { lanes(2); });
+  });
+}
+
+} // namespace
+
+void c::LaneSupport::define(OpBuilder &b, Location loc) const {
+  if (empty())
+    return;
+  if (autoWidth)
+    defineLaneWidth(b, loc);
+  for (const auto &[name, t] : typedefs) {
+    Attribute size = autoWidth ? Attribute(b.getStringAttr(std::to_string(t.elementBytes) +
+                                                           " * SCALY_LANES"))
+                               : b.getI64IntegerAttr(t.elementBytes * t.width);
+    b.create<cdecl::TypedefOp>(loc, name, t.scalar, size,
+                               t.memory ? b.getI64IntegerAttr(t.elementBytes) : IntegerAttr(),
+                               t.memory);
+  }
+  for (const auto &[macro, message] : guards)
+    conditional(b, b.create<cdecl::IfOp>(loc, "!defined(" + macro + ")"),
+                [&, &message = message] { b.create<cdecl::ErrorOp>(loc, message); });
+  for (const auto &[name, fn] : declarations)
+    declare(b, loc, fn.symbol, fn.vectorType, fn.arity);
+  for (const auto &[name, helper] : helpers) {
+    b.create<emitc::VerbatimOp>(loc, ""); // a blank line before each
+    const Macro &m = helper.macro;
+    if (helper.byWidth.empty()) {
+      defineMacro(b, loc, m.name, m.params, m.body);
+      continue;
+    }
+    // #if SCALY_LANES == 8 ... #elif SCALY_LANES == 4 ... #else lane by lane
+    std::string args = llvm::join(m.params, ", ");
+    std::function<void(size_t)> fromWidth = [&](size_t i) {
+      if (i == helper.byWidth.size())
+        return defineMacro(b, loc, m.name, m.params, m.body);
+      const auto &[width, fn] = helper.byWidth[i];
+      conditional(
+          b, b.create<cdecl::IfOp>(loc, "SCALY_LANES == " + std::to_string(width)),
+          [&, &fn = fn] {
+            declare(b, loc, fn.symbol, fn.vectorType, fn.arity);
+            defineMacro(b, loc, m.name, m.params, fn.symbol + "(" + args + ")");
+          },
+          [&] { fromWidth(i + 1); });
+    };
+    fromWidth(0);
+  }
 }
 
 void c::LaneSupport::merge(const LaneSupport &other) {

@@ -1,7 +1,8 @@
 //===- ProgramToEmitC.cpp - program dialect to EmitC ----------------------===//
 //
 // Builds the C module of seed 000 in EmitC and cdecl ops: recipe comment,
-// includes, vector typedefs, status codes (cdecl.define), and an extern "C"
+// includes, vector typedefs (cdecl.typedef), status codes (cdecl.define),
+// and an extern "C"
 // block (cdecl.extern_c) holding what the procedures share, one `static
 // inline` function per raw procedure and the exported entry with the
 // five-argument pointer ABI and its null checks (cdecl.return_if). The
@@ -169,7 +170,9 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       b.create<emitc::VerbatimOp>(loc, "");
     for (StringRef inc : {"math.h", "stddef.h", "stdint.h"})
       b.create<emitc::IncludeOp>(loc, inc, /*is_standard_include=*/true);
-    auto typedefs = b.create<emitc::VerbatimOp>(loc, "");
+    // The vector typedefs go before this blank line, once the procedures
+    // have said which they use; external functions' #includes before them.
+    auto afterTypedefs = b.create<emitc::VerbatimOp>(loc, "");
     c::defineStatusCodes(b, loc);
     b.create<emitc::VerbatimOp>(loc, "");
     // Everything else has C linkage for a C++ includer: the functions go in
@@ -188,7 +191,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     for (pg::ExternOp ext : externs) {
       if (auto header = ext.getHeader()) {
         OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(typedefs);
+        b.setInsertionPoint(afterTypedefs);
         b.create<emitc::IncludeOp>(loc, *header, /*is_standard_include=*/false);
       } else {
         declareExtern(b, ext);
@@ -198,12 +201,15 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       b.create<emitc::VerbatimOp>(loc, "");
     if (failed(translateProcs(b, procs, vectors, usesTables)))
       return signalPassFailure();
-    typedefs.setValue(vectors.typedefs());
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(afterTypedefs);
+      vectors.define(b, loc);
+    }
     // What the procedures share, first in the extern "C" block: lane support
-    // (text), the tables (emitc.global), a blank line after either, then the
-    // helper functions and the loop macro.
-    std::string laneSupport = lanes->definitions();
-    bool shared = !laneSupport.empty() || !tables.empty();
+    // (cdecl ops), the tables (emitc.global), a blank line after either, then
+    // the helper functions and the loop macro.
+    bool shared = !lanes->empty() || !tables.empty();
     // scaly_ names are the module's own (c::entryNameProblem refuses them as
     // entry names); a procedure named like a helper would be defined twice.
     for (const std::string &name : helpers.functionNames())
@@ -216,10 +222,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointAfter(opening);
-      if (!laneSupport.empty()) {
-        laneSupport.pop_back(); // the op ends its last line itself
-        b.create<emitc::VerbatimOp>(loc, laneSupport);
-      }
+      lanes->define(b, loc);
       tables.define(b, loc);
       helpers.define(b, loc, shared);
     }

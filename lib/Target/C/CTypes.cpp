@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Target/CEmitter.h"
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
 #include "scaly/Dialect/Expr/MathFunctions.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
@@ -69,22 +70,18 @@ std::string c::VectorTypes::useAligned(Type elem, int width) {
   return scalar + std::to_string(width) + "_aligned";
 }
 
-std::string c::VectorTypes::typedefs() const {
-  std::string out;
+void c::VectorTypes::define(OpBuilder &b, Location loc) const {
   for (auto &[scalar, width, natural] : used) {
-    int bytes = scalar == "double" ? 8 : 4;
-    if (natural)
-      out += llvm::formatv("typedef {0} {0}{1}_aligned __attribute__((vector_size({2}), "
-                           "may_alias));\n",
-                           scalar, width, bytes * width)
-                 .str();
-    else
-      out += llvm::formatv("typedef {0} {0}{1} __attribute__((vector_size({2}), aligned({3}), "
-                           "may_alias));\n",
-                           scalar, width, bytes * width, bytes)
-                 .str();
+    bool isDouble = scalar == "double";
+    int64_t bytes = isDouble ? 8 : 4;
+    Type elem = isDouble ? Type(b.getF64Type()) : Type(b.getF32Type());
+    // The natural one is aligned to the whole vector; the others to one
+    // element, so stores never assume more than the caller's buffer has.
+    std::string name = scalar + std::to_string(width) + (natural ? "_aligned" : "");
+    b.create<cdecl::TypedefOp>(loc, name, elem, b.getI64IntegerAttr(bytes * width),
+                               natural ? IntegerAttr() : b.getI64IntegerAttr(bytes),
+                               /*may_alias=*/true);
   }
-  return out;
 }
 
 std::string c::stringLiteral(StringRef text) {

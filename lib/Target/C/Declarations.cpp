@@ -1,8 +1,10 @@
 //===- Declarations.cpp - C text of the cdecl dialect's ops ---------------===//
 //
 // A header's declarations that EmitC 19 has no op for (the cdecl dialect,
-// mlir-dialects/CDecl/CDeclOps.td): macros, preprocessor conditionals,
-// extern "C" blocks, structs, C++ namespaces and constants, comments. Each
+// mlir-dialects/CDecl/CDeclOps.td): macros (object- and function-like),
+// preprocessor conditionals and #error, extern "C" blocks, structs,
+// typedefs, prototypes, C++ namespaces and constants, comments. (The
+// dialect's statements print with the function bodies, in CEmitter.cpp.) Each
 // op prints whole lines; a region's ops print through the C printer's
 // top-level dispatch, so EmitC's own ops (emitc.func declarations,
 // emitc.verbatim) may sit inside them.
@@ -15,6 +17,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <charconv>
+#include <functional>
 
 using namespace mlir;
 using namespace scaly;
@@ -45,8 +48,8 @@ void c::writeInitializerList(ArrayRef<int32_t> values, function_ref<void(StringR
 
 namespace {
 
-/// `#define NAME value`, `#define NAME(a, b) body`; a table as an
-/// initializer list.
+/// `#define NAME value`, `#define NAME(a, b) body` (a body's lines
+/// continued); a table as an initializer list.
 void printDefine(cdecl::DefineOp define, function_ref<void(StringRef)> emit) {
   std::string s = "#define " + define.getName().str();
   if (std::optional<ArrayAttr> params = define.getParams())
@@ -63,10 +66,18 @@ void printDefine(cdecl::DefineOp define, function_ref<void(StringRef)> emit) {
     emit("\n");
     return;
   }
-  if (auto integer = dyn_cast<IntegerAttr>(*value))
-    s += std::to_string(integer.getInt());
-  else
-    s += cast<StringAttr>(*value).getValue();
+  if (auto integer = dyn_cast<IntegerAttr>(*value)) {
+    emit(s + std::to_string(integer.getInt()) + "\n");
+    return;
+  }
+  // A body's further lines are continued; an empty first line starts it on
+  // the next.
+  SmallVector<StringRef> lines;
+  cast<StringAttr>(*value).getValue().split(lines, '\n');
+  if (lines.front().empty())
+    s.pop_back();
+  for (auto [i, line] : llvm::enumerate(lines))
+    s += (i ? " \\\n" : "") + line.str();
   emit(s + "\n");
 }
 
@@ -101,6 +112,53 @@ std::string structText(cdecl::StructOp st) {
   return s + (st.getCxx() ? "};\n" : "} " + st.getName().str() + ";\n");
 }
 
+/// `typedef T name __attribute__((...));` with the GNU attributes given.
+std::string typedefText(cdecl::TypedefOp td) {
+  SmallVector<std::string> attributes;
+  if (std::optional<Attribute> size = td.getVectorSize()) {
+    auto bytes = dyn_cast<IntegerAttr>(*size);
+    attributes.push_back("vector_size(" +
+                         (bytes ? std::to_string(bytes.getInt())
+                                : cast<StringAttr>(*size).getValue().str()) +
+                         ")");
+  }
+  if (std::optional<int64_t> align = td.getAligned())
+    attributes.push_back("aligned(" + std::to_string(*align) + ")");
+  if (td.getMayAlias())
+    attributes.push_back("may_alias");
+  std::string s = "typedef " + c::typeName(td.getType(), false) + " " + td.getName().str();
+  if (!attributes.empty())
+    s += " __attribute__((" + llvm::join(attributes, ", ") + "))";
+  return s + ";\n";
+}
+
+/// `R name(T, U);`
+std::string prototypeText(cdecl::PrototypeOp proto) {
+  FunctionType type = proto.getFunctionType();
+  std::string result = type.getNumResults() ? c::typeName(type.getResult(0), false) : "void";
+  SmallVector<std::string> params;
+  for (Type t : type.getInputs())
+    params.push_back(c::typeName(t, false));
+  return result + " " + proto.getName().str() + "(" +
+         (params.empty() ? std::string("void") : llvm::join(params, ", ")) + ");\n";
+}
+
+/// A preprocessor conditional's test: `defined(NAME)` or the expression.
+std::string conditionOf(Operation *conditional) {
+  if (auto defined = dyn_cast<cdecl::IfDefinedOp>(conditional))
+    return "defined(" + defined.getName().str() + ")";
+  return cast<cdecl::IfOp>(conditional).getCondition().str();
+}
+
+/// The conditional an `else` body is when it holds one and nothing else:
+/// printed as its `#elif`.
+Operation *elifOf(Region &otherwise) {
+  if (otherwise.empty() || !llvm::hasSingleElement(otherwise.front()))
+    return nullptr;
+  Operation &only = otherwise.front().front();
+  return isa<cdecl::IfOp, cdecl::IfDefinedOp>(only) ? &only : nullptr;
+}
+
 } // namespace
 
 LogicalResult c::printDeclaration(Operation *op, function_ref<void(StringRef)> emit,
@@ -110,6 +168,24 @@ LogicalResult c::printDeclaration(Operation *op, function_ref<void(StringRef)> e
       if (failed(nested(inner)))
         return failure();
     return success();
+  };
+  // #if (or #elif) COND, the then body, the else body (an #elif when it is
+  // one conditional), #endif.
+  std::function<LogicalResult(Operation *, StringRef)> conditional =
+      [&](Operation *op, StringRef keyword) -> LogicalResult {
+    emit(keyword.str() + " " + conditionOf(op) + "\n");
+    LogicalResult ok = body(op->getRegion(0));
+    Region &otherwise = op->getRegion(1);
+    if (failed(ok) || otherwise.empty()) {
+      emit("#endif\n");
+      return ok;
+    }
+    if (Operation *elif = elifOf(otherwise))
+      return conditional(elif, "#elif");
+    emit("#else\n");
+    ok = body(otherwise);
+    emit("#endif\n");
+    return ok;
   };
   // A region op's lines: what opens it, its body, what closes it.
   auto enclosed = [&](const std::string &open, Region &region, const std::string &close) {
@@ -136,15 +212,19 @@ LogicalResult c::printDeclaration(Operation *op, function_ref<void(StringRef)> e
         return enclosed("#ifndef " + conditional.getName().str() + "\n", conditional.getBody(),
                         "#endif\n");
       })
-      .Case([&](cdecl::IfDefinedOp conditional) {
-        emit("#if defined(" + conditional.getName().str() + ")\n");
-        LogicalResult ok = body(conditional.getThenBody());
-        if (!conditional.getElseBody().empty()) {
-          emit("#else\n");
-          ok = succeeded(ok) ? body(conditional.getElseBody()) : ok;
-        }
-        emit("#endif\n");
-        return ok;
+      .Case<cdecl::IfDefinedOp, cdecl::IfOp>(
+          [&](Operation *op) { return conditional(op, "#if"); })
+      .Case([&](cdecl::ErrorOp error) {
+        emit("#error \"" + error.getMessage().str() + "\"\n");
+        return success();
+      })
+      .Case([&](cdecl::TypedefOp td) {
+        emit(typedefText(td));
+        return success();
+      })
+      .Case([&](cdecl::PrototypeOp proto) {
+        emit(prototypeText(proto));
+        return success();
       })
       .Case([&](cdecl::ExternCOp block) {
         return enclosed("#ifdef __cplusplus\nextern \"C\" {\n#endif\n", block.getBody(),

@@ -20,7 +20,8 @@
 // CHECK-NEXT:    emitc.include <"math.h">
 // CHECK-NEXT:    emitc.include <"stddef.h">
 // CHECK-NEXT:    emitc.include <"stdint.h">
-// CHECK-NEXT:    emitc.verbatim "typedef double double2 __attribute__((vector_size(16), aligned(8), may_alias));\0A"
+// CHECK-NEXT:    cdecl.typedef "double2" = f64 {aligned = 8 : i64, may_alias, vector_size = 16 : i64}
+// CHECK-NEXT:    emitc.verbatim ""
 // CHECK-NEXT:    cdecl.define "SCALY_SUCCESS" = 0 : i64
 // CHECK-NEXT:    cdecl.define "SCALY_ERR_NULL_ABI" = 1 : i64
 // CHECK-NEXT:    cdecl.define "SCALY_ERR_NULL_WORK" = 2 : i64
@@ -119,7 +120,7 @@ prog.proc @run(%zs: !prog.ptr<const f64>, %us: !prog.ptr<const f64>, %out: !prog
 // suffix, no "(void)w;" in a raw procedure that uses w, and the entry checks
 // w for NULL.
 // CHECK-LABEL: module {
-// CHECK:         emitc.verbatim "typedef float float2 __attribute__((vector_size(8), aligned(4), may_alias));\0A"
+// CHECK:         cdecl.typedef "float2" = f32 {aligned = 4 : i64, may_alias, vector_size = 8 : i64}
 // CHECK-LABEL: emitc.func @tmp_raw(
 // CHECK-SAME:    !emitc.ptr<f32> {scaly.const, scaly.name = "x"}
 // CHECK-SAME:    attributes {specifiers = ["static", "inline"]}

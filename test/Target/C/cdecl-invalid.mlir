@@ -2,7 +2,7 @@
 //
 // Inside a declaration's region the printer refuses what it refuses at a
 // module's top level: an op with no file-scope form (a constant), a global
-// of a type it cannot spell.
+// of a type it cannot spell. A declaration is no statement in a function.
 
 // CHECK: error: 'emitc.constant' op cannot be printed at the top level of a C module
 cdecl.extern_c {
@@ -24,4 +24,13 @@ cdecl.if_defined "__clang__" {
   cdecl.define "X"
 } else {
   %0 = "emitc.constant"() <{value = 1 : i32}> : () -> i32
+}
+
+// -----
+
+// A declaration is no statement: inside a function the printer refuses it.
+// CHECK: error: 'cdecl.typedef' op has no C statement form
+emitc.func @f() {
+  cdecl.typedef "real" = f64
+  emitc.return
 }

@@ -64,6 +64,23 @@ LogicalResult CommentOp::verify() {
   return success();
 }
 
+namespace {
+/// A function-like macro's body: not blank, and its lines (the printer
+/// continues each with ` \`) never end in a backslash of their own, which
+/// would continue twice.
+LogicalResult verifyMacroBody(DefineOp define, StringRef body) {
+  if (body.trim().empty())
+    return define.emitOpError("function-like macro '")
+           << define.getName() << "' has an empty body";
+  SmallVector<StringRef> lines;
+  body.split(lines, '\n');
+  for (StringRef line : lines)
+    if (line.ends_with("\\"))
+      return define.emitOpError("body line '") << line << "' ends in a backslash";
+  return success();
+}
+} // namespace
+
 LogicalResult DefineOp::verify() {
   if (failed(checkIdentifier(*this, "macro name", getName())))
     return failure();
@@ -79,6 +96,8 @@ LogicalResult DefineOp::verify() {
   }
   if (!value)
     return success();
+  if (auto text = dyn_cast<StringAttr>(*value); text && getParams())
+    return verifyMacroBody(*this, text.getValue());
   if (auto text = dyn_cast<StringAttr>(*value))
     if (text.getValue().contains('\n') || text.getValue().empty())
       return emitOpError("value must be one non-empty line, got '") << text.getValue() << "'";
@@ -98,16 +117,111 @@ LogicalResult IfNotDefinedOp::verify() {
   return checkIdentifier(*this, "macro name", getName());
 }
 
+namespace {
+/// A symbol in a conditional's bodies would have no symbol table to be
+/// found in.
+LogicalResult checkNoSymbols(Operation *conditional) {
+  for (Region &region : conditional->getRegions())
+    for (Block &block : region)
+      for (Operation &op : block)
+        if (isa<SymbolOpInterface>(op))
+          return op.emitOpError("cannot be in a ")
+                 << conditional->getName() << " (it holds definitions, not declarations of "
+                 << "symbols)";
+  return success();
+}
+
+/// Text the printer puts on one line of its own: not empty, no line break.
+LogicalResult checkOneLine(Operation *op, StringRef what, StringRef text) {
+  if (text.empty() || text.contains('\n'))
+    return op->emitOpError() << what << " must be one non-empty line, got '" << text << "'";
+  return success();
+}
+} // namespace
+
 LogicalResult IfDefinedOp::verify() {
   if (failed(checkIdentifier(*this, "macro name", getName())))
     return failure();
-  // A symbol here would have no symbol table to be found in.
-  for (Region *region : getRegions())
-    for (Block &block : *region)
-      for (Operation &op : block)
-        if (isa<SymbolOpInterface>(op))
-          return op.emitOpError("cannot be in a cdecl.if_defined (it holds definitions, "
-                                "not declarations of symbols)");
+  return checkNoSymbols(*this);
+}
+
+LogicalResult IfOp::verify() {
+  if (failed(checkOneLine(*this, "condition", getCondition())))
+    return failure();
+  return checkNoSymbols(*this);
+}
+
+LogicalResult ErrorOp::verify() {
+  if (getMessage().find_first_of("\"\\\n") != StringRef::npos)
+    return emitOpError("message must be one line without '\"' or '\\', got '")
+           << getMessage() << "'";
+  return success();
+}
+
+LogicalResult TypedefOp::verify() {
+  if (failed(checkIdentifier(*this, "type name", getName())))
+    return failure();
+  if (!hasCType(getType()))
+    return emitOpError("type ") << getType() << " has no C spelling";
+  if (std::optional<Attribute> size = getVectorSize()) {
+    if (auto bytes = dyn_cast<IntegerAttr>(*size); bytes && bytes.getInt() <= 0)
+      return emitOpError("vector_size must be positive, got ") << bytes.getInt();
+    if (auto text = dyn_cast<StringAttr>(*size);
+        text && failed(checkOneLine(*this, "vector_size", text.getValue())))
+      return failure();
+  }
+  if (std::optional<int64_t> align = getAligned();
+      align && (*align <= 0 || !llvm::isPowerOf2_64(*align)))
+    return emitOpError("aligned must be a positive power of two, got ") << *align;
+  return success();
+}
+
+LogicalResult PrototypeOp::verify() {
+  if (failed(checkIdentifier(*this, "function name", getName())))
+    return failure();
+  FunctionType type = getFunctionType();
+  if (type.getNumResults() > 1)
+    return emitOpError("has ") << type.getNumResults() << " results; a C function has one";
+  for (Type t : llvm::concat<const Type>(type.getInputs(), type.getResults()))
+    if (!hasCType(t))
+      return emitOpError("type ") << t << " has no C spelling";
+  return success();
+}
+
+LogicalResult LoopOp::verify() {
+  if (!(*this)->getParentOfType<emitc::FuncOp>())
+    return emitOpError("is a statement: it must be inside an emitc.func");
+  return success();
+}
+
+LogicalResult BreakOp::verify() {
+  // C's break leaves the innermost loop or switch; that must be a cdecl.loop.
+  for (Operation *p = (*this)->getParentOp(); p; p = p->getParentOp()) {
+    if (isa<LoopOp>(p))
+      return success();
+    if (!isa<emitc::IfOp>(p))
+      return emitOpError("must be inside a cdecl.loop, through emitc.if only (it would "
+                         "leave the innermost loop, here ")
+             << p->getName() << ")";
+  }
+  return emitOpError("must be inside a cdecl.loop");
+}
+
+LogicalResult ReturnIfOp::verify() {
+  auto fn = (*this)->getParentOfType<emitc::FuncOp>();
+  if (!fn)
+    return emitOpError("is a statement: it must be inside an emitc.func");
+  if (getConditions().empty())
+    return emitOpError("has no condition");
+  ArrayRef<Type> results = fn.getFunctionType().getResults();
+  Value value = getValue();
+  if (results.empty() && value)
+    return emitOpError("returns a value from a function returning void");
+  if (!results.empty() && !value)
+    return emitOpError("returns no value from a function returning ") << results.front();
+  if (value && value.getType() != results.front())
+    return emitOpError("returns ") << value.getType() << " from a function returning "
+                                   << results.front();
   return success();
 }
 
@@ -153,42 +267,5 @@ LogicalResult FieldOp::verify() {
     return emitOpError("type ") << getType() << " has no C spelling";
   if (std::optional<StringRef> comment = getComment(); comment && comment->contains("*/"))
     return emitOpError("comment contains '*/', which would end it early");
-  return success();
-}
-
-LogicalResult LoopOp::verify() {
-  if (!(*this)->getParentOfType<emitc::FuncOp>())
-    return emitOpError("is a statement: it must be inside an emitc.func");
-  return success();
-}
-
-LogicalResult BreakOp::verify() {
-  // C's break leaves the innermost loop or switch; that must be a cdecl.loop.
-  for (Operation *p = (*this)->getParentOp(); p; p = p->getParentOp()) {
-    if (isa<LoopOp>(p))
-      return success();
-    if (!isa<emitc::IfOp>(p))
-      return emitOpError("must be inside a cdecl.loop, through emitc.if only (it would "
-                         "leave the innermost loop, here ")
-             << p->getName() << ")";
-  }
-  return emitOpError("must be inside a cdecl.loop");
-}
-
-LogicalResult ReturnIfOp::verify() {
-  auto fn = (*this)->getParentOfType<emitc::FuncOp>();
-  if (!fn)
-    return emitOpError("is a statement: it must be inside an emitc.func");
-  if (getConditions().empty())
-    return emitOpError("has no condition");
-  ArrayRef<Type> results = fn.getFunctionType().getResults();
-  Value value = getValue();
-  if (results.empty() && value)
-    return emitOpError("returns a value from a function returning void");
-  if (!results.empty() && !value)
-    return emitOpError("returns no value from a function returning ") << results.front();
-  if (value && value.getType() != results.front())
-    return emitOpError("returns ") << value.getType() << " from a function returning "
-                                   << results.front();
   return success();
 }
