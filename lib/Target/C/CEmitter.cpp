@@ -127,9 +127,14 @@ private:
           &op, [&](StringRef text) { emitLines(text); },
           [&](Operation &inner) { return printTopLevel(inner); });
     return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-        .Case([&](emitc::VerbatimOp v) {
-          os << v.getValue() << "\n";
-          lineNo += 1 + v.getValue().count('\n');
+        // A blank line between parts; C text in a verbatim op would be
+        // meaning only the printer sees, so there is none (cdecl says it).
+        .Case([&](emitc::VerbatimOp v) -> LogicalResult {
+          if (!v.getValue().empty())
+            return v.emitOpError("holds C text; Scaly's C printer prints emitc.verbatim only "
+                                 "as a blank line (\"\")");
+          os << "\n";
+          ++lineNo;
           return success();
         })
         .Case([&](emitc::IncludeOp inc) {

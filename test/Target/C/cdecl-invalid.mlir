@@ -2,7 +2,8 @@
 //
 // Inside a declaration's region the printer refuses what it refuses at a
 // module's top level: an op with no file-scope form (a constant), a global
-// of a type it cannot spell. A declaration is no statement in a function.
+// of a type it cannot spell. A declaration is no statement in a function,
+// and emitc.verbatim is a blank line, never C text.
 
 // CHECK: error: 'emitc.constant' op cannot be printed at the top level of a C module
 cdecl.extern_c {
@@ -34,3 +35,10 @@ emitc.func @f() {
   cdecl.typedef "real" = f64
   emitc.return
 }
+
+// -----
+
+// emitc.verbatim is a blank line only: C text in it would be meaning only
+// the printer sees (a cdecl op says it instead).
+// CHECK: error: 'emitc.verbatim' op holds C text; Scaly's C printer prints emitc.verbatim only as a blank line ("")
+emitc.verbatim "#define X 1"
