@@ -229,7 +229,9 @@ void conditional(OpBuilder &b, ConditionalOp op, function_ref<void()> then,
 
 /// SCALY_LANES: 8 with AVX-512, 4 with AVX2, else 2.
 void defineLaneWidth(OpBuilder &b, Location loc) {
-  auto lanes = [&](int64_t n) { b.create<cdecl::DefineOp>(loc, "SCALY_LANES", b.getI64IntegerAttr(n)); };
+  auto lanes = [&](int64_t n) {
+    b.create<cdecl::DefineOp>(loc, "SCALY_LANES", b.getI64IntegerAttr(n));
+  };
   conditional(b, b.create<cdecl::IfDefinedOp>(loc, "__AVX512F__"), [&] { lanes(8); }, [&] {
     conditional(b, b.create<cdecl::IfDefinedOp>(loc, "__AVX2__"), [&] { lanes(4); },
                 [&] { lanes(2); });
@@ -238,19 +240,44 @@ void defineLaneWidth(OpBuilder &b, Location loc) {
 
 } // namespace
 
+void c::LaneSupport::defineTypedefs(OpBuilder &b, Location loc) const {
+  for (const auto &[name, t] : typedefs) {
+    Attribute size = autoWidth ? Attribute(b.getStringAttr(std::to_string(t.elementBytes) +
+                                                           " * SCALY_LANES"))
+                               : b.getI64IntegerAttr(t.elementBytes * t.width);
+    // Loads and stores go through a type aligned to one element that may
+    // alias the buffer's elements.
+    b.create<cdecl::TypedefOp>(loc, name, t.scalar, size,
+                               t.memory ? b.getI64IntegerAttr(t.elementBytes) : IntegerAttr(),
+                               /*may_alias=*/t.memory);
+  }
+}
+
+void c::LaneSupport::defineHelper(OpBuilder &b, Location loc, const Helper &helper) {
+  const Macro &m = helper.macro;
+  // #if SCALY_LANES == 8 ... #elif SCALY_LANES == 4 ... #else lane by lane
+  std::string args = llvm::join(m.params, ", ");
+  std::function<void(size_t)> fromWidth = [&](size_t i) {
+    if (i == helper.byWidth.size())
+      return defineMacro(b, loc, m.name, m.params, m.body);
+    const auto &[width, fn] = helper.byWidth[i];
+    conditional(
+        b, b.create<cdecl::IfOp>(loc, "SCALY_LANES == " + std::to_string(width)),
+        [&, &fn = fn] {
+          declare(b, loc, fn.symbol, fn.vectorType, fn.arity);
+          defineMacro(b, loc, m.name, m.params, fn.symbol + "(" + args + ")");
+        },
+        [&] { fromWidth(i + 1); });
+  };
+  fromWidth(0);
+}
+
 void c::LaneSupport::define(OpBuilder &b, Location loc) const {
   if (empty())
     return;
   if (autoWidth)
     defineLaneWidth(b, loc);
-  for (const auto &[name, t] : typedefs) {
-    Attribute size = autoWidth ? Attribute(b.getStringAttr(std::to_string(t.elementBytes) +
-                                                           " * SCALY_LANES"))
-                               : b.getI64IntegerAttr(t.elementBytes * t.width);
-    b.create<cdecl::TypedefOp>(loc, name, t.scalar, size,
-                               t.memory ? b.getI64IntegerAttr(t.elementBytes) : IntegerAttr(),
-                               t.memory);
-  }
+  defineTypedefs(b, loc);
   for (const auto &[macro, message] : guards)
     conditional(b, b.create<cdecl::IfOp>(loc, "!defined(" + macro + ")"),
                 [&, &message = message] { b.create<cdecl::ErrorOp>(loc, message); });
@@ -258,35 +285,16 @@ void c::LaneSupport::define(OpBuilder &b, Location loc) const {
     declare(b, loc, fn.symbol, fn.vectorType, fn.arity);
   for (const auto &[name, helper] : helpers) {
     b.create<emitc::VerbatimOp>(loc, ""); // a blank line before each
-    const Macro &m = helper.macro;
-    if (helper.byWidth.empty()) {
-      defineMacro(b, loc, m.name, m.params, m.body);
-      continue;
-    }
-    // #if SCALY_LANES == 8 ... #elif SCALY_LANES == 4 ... #else lane by lane
-    std::string args = llvm::join(m.params, ", ");
-    std::function<void(size_t)> fromWidth = [&](size_t i) {
-      if (i == helper.byWidth.size())
-        return defineMacro(b, loc, m.name, m.params, m.body);
-      const auto &[width, fn] = helper.byWidth[i];
-      conditional(
-          b, b.create<cdecl::IfOp>(loc, "SCALY_LANES == " + std::to_string(width)),
-          [&, &fn = fn] {
-            declare(b, loc, fn.symbol, fn.vectorType, fn.arity);
-            defineMacro(b, loc, m.name, m.params, fn.symbol + "(" + args + ")");
-          },
-          [&] { fromWidth(i + 1); });
-    };
-    fromWidth(0);
+    defineHelper(b, loc, helper);
   }
 }
 
 void c::LaneSupport::merge(const LaneSupport &other) {
-  for (const auto &[name, line] : other.typedefs)
-    typedefs.try_emplace(name, line);
+  for (const auto &[name, type] : other.typedefs)
+    typedefs.try_emplace(name, type);
   guards.insert(other.guards.begin(), other.guards.end());
-  for (const auto &[name, text] : other.declarations)
-    add(declarations, name, text);
-  for (const auto &[name, text] : other.helpers)
-    add(helpers, name, text);
+  for (const auto &[name, fn] : other.declarations)
+    add(declarations, name, fn);
+  for (const auto &[name, helper] : other.helpers)
+    add(helpers, name, helper);
 }

@@ -115,6 +115,9 @@ private:
   void addTypedef(const std::string &name, mlir::Type scalar, int64_t elementBytes,
                   int64_t width, bool memory);
   std::string suffix(mlir::Type elem, int64_t width) const;
+  void defineTypedefs(mlir::OpBuilder &b, mlir::Location loc) const;
+  /// The helper's macro; with widths of libmvec, the #if chain holding it.
+  static void defineHelper(mlir::OpBuilder &b, mlir::Location loc, const Helper &helper);
   /// The lane-by-lane helper macro of `fn`.
   Macro laneByLane(const std::string &name, llvm::StringRef scalarFn, const std::string &vector,
                    int64_t width, unsigned arity) const;
