@@ -75,7 +75,6 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
                                         expr::createPlanPlacement(placement)));
   LowerToProgramOptions lowerOptions;
   lowerOptions.entry = entry.str();
-  lowerOptions.scalarizeLimit = scalarizeLimit;
   pm.addPass(createLowerToProgram(lowerOptions));
   // Canonicalize's patterns through scaly-canonicalize-program: upstream's
   // driver would rerun the whole-body dead-op test of every enclosing loop

@@ -14,11 +14,16 @@ def LowerToProgram : Pass<"scaly-lower-to-program", "::mlir::ModuleOp"> {
     inputs) spill to workspace windows. A large value whose op
     scaly-plan-fusion marked `scaly.fused` is computed in the loops that
     read it; any other large value is stored once (without the plan,
-    nothing is fused).
+    nothing is fused). Where values live is scaly-plan-placement's plan,
+    which the lowering follows and requires: expr.place on each op,
+    expr.next on each loop with carried values (a next value built in a
+    window or as scalars), and the limit the function was planned with
+    (expr.scalarize_limit on the expr.func), which is also the lowering's:
+    arrays of at most that many elements are read and written element by
+    element, larger ones by loops. The lowering has no limit option, so
+    the plan and the lowering cannot disagree.
   }];
-  let options = [Option<"entry", "entry", "std::string", "\"\"", "name of the exported function">,
-                 Option<"scalarizeLimit", "scalarize-limit", "int64_t", "64",
-                        "arrays with at most this many elements become one scalar per element; larger ones lower to loops">];
+  let options = [Option<"entry", "entry", "std::string", "\"\"", "name of the exported function">];
   let dependentDialects = ["::scaly::prog::ProgDialect", "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect", "::mlir::scf::SCFDialect"];
 }

@@ -93,7 +93,7 @@ def PlanLoopOrders : Pass<"scaly-plan-loop-orders"> {
 }
 
 def PlanPlacement : Pass<"scaly-plan-placement"> {
-  let summary = "Mark expr.place on each op: per result, the output or loop slice (at an offset) it is produced in, else a workspace window or registers";
+  let summary = "Mark expr.place on each op: per result, the output or loop slice (at an offset) it is produced in, else a workspace window or registers; expr.next on loops (where next values are built) and the limit on each function";
   let description = [{
     Destination passing, decided before lowering: a returned value, a
     yielded one (a stacked result's slice, a large carried value's next
@@ -103,13 +103,19 @@ def PlanPlacement : Pass<"scaly-plan-placement"> {
     loop's result, a stack of such). Every other result is planned into a
     workspace window if it may need memory (results of calls, solvers and
     loops, values above `scalarize-limit`, a matrix product of a large
-    operand), else into registers. scaly-lower-to-program reads the plan
-    (registers: scalars; anything else: loops, into the planned memory) and
-    refuses a function without one. Plans left by an earlier run are
-    recomputed.
+    operand), else into registers. Each expr.loop with carried values gets
+    expr.next, one #expr.place per carried value: `workspace` when it is
+    above `scalarize-limit` (its next value is built in a window of its own,
+    the one its `yield K` operand is produced in, then copied over it),
+    else `registers` (scalars, stored over it once all are read). Each
+    expr.func gets `expr.scalarize_limit`, the limit the plans follow,
+    which the lowering reads as its own (it has no option for it).
+    scaly-lower-to-program reads the plan (registers: scalars; anything
+    else: loops, into the planned memory) and refuses a function without
+    one. Plans left by an earlier run are recomputed.
   }];
   let options = [Option<"scalarizeLimit", "scalarize-limit", "int64_t", "64",
-                        "arrays with at most this many elements are scalarized (registers)">];
+                        "arrays with at most this many elements are scalarized (registers); recorded on each function for the lowering">];
 }
 
 def OutlineEntries : Pass<"scaly-outline-entries", "::mlir::ModuleOp"> {

@@ -41,6 +41,7 @@ namespace scaly::lowering {
 LogicalResult ProcLowering::lower(ex::FuncOp func, pg::ProcOp proc) {
   if (failed(checkPlanned(func)))
     return failure();
+  limit = *ex::scalarizeLimitOf(func);
   Block &entry = proc.getBody().front();
   workspace = proc.getWorkspaceArg();
   unsigned nIn = func.getNumArguments();
@@ -343,12 +344,13 @@ LogicalResult ProcLowering::lowerLoop(ex::LoopOp loop) {
   }
   // A carried value lives in its result's memory from the start: the
   // initial value is copied there, every iteration reads it and replaces
-  // it at the end of the body. A large next value is built in a window
-  // first (it may read the current one while it is computed).
+  // it at the end of the body. A next value planned into the workspace
+  // (expr.next) is built in a window first (it may read the current one
+  // while it is computed).
   for (unsigned i = 0; i < carried; ++i) {
     writeTo(loop.getOperand(i), outPtrs[i], loc);
-    nextPtrs.push_back(isLarge(loop.getResult(i)) ? newWindow(loop.getResult(i).getType(), loc)
-                                                  : Value());
+    nextPtrs.push_back(nextInWindow(loop, i) ? newWindow(loop.getResult(i).getType(), loc)
+                                             : Value());
   }
   StringRef name = loop.getName().value_or("");
   auto forOp = pg::createCountedLoop(b, loc, 0, loop.getCount(), 1, name);
@@ -516,7 +518,7 @@ struct LowerToProgramPass : scaly::impl::LowerToProgramBase<LowerToProgramPass> 
       OpBuilder::InsertionGuard guard(b);
       Type wElem = isEntry ? workspaceElement(func) : calleeWorkspace[func];
       pg::ProcOp proc = createProc(b, func, name, isEntry, wElem);
-      ProcLowering lowering(b, scalarizeLimit);
+      ProcLowering lowering(b);
       if (failed(lowering.lower(func, proc)))
         return signalPassFailure();
     }

@@ -3,8 +3,9 @@
 // The lowering reads scaly-plan-placement's plan (expr.place on each op):
 // a value planned into an output or a loop's yielded slice is produced there
 // (a pointer at its offset, made once), one planned into the workspace gets
-// a window of its own. Spills of operands that must be read from memory
-// (inMemory) are still decided here, by what the lowering has stored so far.
+// a window of its own; a carried value's next value is built where expr.next
+// says. Spills of operands that must be read from memory (inMemory) are
+// still decided here, by what the lowering has stored so far.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,14 +14,44 @@
 namespace scaly::lowering {
 
 LogicalResult ProcLowering::checkPlanned(ex::FuncOp func) {
+  if (!ex::scalarizeLimitOf(func))
+    return func.emitOpError("has no scalarize limit (expr.scalarize_limit): run "
+                            "scaly-plan-placement before scaly-lower-to-program");
   WalkResult walk = func.getBody().walk([](Operation *op) {
-    if (!ex::needsPlacement(op) || op->hasAttr(ex::kPlaceAttr))
+    if (!ex::needsPlacement(op))
       return WalkResult::advance();
-    op->emitOpError("has no placement plan (expr.place): run scaly-plan-placement before "
-                    "scaly-lower-to-program");
-    return WalkResult::interrupt();
+    if (!op->hasAttr(ex::kPlaceAttr)) {
+      op->emitOpError("has no placement plan (expr.place): run scaly-plan-placement before "
+                      "scaly-lower-to-program");
+      return WalkResult::interrupt();
+    }
+    auto loop = dyn_cast<ex::LoopOp>(op);
+    if (loop && loop.getNumCarried() > 0 && !loop->hasAttr(ex::kNextAttr)) {
+      op->emitOpError("has no plan for its next values (expr.next): run scaly-plan-placement "
+                      "before scaly-lower-to-program");
+      return WalkResult::interrupt();
+    }
+    return failed(checkYieldedIntoWindow(op)) ? WalkResult::interrupt() : WalkResult::advance();
   });
   return failure(walk.wasInterrupted());
+}
+
+LogicalResult ProcLowering::checkYieldedIntoWindow(Operation *op) {
+  auto loop = dyn_cast_or_null<ex::LoopOp>(op->getParentOp());
+  if (!loop)
+    return success();
+  for (OpResult r : op->getResults()) {
+    ex::PlaceAttr place = ex::placeOf(r);
+    if (!place || place.getKind() != ex::PlaceKind::yield ||
+        place.getIndex() >= loop.getNumCarried() ||
+        nextInWindow(loop, static_cast<unsigned>(place.getIndex())))
+      continue;
+    return op->emitOpError("result #")
+           << r.getResultNumber() << " is planned into the next value of carried value "
+           << place.getIndex() << " (" << place
+           << "), which the loop's expr.next builds in registers (rerun scaly-plan-placement)";
+  }
+  return success();
 }
 
 Value ProcLowering::destinationOf(Value v) {

@@ -50,15 +50,15 @@ inline Type elementOf(Type t) { return tensorOf(t).getElementType(); }
 /// Lowers one expr.func body into a prog.proc body.
 class ProcLowering {
 public:
-  ProcLowering(OpBuilder &builder, int64_t scalarizeLimit)
-      : b(builder), limit(scalarizeLimit) {}
+  explicit ProcLowering(OpBuilder &builder) : b(builder) {}
 
   LogicalResult lower(ex::FuncOp func, pg::ProcOp proc);
 
 private:
   OpBuilder &b;
-  /// Arrays with more elements than this lower to loops.
-  int64_t limit;
+  /// Arrays with more elements than this lower to loops: the limit
+  /// scaly-plan-placement planned the function with (expr.scalarize_limit).
+  int64_t limit = 0;
   Value workspace;
   /// The output pointers of the procedure, in order.
   SmallVector<Value> outputs;
@@ -82,9 +82,20 @@ private:
   };
   SmallVector<Scope> scopes;
 
-  /// Every op that has results carries a plan (expr.place), else an error
-  /// naming the first that has none.
+  /// The function carries the limit it was planned with, every op that has
+  /// results a plan (expr.place), every loop with carried values the plan
+  /// of their next values (expr.next), and no value is planned into the
+  /// next value of a carried value built as scalars; else an error naming
+  /// the first op that breaks the rule.
   static LogicalResult checkPlanned(ex::FuncOp func);
+  /// A value planned into `yield K`, K a carried value of its loop, needs
+  /// that value's next value built in a window.
+  static LogicalResult checkYieldedIntoWindow(Operation *op);
+  /// Whether the next value of carried value `k` of `loop` is built in a
+  /// window of its own, as expr.next plans it.
+  static bool nextInWindow(ex::LoopOp loop, unsigned k) {
+    return ex::nextPlaceOf(loop, k).getKind() == ex::PlaceKind::workspace;
+  }
 
   /// The memory `v` is planned to be produced in (an output or a yielded
   /// slice, at its offset), or null when it has no such plan.

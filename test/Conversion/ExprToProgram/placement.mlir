@@ -11,13 +11,13 @@
 // CHECK-NEXT:    %[[Y2:.*]] = prog.offset %[[Y]] {bias = 2 : i64} : <f64> -> <f64>
 // CHECK-NEXT:    prog.call @g_raw(%[[X]], %[[Y2]], %[[W]])
 // CHECK-NEXT:    prog.return
-expr.func @stacked(%x: tensor<2xf64>) -> tensor<4xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+expr.func @stacked(%x: tensor<2xf64>) -> tensor<4xf64> attributes {arg_names = ["x"], res_names = ["y"], expr.scalarize_limit = 64} {
   %a = expr.call @g(%x) {block, expr.place = [#expr.place<output 0>]} : (tensor<2xf64>) -> tensor<2xf64>
   %b = expr.call @g(%x) {block, expr.place = [#expr.place<output 0 offset 2>]} : (tensor<2xf64>) -> tensor<2xf64>
   %s = expr.concat %a, %b {expr.place = [#expr.place<output 0>]} : (tensor<2xf64>, tensor<2xf64>) -> tensor<4xf64>
   expr.return %s : tensor<4xf64>
 }
-expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["r"], block} {
+expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["r"], block, expr.scalarize_limit = 64} {
   %0 = expr.math cos %x {expr.place = [#expr.place<registers>]} : tensor<2xf64>
   expr.return %0 : tensor<2xf64>
 }
@@ -34,13 +34,13 @@ expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], 
 // CHECK-NEXT:    prog.call @g_raw(%[[X]], %[[WIN]], %[[W]])
 // CHECK:         prog.store {{.*}} to %[[Y]][0] : f64, f64, f64, f64 into <f64>
 // CHECK-NEXT:    prog.return
-expr.func @stacked(%x: tensor<2xf64>) -> tensor<4xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+expr.func @stacked(%x: tensor<2xf64>) -> tensor<4xf64> attributes {arg_names = ["x"], res_names = ["y"], expr.scalarize_limit = 64} {
   %a = expr.call @g(%x) {block, expr.place = [#expr.place<output 0>]} : (tensor<2xf64>) -> tensor<2xf64>
   %b = expr.call @g(%x) {block, expr.place = [#expr.place<workspace>]} : (tensor<2xf64>) -> tensor<2xf64>
   %s = expr.concat %a, %b {expr.place = [#expr.place<registers>]} : (tensor<2xf64>, tensor<2xf64>) -> tensor<4xf64>
   expr.return %s : tensor<4xf64>
 }
-expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["r"], block} {
+expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["r"], block, expr.scalarize_limit = 64} {
   %0 = expr.math cos %x {expr.place = [#expr.place<registers>]} : tensor<2xf64>
   expr.return %0 : tensor<2xf64>
 }
@@ -60,7 +60,7 @@ expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], 
 // CHECK-NEXT:      prog.call @g_raw(%[[MR]], %[[DR]], %[[W]])
 // CHECK-NEXT:    } {scaly.name = "row"}
 // CHECK-NEXT:    prog.return
-expr.func @rows(%m: tensor<3x2xf64>) -> tensor<3x2xf64> attributes {arg_names = ["m"], res_names = ["d"]} {
+expr.func @rows(%m: tensor<3x2xf64>) -> tensor<3x2xf64> attributes {arg_names = ["m"], res_names = ["d"], expr.scalarize_limit = 64} {
   %0 = expr.loop 3 (%m) {name = "row", expr.place = [#expr.place<output 0>]} : (tensor<3x2xf64>) -> tensor<3x2xf64> {
   ^bb0(%r: tensor<2xf64>):
     %a = expr.call @g(%r) {block, expr.place = [#expr.place<yield 0>]} : (tensor<2xf64>) -> tensor<2xf64>
@@ -68,7 +68,7 @@ expr.func @rows(%m: tensor<3x2xf64>) -> tensor<3x2xf64> attributes {arg_names = 
   }
   expr.return %0 : tensor<3x2xf64>
 }
-expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["r"], block} {
+expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["r"], block, expr.scalarize_limit = 64} {
   %0 = expr.math cos %x {expr.place = [#expr.place<registers>]} : tensor<2xf64>
   expr.return %0 : tensor<2xf64>
 }
@@ -93,7 +93,7 @@ expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], 
 // CHECK-NEXT:    } {scaly.name = "row"}
 // CHECK:         prog.store {{.*}} to %[[D]][0] : f64, f64, f64, f64, f64, f64 into <f64>
 // CHECK-NEXT:    prog.return
-expr.func @rows(%m: tensor<3x2xf64>) -> tensor<3x2xf64> attributes {arg_names = ["m"], res_names = ["d"]} {
+expr.func @rows(%m: tensor<3x2xf64>) -> tensor<3x2xf64> attributes {arg_names = ["m"], res_names = ["d"], expr.scalarize_limit = 64} {
   %0 = expr.loop 3 (%m) {name = "row", expr.place = [#expr.place<workspace>]} : (tensor<3x2xf64>) -> tensor<3x2xf64> {
   ^bb0(%r: tensor<2xf64>):
     %a = expr.call @g(%r) {block, expr.place = [#expr.place<workspace>]} : (tensor<2xf64>) -> tensor<2xf64>
@@ -101,7 +101,7 @@ expr.func @rows(%m: tensor<3x2xf64>) -> tensor<3x2xf64> attributes {arg_names = 
   }
   expr.return %0 : tensor<3x2xf64>
 }
-expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["r"], block} {
+expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["r"], block, expr.scalarize_limit = 64} {
   %0 = expr.math cos %x {expr.place = [#expr.place<registers>]} : tensor<2xf64>
   expr.return %0 : tensor<2xf64>
 }
@@ -121,7 +121,88 @@ expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], 
 // CHECK-NEXT:      prog.store %{{.*}} to %[[YI]][0]
 // CHECK-NEXT:    } {scaly.name = "i"}
 // CHECK-NEXT:    prog.return
-expr.func @looped(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+expr.func @looped(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], res_names = ["y"], expr.scalarize_limit = 64} {
   %0 = expr.neg %x {expr.place = [#expr.place<output 0>]} : tensor<2xf64>
   expr.return %0 : tensor<2xf64>
+}
+
+// -----
+
+// expr.next decides where a carried value's next value is built, not its
+// size: a small one planned into the workspace is built in a window of its
+// own (here from scalars) and copied over the carried memory at the end of
+// the body.
+// CHECK-LABEL: prog.proc @small_next_in_window(
+// CHECK-SAME:    %[[S0:[^:]*]]: !prog.ptr<const f64>, %[[S:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
+// CHECK:         prog.store %{{.*}}, %{{.*}} to %[[S]][0] : f64, f64 into <f64>
+// CHECK-NEXT:    %[[NEXT:.*]] = prog.window %[[W]] size 2
+// CHECK:         scf.for
+// CHECK:           arith.negf
+// CHECK:           arith.negf
+// CHECK-NEXT:      prog.store %{{.*}}, %{{.*}} to %[[NEXT]][0] : f64, f64 into <f64>
+// CHECK:           scf.for
+// CHECK:             prog.load
+// CHECK:             prog.store %{{.*}} to %{{.*}}[0] : f64 into <f64>
+// CHECK-NEXT:      } {scaly.name = "i"}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    prog.return
+expr.func @small_next_in_window(%s0: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["s0"], res_names = ["s"], expr.scalarize_limit = 64} {
+  %r = expr.loop 3 (%s0) {carried = 1 : i64, expr.next = [#expr.place<workspace>], expr.place = [#expr.place<output 0>]} : (tensor<2xf64>) -> tensor<2xf64> {
+  ^bb0(%s: tensor<2xf64>):
+    %n = expr.neg %s {expr.place = [#expr.place<registers>]} : tensor<2xf64>
+    expr.yield %n : tensor<2xf64>
+  }
+  expr.return %r : tensor<2xf64>
+}
+
+// -----
+
+// A large next value planned into registers is read element by element, all
+// before the one store over the carried memory: no window for it. The
+// function's limit (4, recorded by scaly-plan-placement; the lowering has no
+// option of its own) makes the 6 elements large: the initial value is
+// copied by a loop, and the negation planned into the workspace is a loop
+// into a window.
+// CHECK-LABEL: prog.proc @large_next_in_registers(
+// CHECK-SAME:    %[[S0:[^:]*]]: !prog.ptr<const f64>, %[[S:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
+// CHECK:         scf.for
+// CHECK:           prog.load
+// CHECK:           prog.store %{{.*}} to %{{.*}}[0] : f64 into <f64>
+// CHECK-NEXT:    } {scaly.name = "i"}
+// CHECK:         scf.for
+// CHECK-NEXT:      prog.offset %[[S]] : <f64> -> <const f64>
+// CHECK-NEXT:      %[[NEG:.*]] = prog.window %[[W]] size 6
+// CHECK:           scf.for
+// CHECK:             arith.negf
+// CHECK:           } {scaly.name = "i"}
+// CHECK-COUNT-6:   prog.load %[[NEG]]
+// CHECK-NEXT:      prog.store {{.*}} to %[[S]][0] : f64, f64, f64, f64, f64, f64 into <f64>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    prog.return
+expr.func @large_next_in_registers(%s0: tensor<6xf64>) -> tensor<6xf64> attributes {arg_names = ["s0"], res_names = ["s"], expr.scalarize_limit = 4} {
+  %r = expr.loop 3 (%s0) {carried = 1 : i64, expr.next = [#expr.place<registers>], expr.place = [#expr.place<output 0>]} : (tensor<6xf64>) -> tensor<6xf64> {
+  ^bb0(%s: tensor<6xf64>):
+    %n = expr.neg %s {expr.place = [#expr.place<workspace>]} : tensor<6xf64>
+    expr.yield %n : tensor<6xf64>
+  }
+  expr.return %r : tensor<6xf64>
+}
+
+// -----
+
+// The same function with the default limit recorded (64): the initial value
+// is copied element by element.
+// CHECK-LABEL: prog.proc @large_next_in_registers(
+// CHECK-SAME:    %[[S0:[^:]*]]: !prog.ptr<const f64>, %[[S:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>)
+// CHECK-COUNT-6: prog.load %[[S0]]
+// CHECK-NEXT:    prog.store {{.*}} to %[[S]][0] : f64, f64, f64, f64, f64, f64 into <f64>
+// CHECK-NOT:     prog.load %[[S0]]
+// CHECK:         scf.for
+expr.func @large_next_in_registers(%s0: tensor<6xf64>) -> tensor<6xf64> attributes {arg_names = ["s0"], res_names = ["s"], expr.scalarize_limit = 64} {
+  %r = expr.loop 3 (%s0) {carried = 1 : i64, expr.next = [#expr.place<registers>], expr.place = [#expr.place<output 0>]} : (tensor<6xf64>) -> tensor<6xf64> {
+  ^bb0(%s: tensor<6xf64>):
+    %n = expr.neg %s {expr.place = [#expr.place<workspace>]} : tensor<6xf64>
+    expr.yield %n : tensor<6xf64>
+  }
+  expr.return %r : tensor<6xf64>
 }

@@ -63,11 +63,14 @@ expr.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], 
 
 // A loop's results are produced in the outputs; in its body, the stacked
 // value goes into this iteration's slice (yield 1) and the large carried
-// one into the window of its next value (yield 0). A large value with two
-// uses that ends nowhere is spilled to a workspace window; a value from the
-// enclosing block is copied, never placed in the slice.
+// one into the window of its next value (yield 0; expr.next: workspace). A
+// large value with two uses that ends nowhere is spilled to a workspace
+// window; a value from the enclosing block is copied, never placed in the
+// slice. The function records the limit the plans follow; a loop without
+// carried values has no expr.next.
 // CHECK-LABEL: expr.func @scan(
-// CHECK:         expr.loop 3{{.*}} {carried = 1 : i64, expr.place = [#expr.place<output 0>, #expr.place<output 1>], name = "it"}
+// CHECK-SAME:    expr.scalarize_limit = 4 : i64
+// CHECK:         expr.loop 3{{.*}} {carried = 1 : i64, expr.next = [#expr.place<workspace>], expr.place = [#expr.place<output 0>, #expr.place<output 1>], name = "it"}
 // CHECK:           expr.mul {{.*}} {expr.place = [#expr.place<workspace>]}
 // CHECK:           expr.add {{.*}} {expr.place = [#expr.place<yield 0>]}
 // CHECK:           expr.math {{ *}}sin {{.*}} {expr.place = [#expr.place<yield 1>]}
@@ -91,9 +94,11 @@ expr.func @scan(%s0: tensor<8xf64>, %t: tensor<8xf64>) -> (tensor<8xf64>, tensor
 // -----
 
 // A small carried value is stored from its scalars: not placed in a window
-// (registers). A small matrix product of a large operand is a prog.matmul
-// (workspace, its stale plan recomputed); a small reduction is registers.
+// (registers, in expr.next and for the operand). A small matrix product of a
+// large operand is a prog.matmul (workspace, its stale plan recomputed); a
+// small reduction is registers.
 // CHECK-LABEL: expr.func @small(
+// CHECK:         expr.loop 3{{.*}} {carried = 1 : i64, expr.next = [#expr.place<registers>], expr.place = [#expr.place<output 0>]}
 // CHECK:           expr.neg {{.*}} {expr.place = [#expr.place<registers>]}
 // CHECK:         expr.matmul {{.*}} {expr.place = [#expr.place<workspace>]}
 // CHECK:         expr.reduce {{.*}} {expr.place = [#expr.place<registers>]}

@@ -69,6 +69,22 @@ bool needsPlacement(mlir::Operation *op);
 /// The plan for `v` (a result of an op that carries expr.place), or null: a
 /// block argument, or an op without a plan.
 PlaceAttr placeOf(mlir::Value v);
+/// The scalarize limit a function was planned with, recorded on the expr.func
+/// by scaly-plan-placement: arrays of at most this many elements are
+/// scalars. scaly-lower-to-program reads it (it has no limit of its own), so
+/// the plans and the lowering cannot disagree.
+inline constexpr llvm::StringLiteral kScalarizeLimitAttr = "expr.scalarize_limit";
+/// The recorded limit of `func`, or nothing when it was never planned.
+std::optional<int64_t> scalarizeLimitOf(FuncOp func);
+/// Where scaly-plan-placement builds the next value of each carried value of
+/// an expr.loop: an array of one #expr.place per carried value, `workspace`
+/// (a window of its own, copied into the carried memory at the end of the
+/// body; what a `yield K` plan in the body means for carried K) or
+/// `registers` (its scalars, stored there once all are read). Verified by
+/// the dialect; absent on a loop without carried values.
+inline constexpr llvm::StringLiteral kNextAttr = "expr.next";
+/// The plan for the next value of carried value `k` of `loop`, or null.
+PlaceAttr nextPlaceOf(LoopOp loop, unsigned k);
 /// Whether lowering may give the result `r` memory of its own when it is in
 /// no output or slice: results of calls, solvers and loops (always in
 /// memory), large values (but a sum of all elements: one scalar), a matrix

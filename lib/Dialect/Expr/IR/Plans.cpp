@@ -4,8 +4,9 @@
 // ops (scaly.fused, scaly.loop_order, expr.place) for scaly-lower-to-program.
 // The rules they follow are here, in the dialect, so that the lowering reads
 // the same ones: whether a value is computed where it is read, whether a
-// reduction's rows can be accumulated, which values may need memory. So is
-// the #expr.place attribute's syntax and its verifier.
+// reduction's rows can be accumulated, which values may need memory. So are
+// the #expr.place attribute's syntax and the verifiers of the plans
+// (expr.place, expr.next, expr.scalarize_limit).
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +74,20 @@ PlaceAttr scaly::expr::placeOf(Value v) {
   return dyn_cast<PlaceAttr>(plans[r.getResultNumber()]);
 }
 
+std::optional<int64_t> scaly::expr::scalarizeLimitOf(FuncOp func) {
+  auto limit = func->getAttrOfType<IntegerAttr>(kScalarizeLimitAttr);
+  if (!limit)
+    return std::nullopt;
+  return limit.getInt();
+}
+
+PlaceAttr scaly::expr::nextPlaceOf(LoopOp loop, unsigned k) {
+  auto plans = loop->getAttrOfType<ArrayAttr>(kNextAttr);
+  if (!plans || plans.size() <= k)
+    return {};
+  return dyn_cast<PlaceAttr>(plans[k]);
+}
+
 // #expr.place<output 0>, <output 0 offset 4>, <yield 1>, <workspace>, <registers>
 Attribute PlaceAttr::parse(AsmParser &parser, Type) {
   StringRef keyword;
@@ -119,9 +134,42 @@ LogicalResult PlaceAttr::verify(function_ref<InFlightDiagnostic()> emitError, Pl
   return success();
 }
 
+/// expr.scalarize_limit: a count of elements on an expr.func.
+static LogicalResult verifyScalarizeLimit(Operation *op, Attribute value) {
+  if (!isa<FuncOp>(op))
+    return op->emitError("expr.scalarize_limit belongs on an expr.func");
+  auto limit = dyn_cast<IntegerAttr>(value);
+  if (!limit || !limit.getType().isSignlessInteger(64) || limit.getInt() < 0)
+    return op->emitError("expr.scalarize_limit must be an i64 of at least 0, got ") << value;
+  return success();
+}
+
+/// expr.next: on an expr.loop, one #expr.place per carried value, each
+/// `workspace` or `registers` (a next value has no output or slice of its
+/// own: it replaces the carried one).
+static LogicalResult verifyNextPlans(Operation *op, Attribute value) {
+  auto loop = dyn_cast<LoopOp>(op);
+  if (!loop)
+    return op->emitError("expr.next belongs on an expr.loop");
+  auto plans = dyn_cast<ArrayAttr>(value);
+  auto isWindowOrScalars = [](Attribute a) {
+    auto p = dyn_cast<PlaceAttr>(a);
+    return p && !p.isDestination();
+  };
+  if (!plans || plans.size() != loop.getNumCarried() || !llvm::all_of(plans, isWindowOrScalars))
+    return op->emitError("expr.next must be an array of one #expr.place<workspace> or "
+                         "#expr.place<registers> per carried value (")
+           << loop.getNumCarried() << ")";
+  return success();
+}
+
 LogicalResult ExprDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
   // Other expr.* marks (expr.mask, transient in scaly-differentiate) are
   // free-form.
+  if (attr.getName() == kScalarizeLimitAttr)
+    return verifyScalarizeLimit(op, attr.getValue());
+  if (attr.getName() == kNextAttr)
+    return verifyNextPlans(op, attr.getValue());
   if (attr.getName() != kPlaceAttr)
     return success();
   auto plans = dyn_cast<ArrayAttr>(attr.getValue());

@@ -20,6 +20,13 @@
 //               product of a large operand) or a small stack produced in
 //               place
 //
+// Two plans more: on each expr.loop with carried values, expr.next, where
+// each next value is built (a window of its own when it is above the limit,
+// else scalars), and on each expr.func the limit itself
+// (expr.scalarize_limit), which the lowering reads instead of having an
+// option of its own: one limit decides the plans and how the lowering reads
+// and writes values (loops or element by element).
+//
 // scaly-lower-to-program reads the plan: it computes a value planned into
 // registers as scalars and any other by loops (the scalarization decision),
 // produces a value in its planned output or slice, gives a workspace window
@@ -80,16 +87,23 @@ public:
       placeInto(v, PlaceKind::output, k, 0, ret->getBlock());
   }
 
-  /// The yield operands of a loop body: stacked ones into this iteration's
-  /// slice, large carried ones into the window their next value is built in
-  /// (a small carried value stays scalars until it is stored).
+  /// Where the loop builds each carried value's next value (expr.next): a
+  /// large one in a window of its own (it may read the current value while
+  /// it is computed), a small one as scalars, all read before any is
+  /// stored. The yield operands of its body: stacked ones into this
+  /// iteration's slice, carried ones built in a window into that window.
   void placeYielded(YieldOp yield) {
     auto loop = cast<LoopOp>(yield->getParentOp());
-    for (auto [k, v] : llvm::enumerate(yield.getOperands())) {
-      bool carried = k < loop.getNumCarried();
-      if (!carried || numElements(loop.getResult(k).getType()) > limit)
+    unsigned carried = loop.getNumCarried();
+    planNextValues(loop);
+    for (auto [k, v] : llvm::enumerate(yield.getOperands()))
+      if (k >= carried || nextPlaceOf(loop, k).getKind() == PlaceKind::workspace)
         placeInto(v, PlaceKind::yield, k, 0, yield->getBlock());
-    }
+  }
+
+  /// The limit the plans follow, on `func`: the lowering reads it there.
+  void recordLimit(FuncOp func) {
+    func->setAttr(kScalarizeLimitAttr, IntegerAttr::get(IntegerType::get(ctx, 64), limit));
   }
 
   /// Record the plan on each op with results: its destination when it is
@@ -120,6 +134,21 @@ public:
   }
 
 private:
+  void planNextValues(LoopOp loop) {
+    unsigned carried = loop.getNumCarried();
+    if (carried == 0) {
+      loop->removeAttr(kNextAttr);
+      return;
+    }
+    SmallVector<Attribute> next;
+    for (unsigned k = 0; k < carried; ++k) {
+      bool large = numElements(loop.getResult(k).getType()) > limit;
+      next.push_back(
+          PlaceAttr::get(ctx, large ? PlaceKind::workspace : PlaceKind::registers, 0, 0));
+    }
+    loop->setAttr(kNextAttr, ArrayAttr::get(ctx, next));
+  }
+
   /// Whether the small value `v` is in memory at its planned destination
   /// once lowered: a result the lowering always writes to memory (a call's,
   /// a loop's, ...), a reshape of such a value planned in the same place, a
@@ -166,7 +195,9 @@ struct PlanPlacementPass : public scaly::expr::impl::PlanPlacementBase<PlanPlace
       return signalPassFailure();
     Placement placement(&getContext(), scalarizeLimit);
     getOperation()->walk([&](Operation *op) {
-      if (auto ret = dyn_cast<ReturnOp>(op))
+      if (auto func = dyn_cast<FuncOp>(op))
+        placement.recordLimit(func);
+      else if (auto ret = dyn_cast<ReturnOp>(op))
         placement.placeReturned(ret);
       else if (auto yield = dyn_cast<YieldOp>(op))
         placement.placeYielded(yield);
