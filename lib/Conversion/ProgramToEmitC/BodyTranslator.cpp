@@ -191,18 +191,26 @@ private:
         Value slot = b.create<emitc::SubscriptOp>(loc, elem, at, ValueRange{index(0, loc)});
         b.create<emitc::AssignOp>(loc, slot, get(values[i]));
       } else {
-        std::string vecName = vectors.use(elem, width);
-        auto vecType = emitc::OpaqueType::get(b.getContext(), vecName);
+        emitc::OpaqueType vecType = vectorType(elem, width);
         Value vp = b.create<emitc::CastOp>(loc, emitc::PointerType::get(vecType), at);
         Value slot = b.create<emitc::SubscriptOp>(loc, vecType, vp, ValueRange{index(0, loc)});
-        SmallVector<Value> lanes;
-        for (size_t k = 0; k < width; ++k)
-          lanes.push_back(get(values[i + k]));
-        Value vec = call(vecName, vecType, lanes, loc);
-        b.create<emitc::AssignOp>(loc, slot, vec);
+        b.create<emitc::AssignOp>(loc, slot, vectorOf(vecType, values.slice(i, width), loc));
       }
       i += width;
     }
+  }
+
+  /// The module's aligned(8), may_alias vector type of `width` `elem`s.
+  emitc::OpaqueType vectorType(Type elem, int64_t width) {
+    return emitc::OpaqueType::get(b.getContext(), vectors.use(elem, static_cast<int>(width)));
+  }
+
+  /// `(T<n>){v0, ..., vn-1}`: the values as one vector of type `vecType`.
+  Value vectorOf(emitc::OpaqueType vecType, ValueRange values, Location loc) {
+    SmallVector<Value> lanes;
+    for (Value v : values)
+      lanes.push_back(get(v));
+    return call(vecType.getValue(), vecType, lanes, loc);
   }
 
   /// A streaming store: SCALY_STREAM_STORE((T4_aligned*)(p + k), (T4){...})
@@ -211,18 +219,13 @@ private:
     Type elem = cast<emitc::PointerType>(ptr.getType()).getPointee();
     int64_t width = 32 / emittedElementBytes(elem);
     helpers.useStreamStore();
+    auto aligned = emitc::PointerType::get(
+        emitc::OpaqueType::get(b.getContext(), vectors.useAligned(elem, width)));
+    emitc::OpaqueType vecType = vectorType(elem, width);
     for (int64_t i = 0; i < static_cast<int64_t>(values.size()); i += width) {
-      auto aligned = emitc::OpaqueType::get(b.getContext(), vectors.useAligned(elem, width));
-      std::string vecName = vectors.use(elem, width);
-      auto vecType = emitc::OpaqueType::get(b.getContext(), vecName);
-      Value at = b.create<emitc::CastOp>(loc, emitc::PointerType::get(aligned),
-                                         advance(ptr, offset + i, loc));
-      SmallVector<Value> args{at};
-      SmallVector<Value> lanes;
-      for (int64_t k = 0; k < width; ++k)
-        lanes.push_back(get(values[i + k]));
-      args.push_back(call(vecName, vecType, lanes, loc));
-      b.create<emitc::CallOpaqueOp>(loc, TypeRange{}, "SCALY_STREAM_STORE", args);
+      Value at = b.create<emitc::CastOp>(loc, aligned, advance(ptr, offset + i, loc));
+      Value vec = vectorOf(vecType, values.slice(i, width), loc);
+      b.create<emitc::CallOpaqueOp>(loc, TypeRange{}, "SCALY_STREAM_STORE", ValueRange{at, vec});
     }
   }
 
