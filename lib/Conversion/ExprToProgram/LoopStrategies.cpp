@@ -188,7 +188,8 @@ bool ProcLowering::materializeBlocked(Value v, Value dst, Location loc) {
   Value aligned = b.create<pg::IsAlignedOp>(loc, b.getI1Type(), dst, b.getI64IntegerAttr(kLineBytes));
   auto branch = b.create<scf::IfOp>(loc, aligned, /*withElseRegion=*/true);
   b.setInsertionPoint(branch.thenBlock()->getTerminator());
-  writeBlocks(v, dst, kLineBytes / elementBytes(v), /*streaming=*/true, loc);
+  writeBlocks(v, dst, kLineBytes / pg::elementBytes(elementOf(v.getType())),
+              /*streaming=*/true, loc);
   b.setInsertionPoint(branch.elseBlock()->getTerminator());
   writeBlocks(v, dst, kBlock, /*streaming=*/false, loc);
   return true;
@@ -196,14 +197,10 @@ bool ProcLowering::materializeBlocked(Value v, Value dst, Location loc) {
 
 bool ProcLowering::streams(Value v) {
   ex::PlaceAttr place = ex::placeOf(v);
-  SmallVector<int64_t> shape = shapeOf(v);
-  int64_t bytes = ex::numElements(v.getType()) * elementBytes(v);
+  int64_t elemBytes = pg::elementBytes(elementOf(v.getType()));
+  int64_t bytes = ex::numElements(v.getType()) * elemBytes;
   return place && place.getKind() == ex::PlaceKind::output && bytes >= kStreamBytes &&
-         shape.back() * elementBytes(v) % kLineBytes == 0;
-}
-
-int64_t ProcLowering::elementBytes(Value v) {
-  return elementOf(v.getType()).getIntOrFloatBitWidth() / 8;
+         shapeOf(v).back() * elemBytes % kLineBytes == 0;
 }
 
 void ProcLowering::writeBlocks(Value v, Value dst, int64_t blockCols, bool streaming,

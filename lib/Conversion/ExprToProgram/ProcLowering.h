@@ -258,12 +258,11 @@ private:
   bool materializeBlocked(Value v, Value dst, Location loc);
   /// Whether a blocked result is streamed past the caches: an output of at
   /// least kStreamBytes whose rows are whole cache lines.
-  bool streams(Value v);
+  static bool streams(Value v);
   /// The blocks of a transposed result, kBlock rows by `blockCols` columns
   /// (each block row one store, `streaming` or not), and plain loops for
   /// what is left over.
   void writeBlocks(Value v, Value dst, int64_t blockCols, bool streaming, Location loc);
-  static int64_t elementBytes(Value v);
 
   LogicalResult lowerMatmul(ex::MatmulOp o);
 
