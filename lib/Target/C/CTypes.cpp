@@ -58,16 +58,21 @@ int c::glibcVectorMathSince(StringRef fn) {
   return f ? f->glibcVectorSince : 0;
 }
 
+/// `double4`, or `double4_aligned` for the naturally aligned one.
+static std::string vectorTypeName(StringRef scalar, int width, bool natural) {
+  return scalar.str() + std::to_string(width) + (natural ? "_aligned" : "");
+}
+
 std::string c::VectorTypes::use(Type elem, int width) {
   std::string scalar = scalarCType(elem);
   used.insert({scalar, width, false});
-  return scalar + std::to_string(width);
+  return vectorTypeName(scalar, width, false);
 }
 
 std::string c::VectorTypes::useAligned(Type elem, int width) {
   std::string scalar = scalarCType(elem);
   used.insert({scalar, width, true});
-  return scalar + std::to_string(width) + "_aligned";
+  return vectorTypeName(scalar, width, true);
 }
 
 void c::VectorTypes::define(OpBuilder &b, Location loc) const {
@@ -77,8 +82,7 @@ void c::VectorTypes::define(OpBuilder &b, Location loc) const {
     Type elem = isDouble ? Type(b.getF64Type()) : Type(b.getF32Type());
     // The natural one is aligned to the whole vector; the others to one
     // element, so stores never assume more than the caller's buffer has.
-    std::string name = scalar + std::to_string(width) + (natural ? "_aligned" : "");
-    b.create<cdecl::TypedefOp>(loc, name, elem, b.getI64IntegerAttr(bytes * width),
+    b.create<cdecl::TypedefOp>(loc, vectorTypeName(scalar, width, natural), elem, b.getI64IntegerAttr(bytes * width),
                                natural ? IntegerAttr() : b.getI64IntegerAttr(bytes),
                                /*may_alias=*/true);
   }
