@@ -51,7 +51,8 @@ public:
 private:
   struct Item {
     std::string name;
-    /// "pairwise", "sum", ... ; empty for the loop macro.
+    /// "pairwise", "sum", ... ; empty for a macro (SCALY_NO_UNROLL,
+    /// SCALY_STREAM_STORE), which its name picks.
     std::string kind;
     mlir::Type elem;
   };
