@@ -4,9 +4,8 @@
 // the CPython vectorcall path, not pybind11's overload machinery: NumPy's C
 // API checks dtype, shape and contiguity and gives the data pointer (no copy
 // for a contiguous array of the right dtype), one PyArray_SimpleNew per
-// output (64-byte aligned from 1 MiB, AlignedOutputs.cpp), then one C call. The GIL is released
-// around calls that move many
-// elements.
+// output (64-byte aligned from 1 MiB, AlignedOutputs.cpp), then one C
+// call. The GIL is released around calls that move many elements.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,12 +34,9 @@ struct Port {
   std::vector<npy_intp> shape;
   int typenum;
   npy_intp size;
+  /// At least kAlignedOutputBytes: as an output, made on a cache line.
+  bool large = false;
 };
-
-/// Bytes per element of the port dtypes (float64, float32, int64, int32, bool).
-npy_intp itemBytes(int typenum) {
-  return typenum == NPY_FLOAT64 || typenum == NPY_INT64 ? 8 : typenum == NPY_BOOL ? 1 : 4;
-}
 
 /// Ports handled with buffers on the stack; more use the heap.
 constexpr size_t kStackPorts = 64;
@@ -367,9 +363,9 @@ PyObject *kernelCall(PyObject *self, PyObject *const *args, size_t nargsf, PyObj
   for (; made < static_cast<Py_ssize_t>(outs.size()); ++made) {
     const Port &p = outs[made];
     int nd = static_cast<int>(p.shape.size());
-    outArrays[made] = p.size * itemBytes(p.typenum) >= static_cast<npy_intp>(kAlignedOutputBytes)
-                          ? newAlignedArray(nd, p.shape.data(), p.typenum)
-                          : PyArray_SimpleNew(nd, const_cast<npy_intp *>(p.shape.data()), p.typenum);
+    outArrays[made] = p.large ? newAlignedArray(nd, p.shape.data(), p.typenum)
+                              : PyArray_SimpleNew(nd, const_cast<npy_intp *>(p.shape.data()),
+                                                  p.typenum);
     if (!outArrays[made])
       goto cleanup;
     resPtrs[made] = PyArray_DATA(reinterpret_cast<PyArrayObject *>(outArrays[made]));
@@ -469,6 +465,9 @@ bool parsePorts(PyObject *list, std::vector<Port> &ports, const char *what) {
       Py_DECREF(seq);
       return false;
     }
+    PyArray_Descr *descr = PyArray_DescrFromType(p.typenum);
+    p.large = p.size * descr->elsize >= static_cast<npy_intp>(kAlignedOutputBytes);
+    Py_DECREF(descr);
     ports.push_back(std::move(p));
   }
   Py_DECREF(seq);
