@@ -349,8 +349,8 @@ LogicalResult ProcLowering::lowerLoop(ex::LoopOp loop) {
   // while it is computed).
   for (unsigned i = 0; i < carried; ++i) {
     writeTo(loop.getOperand(i), outPtrs[i], loc);
-    nextPtrs.push_back(nextInWindow(loop, i) ? newWindow(loop.getResult(i).getType(), loc)
-                                             : Value());
+    nextPtrs.push_back(ex::nextInWindow(loop, i) ? newWindow(loop.getResult(i).getType(), loc)
+                                                 : Value());
   }
   StringRef name = loop.getName().value_or("");
   auto forOp = pg::createCountedLoop(b, loc, 0, loop.getCount(), 1, name);

@@ -44,7 +44,7 @@ LogicalResult ProcLowering::checkYieldedIntoWindow(Operation *op) {
     ex::PlaceAttr place = ex::placeOf(r);
     if (!place || place.getKind() != ex::PlaceKind::yield ||
         place.getIndex() >= loop.getNumCarried() ||
-        nextInWindow(loop, static_cast<unsigned>(place.getIndex())))
+        ex::nextInWindow(loop, static_cast<unsigned>(place.getIndex())))
       continue;
     return op->emitOpError("result #")
            << r.getResultNumber() << " is planned into the next value of carried value "

@@ -91,11 +91,6 @@ private:
   /// A value planned into `yield K`, K a carried value of its loop, needs
   /// that value's next value built in a window.
   static LogicalResult checkYieldedIntoWindow(Operation *op);
-  /// Whether the next value of carried value `k` of `loop` is built in a
-  /// window of its own, as expr.next plans it.
-  static bool nextInWindow(ex::LoopOp loop, unsigned k) {
-    return ex::nextPlaceOf(loop, k).getKind() == ex::PlaceKind::workspace;
-  }
 
   /// The memory `v` is planned to be produced in (an output or a yielded
   /// slice, at its offset), or null when it has no such plan.

@@ -83,8 +83,9 @@ std::optional<int64_t> scalarizeLimitOf(FuncOp func);
 /// `registers` (its scalars, stored there once all are read). Verified by
 /// the dialect; absent on a loop without carried values.
 inline constexpr llvm::StringLiteral kNextAttr = "expr.next";
-/// The plan for the next value of carried value `k` of `loop`, or null.
-PlaceAttr nextPlaceOf(LoopOp loop, unsigned k);
+/// Whether expr.next builds the next value of carried value `k` of `loop`
+/// in a window of its own (false without a plan).
+bool nextInWindow(LoopOp loop, unsigned k);
 /// Whether lowering may give the result `r` memory of its own when it is in
 /// no output or slice: results of calls, solvers and loops (always in
 /// memory), large values (but a sum of all elements: one scalar), a matrix

@@ -81,11 +81,10 @@ std::optional<int64_t> scaly::expr::scalarizeLimitOf(FuncOp func) {
   return limit.getInt();
 }
 
-PlaceAttr scaly::expr::nextPlaceOf(LoopOp loop, unsigned k) {
+bool scaly::expr::nextInWindow(LoopOp loop, unsigned k) {
   auto plans = loop->getAttrOfType<ArrayAttr>(kNextAttr);
-  if (!plans || plans.size() <= k)
-    return {};
-  return dyn_cast<PlaceAttr>(plans[k]);
+  auto plan = plans && k < plans.size() ? dyn_cast<PlaceAttr>(plans[k]) : PlaceAttr();
+  return plan && plan.getKind() == PlaceKind::workspace;
 }
 
 // #expr.place<output 0>, <output 0 offset 4>, <yield 1>, <workspace>, <registers>

@@ -97,7 +97,7 @@ public:
     unsigned carried = loop.getNumCarried();
     planNextValues(loop);
     for (auto [k, v] : llvm::enumerate(yield.getOperands()))
-      if (k >= carried || nextPlaceOf(loop, k).getKind() == PlaceKind::workspace)
+      if (k >= carried || nextInWindow(loop, k))
         placeInto(v, PlaceKind::yield, k, 0, yield->getBlock());
   }
 
