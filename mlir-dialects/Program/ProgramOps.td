@@ -163,9 +163,17 @@ def Prog_StoreOp : Prog_Op<"store", [DeclareOpInterfaceMethods<MemoryEffectsOpIn
     read before it is written). The address must be 32-byte aligned, which
     the program tests first (`prog.is_aligned`); in C it is Clang's
     `__builtin_nontemporal_store`, a plain store with other compilers.
+
+    `element_aligned` (with `streaming`) says the address is known aligned
+    to its element only, and the values are any number of float scalars:
+    the store goes through the element-aligned vector type, which compilers
+    split into element-wide nontemporal stores. Rows written in order fill
+    their lines in the write-combining buffers whatever their alignment, so
+    a transposed copy whose rows are not whole lines streams too.
   }];
   let arguments = (ins Variadic<Prog_Value>:$values, Prog_AnyPtr:$ptr, Scaly_I64Attr:$offset,
-                       DefaultValuedAttr<Scaly_I64Attr, "1">:$stride, UnitAttr:$streaming);
+                       DefaultValuedAttr<Scaly_I64Attr, "1">:$stride, UnitAttr:$streaming,
+                       UnitAttr:$element_aligned);
   let builders = [OpBuilder<(ins "::mlir::ValueRange":$values, "::mlir::Value":$ptr, "::mlir::IntegerAttr":$offset), [{
     build($_builder, $_state, values, ptr, offset, $_builder.getI64IntegerAttr(1));
   }]>];

@@ -214,11 +214,27 @@ private:
   }
 
   /// A streaming store: SCALY_STREAM_STORE((T4_aligned*)(p + k), (T4){...})
-  /// per 32 bytes of values (the verifier checked they are whole vectors).
-  void streamStore(ValueRange values, Value ptr, int64_t offset, Location loc) {
+  /// per 32 bytes of values (the verifier checked they are whole vectors);
+  /// element-aligned, SCALY_STREAM_STORE((Tn*)(p + k), (Tn){...}) of all n
+  /// values through the element-aligned vector type.
+  void streamStore(ValueRange values, Value ptr, int64_t offset, bool elementAligned,
+                   Location loc) {
     Type elem = cast<emitc::PointerType>(ptr.getType()).getPointee();
-    int64_t width = 32 / emittedElementBytes(elem);
     helpers.useStreamStore();
+    if (elementAligned && values.size() == 1) {
+      b.create<emitc::CallOpaqueOp>(loc, TypeRange{}, "SCALY_STREAM_STORE",
+                                    ValueRange{advance(ptr, offset, loc), get(values[0])});
+      return;
+    }
+    if (elementAligned) {
+      emitc::OpaqueType vecType = vectorType(elem, values.size());
+      Value at = b.create<emitc::CastOp>(loc, emitc::PointerType::get(vecType),
+                                         advance(ptr, offset, loc));
+      b.create<emitc::CallOpaqueOp>(loc, TypeRange{}, "SCALY_STREAM_STORE",
+                                    ValueRange{at, vectorOf(vecType, values, loc)});
+      return;
+    }
+    int64_t width = 32 / emittedElementBytes(elem);
     auto aligned = emitc::PointerType::get(
         emitc::OpaqueType::get(b.getContext(), vectors.useAligned(elem, width)));
     emitc::OpaqueType vecType = vectorType(elem, width);
@@ -413,7 +429,7 @@ private:
             return success();
           }
           if (o.getStreaming() && !c99)
-            streamStore(o.getValues(), get(o.getPtr()), o.getOffset(), loc);
+            streamStore(o.getValues(), get(o.getPtr()), o.getOffset(), o.getElementAligned(), loc);
           else
             store(o.getValues(), get(o.getPtr()), o.getOffset(), loc);
           return success();

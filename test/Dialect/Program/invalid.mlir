@@ -256,6 +256,24 @@ prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y
 // -----
 
 prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 3>} {
+  %c = arith.constant 1.0 : f64
+  // expected-error @+1 {{'prog.store' op element_aligned qualifies a streaming store only}}
+  prog.store %c, %c, %c to %y[0] {element_aligned} : f64, f64, f64 into !prog.ptr<f64>
+  prog.return
+}
+
+// -----
+
+prog.proc @p(%y: !prog.ptr<i64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 3>} {
+  %c = arith.constant 1 : i64
+  // expected-error @+1 {{'prog.store' op an element-aligned streaming store stores consecutive float scalars, not 3 x 'i64' with stride 1}}
+  prog.store %c, %c, %c to %y[0] {streaming, element_aligned} : i64, i64, i64 into !prog.ptr<i64>
+  prog.return
+}
+
+// -----
+
+prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 3>} {
   // expected-error @+1 {{'prog.is_aligned' op alignment must be a positive power of two, got 48}}
   %ok = prog.is_aligned %y, 48 : !prog.ptr<f64>
   prog.return

@@ -161,14 +161,19 @@ LogicalResult StoreOp::verify() {
     return emitOpError("a stride needs lane vector values");
   if (getOffset() < 0)
     return emitOpError("offset must not be negative, got ") << getOffset();
+  if (getElementAligned() && !getStreaming())
+    return emitOpError("element_aligned qualifies a streaming store only");
   if (getStreaming()) {
-    // Whole 32-byte vectors of floats, consecutive: what a nontemporal
-    // vector store writes.
+    // Consecutive float scalars; aligned, whole 32-byte vectors: what a
+    // nontemporal vector store writes.
     auto elem = dyn_cast<FloatType>(first);
     int64_t bytes = static_cast<int64_t>(getValues().size()) * (elem ? elem.getWidth() / 8 : 0);
-    if (!elem || getStride() != 1 || bytes % 32 != 0)
-      return emitOpError("streaming stores whole 32-byte vectors of consecutive float scalars, "
-                         "not ")
+    if (!elem || getStride() != 1 || (!getElementAligned() && bytes % 32 != 0))
+      return emitOpError(getElementAligned()
+                             ? "an element-aligned streaming store stores consecutive float "
+                               "scalars, not "
+                             : "streaming stores whole 32-byte vectors of consecutive float "
+                               "scalars, not ")
              << getValues().size() << " x " << first << " with stride " << getStride();
   }
   return success();
