@@ -7,8 +7,9 @@ the same expression, and their ratio (Scaly / NumPy; the goal of issue 30 is <= 
 `X.sum(axis=0)` and `X.T + 0` at 2000 x 2000 float64). Calls alternate (Scaly, NumPy,
 ...) and each keeps its best of --repeat samples. Column sums are accumulated row by row
 into the result (a contiguous inner loop, NumPy's own order); transposed copies are written
-in 4 x 4 register blocks, and outputs of 1 MiB or more whose rows are whole cache lines with
-nontemporal stores of whole lines (docs/design.md, "Lowering"). NumPy's `X.T + 0` keeps the input's
+in 4 x 4 register blocks; outputs of 1 MiB or more with nontemporal stores, of whole lines
+when their rows are whole cache lines, element by element otherwise (docs/design.md,
+"Lowering"). NumPy's `X.T + 0` keeps the input's
 Fortran order (a contiguous copy); Scaly's result is C order, which the "X.T + 0 (C)" line
 compares with NumPy's `np.add(X.T, 0, order="C")`.
 """

@@ -4,8 +4,9 @@ np.sum / np.max over that axis). Checked against NumPy with 1 x N and N x 1 arra
 axes, fused expressions, NaN, integers and inside vmapped functions. Results computed with
 arithmetic through a transpose are written in 4 x 4 register blocks: checked at sizes that are
 and are not multiples of 4, 1 x N, N x 1, float32, with broadcasts and three axes; large ones
-streamed with nontemporal stores into 64-byte aligned results, at every result alignment, in
-C compiled by GCC and Clang."""
+streamed with nontemporal stores: whole lines into 64-byte aligned results, element by element
+into results whose rows are not whole lines, at every result alignment, in C compiled by GCC
+and Clang."""
 
 import numpy as np
 import pytest
@@ -183,23 +184,47 @@ def test_large_transposes_stream_into_aligned_outputs(name, expr, shapes, cache)
     assert y.ctypes.data % 64 == 0 and y.flags.owndata and y.base is None
 
 
-def test_small_or_unaligned_rows_are_not_streamed(cache):
+def test_small_results_are_not_streamed(cache):
     small = fn(lambda x: x.T + 0, [(300, 200)], "tsmall")     # 480 kB
-    odd_rows = fn(lambda x: x.T + 0, [(514, 300)], "toddrows")  # 514 * 8 bytes per row
-    for f in (small, odd_rows):
-        assert "SCALY_STREAM_STORE" not in render_c_module(f).source
+    assert "SCALY_STREAM_STORE" not in render_c_module(small).source
+
+
+# Rows that are not whole lines: 4 x 4 blocks in tiles of 256 columns, each block row one
+# element-aligned streaming store, with no alignment test.
+ELEMENT_STREAM_CASES = [
+    ("toddrows", lambda x: x.T + 0, [(514, 300)]),                  # 514 doubles a row
+    ("tpartial", lambda x: -x.T, [(300, 461)]),                     # a partial tile, a row left
+    ("todd_f32", lambda x: x.T * 3.0, [((515, 523), "float32")]),   # odd both ways
+]
+
+
+@pytest.mark.parametrize("name,expr,shapes", ELEMENT_STREAM_CASES)
+def test_rows_that_are_not_lines_stream_element_by_element(name, expr, shapes, cache):
+    f = fn(expr, shapes, name)
+    source = render_c_module(f).source
+    assert "& 63) == 0) {" not in source
+    scalar = "float" if "f32" in name else "double"
+    assert f"SCALY_STREAM_STORE(({scalar}4*)" in source
+    xs = _inputs(shapes, 4)
+    np.testing.assert_array_equal(f(*xs), _reference(expr, xs))
 
 
 @pytest.mark.skipif(not cdriver_compilers(), reason="no C compiler")
 @pytest.mark.parametrize("compiler", cdriver_compilers())
 def test_streamed_c_is_right_at_every_result_alignment(compiler, tmp_path, cache):
     """The exported C, compiled warning-free by GCC (plain stores: no nontemporal builtin)
-    and Clang, called through ctypes with the result 0, 8, 16 and 32 bytes past a 64-byte
-    boundary: the streamed nest runs only at 0, and every call equals NumPy."""
+    and Clang, called through ctypes with the result 0, one element, 16 and 32 bytes past a
+    64-byte boundary: the whole-line nest runs only at 0, the element-aligned one (rows that
+    are not lines, float32) at every offset, and every call equals NumPy."""
+    for name, expr, shapes in (STREAM_CASES[4], ELEMENT_STREAM_CASES[2]):
+        _check_c_at_alignments(compiler, tmp_path, fn(expr, shapes, name + "_c"), expr, shapes)
+
+
+def _check_c_at_alignments(compiler, tmp_path, f, expr, shapes):
+    """Compile `f`'s exported C with `compiler` and compare its results, written at several
+    offsets from a 64-byte boundary, with NumPy's."""
     import ctypes
     import subprocess
-    name, expr, shapes = STREAM_CASES[4]
-    f = fn(expr, shapes, name + "_c")
     render_c_module(f).write(str(tmp_path))
     lib = tmp_path / f"{f.name}_{compiler}.so"
     subprocess.run([compiler, "-O3", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC",
@@ -207,9 +232,10 @@ def test_streamed_c_is_right_at_every_result_alignment(compiler, tmp_path, cache
     entry = getattr(ctypes.CDLL(str(lib)), f.name)
     xs = _inputs(shapes, 5)
     want = _reference(expr, xs)
-    for offset in (0, 8, 16, 32):
-        buf = np.zeros(want.size + 16)
-        start = (-buf.ctypes.data % 64 + offset) // 8
+    size = want.itemsize
+    for offset in (0, size, 16, 32):
+        buf = np.zeros(want.size + 128 // size, dtype=want.dtype)
+        start = (-buf.ctypes.data % 64 + offset) // size
         out = buf[start:start + want.size].reshape(want.shape)
         arg = (ctypes.c_void_p * 2)(*[x.ctypes.data for x in xs])
         res = (ctypes.c_void_p * 1)(out.ctypes.data)

@@ -247,17 +247,23 @@ private:
 
   /// Materialize `v` into `dst` in 4 x 4 blocks of its last two axes, each
   /// row of a block one store of four values, when it reads such a transpose
-  /// with arithmetic only; a large output, when it is 64-byte aligned, in
-  /// 4-row blocks of whole cache lines with streaming stores. False, and
-  /// nothing built, otherwise.
+  /// with arithmetic only. A large output is streamed: when its rows are
+  /// whole cache lines and it is 64-byte aligned, in 4-row blocks of whole
+  /// lines; otherwise in 4 x 4 blocks with element-aligned streaming stores.
+  /// False, and nothing built, otherwise.
   bool materializeBlocked(Value v, Value dst, Location loc);
   /// Whether a blocked result is streamed past the caches: an output of at
-  /// least kStreamBytes whose rows are whole cache lines.
+  /// least kStreamBytes.
   static bool streams(Value v);
-  /// The blocks of a transposed result, kBlock rows by `blockCols` columns
-  /// (each block row one store, `streaming` or not), and plain loops for
-  /// what is left over.
-  void writeBlocks(Value v, Value dst, int64_t blockCols, bool streaming, Location loc);
+  /// How the rows of a transposed result's blocks are stored.
+  enum class BlockStores {
+    plain,          ///< 4 x 4 blocks, plain stores, rows outermost
+    lineStreams,    ///< 4 rows by one line, streaming stores, columns outermost
+    elementStreams, ///< 4 x 4 blocks in column tiles, element-aligned streaming stores
+  };
+  /// The blocks of a transposed result, stored as `stores` says, and plain
+  /// loops for what is left over.
+  void writeBlocks(Value v, Value dst, BlockStores stores, Location loc);
 
   LogicalResult lowerMatmul(ex::MatmulOp o);
 

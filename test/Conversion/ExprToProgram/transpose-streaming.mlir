@@ -4,9 +4,9 @@
 // computed through a transpose, whose rows are whole 64-byte lines, is
 // written under `prog.is_aligned %out, 64`: in blocks of 4 rows by one line
 // (8 doubles, 16 floats), the columns the outer loop, each block row one
-// streaming store; the else branch is the 4 x 4 blocks. Smaller results,
-// rows that are not whole lines and values that are not outputs keep the
-// 4 x 4 blocks alone.
+// streaming store; the else branch, and an output whose rows are not whole
+// lines, is 4 x 4 blocks in tiles of 256 columns with element-aligned
+// streaming stores. Smaller results keep the plain 4 x 4 blocks.
 
 // 256 x 512 doubles (1 MiB), 258 rows: two rows left over in each branch.
 // CHECK-LABEL: prog.proc @big(
@@ -27,16 +27,13 @@
 // CHECK:           } {scaly.name = "j"}
 // CHECK:           scf.for %{{.*}} = %c256_i64{{[_0-9]*}} to %c258_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK:         } else {
-// CHECK-NEXT:      arith.constant {{.*}} : i64
-// CHECK-NEXT:      arith.constant {{.*}} : i64
-// CHECK-NEXT:      arith.constant {{.*}} : i64
-// CHECK-NEXT:      scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c256_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
-// CHECK-NEXT:        arith.constant {{.*}} : i64
-// CHECK-NEXT:        arith.constant {{.*}} : i64
-// CHECK-NEXT:        arith.constant {{.*}} : i64
-// CHECK-NEXT:        scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c512_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
-// CHECK-NOT:           streaming
-// CHECK:               prog.store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} to %{{.*}}[0] : f64, f64, f64, f64 into <f64>
+// CHECK:           scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c512_i64{{[_0-9]*}} step %c256_i64{{[_0-9]*}} : i64 {
+// CHECK:             scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c256_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
+// CHECK:               scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c256_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
+// CHECK-COUNT-4:         prog.store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} to %{{.*}}[0] {element_aligned, streaming} : f64, f64, f64, f64 into <f64>
+// CHECK:               } {scaly.name = "j"}
+// CHECK:             } {scaly.name = "i"}
+// CHECK:           } {scaly.name = "t"}
 // CHECK:           scf.for %{{.*}} = %c256_i64{{[_0-9]*}} to %c258_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 expr.func @big(%x: tensor<512x258xf64>) -> tensor<258x512xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
   %t = expr.transpose %x [1, 0] : tensor<512x258xf64> to tensor<258x512xf64>
@@ -73,13 +70,33 @@ expr.func @small(%x: tensor<300x200xf64>) -> tensor<200x300xf64> attributes {arg
 
 // -----
 
-// Negative: rows of 514 doubles are not whole lines.
+// Rows of 514 doubles are not whole lines: no alignment test, element-aligned
+// streaming stores in tiles of 256 columns (two full tiles), the 2 columns
+// after the last block plain.
 // CHECK-LABEL: prog.proc @odd_rows(
 // CHECK-NOT:     is_aligned
-// CHECK-NOT:     streaming
+// CHECK:         scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c512_i64{{[_0-9]*}} step %c256_i64{{[_0-9]*}} : i64 {
+// CHECK-COUNT-4:     prog.store {{.*}} {element_aligned, streaming} : f64, f64, f64, f64 into <f64>
+// CHECK:         scf.for %{{.*}} = %c512_i64{{[_0-9]*}} to %c514_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
+// CHECK-NOT:       streaming
 // CHECK:         prog.return
 expr.func @odd_rows(%x: tensor<514x300xf64>) -> tensor<300x514xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
   %t = expr.transpose %x [1, 0] : tensor<514x300xf64> to tensor<300x514xf64>
   %0 = expr.neg %t : tensor<300x514xf64>
   expr.return %0 : tensor<300x514xf64>
+}
+
+// -----
+
+// A partial last tile: 300 columns are one tile of 256 and a loop of the
+// 44 after it, both element-streamed.
+// CHECK-LABEL: prog.proc @partial_tile(
+// CHECK:         scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c256_i64{{[_0-9]*}} step %c256_i64{{[_0-9]*}} : i64 {
+// CHECK-COUNT-4:     prog.store {{.*}} {element_aligned, streaming} : f64, f64, f64, f64 into <f64>
+// CHECK:         scf.for %{{.*}} = %c256_i64{{[_0-9]*}} to %c300_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
+// CHECK-COUNT-4:     prog.store {{.*}} {element_aligned, streaming} : f64, f64, f64, f64 into <f64>
+expr.func @partial_tile(%x: tensor<300x460xf64>) -> tensor<460x300xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %t = expr.transpose %x [1, 0] : tensor<300x460xf64> to tensor<460x300xf64>
+  %0 = expr.neg %t : tensor<460x300xf64>
+  expr.return %0 : tensor<460x300xf64>
 }
