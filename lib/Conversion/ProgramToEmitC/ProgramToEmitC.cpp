@@ -6,7 +6,8 @@
 // block (cdecl.extern_c) holding what the procedures share, one `static
 // inline` function per raw procedure and the exported entry with the
 // five-argument pointer ABI and its null checks (cdecl.return_if). The
-// procedures' bodies are translated op by op in BodyTranslator.cpp.
+// procedures' bodies are converted by DialectConversion patterns (Patterns.h,
+// BodyConversion.cpp).
 //
 // Attributes the C printer reads: `scaly.name` names a value or loop counter,
 // `scaly.const` on a pointer argument makes its innermost element const.
@@ -22,13 +23,12 @@
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "BodyTranslator.h"
 #include "HelperFunctions.h"
 #include "Lanes.h"
 #include "ModuleDefinitions.h"
+#include "Patterns.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Threading.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -352,12 +352,10 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     Block *body = fn.addEntryBlock();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(body);
-    IRMapping map;
-    map.map(proc.getBody().getArguments(), body->getArguments());
     if (proc.getWorkspace() == 0)
       discard(b, body->getArguments().back());
-    if (failed(c::translateBody(b, map, {vectors, procHelpers, tables, procLanes}, dialect == "c99",
-                                proc.getBody().front())))
+    if (failed(c::convertBody(b, body->getArguments(), {vectors, procHelpers, tables, procLanes},
+                              dialect == "c99", proc.getBody().front())))
       return failure();
     b.create<emitc::ReturnOp>(proc.getLoc(), Value());
     return success();
@@ -388,7 +386,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     b.setInsertionPointToEnd(body);
     checkAbiPointers(b, proc, body->getArguments());
 
-    IRMapping map;
+    SmallVector<Value> args;
     auto subscript = [&](Value array, int64_t k) -> Value {
       Value idx = b.create<emitc::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(k));
       return b.create<emitc::SubscriptOp>(loc, ptr, array, ValueRange{idx});
@@ -409,11 +407,11 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
           named->setAttr(c::kNameAttr, b.getStringAttr(names[i]));
         slot = named;
       }
-      map.map(a, slot);
+      args.push_back(slot);
     }
-    map.map(proc.getWorkspaceArg(), body->getArgument(3));
-    if (failed(c::translateBody(b, map, {vectors, procHelpers, tables, procLanes}, dialect == "c99",
-                                proc.getBody().front())))
+    args.push_back(body->getArgument(3)); // the workspace
+    if (failed(c::convertBody(b, args, {vectors, procHelpers, tables, procLanes}, dialect == "c99",
+                              proc.getBody().front())))
       return failure();
     b.create<emitc::ReturnOp>(loc, b.create<emitc::LiteralOp>(loc, intT, "SCALY_SUCCESS"));
     return success();

@@ -1,0 +1,167 @@
+//===- BodyConversion.cpp - a procedure's body to EmitC, by DialectConversion ===//
+//
+// The driver of the body conversion (Patterns.h): the procedure's arguments
+// are replaced by their EmitC values, its ops moved into the emitc.func, and
+// applyFullConversion converts them with the patterns of Arith-, Memory-,
+// Loop- and LanePatterns.cpp. Every op must become EmitC (or cdecl: C
+// statements EmitC 19 lacks): one left over fails the conversion with
+// "failed to legalize operation '<name>'".
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
+#include "scaly/Dialect/Program/ProgramDialect.h"
+#include "scaly/Target/CEmitter.h"
+
+#include "Lanes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace scaly;
+using namespace scaly::c;
+namespace pg = scaly::prog;
+
+Type c::voidType(MLIRContext *ctx) { return emitc::OpaqueType::get(ctx, "void"); }
+Type c::intType(MLIRContext *ctx) { return emitc::OpaqueType::get(ctx, "int"); }
+Type c::charType(MLIRContext *ctx) { return emitc::OpaqueType::get(ctx, "char"); }
+
+int64_t c::emittedElementBytes(Type t) {
+  return isa<emitc::OpaqueType>(t) ? 1 : pg::elementBytes(t);
+}
+
+Type c::convertElement(Type t) { return isa<NoneType>(t) ? voidType(t.getContext()) : t; }
+
+Type c::convertPtr(Type t) {
+  if (auto p = dyn_cast<pg::PtrType>(t))
+    return emitc::PointerType::get(convertElement(p.getElementType()));
+  return t;
+}
+
+Type c::laneValueType(LaneSupport &lanes, Type t) {
+  if (auto v = dyn_cast<VectorType>(t))
+    return emitc::OpaqueType::get(t.getContext(),
+                                  lanes.valueType(v.getElementType(), v.getNumElements()));
+  return t;
+}
+
+namespace {
+
+/// Runs a pattern, then gives a value the lowering named (`scaly.name` on
+/// the op computing it) to the EmitC op now computing it, which the C
+/// printer declares as a named variable where it is computed instead of
+/// inlining it at its use (a register block's elements are all read before
+/// its stores). Wraps every pattern, upstream's too, so none has to know.
+class NamedResult : public RewritePattern {
+public:
+  explicit NamedResult(std::unique_ptr<RewritePattern> inner)
+      : RewritePattern(inner->getRootKind()->getStringRef(), inner->getBenefit(),
+                       inner->getContext()),
+        inner(std::move(inner)) {
+    // Every pattern here (ours and upstream's) has a root op.
+  }
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (failed(inner->matchAndRewrite(op, rewriter)))
+      return failure();
+    // (On an scf.for the name is the counter's, which its pattern moves.)
+    auto name = op->getAttrOfType<StringAttr>(c::kNameAttr);
+    if (!name || op->getNumResults() != 1 || isa<scf::ForOp>(op))
+      return success();
+    auto &conversion = static_cast<ConversionPatternRewriter &>(rewriter);
+    // Only an op this pattern made next to `op`, not a value from outside
+    // (a carried variable, a broadcast scalar).
+    if (Value v = conversion.getRemappedValue(op->getResult(0)))
+      if (Operation *def = v.getDefiningOp();
+          def && def->getBlock() == op->getBlock() && !def->hasAttr(c::kNameAttr))
+        def->setAttr(c::kNameAttr, name);
+    return success();
+  }
+
+private:
+  std::unique_ptr<RewritePattern> inner;
+};
+
+/// An upstream pattern applied only to the ops a predicate accepts.
+class Restricted : public RewritePattern {
+public:
+  Restricted(std::unique_ptr<RewritePattern> inner, std::function<bool(Operation *)> accepts)
+      : RewritePattern(inner->getRootKind()->getStringRef(), inner->getBenefit(),
+                       inner->getContext()),
+        inner(std::move(inner)), accepts(std::move(accepts)) {}
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    return accepts(op) ? inner->matchAndRewrite(op, rewriter) : failure();
+  }
+
+private:
+  std::unique_ptr<RewritePattern> inner;
+  std::function<bool(Operation *)> accepts;
+};
+
+/// Scalars and EmitC types as they are, `!prog.ptr<T>` as `T*` (`void*` for
+/// none), lane vectors as their GNU C vector type.
+class ProgTypeConverter : public TypeConverter {
+public:
+  explicit ProgTypeConverter(LaneSupport &lanes) {
+    addConversion([](Type t) { return t; });
+    addConversion([](pg::PtrType p) -> Type { return convertPtr(p); });
+    addConversion([&lanes](VectorType v) -> Type { return laneValueType(lanes, v); });
+  }
+};
+
+} // namespace
+
+void c::addRestricted(RewritePatternSet &from, RewritePatternSet &to,
+                      std::function<bool(Operation *)> accepts) {
+  for (std::unique_ptr<RewritePattern> &p : from.getNativePatterns())
+    to.add(std::make_unique<Restricted>(std::move(p), accepts));
+  from.clear();
+}
+
+bool c::isScalarOp(Operation *op) {
+  auto isVector = llvm::IsaPred<VectorType>;
+  return llvm::none_of(op->getOperandTypes(), isVector) &&
+         llvm::none_of(op->getResultTypes(), isVector);
+}
+
+LogicalResult c::convertBody(OpBuilder &b, ValueRange args, const BodyRegistries &registries,
+                             bool c99, Block &body) {
+  MLIRContext *ctx = b.getContext();
+  BodyState state(registries, c99);
+  // The arguments' uses read the EmitC values directly: nothing converts
+  // them, and the patterns read their operands through the adaptors.
+  for (auto [arg, value] : llvm::zip(body.getArguments(), args)) {
+    state.argTypes[value] = arg.getType();
+    arg.replaceAllUsesWith(value);
+  }
+  Block *dest = b.getInsertionBlock();
+  auto first = body.begin(), last = std::prev(body.end());
+  SmallVector<Operation *> ops;
+  for (Operation &op : llvm::make_range(first, last))
+    ops.push_back(&op);
+  dest->getOperations().splice(b.getInsertionPoint(), body.getOperations(), first, last);
+  if (ops.empty())
+    return success();
+
+  ProgTypeConverter converter(registries.lanes);
+  RewritePatternSet raw(ctx);
+  populateArithPatterns(converter, state, raw);
+  populateMemoryPatterns(converter, state, raw);
+  populateLoopPatterns(converter, state, raw);
+  populateLanePatterns(state, raw);
+  RewritePatternSet patterns(ctx);
+  for (std::unique_ptr<RewritePattern> &p : raw.getNativePatterns())
+    patterns.add(std::make_unique<NamedResult>(std::move(p)));
+
+  ConversionTarget target(*ctx);
+  target.addLegalDialect<emitc::EmitCDialect, cdecl::CDeclDialect>();
+  target.addIllegalDialect<pg::ProgDialect, arith::ArithDialect, math::MathDialect,
+                           scf::SCFDialect, vector::VectorDialect>();
+  return applyFullConversion(ops, target, FrozenRewritePatternSet(std::move(patterns)));
+}

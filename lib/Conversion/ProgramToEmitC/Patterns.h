@@ -1,0 +1,141 @@
+//===- Patterns.h - program-dialect procedure bodies to EmitC -*- C++ -*-===//
+//
+// A procedure's body becomes EmitC through MLIR's DialectConversion
+// (BodyConversion.cpp): a TypeConverter (`!prog.ptr<T>` to `!emitc.ptr<T>`,
+// lane vectors to the opaque GNU C vector types, scalars as they are), a
+// ConversionTarget (EmitC and cdecl legal, every other op illegal) and one
+// pattern per op or op family, in files named after what they convert:
+//
+//   ArithPatterns.cpp   scalar arith (upstream ArithToEmitC where it prints
+//                       our C) and math (libm calls)
+//   MemoryPatterns.cpp  loads, stores, alignment tests, offsets, windows,
+//                       tables, calls, reductions and products
+//   LoopPatterns.cpp    scf.for (Scaly's own, carried values in Loops.h),
+//                       scf.if (upstream SCFToEmitC), scf.while
+//   LanePatterns.cpp    lane vectors of widened loops
+//
+// Patterns that handle lane vectors take no TypeConverter: a lane vector
+// read from memory is a value of its aligned(8), may_alias memory type,
+// which GNU C assigns to the value type without a conversion, and a
+// converter would insert the cast C does not need. Without a converter a
+// pattern's operands are the values the earlier patterns produced, whatever
+// their type.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SCALY_CONVERSION_PROGRAMTOEMITC_PATTERNS_H
+#define SCALY_CONVERSION_PROGRAMTOEMITC_PATTERNS_H
+
+#include "scaly/Dialect/Program/ProgramDialect.h"
+
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <functional>
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir {
+class RewritePatternSet;
+class TypeConverter;
+} // namespace mlir
+
+namespace scaly::c {
+
+class Helpers;
+class LaneSupport;
+class Tables;
+class VectorTypes;
+
+/// C's `void`, `int` (the ABI's iw, mem and status) and `char` (byte offsets).
+mlir::Type voidType(mlir::MLIRContext *ctx);
+mlir::Type intType(mlir::MLIRContext *ctx);
+mlir::Type charType(mlir::MLIRContext *ctx);
+/// Bytes of one element as C stores it (void, an opaque type here, counts 1).
+int64_t emittedElementBytes(mlir::Type t);
+/// An element type as C has it (none: void).
+mlir::Type convertElement(mlir::Type t);
+/// A `!prog.ptr<T>` as an EmitC pointer; other types as they are.
+mlir::Type convertPtr(mlir::Type t);
+
+/// What a body's conversion registers as it goes: vector typedefs, the
+/// module's C helpers, constant tables and lane support.
+struct BodyRegistries {
+  VectorTypes &vectors;
+  Helpers &helpers;
+  Tables &tables;
+  LaneSupport &lanes;
+};
+
+/// What the patterns of one procedure's conversion share: the registries,
+/// the C dialect, and the C variables of the scf.for loops being converted
+/// (their yields assign them).
+struct BodyState {
+  BodyState(const BodyRegistries &registries, bool c99) : registries(registries), c99(c99) {}
+  BodyRegistries registries;
+  bool c99;
+  /// emitc.for -> the variables of its scf.for's carried values (null: a
+  /// value nothing reads).
+  llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Value>> carried;
+  /// The EmitC values that replaced the procedure's arguments (before the
+  /// conversion), each with the argument's `!prog.ptr` type: an entry's
+  /// ports may all be read through the workspace's C type.
+  llvm::DenseMap<mlir::Value, mlir::Type> argTypes;
+  /// The program-dialect type of operand `v` of an op being converted.
+  mlir::Type progType(mlir::Value v) const {
+    mlir::Type t = argTypes.lookup(v);
+    return t ? t : v.getType();
+  }
+};
+
+/// Converts the ops of `body` (a procedure's block, without its terminator)
+/// to EmitC and moves them to the builder's insertion point. `args` holds
+/// the EmitC values of the procedure's arguments.
+mlir::LogicalResult convertBody(mlir::OpBuilder &b, mlir::ValueRange args,
+                                const BodyRegistries &registries, bool c99, mlir::Block &body);
+
+/// The pattern families (benefit: Scaly's own patterns that override an
+/// upstream one for some ops have kOverride, lane patterns kLanes).
+constexpr int kOverride = 2;
+constexpr int kLanes = 3;
+void populateArithPatterns(mlir::TypeConverter &converter, BodyState &state,
+                           mlir::RewritePatternSet &patterns);
+void populateMemoryPatterns(mlir::TypeConverter &converter, BodyState &state,
+                            mlir::RewritePatternSet &patterns);
+void populateLoopPatterns(mlir::TypeConverter &converter, BodyState &state,
+                          mlir::RewritePatternSet &patterns);
+void populateLanePatterns(BodyState &state, mlir::RewritePatternSet &patterns);
+
+/// Upstream patterns, each applied only to the ops `accepts` lets through
+/// (moved from `from` into `to`): upstream's conversion of an op prints our
+/// C for some of its forms only.
+void addRestricted(mlir::RewritePatternSet &from, mlir::RewritePatternSet &to,
+                   std::function<bool(mlir::Operation *)> accepts);
+/// Fails with an error naming the predicate when the arith.cmpf or
+/// arith.cmpi `op` has no C operator (C compares ordered, its integers
+/// signed).
+mlir::LogicalResult checkCompare(mlir::Operation *op);
+/// Whether no operand or result of `op` is a lane vector.
+bool isScalarOp(mlir::Operation *op);
+
+/// Small builders the patterns share.
+inline mlir::Value indexConstant(mlir::OpBuilder &b, int64_t k, mlir::Location loc) {
+  return b.create<mlir::emitc::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(k));
+}
+/// `ptr + k` as an EmitC expression (ptr itself when k == 0).
+inline mlir::Value advance(mlir::OpBuilder &b, mlir::Value ptr, int64_t k, mlir::Location loc) {
+  if (k == 0)
+    return ptr;
+  return b.create<mlir::emitc::AddOp>(loc, ptr.getType(), ptr, indexConstant(b, k, loc));
+}
+inline mlir::Value callOpaque(mlir::OpBuilder &b, llvm::StringRef fn, mlir::Type t,
+                              mlir::ValueRange args, mlir::Location loc) {
+  return b.create<mlir::emitc::CallOpaqueOp>(loc, mlir::TypeRange{t}, fn, args).getResult(0);
+}
+/// A lane vector's C type (an opaque EmitC type, its typedef registered);
+/// scalars stay as they are.
+mlir::Type laneValueType(LaneSupport &lanes, mlir::Type t);
+
+} // namespace scaly::c
+
+#endif
