@@ -140,32 +140,35 @@ struct CastLowering : OpConversionPattern<Op> {
   }
 };
 
-/// Own, for `x ^ true` on bools (the canonical form of "not"): `!x`, where
-/// upstream prints `x ^ true`.
+/// `x ^ true` on bools, the canonical form of "not".
+bool isNot(Operation *op) {
+  auto o = dyn_cast<arith::XOrIOp>(op);
+  if (!o || !o.getType().isInteger(1))
+    return false;
+  auto c = o.getRhs().getDefiningOp<arith::ConstantOp>();
+  auto i = c ? dyn_cast<IntegerAttr>(c.getValue()) : IntegerAttr();
+  return i && i.getValue().isAllOnes();
+}
+
+/// Own, for `x ^ true` on bools (isNot): `!x`, where upstream prints
+/// `x ^ true`.
 struct NotLowering : OpConversionPattern<arith::XOrIOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(arith::XOrIOp o, OpAdaptor a,
                                 ConversionPatternRewriter &r) const override {
-    if (!o.getType().isInteger(1))
-      return failure();
-    auto c = o.getRhs().getDefiningOp<arith::ConstantOp>();
-    auto i = c ? dyn_cast<IntegerAttr>(c.getValue()) : IntegerAttr();
-    if (!i || !i.getValue().isAllOnes())
-      return failure();
     r.replaceOpWithNewOp<emitc::LogicalNotOp>(o, o.getType(), a.getLhs());
     return success();
   }
 };
 
-/// Own, for integers wider than a bool: upstream computes bitwise ops in
-/// the unsigned type between two casts, which C's & | ^ do not need.
+/// Own, for integers wider than a bool (bools: upstream's): upstream
+/// computes bitwise ops in the unsigned type between two casts, which C's
+/// & | ^ do not need.
 template <typename Op, typename EmitCOp>
 struct BitwiseLowering : OpConversionPattern<Op> {
   using OpConversionPattern<Op>::OpConversionPattern;
   LogicalResult matchAndRewrite(Op o, typename Op::Adaptor a,
                                 ConversionPatternRewriter &r) const override {
-    if (o.getType().isInteger(1))
-      return failure(); // bools: upstream's
     r.replaceOpWithNewOp<EmitCOp>(o, o.getType(), a.getLhs(), a.getRhs());
     return success();
   }
@@ -222,41 +225,54 @@ LogicalResult c::checkCompare(Operation *op) {
   return success();
 }
 
-void c::populateArithPatterns(TypeConverter &converter, BodyState &, RewritePatternSet &patterns) {
+void c::populateArithPatterns(TypeConverter &converter, BodyState &state,
+                               RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
+  // With lane vectors in the body, a scalar pattern first checks that its op
+  // has none (LanePatterns.cpp converts those).
+  auto scalar = [lanes = state.hasLanes](Operation *op) { return !lanes || isScalarOp(op); };
   RewritePatternSet upstream(ctx);
   populateArithToEmitCPatterns(converter, upstream);
   // Upstream's patterns for the ops the lowering builds; its others (shifts,
   // min/max of integers, ...) print EmitC the C printer does not take
   // (emitc.expression), and such an op is refused by name instead.
-  addRestricted(upstream, patterns, [](Operation *op) {
+  addRestricted(upstream, patterns, [scalar](Operation *op) {
     return isa<arith::ConstantOp, arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
                arith::NegFOp, arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivSIOp,
                arith::RemSIOp, arith::CmpIOp, arith::SelectOp, arith::SIToFPOp, arith::ExtSIOp,
                arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op) &&
-           isScalarOp(op) && !isUnsignedCompare(op);
+           scalar(op) && !isUnsignedCompare(op);
   });
-  auto scalarOnly = [&](auto pattern) {
+  // Each own pattern with the test of the ops it takes, made before the
+  // framework looks up the pattern's operands (it does for every pattern it
+  // tries).
+  auto own = [&](auto pattern, std::function<bool(Operation *)> takes = nullptr) {
     RewritePatternSet one(ctx);
     one.add(std::move(pattern));
-    addRestricted(one, patterns, isScalarOp);
+    addRestricted(one, patterns, [scalar, takes](Operation *op) {
+      return scalar(op) && (!takes || takes(op));
+    });
   };
-  scalarOnly(std::make_unique<LoopBoundLowering>(converter, ctx, kOverride));
-  scalarOnly(std::make_unique<CmpFLowering>(converter, ctx, kOverride));
-  scalarOnly(std::make_unique<CmpIUnsignedLowering>(converter, ctx, kOverride));
-  scalarOnly(std::make_unique<FPToSILowering>(converter, ctx, kOverride));
-  scalarOnly(std::make_unique<CastLowering<arith::ExtFOp>>(converter, ctx, kOverride));
-  scalarOnly(std::make_unique<CastLowering<arith::TruncFOp>>(converter, ctx, kOverride));
-  scalarOnly(std::make_unique<CastLowering<arith::UIToFPOp>>(converter, ctx, kOverride));
-  scalarOnly(std::make_unique<CastLowering<arith::ExtUIOp>>(converter, ctx, kOverride));
-  scalarOnly(std::make_unique<CastLowering<arith::TruncIOp>>(converter, ctx, kOverride));
-  scalarOnly(std::make_unique<NotLowering>(converter, ctx, kOverride));
-  scalarOnly(std::make_unique<BitwiseLowering<arith::AndIOp, emitc::BitwiseAndOp>>(converter, ctx,
-                                                                                   kOverride));
-  scalarOnly(std::make_unique<BitwiseLowering<arith::OrIOp, emitc::BitwiseOrOp>>(converter, ctx,
-                                                                                 kOverride));
-  scalarOnly(std::make_unique<BitwiseLowering<arith::XOrIOp, emitc::BitwiseXorOp>>(converter, ctx,
-                                                                                   kOverride));
+  auto wide = [](Operation *op) { return !op->getResult(0).getType().isInteger(1); };
+  own(std::make_unique<LoopBoundLowering>(converter, ctx, kOverride));
+  own(std::make_unique<CmpFLowering>(converter, ctx, kOverride));
+  own(std::make_unique<CmpIUnsignedLowering>(converter, ctx, kOverride), isUnsignedCompare);
+  own(std::make_unique<FPToSILowering>(converter, ctx, kOverride));
+  own(std::make_unique<CastLowering<arith::ExtFOp>>(converter, ctx, kOverride));
+  own(std::make_unique<CastLowering<arith::TruncFOp>>(converter, ctx, kOverride));
+  own(std::make_unique<CastLowering<arith::UIToFPOp>>(converter, ctx, kOverride));
+  own(std::make_unique<CastLowering<arith::ExtUIOp>>(converter, ctx, kOverride));
+  own(std::make_unique<CastLowering<arith::TruncIOp>>(converter, ctx, kOverride));
+  own(std::make_unique<NotLowering>(converter, ctx, kOverride), isNot);
+  own(std::make_unique<BitwiseLowering<arith::AndIOp, emitc::BitwiseAndOp>>(converter, ctx,
+                                                                            kOverride),
+      wide);
+  own(std::make_unique<BitwiseLowering<arith::OrIOp, emitc::BitwiseOrOp>>(converter, ctx,
+                                                                          kOverride),
+      wide);
+  own(std::make_unique<BitwiseLowering<arith::XOrIOp, emitc::BitwiseXorOp>>(converter, ctx,
+                                                                            kOverride),
+      wide);
   for (const expr::MathFunctionInfo &f : expr::mathFunctions())
-    scalarOnly(std::make_unique<LibmLowering>(converter, ctx, f));
+    own(std::make_unique<LibmLowering>(converter, ctx, f));
 }

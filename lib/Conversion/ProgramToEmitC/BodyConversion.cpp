@@ -70,7 +70,8 @@ public:
     if (failed(inner->matchAndRewrite(op, rewriter)))
       return failure();
     // (On an scf.for the name is the counter's, which its pattern moves.)
-    auto name = op->getAttrOfType<StringAttr>(c::kNameAttr);
+    // (A discardable attribute: looked up without the op's inherent ones.)
+    auto name = dyn_cast_or_null<StringAttr>(op->getDiscardableAttr(c::kNameAttr));
     if (!name || op->getNumResults() != 1 || isa<scf::ForOp>(op))
       return success();
     auto &conversion = static_cast<ConversionPatternRewriter &>(rewriter);
@@ -115,6 +116,26 @@ public:
   }
 };
 
+/// EmitC and cdecl ops legal, the program dialect's, arith, math, scf and
+/// vector illegal, each op by name: the target looks an op's name up first
+/// and its dialect's namespace (a string hash) only when the name is not
+/// there, for every op the conversion meets and every op a pattern creates.
+void markOpsByName(MLIRContext *ctx, ConversionTarget &target) {
+  for (RegisteredOperationName name : ctx->getRegisteredOperations()) {
+    StringRef dialect = name.getDialectNamespace();
+    if (dialect == emitc::EmitCDialect::getDialectNamespace() ||
+        dialect == cdecl::CDeclDialect::getDialectNamespace())
+      target.setOpAction(name, ConversionTarget::LegalizationAction::Legal);
+    else if (llvm::is_contained({pg::ProgDialect::getDialectNamespace(),
+                                 arith::ArithDialect::getDialectNamespace(),
+                                 math::MathDialect::getDialectNamespace(),
+                                 scf::SCFDialect::getDialectNamespace(),
+                                 vector::VectorDialect::getDialectNamespace()},
+                                dialect))
+      target.setOpAction(name, ConversionTarget::LegalizationAction::Illegal);
+  }
+}
+
 } // namespace
 
 void c::addRestricted(RewritePatternSet &from, RewritePatternSet &to,
@@ -133,7 +154,15 @@ bool c::isScalarOp(Operation *op) {
 LogicalResult c::convertBody(OpBuilder &b, ValueRange args, const BodyRegistries &registries,
                              bool c99, Block &body) {
   MLIRContext *ctx = b.getContext();
-  BodyState state(registries, c99);
+  bool hasLanes = llvm::any_of(body.without_terminator(), [](Operation &top) {
+    return top.walk([](Operation *op) {
+                return llvm::any_of(op->getResultTypes(), llvm::IsaPred<VectorType>)
+                           ? WalkResult::interrupt()
+                           : WalkResult::advance();
+              })
+        .wasInterrupted();
+  });
+  BodyState state(registries, c99, hasLanes);
   // The arguments' uses read the EmitC values directly: nothing converts
   // them, and the patterns read their operands through the adaptors.
   for (auto [arg, value] : llvm::zip(body.getArguments(), args)) {
@@ -154,14 +183,13 @@ LogicalResult c::convertBody(OpBuilder &b, ValueRange args, const BodyRegistries
   populateArithPatterns(converter, state, raw);
   populateMemoryPatterns(converter, state, raw);
   populateLoopPatterns(converter, state, raw);
-  populateLanePatterns(state, raw);
+  if (hasLanes)
+    populateLanePatterns(state, raw);
   RewritePatternSet patterns(ctx);
   for (std::unique_ptr<RewritePattern> &p : raw.getNativePatterns())
     patterns.add(std::make_unique<NamedResult>(std::move(p)));
 
   ConversionTarget target(*ctx);
-  target.addLegalDialect<emitc::EmitCDialect, cdecl::CDeclDialect>();
-  target.addIllegalDialect<pg::ProgDialect, arith::ArithDialect, math::MathDialect,
-                           scf::SCFDialect, vector::VectorDialect>();
+  markOpsByName(ctx, target);
   return applyFullConversion(ops, target, FrozenRewritePatternSet(std::move(patterns)));
 }

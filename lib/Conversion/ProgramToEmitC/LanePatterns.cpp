@@ -40,8 +40,6 @@ struct LanePattern : ConversionPattern {
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                                 ConversionPatternRewriter &r) const final {
-    if (!isLaneOp(op))
-      return failure();
     Value v = lower(op, operands, r);
     if (!v)
       return failure();
@@ -228,10 +226,14 @@ struct Store : LanePattern {
   }
 };
 
+/// Adds a P for each op name in `roots`, applied only to ops with a lane
+/// vector (tested before the framework looks up the operands).
 template <typename P>
 void add(RewritePatternSet &patterns, BodyState &state, std::initializer_list<StringRef> roots) {
+  RewritePatternSet some(patterns.getContext());
   for (StringRef root : roots)
-    patterns.add(std::make_unique<P>(root, patterns.getContext(), state));
+    some.add(std::make_unique<P>(root, patterns.getContext(), state));
+  addRestricted(some, patterns, isLaneOp);
 }
 
 } // namespace
@@ -254,6 +256,8 @@ void c::populateLanePatterns(BodyState &state, RewritePatternSet &patterns) {
   add<Broadcast>(patterns, state, {"vector.broadcast"});
   add<Load>(patterns, state, {"prog.load"});
   add<Store>(patterns, state, {"prog.store"});
+  RewritePatternSet math(patterns.getContext());
   for (const expr::MathFunctionInfo &f : expr::mathFunctions())
-    patterns.add(std::make_unique<Math>(f.upstreamOp, patterns.getContext(), state, f.name));
+    math.add(std::make_unique<Math>(f.upstreamOp, patterns.getContext(), state, f.name));
+  addRestricted(math, patterns, isLaneOp);
 }

@@ -71,9 +71,13 @@ struct BodyRegistries {
 /// the C dialect, and the C variables of the scf.for loops being converted
 /// (their yields assign them).
 struct BodyState {
-  BodyState(const BodyRegistries &registries, bool c99) : registries(registries), c99(c99) {}
+  BodyState(const BodyRegistries &registries, bool c99, bool hasLanes)
+      : registries(registries), c99(c99), hasLanes(hasLanes) {}
   BodyRegistries registries;
   bool c99;
+  /// Whether some op of the body computes a lane vector: without, the lane
+  /// patterns are left out and the scalar ones need not check their ops.
+  bool hasLanes;
   /// emitc.for -> the variables of its scf.for's carried values (null: a
   /// value nothing reads).
   llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Value>> carried;
