@@ -225,12 +225,12 @@ LogicalResult c::checkCompare(Operation *op) {
   return success();
 }
 
-void c::populateArithPatterns(TypeConverter &converter, BodyState &state,
+void c::populateArithPatterns(TypeConverter &converter, bool lanes,
                                RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   // With lane vectors in the body, a scalar pattern first checks that its op
   // has none (LanePatterns.cpp converts those).
-  auto scalar = [lanes = state.hasLanes](Operation *op) { return !lanes || isScalarOp(op); };
+  auto scalar = [lanes](Operation *op) { return !lanes || isScalarOp(op); };
   RewritePatternSet upstream(ctx);
   populateArithToEmitCPatterns(converter, upstream);
   // Upstream's patterns for the ops the lowering builds; its others (shifts,

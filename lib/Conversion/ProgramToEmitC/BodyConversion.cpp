@@ -3,7 +3,7 @@
 // The driver of the body conversion (Patterns.h): the procedure's arguments
 // are replaced by their EmitC values, its ops moved into the emitc.func, and
 // applyFullConversion converts them with the patterns of Arith-, Memory-,
-// Loop- and LanePatterns.cpp. Every op must become EmitC (or cdecl: C
+// Loop- and LanePatterns.cpp, built once per pass run (BodyConverter). Every op must become EmitC (or cdecl: C
 // statements EmitC 19 lacks): one left over fails the conversion with
 // "failed to legalize operation '<name>'".
 //
@@ -106,13 +106,13 @@ private:
 };
 
 /// Scalars and EmitC types as they are, `!prog.ptr<T>` as `T*` (`void*` for
-/// none), lane vectors as their GNU C vector type.
+/// none). Lane vectors are the lane patterns', which take no converter
+/// (Patterns.h): no pattern with this converter sees one.
 class ProgTypeConverter : public TypeConverter {
 public:
-  explicit ProgTypeConverter(LaneSupport &lanes) {
+  ProgTypeConverter() {
     addConversion([](Type t) { return t; });
     addConversion([](pg::PtrType p) -> Type { return convertPtr(p); });
-    addConversion([&lanes](VectorType v) -> Type { return laneValueType(lanes, v); });
   }
 };
 
@@ -151,24 +151,72 @@ bool c::isScalarOp(Operation *op) {
          llvm::none_of(op->getResultTypes(), isVector);
 }
 
-LogicalResult c::convertBody(OpBuilder &b, ValueRange args, const BodyRegistries &registries,
-                             bool c99, Block &body) {
-  MLIRContext *ctx = b.getContext();
-  bool hasLanes = llvm::any_of(body.without_terminator(), [](Operation &top) {
-    return top.walk([](Operation *op) {
-                return llvm::any_of(op->getResultTypes(), llvm::IsaPred<VectorType>)
-                           ? WalkResult::interrupt()
-                           : WalkResult::advance();
-              })
+namespace {
+/// The body this thread converts (BodyConverter::convert sets it).
+thread_local BodyState *current = nullptr;
+
+/// Whether an op of `body` computes a lane vector (every op on lane vectors
+/// reads one some op computed).
+bool hasLaneVectors(Block &body) {
+  return llvm::any_of(body.without_terminator(), [](Operation &top) {
+    return top
+        .walk([](Operation *op) {
+          return llvm::any_of(op->getResultTypes(), llvm::IsaPred<VectorType>)
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        })
         .wasInterrupted();
   });
-  BodyState state(registries, c99, hasLanes);
+}
+
+/// Every pattern wrapped so that it moves `scaly.name` (NamedResult).
+FrozenRewritePatternSet named(MLIRContext *ctx, RewritePatternSet &&raw) {
+  RewritePatternSet patterns(ctx);
+  for (std::unique_ptr<RewritePattern> &p : raw.getNativePatterns())
+    patterns.add(std::make_unique<NamedResult>(std::move(p)));
+  return FrozenRewritePatternSet(std::move(patterns));
+}
+} // namespace
+
+BodyState &c::currentBody() {
+  assert(current && "a pattern of the body conversion outside BodyConverter::convert");
+  return *current;
+}
+
+/// The converter, target and patterns: those of bodies with lane vectors
+/// and, without their tests for lanes, those of bodies without.
+struct BodyConverter::Impl {
+  explicit Impl(MLIRContext *ctx) : target(*ctx) {
+    markOpsByName(ctx, target);
+    for (bool lanes : {false, true}) {
+      RewritePatternSet raw(ctx);
+      populateArithPatterns(converter, lanes, raw);
+      populateMemoryPatterns(converter, raw);
+      populateLoopPatterns(raw);
+      if (lanes)
+        populateLanePatterns(raw);
+      (lanes ? withLanes : scalar) = named(ctx, std::move(raw));
+    }
+  }
+  ProgTypeConverter converter;
+  ConversionTarget target;
+  FrozenRewritePatternSet scalar, withLanes;
+};
+
+BodyConverter::BodyConverter(MLIRContext *ctx, bool c99)
+    : impl(std::make_unique<Impl>(ctx)), c99(c99) {}
+BodyConverter::~BodyConverter() = default;
+
+LogicalResult BodyConverter::convert(OpBuilder &b, ValueRange args,
+                                     const BodyRegistries &registries, Block &body) const {
+  BodyState state(registries, c99);
   // The arguments' uses read the EmitC values directly: nothing converts
   // them, and the patterns read their operands through the adaptors.
   for (auto [arg, value] : llvm::zip(body.getArguments(), args)) {
     state.argTypes[value] = arg.getType();
     arg.replaceAllUsesWith(value);
   }
+  const FrozenRewritePatternSet &patterns = hasLaneVectors(body) ? impl->withLanes : impl->scalar;
   Block *dest = b.getInsertionBlock();
   auto first = body.begin(), last = std::prev(body.end());
   SmallVector<Operation *> ops;
@@ -177,19 +225,8 @@ LogicalResult c::convertBody(OpBuilder &b, ValueRange args, const BodyRegistries
   dest->getOperations().splice(b.getInsertionPoint(), body.getOperations(), first, last);
   if (ops.empty())
     return success();
-
-  ProgTypeConverter converter(registries.lanes);
-  RewritePatternSet raw(ctx);
-  populateArithPatterns(converter, state, raw);
-  populateMemoryPatterns(converter, state, raw);
-  populateLoopPatterns(converter, state, raw);
-  if (hasLanes)
-    populateLanePatterns(state, raw);
-  RewritePatternSet patterns(ctx);
-  for (std::unique_ptr<RewritePattern> &p : raw.getNativePatterns())
-    patterns.add(std::make_unique<NamedResult>(std::move(p)));
-
-  ConversionTarget target(*ctx);
-  markOpsByName(ctx, target);
-  return applyFullConversion(ops, target, FrozenRewritePatternSet(std::move(patterns)));
+  current = &state;
+  LogicalResult converted = applyFullConversion(ops, impl->target, patterns);
+  current = nullptr;
+  return converted;
 }

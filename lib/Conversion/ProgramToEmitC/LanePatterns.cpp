@@ -32,10 +32,8 @@ bool isLaneOp(Operation *op) { return !isScalarOp(op); }
 
 /// A pattern on the ops of one kind that have a lane vector operand or result.
 struct LanePattern : ConversionPattern {
-  LanePattern(StringRef root, MLIRContext *ctx, BodyState &state)
-      : ConversionPattern(root, kLanes, ctx), state(state) {}
-  BodyState &state;
-  LaneSupport &lanes() const { return state.registries.lanes; }
+  LanePattern(StringRef root, MLIRContext *ctx) : ConversionPattern(root, kLanes, ctx) {}
+  LaneSupport &lanes() const { return currentBody().registries.lanes; }
   Type valueType(Type t) const { return laneValueType(lanes(), t); }
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
@@ -141,8 +139,7 @@ struct Cast : LanePattern {
 
 /// A math function on every lane: libmvec's variant or a lane-by-lane helper.
 struct Math : LanePattern {
-  Math(StringRef root, MLIRContext *ctx, BodyState &state, StringRef fn)
-      : LanePattern(root, ctx, state), fn(fn) {}
+  Math(StringRef root, MLIRContext *ctx, StringRef fn) : LanePattern(root, ctx), fn(fn) {}
   StringRef fn;
   Value lower(Operation *op, ArrayRef<Value> x, ConversionPatternRewriter &r) const override {
     auto v = cast<VectorType>(op->getResult(0).getType());
@@ -191,7 +188,7 @@ struct Load : LanePattern {
     if (o.getStride() != 1)
       return callOpaque(r, lanes().stridedLoad(elem, v.getNumElements()), valueType(v),
                         ValueRange{at, indexConstant(r, o.getStride(), loc)}, loc);
-    Type mem = memoryType(state, r.getContext(), elem, v.getNumElements());
+    Type mem = memoryType(currentBody(), r.getContext(), elem, v.getNumElements());
     Value vp = r.create<emitc::CastOp>(loc, emitc::PointerType::get(mem), at);
     return r.create<emitc::SubscriptOp>(loc, mem, vp, ValueRange{indexConstant(r, 0, loc)});
   }
@@ -215,7 +212,7 @@ struct Store : LanePattern {
                                       ValueRange{at, indexConstant(r, o.getStride(), loc), stored});
         continue;
       }
-      Type mem = memoryType(state, r.getContext(), elem, v.getNumElements());
+      Type mem = memoryType(currentBody(), r.getContext(), elem, v.getNumElements());
       Value vp = r.create<emitc::CastOp>(loc, emitc::PointerType::get(mem), at);
       Value slot = r.create<emitc::SubscriptOp>(loc, mem, vp, ValueRange{indexConstant(r, 0, loc)});
       if (stored.getType() != mem)
@@ -229,35 +226,35 @@ struct Store : LanePattern {
 /// Adds a P for each op name in `roots`, applied only to ops with a lane
 /// vector (tested before the framework looks up the operands).
 template <typename P>
-void add(RewritePatternSet &patterns, BodyState &state, std::initializer_list<StringRef> roots) {
+void add(RewritePatternSet &patterns, std::initializer_list<StringRef> roots) {
   RewritePatternSet some(patterns.getContext());
   for (StringRef root : roots)
-    some.add(std::make_unique<P>(root, patterns.getContext(), state));
+    some.add(std::make_unique<P>(root, patterns.getContext()));
   addRestricted(some, patterns, isLaneOp);
 }
 
 } // namespace
 
-void c::populateLanePatterns(BodyState &state, RewritePatternSet &patterns) {
-  add<Binary<emitc::AddOp>>(patterns, state, {"arith.addf", "arith.addi"});
-  add<Binary<emitc::SubOp>>(patterns, state, {"arith.subf", "arith.subi"});
-  add<Binary<emitc::MulOp>>(patterns, state, {"arith.mulf", "arith.muli"});
-  add<Binary<emitc::DivOp>>(patterns, state, {"arith.divf", "arith.divsi"});
-  add<Binary<emitc::RemOp>>(patterns, state, {"arith.remsi"});
-  add<Binary<emitc::BitwiseXorOp>>(patterns, state, {"arith.xori"});
-  add<MaskBinary<emitc::BitwiseAndOp>>(patterns, state, {"arith.andi"});
-  add<MaskBinary<emitc::BitwiseOrOp>>(patterns, state, {"arith.ori"});
-  add<Neg>(patterns, state, {"arith.negf"});
-  add<Cmp>(patterns, state, {"arith.cmpf", "arith.cmpi"});
-  add<Select>(patterns, state, {"arith.select"});
-  add<Cast>(patterns, state,
+void c::populateLanePatterns(RewritePatternSet &patterns) {
+  add<Binary<emitc::AddOp>>(patterns, {"arith.addf", "arith.addi"});
+  add<Binary<emitc::SubOp>>(patterns, {"arith.subf", "arith.subi"});
+  add<Binary<emitc::MulOp>>(patterns, {"arith.mulf", "arith.muli"});
+  add<Binary<emitc::DivOp>>(patterns, {"arith.divf", "arith.divsi"});
+  add<Binary<emitc::RemOp>>(patterns, {"arith.remsi"});
+  add<Binary<emitc::BitwiseXorOp>>(patterns, {"arith.xori"});
+  add<MaskBinary<emitc::BitwiseAndOp>>(patterns, {"arith.andi"});
+  add<MaskBinary<emitc::BitwiseOrOp>>(patterns, {"arith.ori"});
+  add<Neg>(patterns, {"arith.negf"});
+  add<Cmp>(patterns, {"arith.cmpf", "arith.cmpi"});
+  add<Select>(patterns, {"arith.select"});
+  add<Cast>(patterns,
             {"arith.extf", "arith.truncf", "arith.sitofp", "arith.uitofp", "arith.extsi",
              "arith.extui", "arith.trunci"});
-  add<Broadcast>(patterns, state, {"vector.broadcast"});
-  add<Load>(patterns, state, {"prog.load"});
-  add<Store>(patterns, state, {"prog.store"});
+  add<Broadcast>(patterns, {"vector.broadcast"});
+  add<Load>(patterns, {"prog.load"});
+  add<Store>(patterns, {"prog.store"});
   RewritePatternSet math(patterns.getContext());
   for (const expr::MathFunctionInfo &f : expr::mathFunctions())
-    math.add(std::make_unique<Math>(f.upstreamOp, patterns.getContext(), state, f.name));
+    math.add(std::make_unique<Math>(f.upstreamOp, patterns.getContext(), f.name));
   addRestricted(math, patterns, isLaneOp);
 }

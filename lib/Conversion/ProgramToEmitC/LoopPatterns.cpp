@@ -57,12 +57,12 @@ bool keepRolled(scf::ForOp o) {
 /// does not own. No TypeConverter: carried lane vectors may be read through
 /// their memory type (Patterns.h); declareCarried casts them.
 struct ForLowering : OpConversionPattern<scf::ForOp> {
-  ForLowering(MLIRContext *ctx, BodyState &state) : OpConversionPattern(ctx), state(state) {}
-  BodyState &state;
+  using OpConversionPattern::OpConversionPattern;
 
   LogicalResult matchAndRewrite(scf::ForOp o, OpAdaptor a,
                                 ConversionPatternRewriter &r) const override {
     Location loc = o.getLoc();
+    BodyState &state = currentBody();
     std::optional<pg::CountedBounds> bounds = pg::countedBounds(o);
     if (!bounds)
       return o.emitOpError("with bounds that are not constants has no C translation here");
@@ -108,14 +108,14 @@ struct ForLowering : OpConversionPattern<scf::ForOp> {
 /// yielded values at once (Loops.h). (The yields of scf.if are upstream's
 /// pattern's.)
 struct YieldLowering : OpConversionPattern<scf::YieldOp> {
-  YieldLowering(MLIRContext *ctx, BodyState &state) : OpConversionPattern(ctx), state(state) {}
-  BodyState &state;
+  using OpConversionPattern::OpConversionPattern;
 
   LogicalResult matchAndRewrite(scf::YieldOp o, OpAdaptor a,
                                 ConversionPatternRewriter &r) const override {
     auto loop = dyn_cast<emitc::ForOp>(o->getParentOp());
     if (!loop)
       return failure();
+    BodyState &state = currentBody();
     auto vars = state.carried.find(loop);
     if (vars != state.carried.end()) {
       SmallVector<Value> next(a.getResults());
@@ -179,12 +179,12 @@ struct IfWithResults : OpConversionPattern<scf::IfOp> {
 
 } // namespace
 
-void c::populateLoopPatterns(TypeConverter &, BodyState &state, RewritePatternSet &patterns) {
+void c::populateLoopPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   RewritePatternSet upstream(ctx);
   populateSCFToEmitCConversionPatterns(upstream);
   addRestricted(upstream, patterns,
                 [](Operation *op) { return isa<scf::IfOp>(op) && !op->getNumResults(); });
-  patterns.add<ForLowering, YieldLowering>(ctx, state);
+  patterns.add<ForLowering, YieldLowering>(ctx);
   patterns.add<WhileLowering, IfWithResults>(ctx, kOverride);
 }

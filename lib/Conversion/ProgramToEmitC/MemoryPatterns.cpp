@@ -27,12 +27,11 @@ namespace pg = scaly::prog;
 
 namespace {
 
-/// A pattern with the procedure's conversion state.
+/// A pattern reading the conversion state of its op's procedure.
 template <typename Op>
 struct BodyPattern : OpConversionPattern<Op> {
-  BodyPattern(TypeConverter &converter, MLIRContext *ctx, BodyState &state)
-      : OpConversionPattern<Op>(converter, ctx), state(state) {}
-  BodyState &state;
+  using OpConversionPattern<Op>::OpConversionPattern;
+  BodyState &state() const { return currentBody(); }
 };
 
 /// `ptr[offset]`.
@@ -65,7 +64,7 @@ struct StoreLowering : BodyPattern<pg::StoreOp> {
   using BodyPattern::BodyPattern;
   LogicalResult matchAndRewrite(pg::StoreOp o, OpAdaptor a,
                                 ConversionPatternRewriter &r) const override {
-    if (o.getStreaming() && !state.c99)
+    if (o.getStreaming() && !state().c99)
       streamStore(a.getValues(), a.getPtr(), o.getOffset(), o.getLoc(), r);
     else
       store(a.getValues(), a.getPtr(), o.getOffset(), o.getLoc(), r);
@@ -76,7 +75,7 @@ struct StoreLowering : BodyPattern<pg::StoreOp> {
   void store(ValueRange values, Value ptr, int64_t offset, Location loc, OpBuilder &r) const {
     Type elem = cast<emitc::PointerType>(ptr.getType()).getPointee();
     size_t i = 0, n = values.size();
-    bool useVectors = isa<FloatType>(elem) && !state.c99; // C99 has no vector extensions
+    bool useVectors = isa<FloatType>(elem) && !state().c99; // C99 has no vector extensions
     while (i < n) {
       size_t width = 1;
       for (size_t w : {8, 4, 2})
@@ -90,7 +89,7 @@ struct StoreLowering : BodyPattern<pg::StoreOp> {
             r.create<emitc::SubscriptOp>(loc, elem, at, ValueRange{indexConstant(r, 0, loc)});
         r.create<emitc::AssignOp>(loc, slot, values[i]);
       } else {
-        emitc::OpaqueType vecType = vectorType(state, r.getContext(), elem, width);
+        emitc::OpaqueType vecType = vectorType(state(), r.getContext(), elem, width);
         Value vp = r.create<emitc::CastOp>(loc, emitc::PointerType::get(vecType), at);
         Value slot =
             r.create<emitc::SubscriptOp>(loc, vecType, vp, ValueRange{indexConstant(r, 0, loc)});
@@ -104,10 +103,10 @@ struct StoreLowering : BodyPattern<pg::StoreOp> {
                    OpBuilder &r) const {
     Type elem = cast<emitc::PointerType>(ptr.getType()).getPointee();
     int64_t width = 32 / emittedElementBytes(elem);
-    state.registries.helpers.useStreamStore();
+    state().registries.helpers.useStreamStore();
     auto aligned = emitc::PointerType::get(
-        emitc::OpaqueType::get(r.getContext(), state.registries.vectors.useAligned(elem, width)));
-    emitc::OpaqueType vecType = vectorType(state, r.getContext(), elem, width);
+        emitc::OpaqueType::get(r.getContext(), state().registries.vectors.useAligned(elem, width)));
+    emitc::OpaqueType vecType = vectorType(state(), r.getContext(), elem, width);
     for (int64_t i = 0; i < static_cast<int64_t>(values.size()); i += width) {
       Value at = r.create<emitc::CastOp>(loc, aligned, advance(r, ptr, offset + i, loc));
       Value vec = vectorOf(r, vecType, values.slice(i, width), loc);
@@ -188,7 +187,7 @@ struct TableLowering : BodyPattern<pg::TableOp> {
   LogicalResult matchAndRewrite(pg::TableOp o, OpAdaptor,
                                 ConversionPatternRewriter &r) const override {
     r.replaceOpWithNewOp<emitc::LiteralOp>(o, convertPtr(o.getType()),
-                                           state.registries.tables.use(o.getValues()));
+                                           state().registries.tables.use(o.getValues()));
     return success();
   }
 };
@@ -208,7 +207,7 @@ struct ReduceLowering : BodyPattern<pg::ReduceOp> {
   LogicalResult matchAndRewrite(pg::ReduceOp o, OpAdaptor a,
                                 ConversionPatternRewriter &r) const override {
     Location loc = o.getLoc();
-    std::string fn = state.registries.helpers.use(o.getKind(), o.getType());
+    std::string fn = state().registries.helpers.use(o.getKind(), o.getType());
     Value args[] = {a.getPtr(), indexConstant(r, o.getCount(), loc),
                     indexConstant(r, o.getStride(), loc)};
     r.replaceOp(o, callOpaque(r, fn, o.getType(), args, loc));
@@ -224,13 +223,13 @@ struct MatmulLowering : BodyPattern<pg::MatmulOp> {
   LogicalResult matchAndRewrite(pg::MatmulOp o, OpAdaptor a,
                                 ConversionPatternRewriter &r) const override {
     Location loc = o.getLoc();
-    Type elem = cast<pg::PtrType>(state.progType(o.getOut())).getElementType();
+    Type elem = cast<pg::PtrType>(state().progType(o.getOut())).getElementType();
     SmallVector<Value> args{a.getLhs(), a.getRhs(), a.getOut(), indexConstant(r, o.getM(), loc),
                             indexConstant(r, o.getK(), loc)};
     bool vector = o.getN() == 1 && isa<FloatType>(elem);
     if (!vector)
       args.push_back(indexConstant(r, o.getN(), loc));
-    std::string fn = state.registries.helpers.use(vector ? "matvec" : "matmul", elem);
+    std::string fn = state().registries.helpers.use(vector ? "matvec" : "matmul", elem);
     r.create<emitc::CallOpaqueOp>(loc, TypeRange{}, fn, args);
     r.eraseOp(o);
     return success();
@@ -262,9 +261,8 @@ struct CallExternLowering : BodyPattern<pg::CallExternOp> {
 
 } // namespace
 
-void c::populateMemoryPatterns(TypeConverter &converter, BodyState &state,
-                               RewritePatternSet &patterns) {
+void c::populateMemoryPatterns(TypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<LoadLowering, StoreLowering, IsAlignedLowering, OffsetLowering, WindowLowering, TableLowering,
                NullLowering, ReduceLowering, MatmulLowering, CallLowering, CallExternLowering>(
-      converter, patterns.getContext(), state);
+      converter, patterns.getContext());
 }

@@ -2,7 +2,7 @@
 //
 // A procedure's body becomes EmitC through MLIR's DialectConversion
 // (BodyConversion.cpp): a TypeConverter (`!prog.ptr<T>` to `!emitc.ptr<T>`,
-// lane vectors to the opaque GNU C vector types, scalars as they are), a
+// scalars as they are; lane vectors are the lane patterns'), a
 // ConversionTarget (EmitC and cdecl legal, every other op illegal) and one
 // pattern per op or op family, in files named after what they convert:
 //
@@ -32,6 +32,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <functional>
+#include <memory>
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -71,13 +72,9 @@ struct BodyRegistries {
 /// the C dialect, and the C variables of the scf.for loops being converted
 /// (their yields assign them).
 struct BodyState {
-  BodyState(const BodyRegistries &registries, bool c99, bool hasLanes)
-      : registries(registries), c99(c99), hasLanes(hasLanes) {}
+  BodyState(const BodyRegistries &registries, bool c99) : registries(registries), c99(c99) {}
   BodyRegistries registries;
   bool c99;
-  /// Whether some op of the body computes a lane vector: without, the lane
-  /// patterns are left out and the scalar ones need not check their ops.
-  bool hasLanes;
   /// emitc.for -> the variables of its scf.for's carried values (null: a
   /// value nothing reads).
   llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Value>> carried;
@@ -92,23 +89,40 @@ struct BodyState {
   }
 };
 
-/// Converts the ops of `body` (a procedure's block, without its terminator)
-/// to EmitC and moves them to the builder's insertion point. `args` holds
-/// the EmitC values of the procedure's arguments.
-mlir::LogicalResult convertBody(mlir::OpBuilder &b, mlir::ValueRange args,
-                                const BodyRegistries &registries, bool c99, mlir::Block &body);
+/// The state of the body the calling thread is converting: the patterns are
+/// built once per pass (BodyConverter) and shared by the threads that
+/// convert procedures in parallel, each conversion on one thread.
+BodyState &currentBody();
+
+/// Converts procedure bodies, with the type converter, target and patterns
+/// built once (a procedure's share of building them was most of a small
+/// procedure's conversion).
+class BodyConverter {
+public:
+  BodyConverter(mlir::MLIRContext *ctx, bool c99);
+  ~BodyConverter();
+  /// Converts the ops of `body` (a procedure's block, without its
+  /// terminator) to EmitC and moves them to the builder's insertion point.
+  /// `args` holds the EmitC values of the procedure's arguments.
+  mlir::LogicalResult convert(mlir::OpBuilder &b, mlir::ValueRange args,
+                              const BodyRegistries &registries, mlir::Block &body) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+  bool c99;
+};
 
 /// The pattern families (benefit: Scaly's own patterns that override an
-/// upstream one for some ops have kOverride, lane patterns kLanes).
+/// upstream one for some ops have kOverride, lane patterns kLanes). `lanes`:
+/// the bodies have lane vectors, so the scalar patterns check their ops.
 constexpr int kOverride = 2;
 constexpr int kLanes = 3;
-void populateArithPatterns(mlir::TypeConverter &converter, BodyState &state,
+void populateArithPatterns(mlir::TypeConverter &converter, bool lanes,
                            mlir::RewritePatternSet &patterns);
-void populateMemoryPatterns(mlir::TypeConverter &converter, BodyState &state,
-                            mlir::RewritePatternSet &patterns);
-void populateLoopPatterns(mlir::TypeConverter &converter, BodyState &state,
-                          mlir::RewritePatternSet &patterns);
-void populateLanePatterns(BodyState &state, mlir::RewritePatternSet &patterns);
+void populateMemoryPatterns(mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateLoopPatterns(mlir::RewritePatternSet &patterns);
+void populateLanePatterns(mlir::RewritePatternSet &patterns);
 
 /// Upstream patterns, each applied only to the ops `accepts` lets through
 /// (moved from `from` into `to`): upstream's conversion of an op prints our

@@ -150,6 +150,8 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
   std::shared_ptr<c::LaneSupport> lanes;
 
   llvm::DenseMap<StringRef, int> callSites;
+  /// Converts the procedures' bodies, its patterns built once per run.
+  std::shared_ptr<c::BodyConverter> bodies;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -199,7 +201,10 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     }
     if (!externs.empty())
       b.create<emitc::VerbatimOp>(loc, "");
-    if (failed(translateProcs(b, procs, vectors, usesTables)))
+    bodies = std::make_shared<c::BodyConverter>(module.getContext(), dialect == "c99");
+    LogicalResult translated = translateProcs(b, procs, vectors, usesTables);
+    bodies.reset();
+    if (failed(translated))
       return signalPassFailure();
     {
       OpBuilder::InsertionGuard guard(b);
@@ -354,8 +359,8 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     b.setInsertionPointToEnd(body);
     if (proc.getWorkspace() == 0)
       discard(b, body->getArguments().back());
-    if (failed(c::convertBody(b, body->getArguments(), {vectors, procHelpers, tables, procLanes},
-                              dialect == "c99", proc.getBody().front())))
+    if (failed(bodies->convert(b, body->getArguments(), {vectors, procHelpers, tables, procLanes},
+                               proc.getBody().front())))
       return failure();
     b.create<emitc::ReturnOp>(proc.getLoc(), Value());
     return success();
@@ -410,8 +415,8 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       args.push_back(slot);
     }
     args.push_back(body->getArgument(3)); // the workspace
-    if (failed(c::convertBody(b, args, {vectors, procHelpers, tables, procLanes}, dialect == "c99",
-                              proc.getBody().front())))
+    if (failed(bodies->convert(b, args, {vectors, procHelpers, tables, procLanes},
+                               proc.getBody().front())))
       return failure();
     b.create<emitc::ReturnOp>(loc, b.create<emitc::LiteralOp>(loc, intT, "SCALY_SUCCESS"));
     return success();
