@@ -59,13 +59,15 @@ Value vectorOf(OpBuilder &b, emitc::OpaqueType vecType, ValueRange values, Locat
 /// one element, in chunks of 8, 4 and 2; integers, bools and a value left
 /// over are plain stores. A streaming store (outside C99) is
 /// SCALY_STREAM_STORE((T4_aligned*)(p + k), (T4){...}) per 32 bytes of
-/// values (the verifier checked they are whole vectors).
+/// values (the verifier checked they are whole vectors); element-aligned,
+/// SCALY_STREAM_STORE((Tn*)(p + k), (Tn){...}) of all n values through the
+/// element-aligned vector type (one value: through the element pointer).
 struct StoreLowering : BodyPattern<pg::StoreOp> {
   using BodyPattern::BodyPattern;
   LogicalResult matchAndRewrite(pg::StoreOp o, OpAdaptor a,
                                 ConversionPatternRewriter &r) const override {
     if (o.getStreaming() && !state().c99)
-      streamStore(a.getValues(), a.getPtr(), o.getOffset(), o.getLoc(), r);
+      streamStore(a.getValues(), a.getPtr(), o.getOffset(), o.getElementAligned(), o.getLoc(), r);
     else
       store(a.getValues(), a.getPtr(), o.getOffset(), o.getLoc(), r);
     r.eraseOp(o);
@@ -99,11 +101,24 @@ struct StoreLowering : BodyPattern<pg::StoreOp> {
     }
   }
 
-  void streamStore(ValueRange values, Value ptr, int64_t offset, Location loc,
-                   OpBuilder &r) const {
+  void streamStore(ValueRange values, Value ptr, int64_t offset, bool elementAligned,
+                   Location loc, OpBuilder &r) const {
     Type elem = cast<emitc::PointerType>(ptr.getType()).getPointee();
-    int64_t width = 32 / emittedElementBytes(elem);
     state().registries.helpers.useStreamStore();
+    if (elementAligned && values.size() == 1) {
+      r.create<emitc::CallOpaqueOp>(loc, TypeRange{}, "SCALY_STREAM_STORE",
+                                    ValueRange{advance(r, ptr, offset, loc), values[0]});
+      return;
+    }
+    if (elementAligned) {
+      emitc::OpaqueType vecType = vectorType(state(), r.getContext(), elem, values.size());
+      Value at = r.create<emitc::CastOp>(loc, emitc::PointerType::get(vecType),
+                                         advance(r, ptr, offset, loc));
+      r.create<emitc::CallOpaqueOp>(loc, TypeRange{}, "SCALY_STREAM_STORE",
+                                    ValueRange{at, vectorOf(r, vecType, values, loc)});
+      return;
+    }
+    int64_t width = 32 / emittedElementBytes(elem);
     auto aligned = emitc::PointerType::get(
         emitc::OpaqueType::get(r.getContext(), state().registries.vectors.useAligned(elem, width)));
     emitc::OpaqueType vecType = vectorType(state(), r.getContext(), elem, width);
