@@ -88,7 +88,8 @@ private:
   std::unique_ptr<RewritePattern> inner;
 };
 
-/// An upstream pattern applied only to the ops a predicate accepts.
+/// A pattern (upstream's, or Scaly's with a cheap test) applied only to the ops
+/// a predicate accepts.
 class Restricted : public RewritePattern {
 public:
   Restricted(std::unique_ptr<RewritePattern> inner, std::function<bool(Operation *)> accepts)

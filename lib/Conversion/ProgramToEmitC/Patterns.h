@@ -124,9 +124,10 @@ void populateMemoryPatterns(mlir::TypeConverter &converter, mlir::RewritePattern
 void populateLoopPatterns(mlir::RewritePatternSet &patterns);
 void populateLanePatterns(mlir::RewritePatternSet &patterns);
 
-/// Upstream patterns, each applied only to the ops `accepts` lets through
-/// (moved from `from` into `to`): upstream's conversion of an op prints our
-/// C for some of its forms only.
+/// The patterns of `from`, each applied only to the ops `accepts` lets
+/// through (moved into `to`): upstream's conversion of an op prints our C
+/// for some of its forms only, and a test made here, before the framework
+/// looks up a conversion pattern's operands, is cheaper than a failed match.
 void addRestricted(mlir::RewritePatternSet &from, mlir::RewritePatternSet &to,
                    std::function<bool(mlir::Operation *)> accepts);
 /// Fails with an error naming the predicate when the arith.cmpf or
