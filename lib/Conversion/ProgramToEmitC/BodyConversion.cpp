@@ -204,9 +204,25 @@ struct BodyConverter::Impl {
   FrozenRewritePatternSet scalar, withLanes;
 };
 
-BodyConverter::BodyConverter(MLIRContext *ctx, bool c99)
-    : impl(std::make_unique<Impl>(ctx)), c99(c99) {}
+BodyConverter::BodyConverter(MLIRContext *ctx, bool c99) : ctx(ctx), c99(c99) {}
 BodyConverter::~BodyConverter() = default;
+
+std::unique_ptr<BodyConverter::Impl> BodyConverter::acquire() const {
+  {
+    std::lock_guard<std::mutex> lock(freeMutex);
+    if (!free.empty()) {
+      std::unique_ptr<Impl> impl = std::move(free.back());
+      free.pop_back();
+      return impl;
+    }
+  }
+  return std::make_unique<Impl>(ctx);
+}
+
+void BodyConverter::release(std::unique_ptr<Impl> impl) const {
+  std::lock_guard<std::mutex> lock(freeMutex);
+  free.push_back(std::move(impl));
+}
 
 LogicalResult BodyConverter::convert(OpBuilder &b, ValueRange args,
                                      const BodyRegistries &registries, Block &body) const {
@@ -217,6 +233,7 @@ LogicalResult BodyConverter::convert(OpBuilder &b, ValueRange args,
     state.argTypes[value] = arg.getType();
     arg.replaceAllUsesWith(value);
   }
+  std::unique_ptr<Impl> impl = acquire();
   const FrozenRewritePatternSet &patterns = hasLaneVectors(body) ? impl->withLanes : impl->scalar;
   Block *dest = b.getInsertionBlock();
   auto first = body.begin(), last = std::prev(body.end());
@@ -224,10 +241,13 @@ LogicalResult BodyConverter::convert(OpBuilder &b, ValueRange args,
   for (Operation &op : llvm::make_range(first, last))
     ops.push_back(&op);
   dest->getOperations().splice(b.getInsertionPoint(), body.getOperations(), first, last);
-  if (ops.empty())
+  if (ops.empty()) {
+    release(std::move(impl));
     return success();
+  }
   current = &state;
   LogicalResult converted = applyFullConversion(ops, impl->target, patterns);
   current = nullptr;
+  release(std::move(impl));
   return converted;
 }
