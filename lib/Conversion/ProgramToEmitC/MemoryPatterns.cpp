@@ -202,7 +202,7 @@ struct TableLowering : BodyPattern<pg::TableOp> {
   LogicalResult matchAndRewrite(pg::TableOp o, OpAdaptor,
                                 ConversionPatternRewriter &r) const override {
     r.replaceOpWithNewOp<emitc::LiteralOp>(o, convertPtr(o.getType()),
-                                           state().registries.tables.use(o.getValues()));
+                                           state().registries.tables.pointerTo(o.getValues()));
     return success();
   }
 };

@@ -11,15 +11,24 @@
 using namespace mlir;
 using namespace scaly;
 
-std::string c::Tables::use(ElementsAttr values) {
+std::string c::Tables::key(ElementsAttr values) {
   Type elem = cast<ShapedType>(values.getType()).getElementType();
-  std::string T = c::scalarCType(elem);
-  auto [it, fresh] = names.try_emplace(T + "[" + c::elementsInitializer(values), "");
+  return c::scalarCType(elem) + "[" + c::elementsInitializer(values);
+}
+
+void c::Tables::use(ElementsAttr values) {
+  auto [it, fresh] = names.try_emplace(key(values), "");
   if (fresh) {
     it->second = "scaly_table_" + std::to_string(names.size() - 1);
     tables.push_back({it->second, values});
   }
-  return "((" + T + "*)" + it->second + ")";
+}
+
+std::string c::Tables::pointerTo(ElementsAttr values) const {
+  auto it = names.find(key(values));
+  assert(it != names.end() && "a table read that was not registered");
+  Type elem = cast<ShapedType>(values.getType()).getElementType();
+  return "((" + c::scalarCType(elem) + "*)" + it->second + ")";
 }
 
 void c::Tables::define(OpBuilder &b, Location loc) const {

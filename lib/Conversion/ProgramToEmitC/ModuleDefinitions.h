@@ -23,9 +23,13 @@ namespace scaly::c {
 /// same C text shared.
 class Tables {
 public:
-  /// The C expression pointing to the table of `values` (a cast drops the
-  /// const: tables are only read, through the module's plain pointers).
-  std::string use(mlir::ElementsAttr values);
+  /// Registers the table of `values` (a name for each new one, in order of
+  /// first use).
+  void use(mlir::ElementsAttr values);
+  /// The C expression pointing to the registered table of `values` (a cast
+  /// drops the const: tables are only read, through the module's plain
+  /// pointers). Only reads: procedures translated in parallel share it.
+  std::string pointerTo(mlir::ElementsAttr values) const;
   /// Builds each table's emitc.global at `b`, in order of first use.
   void define(mlir::OpBuilder &b, mlir::Location loc) const;
   bool empty() const { return tables.empty(); }
@@ -35,7 +39,9 @@ private:
     std::string name;
     mlir::ElementsAttr values;
   };
-  /// Table names by element type and initializer text.
+  /// The key of a table: its element type and initializer text.
+  static std::string key(mlir::ElementsAttr values);
+  /// Table names by key.
   llvm::StringMap<std::string> names;
   std::vector<Table> tables;
 };

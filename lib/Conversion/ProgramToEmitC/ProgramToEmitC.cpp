@@ -184,8 +184,9 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     auto opening = b.create<emitc::VerbatimOp>(loc, "");
 
     // Call sites per procedure: a procedure called from many places stays a
-    // procedure in the object code too (see kNoInlineCallSites).
-    bool usesTables = surveyProcs(procs);
+    // procedure in the object code too (see kNoInlineCallSites); the tables,
+    // named in order of first use.
+    surveyProcs(procs);
 
     // External functions: an #include of their header, else a declaration.
     // (The prog.externs are erased at the end, with the procedures.)
@@ -202,7 +203,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     if (!externs.empty())
       b.create<emitc::VerbatimOp>(loc, "");
     bodies = std::make_shared<c::BodyConverter>(module.getContext(), dialect == "c99");
-    LogicalResult translated = translateProcs(b, procs, vectors, usesTables);
+    LogicalResult translated = translateProcs(b, procs, vectors);
     bodies.reset();
     if (failed(translated))
       return signalPassFailure();
@@ -242,51 +243,42 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       ext.erase();
   }
 
-  /// Counts each procedure's call sites (into callSites) and says whether
-  /// some procedure reads a constant table: one walk of each procedure, in
-  /// parallel on a threaded context.
-  bool surveyProcs(MutableArrayRef<pg::ProcOp> procs) {
+  /// Counts each procedure's call sites (into callSites) and registers the
+  /// constant tables the procedures read, in order of first use (procedure
+  /// by procedure, op by op, as one translation after another would meet
+  /// them): one walk of each procedure, in parallel on a threaded context.
+  void surveyProcs(MutableArrayRef<pg::ProcOp> procs) {
     struct Survey {
       llvm::DenseMap<StringRef, int> calls;
-      bool table = false;
+      SmallVector<ElementsAttr> tables;
     };
     std::vector<Survey> surveys(procs.size());
     parallelFor(&getContext(), 0, procs.size(), [&](size_t i) {
       procs[i].walk([&](Operation *op) {
         if (auto call = dyn_cast<pg::CallOp>(op))
           ++surveys[i].calls[call.getCallee()];
-        else if (isa<pg::TableOp>(op))
-          surveys[i].table = true;
+        else if (auto table = dyn_cast<pg::TableOp>(op))
+          surveys[i].tables.push_back(table.getValues());
       });
     });
     callSites.clear();
-    bool table = false;
     for (const Survey &survey : surveys) {
       for (const auto &[callee, count] : survey.calls)
         callSites[callee] += count;
-      table |= survey.table;
+      for (ElementsAttr values : survey.tables)
+        tables.use(values);
     }
-    return table;
   }
 
   /// Each procedure as a C function, in order, each followed by a blank line.
   /// Each is translated on its own, with its own helper, vector-type and lane
   /// registries, merged in procedure order afterwards: the same C as one
-  /// after another, and in parallel on a threaded context. Tables (numbered
-  /// in order of first use: a body names them) keep the translation in one
-  /// sequence.
+  /// after another, and in parallel on a threaded context (the tables were
+  /// named by surveyProcs).
   LogicalResult translateProcs(OpBuilder &b, ArrayRef<pg::ProcOp> procs,
-                               c::VectorTypes &vectors, bool usesTables) {
+                               c::VectorTypes &vectors) {
     MLIRContext *ctx = b.getContext();
     Location loc = b.getUnknownLoc();
-    if (usesTables) {
-      for (pg::ProcOp proc : procs) {
-        if (failed(translateProc(b, proc, vectors, helpers, *lanes)))
-          return failure();
-        b.create<emitc::VerbatimOp>(loc, "");
-      }
-      return success();
-    }
     struct Translated {
       Operation *fn = nullptr;
       c::Helpers helpers;
