@@ -5,6 +5,7 @@
 #include "scaly/Codegen/ModuleHeader.h"
 
 #include "scaly/Conversion/Passes.h"
+#include "scaly/Conversion/ProcedureThreads.h"
 #include "scaly/Dialect/CDecl/CDeclDialect.h"
 #include "scaly/Dialect/Expr/Passes.h"
 #include "scaly/Dialect/Program/Passes.h"
@@ -21,6 +22,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <set>
 
 using namespace mlir;
@@ -284,6 +286,34 @@ private:
 };
 } // namespace
 
+namespace {
+/// Records which thread of the pool runs each entry's module through the
+/// lowering pipeline (all its module passes run on that one thread).
+class EntryThreads : public PassInstrumentation {
+public:
+  void runBeforePass(Pass *, Operation *op) override {
+    if (!isa<ModuleOp>(op) || !op->getParentOp())
+      return;
+    std::lock_guard<std::mutex> lock(mutex);
+    threads.try_emplace(op, std::this_thread::get_id());
+  }
+  /// The thread of each procedure of the entries' modules.
+  std::shared_ptr<const ProcedureThreads> procedures(ModuleOp module) {
+    auto made = std::make_shared<ProcedureThreads>();
+    std::lock_guard<std::mutex> lock(mutex);
+    for (ModuleOp part : module.getOps<ModuleOp>())
+      if (auto it = threads.find(part.getOperation()); it != threads.end())
+        for (prog::ProcOp proc : part.getOps<prog::ProcOp>())
+          (*made)[proc.getOperation()] = it->second;
+    return made;
+  }
+
+private:
+  std::mutex mutex;
+  llvm::DenseMap<Operation *, std::thread::id> threads;
+};
+} // namespace
+
 void eraseRenderedModule(OwningOpRef<ModuleOp> &module) {
   if (!module)
     return;
@@ -397,6 +427,14 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   lower.enableVerifier(verifyEach);
   if (options.recordStages)
     lower.addInstrumentation(makeStageObserver(record));
+  // Which thread lowers each entry: scaly-program-to-emitc converts a
+  // procedure on the thread that allocated its ops (ProcedureThreads.h).
+  EntryThreads *entryThreads = nullptr;
+  if (perEntry) {
+    auto recorder = std::make_unique<EntryThreads>();
+    entryThreads = recorder.get();
+    lower.addInstrumentation(std::move(recorder));
+  }
   buildLoweringPipeline(perEntry ? lower.nest<ModuleOp>() : lower, "", options.scalarizeLimit,
                         options.lanes, options.reciprocal, /*functionPassesOnModule=*/options.recordStages);
   // Threaded from here to the printed C (one thread pool per render): the
@@ -422,6 +460,8 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
       return fail("lowering produced invalid IR (a bug in Scaly: SCALY_VERIFY_EACH=1 names the "
                   "pass)");
   }
+  std::shared_ptr<const ProcedureThreads> procedureThreads =
+      entryThreads ? entryThreads->procedures(module) : nullptr;
   if (perEntry && failed(runUnverified(prog::createMergeEntryModules())))
     return fail("lowering to the program dialect failed");
   if (renderCancelled())
@@ -539,7 +579,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   emitOptions.vectorLibm = options.vectorLibm;
   if (options.recordStages)
     toC.addInstrumentation(makeStageObserver(record));
-  toC.addPass(createProgramToEmitC(emitOptions));
+  toC.addPass(createProgramToEmitC(emitOptions, procedureThreads));
   if (failed(toC.run(module)))
     return fail("conversion to EmitC failed");
   if (renderCancelled())

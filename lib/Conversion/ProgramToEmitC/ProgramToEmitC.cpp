@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Conversion/Passes.h"
+#include "scaly/Conversion/ProcedureThreads.h"
 #include "scaly/Dialect/CDecl/CDeclDialect.h"
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Target/EmitCBuilders.h"
@@ -30,6 +31,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Threading.h"
+#include "llvm/Support/ThreadPool.h"
+
+#include <atomic>
 #include "llvm/ADT/StringSet.h"
 
 
@@ -143,8 +147,54 @@ void checkAbiPointers(OpBuilder &b, pg::ProcOp proc, ArrayRef<BlockArgument> par
       returnIfNull(b, {slot(res, i)}, "SCALY_ERR_NULL_RESULT");
 }
 
+/// failableParallelForEach over `procs`, except that each task converts the
+/// procedures its own thread built first (ProcedureThreads.h), then takes
+/// any left.
+LogicalResult forEachOnItsThread(MLIRContext *ctx, ArrayRef<pg::ProcOp> procs,
+                                 const ProcedureThreads &threads,
+                                 function_ref<LogicalResult(size_t)> fn) {
+  size_t n = procs.size();
+  if (!ctx->isMultithreadingEnabled() || n <= 1 || threads.empty())
+    return failableParallelForEach(ctx, llvm::seq<size_t>(0, n), fn);
+  // Diagnostics in procedure order, as failableParallelForEach orders them.
+  ParallelDiagnosticHandler handler(ctx);
+  std::vector<std::atomic<bool>> taken(n);
+  for (std::atomic<bool> &t : taken)
+    t = false;
+  std::atomic<bool> failedAny(false);
+  auto convert = [&](size_t i) {
+    if (failedAny || taken[i].exchange(true))
+      return;
+    handler.setOrderIDForThread(i);
+    if (failed(fn(i)))
+      failedAny = true;
+    handler.eraseOrderIDForThread();
+  };
+  auto task = [&] {
+    std::thread::id self = std::this_thread::get_id();
+    for (size_t i = 0; i < n; ++i) {
+      auto it = threads.find(pg::ProcOp(procs[i]).getOperation());
+      if (it != threads.end() && it->second == self)
+        convert(i);
+    }
+    for (size_t i = 0; i < n; ++i)
+      convert(i);
+  };
+  llvm::ThreadPoolInterface &pool = ctx->getThreadPool();
+  llvm::ThreadPoolTaskGroup tasks(pool);
+  for (size_t k = 0, e = std::min<size_t>(n, pool.getMaxConcurrency()); k < e; ++k)
+    tasks.async(task);
+  tasks.wait();
+  return failure(failedAny.load());
+}
+
 struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> {
   using ProgramToEmitCBase::ProgramToEmitCBase;
+  ProgramToEmitCPass(const ProgramToEmitCOptions &options,
+                     std::shared_ptr<const ProcedureThreads> threads)
+      : ProgramToEmitCBase(options), threads(std::move(threads)) {}
+  /// The threads that built the procedures, when known.
+  std::shared_ptr<const ProcedureThreads> threads;
   c::Helpers helpers;
   c::Tables tables;
   std::shared_ptr<c::LaneSupport> lanes;
@@ -289,12 +339,14 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     done.reserve(procs.size());
     for (size_t i = 0; i < procs.size(); ++i)
       done.push_back({nullptr, {}, {}, c::LaneSupport(lanes->isAuto(), lanes->usesGlibc())});
-    LogicalResult ok = failableParallelForEach(ctx, llvm::seq<size_t>(0, procs.size()),
-                                               [&](size_t i) {
+    auto translateOne = [&](size_t i) {
       OpBuilder detached(ctx); // the function is put in place below, in order
       return translateProc(detached, procs[i], done[i].vectors, done[i].helpers, done[i].lanes,
                            &done[i].fn);
-    });
+    };
+    LogicalResult ok =
+        threads ? forEachOnItsThread(ctx, procs, *threads, translateOne)
+                : failableParallelForEach(ctx, llvm::seq<size_t>(0, procs.size()), translateOne);
     for (Translated &t : done) {
       if (!t.fn)
         continue;
@@ -416,3 +468,9 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+scaly::createProgramToEmitC(const ProgramToEmitCOptions &options,
+                            std::shared_ptr<const ProcedureThreads> threads) {
+  return std::make_unique<ProgramToEmitCPass>(options, std::move(threads));
+}
