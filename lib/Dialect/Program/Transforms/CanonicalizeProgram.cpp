@@ -104,7 +104,12 @@ struct CanonicalizeProgramPass
   }
 
   /// One round; whether it changed anything other than the constants' places.
-  bool round(Region &body) {
+  /// After the first round, one whose patterns and folders changed nothing
+  /// skips the region simplification: the previous round's erased every
+  /// dead op, and hoisting and unifying constants makes none dead (a
+  /// duplicate's uses move to the constant kept). It took a third of the
+  /// pass on a Jacobian's 21,000-op procedure.
+  bool round(Region &body, bool first) {
     OperationFolder folder(&getContext());
     RoundOps ops = seedRound(body, folder);
     ErasedOps erased;
@@ -116,6 +121,8 @@ struct CanonicalizeProgramPass
       if (!erased.erased.contains(op))
         innermostFirst.push_back(op);
     changed |= simplifyOnly(innermostFirst, body, *patterns, erased);
+    if (!first && !changed)
+      return false;
     IRRewriter rewriter(&getContext());
     changed |= succeeded(simplifyRegions(rewriter, body, /*mergeBlocks=*/false));
     return changed;
@@ -125,7 +132,7 @@ struct CanonicalizeProgramPass
   /// and runs it on the module when a stage observer watches.
   void runOnOperation() override {
     getOperation()->walk<WalkOrder::PreOrder>([&](ProcOp proc) {
-      for (int k = 0; k < kMaxRounds && round(proc.getBody()); ++k) {
+      for (int k = 0; k < kMaxRounds && round(proc.getBody(), k == 0); ++k) {
       }
       return WalkResult::skip();
     });
