@@ -27,9 +27,7 @@ using namespace mlir;
 using namespace scaly;
 using namespace scaly::c;
 
-namespace {
-
-emitc::CmpPredicate cmpPredicate(arith::CmpFPredicate p) {
+emitc::CmpPredicate c::cmpPredicate(arith::CmpFPredicate p) {
   switch (p) {
   case arith::CmpFPredicate::OLT: return emitc::CmpPredicate::lt;
   case arith::CmpFPredicate::OLE: return emitc::CmpPredicate::le;
@@ -39,6 +37,8 @@ emitc::CmpPredicate cmpPredicate(arith::CmpFPredicate p) {
   default: return emitc::CmpPredicate::ne;
   }
 }
+
+namespace {
 
 /// Own: upstream tests both operands for NaN around the compare
 /// (`a == a && b == b && a < b`, `a != a || b != b || a != b`), which C's

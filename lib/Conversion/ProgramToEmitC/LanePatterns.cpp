@@ -82,16 +82,8 @@ struct Neg : LanePattern {
 struct Cmp : LanePattern {
   using LanePattern::LanePattern;
   static emitc::CmpPredicate predicate(Operation *op) {
-    if (auto f = dyn_cast<arith::CmpFOp>(op)) {
-      switch (f.getPredicate()) {
-      case arith::CmpFPredicate::OLT: return emitc::CmpPredicate::lt;
-      case arith::CmpFPredicate::OLE: return emitc::CmpPredicate::le;
-      case arith::CmpFPredicate::OGT: return emitc::CmpPredicate::gt;
-      case arith::CmpFPredicate::OGE: return emitc::CmpPredicate::ge;
-      case arith::CmpFPredicate::OEQ: return emitc::CmpPredicate::eq;
-      default: return emitc::CmpPredicate::ne;
-      }
-    }
+    if (auto f = dyn_cast<arith::CmpFOp>(op))
+      return cmpPredicate(f.getPredicate());
     switch (cast<arith::CmpIOp>(op).getPredicate()) {
     case arith::CmpIPredicate::slt:
     case arith::CmpIPredicate::ult: return emitc::CmpPredicate::lt;

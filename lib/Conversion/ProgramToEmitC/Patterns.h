@@ -27,6 +27,7 @@
 
 #include "scaly/Dialect/Program/ProgramDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
@@ -146,6 +147,8 @@ void addRestricted(mlir::RewritePatternSet &from, mlir::RewritePatternSet &to,
 /// arith.cmpi `op` has no C operator (C compares ordered, its integers
 /// signed).
 mlir::LogicalResult checkCompare(mlir::Operation *op);
+/// The C operator of a float compare checkCompare accepts (une is `!=`).
+mlir::emitc::CmpPredicate cmpPredicate(mlir::arith::CmpFPredicate p);
 /// Whether no operand or result of `op` is a lane vector.
 bool isScalarOp(mlir::Operation *op);
 
