@@ -6,7 +6,10 @@
 // start on a line. So large outputs are allocated through a NumPy memory
 // handler (NEP 49) of our own, set only around their creation: NumPy records
 // the handler in each array and frees the data through it, so the arrays own
-// their data as np.empty's do.
+// their data as np.empty's do. Like NumPy's own allocator, arrays of 4 MiB
+// or more ask Linux for transparent huge pages (unless NumPy's
+// _set_madvise_hugepage turned that off): without them, a fresh 32 MB result
+// took 8192 page faults, two thirds of a 2048 x 2048 transpose's time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,8 +22,13 @@
 #include <numpy/arrayobject.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace scaly::python {
 namespace {
@@ -73,6 +81,43 @@ PyObject *handlerCapsule() {
   return capsule;
 }
 
+/// NumPy's threshold for huge pages (its default allocator's).
+constexpr std::size_t kHugePageBytes = std::size_t(1) << 22;
+
+/// Whether NumPy asks for huge pages: numpy.core.multiarray's
+/// _get_madvise_hugepage(), read on each large allocation (the user may turn
+/// it off at any time); true when it cannot be read (NumPy's default).
+bool numpyWantsHugePages() {
+  PyObject *module = PyImport_ImportModule("numpy.core.multiarray");
+  PyObject *result = module ? PyObject_CallMethod(module, "_get_madvise_hugepage", nullptr)
+                            : nullptr;
+  Py_XDECREF(module);
+  if (!result) {
+    PyErr_Clear();
+    return true;
+  }
+  bool wanted = PyObject_IsTrue(result) == 1;
+  Py_DECREF(result);
+  return wanted;
+}
+
+/// madvise(MADV_HUGEPAGE) on the whole pages of `data`, as NumPy does for
+/// its own large arrays; errors (older kernels) are ignored, as NumPy's are.
+void adviseHugePages(void *data, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes < kHugePageBytes || !numpyWantsHugePages())
+    return;
+  constexpr std::uintptr_t kPage = 4096;
+  auto start = reinterpret_cast<std::uintptr_t>(data);
+  std::uintptr_t first = (start + kPage - 1) & ~(kPage - 1);
+  if (first < start + bytes)
+    madvise(reinterpret_cast<void *>(first), start + bytes - first, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
 } // namespace
 
 PyObject *newAlignedArray(int nd, const Py_intptr_t *dims, int typenum) {
@@ -94,6 +139,9 @@ PyObject *newAlignedArray(int nd, const Py_intptr_t *dims, int typenum) {
     PyErr_Restore(error_type, error_value, error_trace);
   else if (!ours)
     Py_CLEAR(array);
+  if (array)
+    adviseHugePages(PyArray_DATA(reinterpret_cast<PyArrayObject *>(array)),
+                    static_cast<std::size_t>(PyArray_NBYTES(reinterpret_cast<PyArrayObject *>(array))));
   return array;
 }
 

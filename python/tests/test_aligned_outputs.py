@@ -3,6 +3,7 @@ through a NumPy memory handler of Scaly's own, they own their data, resize and f
 and the caller's own handler is left as it was."""
 
 import numpy as np
+import pytest
 
 import scaly as sc
 
@@ -37,3 +38,49 @@ def test_the_callers_memory_handler_is_restored(cache):
     assert np.core.multiarray.get_handler_name(y) == "scaly_aligned_64"
     assert np.core.multiarray.get_handler_name() == before
     assert np.core.multiarray.get_handler_name(np.empty(10**6)) == before
+
+
+def _thp_mode():
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return f.read().split("[")[1].split("]")[0]
+    except (OSError, IndexError):
+        return None
+
+
+def _advised_huge(address):
+    """Whether the mapping holding `address` is madvise'd for huge pages: the kernel's own
+    record of it, the "hg" flag of /proc/self/smaps' VmFlags."""
+    with open("/proc/self/smaps") as f:
+        inside = False
+        for line in f:
+            head = line.split()[0]
+            if "-" in head and ":" not in head:
+                start, end = (int(v, 16) for v in head.split("-"))
+                inside = start <= address < end
+            elif inside and head == "VmFlags:":
+                return "hg" in line.split()[1:]
+    raise AssertionError(f"no mapping holds address {address:#x}")
+
+
+@pytest.mark.skipif(_thp_mode() in (None, "never"), reason="no transparent huge pages here")
+def test_large_outputs_ask_for_huge_pages_as_numpy_does(cache):
+    """An output of 4 MiB or more is madvise'd MADV_HUGEPAGE, as NumPy's own allocator does
+    with its large arrays, unless NumPy's _set_madvise_hugepage(False) turned that off
+    (checked in the kernel's record of the mapping). The outputs are over 32 MiB, so glibc
+    maps each afresh rather than reusing memory an earlier array advised."""
+    @sc.function(sc.arg("x", (2100, 2100)), outputs=sc.arg("y"))
+    def f(x):
+        return x * 2.0
+
+    x = np.random.default_rng(5).standard_normal((2100, 2100))
+    y = f(x)
+    np.testing.assert_array_equal(y, x * 2.0)
+    assert _advised_huge(y.ctypes.data + y.nbytes // 2)
+    previous = np.core.multiarray._set_madvise_hugepage(False)
+    try:
+        plain = f(x)
+        assert not _advised_huge(plain.ctypes.data + plain.nbytes // 2)
+        np.testing.assert_array_equal(plain, y)
+    finally:
+        np.core.multiarray._set_madvise_hugepage(previous)
