@@ -165,7 +165,7 @@ def Prog_StoreOp : Prog_Op<"store", [DeclareOpInterfaceMethods<MemoryEffectsOpIn
     `__builtin_nontemporal_store`, a plain store with other compilers.
 
     `element_aligned` (with `streaming`) says the address is known aligned
-    to its element only, and the values are any number of float scalars:
+    to its element only, and the values are 2, 4, 8 or 16 float scalars:
     the store goes through the element-aligned vector type, which compilers
     split into element-wide nontemporal stores. Rows written in order fill
     their lines in the write-combining buffers whatever their alignment, so

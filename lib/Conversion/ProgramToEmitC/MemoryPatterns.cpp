@@ -105,12 +105,7 @@ struct StoreLowering : BodyPattern<pg::StoreOp> {
                    Location loc, OpBuilder &r) const {
     Type elem = cast<emitc::PointerType>(ptr.getType()).getPointee();
     state().registries.helpers.useStreamStore();
-    if (elementAligned && values.size() == 1) {
-      r.create<emitc::CallOpaqueOp>(loc, TypeRange{}, "SCALY_STREAM_STORE",
-                                    ValueRange{advance(r, ptr, offset, loc), values[0]});
-      return;
-    }
-    if (elementAligned) {
+    if (elementAligned) { // 2, 4, 8 or 16 values (the verifier's rule)
       emitc::OpaqueType vecType = vectorType(state(), r.getContext(), elem, values.size());
       Value at = r.create<emitc::CastOp>(loc, emitc::PointerType::get(vecType),
                                          advance(r, ptr, offset, loc));

@@ -1,19 +1,18 @@
 // RUN: scaly-opt %s --scaly-program-to-emitc | scaly-translate --emit-c | FileCheck %s
 //
 // Element-aligned streaming stores in C: one SCALY_STREAM_STORE of all the
-// values through the element-aligned vector type (double4, float4), which
-// Clang splits into element-wide nontemporal stores; a single value through
-// the element pointer itself. No alignment test.
+// values through the element-aligned vector type (double4, float8), which
+// Clang splits into element-wide nontemporal stores. No alignment test.
 
 // CHECK:       typedef double double4 __attribute__((vector_size(32), aligned(8), may_alias));
 // CHECK:       #define SCALY_STREAM_STORE(address, ...) __builtin_nontemporal_store((__VA_ARGS__), (address))
 // CHECK-LABEL: int s(
 // CHECK-NOT:     uintptr_t
 // CHECK:         SCALY_STREAM_STORE((double4*)(res[0] + 1), (double4){1.0, 1.0, 1.0, 1.0});
-// CHECK-NEXT:    SCALY_STREAM_STORE(res[0] + 5, 1.0);
-prog.proc @s(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 6>, entry} {
+// CHECK-NEXT:    SCALY_STREAM_STORE((double2*)(res[0] + 5), (double2){1.0, 1.0});
+prog.proc @s(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 7>, entry} {
   %c = arith.constant 1.0 : f64
   prog.store %c, %c, %c, %c to %y[1] {streaming, element_aligned} : f64, f64, f64, f64 into !prog.ptr<f64>
-  prog.store %c to %y[5] {streaming, element_aligned} : f64 into !prog.ptr<f64>
+  prog.store %c, %c to %y[5] {streaming, element_aligned} : f64, f64 into !prog.ptr<f64>
   prog.return
 }

@@ -266,8 +266,26 @@ prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y
 
 prog.proc @p(%y: !prog.ptr<i64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 3>} {
   %c = arith.constant 1 : i64
-  // expected-error @+1 {{'prog.store' op an element-aligned streaming store stores consecutive float scalars, not 3 x 'i64' with stride 1}}
-  prog.store %c, %c, %c to %y[0] {streaming, element_aligned} : i64, i64, i64 into !prog.ptr<i64>
+  // expected-error @+1 {{'prog.store' op an element-aligned streaming store stores 2, 4, 8 or 16 consecutive float scalars, not 4 x 'i64' with stride 1}}
+  prog.store %c, %c, %c, %c to %y[0] {streaming, element_aligned} : i64, i64, i64, i64 into !prog.ptr<i64>
+  prog.return
+}
+
+// -----
+
+prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 3>} {
+  %c = arith.constant 1.0 : f64
+  // expected-error @+1 {{'prog.store' op an element-aligned streaming store stores 2, 4, 8 or 16 consecutive float scalars, not 3 x 'f64' with stride 1}}
+  prog.store %c, %c, %c to %y[0] {streaming, element_aligned} : f64, f64, f64 into !prog.ptr<f64>
+  prog.return
+}
+
+// -----
+
+prog.proc @p(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 1>} {
+  %c = arith.constant 1.0 : f64
+  // expected-error @+1 {{'prog.store' op an element-aligned streaming store stores 2, 4, 8 or 16 consecutive float scalars, not 1 x 'f64' with stride 1}}
+  prog.store %c to %y[0] {streaming, element_aligned} : f64 into !prog.ptr<f64>
   prog.return
 }
 

@@ -166,15 +166,20 @@ LogicalResult StoreOp::verify() {
   if (getStreaming()) {
     // Consecutive float scalars; aligned, whole 32-byte vectors: what a
     // nontemporal vector store writes.
+    // Element-aligned: one GNU C vector of them, whose length must be a
+    // power of two (2 to 16; a single float would need an integer store to
+    // stay nontemporal without SSE4A).
     auto elem = dyn_cast<FloatType>(first);
-    int64_t bytes = static_cast<int64_t>(getValues().size()) * (elem ? elem.getWidth() / 8 : 0);
-    if (!elem || getStride() != 1 || (!getElementAligned() && bytes % 32 != 0))
+    int64_t count = static_cast<int64_t>(getValues().size());
+    int64_t bytes = count * (elem ? elem.getWidth() / 8 : 0);
+    bool vectorCount = count >= 2 && count <= 16 && (count & (count - 1)) == 0;
+    if (!elem || getStride() != 1 || (getElementAligned() ? !vectorCount : bytes % 32 != 0))
       return emitOpError(getElementAligned()
-                             ? "an element-aligned streaming store stores consecutive float "
-                               "scalars, not "
+                             ? "an element-aligned streaming store stores 2, 4, 8 or 16 "
+                               "consecutive float scalars, not "
                              : "streaming stores whole 32-byte vectors of consecutive float "
                                "scalars, not ")
-             << getValues().size() << " x " << first << " with stride " << getStride();
+             << count << " x " << first << " with stride " << getStride();
   }
   return success();
 }
