@@ -288,7 +288,9 @@ private:
 
 namespace {
 /// Records which thread of the pool runs each entry's module through the
-/// lowering pipeline (all its module passes run on that one thread).
+/// lowering pipeline. All its module passes run on that one thread, which
+/// allocates most of its procedures' ops (the passes nested on procedures
+/// may run on another thread when one is idle).
 class EntryThreads : public PassInstrumentation {
 public:
   void runBeforePass(Pass *, Operation *op) override {
@@ -298,7 +300,7 @@ public:
     threads.try_emplace(op, std::this_thread::get_id());
   }
   /// The thread of each procedure of the entries' modules.
-  std::shared_ptr<const ProcedureThreads> procedures(ModuleOp module) {
+  std::shared_ptr<ProcedureThreads> procedures(ModuleOp module) {
     auto made = std::make_shared<ProcedureThreads>();
     std::lock_guard<std::mutex> lock(mutex);
     for (ModuleOp part : module.getOps<ModuleOp>())
@@ -460,10 +462,19 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
       return fail("lowering produced invalid IR (a bug in Scaly: SCALY_VERIFY_EACH=1 names the "
                   "pass)");
   }
-  std::shared_ptr<const ProcedureThreads> procedureThreads =
+  std::shared_ptr<ProcedureThreads> procedureThreads =
       entryThreads ? entryThreads->procedures(module) : nullptr;
   if (perEntry && failed(runUnverified(prog::createMergeEntryModules())))
     return fail("lowering to the program dialect failed");
+  if (procedureThreads) {
+    // The merge erased the copies it found identical: no key may outlive
+    // its procedure.
+    ProcedureThreads kept;
+    for (prog::ProcOp proc : module.getOps<prog::ProcOp>())
+      if (auto it = procedureThreads->find(proc.getOperation()); it != procedureThreads->end())
+        kept.insert(*it);
+    *procedureThreads = std::move(kept);
+  }
   if (renderCancelled())
     return cancelled();
   SmallVector<prog::ProcOp> entries;

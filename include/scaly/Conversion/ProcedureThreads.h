@@ -2,7 +2,7 @@
 //
 // A render that lowers several entries in parallel lowers each entry's
 // module on one thread of the context's pool, so that thread's malloc arena
-// holds the module's ops. Converting a procedure to EmitC erases every one
+// holds most of the module's ops. Converting a procedure to EmitC erases every one
 // of its ops; glibc frees a chunk of another thread's arena under that
 // arena's lock, which its owner takes for its own allocations, and two
 // threads converting at once then spent 40 % more time than one (the same

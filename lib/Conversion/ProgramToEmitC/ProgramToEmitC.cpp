@@ -149,7 +149,7 @@ void checkAbiPointers(OpBuilder &b, pg::ProcOp proc, ArrayRef<BlockArgument> par
 
 /// failableParallelForEach over `procs`, except that each task converts the
 /// procedures its own thread built first (ProcedureThreads.h), then takes
-/// any left.
+/// any left, last first.
 LogicalResult forEachOnItsThread(MLIRContext *ctx, ArrayRef<pg::ProcOp> procs,
                                  const ProcedureThreads &threads,
                                  function_ref<LogicalResult(size_t)> fn) {
@@ -177,7 +177,9 @@ LogicalResult forEachOnItsThread(MLIRContext *ctx, ArrayRef<pg::ProcOp> procs,
       if (it != threads.end() && it->second == self)
         convert(i);
     }
-    for (size_t i = 0; i < n; ++i)
+    // Then the others', from the far end: their own threads work from the
+    // start.
+    for (size_t i = n; i-- > 0;)
       convert(i);
   };
   llvm::ThreadPoolInterface &pool = ctx->getThreadPool();
