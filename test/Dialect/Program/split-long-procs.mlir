@@ -90,3 +90,42 @@ prog.proc @mixed(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64
   prog.store %ii to %p[1] : f64 into <f64>
   prog.return
 }
+
+// -----
+
+// A chain of two offsets made in the first part and read in a loop of the
+// fourth: the part recomputes both from its own argument; the values the
+// loop reads come from the carried buffer, and part 4 still stores a value
+// part 1 made.
+// CHECK-LABEL: prog.proc @chain_part3(
+// CHECK-SAME:    %[[Y:[^:]*]]: !prog.ptr<f64>, %[[C:[^:]*]]: !prog.ptr<f64>
+// CHECK-DAG:     %[[D:.*]] = prog.load %[[C]][2] : <f64> -> f64
+// CHECK-DAG:     %[[E:.*]] = prog.load %[[C]][1] : <f64> -> f64
+// CHECK:         %[[P:.*]] = prog.offset %[[Y]] {bias = 2 : i64}
+// CHECK-NEXT:    %[[Q:.*]] = prog.offset %[[P]] {bias = 1 : i64}
+// CHECK:         scf.for
+// CHECK-NEXT:      %[[G:.*]] = arith.addf %[[D]], %[[E]] : f64
+// CHECK-NEXT:      prog.store %[[G]] to %[[Q]][0]
+// CHECK-LABEL: prog.proc @chain_part4(
+// CHECK:         prog.load %{{.*}}[0] : <f64> -> f64
+// CHECK-LABEL: prog.proc @chain(
+// CHECK-COUNT-5: prog.call @chain_part
+prog.proc @chain(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], input_sizes = array<i64: 1>, output_sizes = array<i64: 8>, entry} {
+  %p = prog.offset %y {bias = 2 : i64} : !prog.ptr<f64> -> !prog.ptr<f64>
+  %q = prog.offset %p {bias = 1 : i64} : !prog.ptr<f64> -> !prog.ptr<f64>
+  %a = prog.load %x[0] : !prog.ptr<const f64> -> f64
+  %b = arith.mulf %a, %a : f64
+  %c = arith.addf %b, %a : f64
+  %d = arith.mulf %c, %b : f64
+  %e = arith.addf %d, %c : f64
+  %f = arith.mulf %e, %e : f64
+  %c0 = arith.constant 0 : i64
+  %c4 = arith.constant 4 : i64
+  %c1 = arith.constant 1 : i64
+  scf.for %i = %c0 to %c4 step %c1 : i64 {
+    %g = arith.addf %d, %f : f64
+    prog.store %g to %q[0] : f64 into !prog.ptr<f64>
+  }
+  prog.store %b to %y[0] : f64 into !prog.ptr<f64>
+  prog.return
+}

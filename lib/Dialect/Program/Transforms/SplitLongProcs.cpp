@@ -366,6 +366,8 @@ struct SplitLongProcsPass : scaly::prog::impl::SplitLongProcsBase<SplitLongProcs
       // from there): the parts' arguments are the same list until the
       // unused ones are dropped, after every part is filled.
       if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() != &parentBody) {
+        assert(isa<ProcOp>(arg.getOwner()->getParentOp()) &&
+               "a value crossing a cut is an argument of an earlier part, not of a nested block");
         map.map(v, block->getArgument(arg.getArgNumber()));
         return block->getArgument(arg.getArgNumber());
       }
