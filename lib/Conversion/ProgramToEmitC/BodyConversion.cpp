@@ -22,6 +22,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <utility>
+
 using namespace mlir;
 using namespace scaly;
 using namespace scaly::c;
@@ -245,9 +247,11 @@ LogicalResult BodyConverter::convert(OpBuilder &b, ValueRange args,
     release(std::move(impl));
     return success();
   }
-  current = &state;
+  // The previous state back afterwards (a conversion inside a conversion
+  // on this thread would otherwise leave it null).
+  BodyState *outer = std::exchange(current, &state);
   LogicalResult converted = applyFullConversion(ops, impl->target, patterns);
-  current = nullptr;
+  current = outer;
   release(std::move(impl));
   return converted;
 }
