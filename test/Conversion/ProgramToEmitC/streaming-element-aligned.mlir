@@ -16,3 +16,12 @@ prog.proc @s(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y
   prog.store %c, %c to %y[5] {streaming, element_aligned} : f64, f64 into !prog.ptr<f64>
   prog.return
 }
+
+// Floats: eight of them through float8, from a procedure other than the entry.
+// CHECK-LABEL: static inline void t_raw(
+// CHECK:         SCALY_STREAM_STORE((float8*)(y + 3), (float8){2.5f, 2.5f, 2.5f, 2.5f, 2.5f, 2.5f, 2.5f, 2.5f});
+prog.proc @t_raw(%y: !prog.ptr<f32>, %w: !prog.ptr<f32>) attributes {arg_names = ["y", "w"], input_sizes = array<i64>, output_sizes = array<i64: 11>} {
+  %c = arith.constant 2.5 : f32
+  prog.store %c, %c, %c, %c, %c, %c, %c, %c to %y[3] {streaming, element_aligned} : f32, f32, f32, f32, f32, f32, f32, f32 into !prog.ptr<f32>
+  prog.return
+}
