@@ -2,11 +2,13 @@
 //
 // Streamed register blocks (LoopStrategies.cpp): an output of at least 1 MiB
 // computed through a transpose, whose rows are whole 64-byte lines, is
-// written under `prog.is_aligned %out, 64`: in blocks of 4 rows by one line
-// (8 doubles, 16 floats), the columns the outer loop, each block row one
-// streaming store; the else branch, and an output whose rows are not whole
-// lines, is 4 x 4 blocks in tiles of 256 columns with element-aligned
-// streaming stores. Smaller results keep the plain 4 x 4 blocks.
+// written under `prog.is_aligned %out, 64`, each block row one streaming
+// store of a line: doubles up to 16 MiB in 8 x 8 blocks, the rows the outer
+// loop; larger ones and floats in blocks of 4 rows by one line (8 doubles,
+// 16 floats), the columns the outer loop. The else branch, and an output
+// whose rows are not whole lines, is 4 x 4 blocks in tiles of 256 columns
+// with element-aligned streaming stores. Smaller results keep the plain
+// 4 x 4 blocks.
 
 // 256 x 512 doubles (1 MiB), 258 rows: two rows left over in each branch.
 // CHECK-LABEL: prog.proc @big(
@@ -16,15 +18,12 @@
 // CHECK-NEXT:      arith.constant {{.*}} : i64
 // CHECK-NEXT:      arith.constant {{.*}} : i64
 // CHECK-NEXT:      arith.constant {{.*}} : i64
-// CHECK-NEXT:      scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c512_i64{{[_0-9]*}} step %c8_i64{{[_0-9]*}} : i64 {
-// CHECK-NEXT:        arith.constant {{.*}} : i64
-// CHECK-NEXT:        arith.constant {{.*}} : i64
-// CHECK-NEXT:        arith.constant {{.*}} : i64
-// CHECK-NEXT:        scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c256_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
-// CHECK:               arith.addf %{{.*}} {scaly.name = "b37"} : f64
-// CHECK-COUNT-4:       prog.store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} to %{{.*}}[0] {streaming} : f64, f64, f64, f64, f64, f64, f64, f64 into <f64>
-// CHECK:             } {scaly.name = "i"}
-// CHECK:           } {scaly.name = "j"}
+// CHECK-NEXT:      scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c256_i64{{[_0-9]*}} step %c8_i64{{[_0-9]*}} : i64 {
+// CHECK:             scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c512_i64{{[_0-9]*}} step %c8_i64{{[_0-9]*}} : i64 {
+// CHECK:               arith.addf %{{.*}} {scaly.name = "b77"} : f64
+// CHECK-COUNT-8:       prog.store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} to %{{.*}}[0] {streaming} : f64, f64, f64, f64, f64, f64, f64, f64 into <f64>
+// CHECK:             } {scaly.name = "j"}
+// CHECK:           } {scaly.name = "i"}
 // CHECK:           scf.for %{{.*}} = %c256_i64{{[_0-9]*}} to %c258_i64{{[_0-9]*}} step %c1_i64{{[_0-9]*}} : i64 {
 // CHECK:         } else {
 // CHECK:           scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c512_i64{{[_0-9]*}} step %c256_i64{{[_0-9]*}} : i64 {
@@ -40,6 +39,23 @@ expr.func @big(%x: tensor<512x258xf64>) -> tensor<258x512xf64> attributes {arg_n
   %c = expr.constant dense<1.0> : tensor<258x512xf64>
   %0 = expr.add %t, %c : tensor<258x512xf64>
   expr.return %0 : tensor<258x512xf64>
+}
+
+// -----
+
+// Doubles over 16 MiB (2048 x 1040): blocks of 4 rows by one line, the
+// columns outermost.
+// CHECK-LABEL: prog.proc @large(
+// CHECK:         prog.is_aligned %{{.*}}, 64 : <f64>
+// CHECK:         scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c1040_i64{{[_0-9]*}} step %c8_i64{{[_0-9]*}} : i64 {
+// CHECK:           scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c2048_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
+// CHECK-COUNT-4:     prog.store {{.*}} {streaming} : f64, f64, f64, f64, f64, f64, f64, f64 into <f64>
+// CHECK:           } {scaly.name = "i"}
+// CHECK:         } {scaly.name = "j"}
+expr.func @large(%x: tensor<1040x2048xf64>) -> tensor<2048x1040xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %t = expr.transpose %x [1, 0] : tensor<1040x2048xf64> to tensor<2048x1040xf64>
+  %0 = expr.neg %t : tensor<2048x1040xf64>
+  expr.return %0 : tensor<2048x1040xf64>
 }
 
 // -----
