@@ -233,10 +233,9 @@ void ProcLowering::writeBlocks(Value v, Value dst, BlockStores stores, Location 
   // 2 KiB that took 3.4-5x NumPy's time (512, 768, 1024, 1280 squared;
   // 1.0-2.8x rows outermost), and larger results prefer it (2000 and 2048
   // squared: 0.9 against 1.2-1.7).
-  bool rowsOuter = stores != BlockStores::lineStreams ||
-                   (elemBytes == 8 && ex::numElements(v.getType()) * elemBytes <= kCachedBytes);
-  int64_t blockRows = stores == BlockStores::lineStreams && rowsOuter ? kLineBytes / elemBytes
-                                                                       : kBlock;
+  bool cachedLines = stores == BlockStores::lineStreams && elemBytes == 8 &&
+                     ex::numElements(v.getType()) * elemBytes <= kCachedBytes;
+  int64_t blockRows = cachedLines ? blockCols : kBlock;
   int64_t fullRows = rows / blockRows * blockRows, fullCols = cols / blockCols * blockCols;
   auto at = [&](Ix i, Ix j) {
     SmallVector<Ix> idx(lead.begin(), lead.end());
@@ -284,7 +283,7 @@ void ProcLowering::writeBlocks(Value v, Value dst, BlockStores stores, Location 
   {
     // Full blocks of blockRows rows.
     OpBuilder::InsertionGuard g(b);
-    if (stores == BlockStores::lineStreams && !rowsOuter) {
+    if (stores == BlockStores::lineStreams && !cachedLines) {
       // The columns are the outer loop: the inner loop then reads the
       // source rows' lines in order (what the prefetcher follows), while
       // each store writes a whole line wherever it lands.
@@ -298,14 +297,14 @@ void ProcLowering::writeBlocks(Value v, Value dst, BlockStores stores, Location 
       if (tiled > 0) {
         OpBuilder::InsertionGuard t(b);
         Ix tile = loop(0, tiled, kTileCols, "t");
-        Ix bi = loop(0, fullRows, kBlock, "i");
+        Ix bi = loop(0, fullRows, blockRows, "i");
         block(bi, mulAdd(tile, 1, loop(0, kTileCols, blockCols, "j"), loc));
       }
       if (tiled < fullCols) {
-        Ix bi = loop(0, fullRows, kBlock, "i");
+        Ix bi = loop(0, fullRows, blockRows, "i");
         block(bi, loop(tiled, fullCols, blockCols, "j"));
       }
-    } else {
+    } else { // rows outermost: plain blocks, and cached doubles' lines
       Ix bi = loop(0, fullRows, blockRows, "i");
       block(bi, loop(0, fullCols, blockCols, "j"));
     }

@@ -258,8 +258,8 @@ private:
   /// How the rows of a transposed result's blocks are stored.
   enum class BlockStores {
     plain,          ///< 4 x 4 blocks, plain stores, rows outermost
-    lineStreams,    ///< 4 rows by one line, streaming stores, columns outer
-                    ///< (doubles up to kCachedBytes: 8 x 8, rows outer)most
+    lineStreams,    ///< 4 rows by one line, streaming stores, columns outermost
+                    ///< (doubles up to kCachedBytes: 8 x 8, rows outermost)
     elementStreams, ///< 4 x 4 blocks in column tiles, element-aligned streaming stores
   };
   /// The blocks of a transposed result, stored as `stores` says, and plain
