@@ -277,8 +277,22 @@ class Expr_BinaryOp<string mnemonic, list<Trait> traits = []>
   let hasFolder = 1;
 }
 
-def Expr_AddOp : Expr_BinaryOp<"add", [Commutative]> { let summary = "elementwise sum"; }
-def Expr_SubOp : Expr_BinaryOp<"sub"> { let summary = "elementwise difference"; }
+def Expr_AddOp : Expr_BinaryOp<"add", [Commutative]> {
+  let summary = "elementwise sum";
+  let description = [{
+    Canonicalization: `x + (-y)` becomes `x - y` (the same value in IEEE
+    arithmetic, one op fewer).
+  }];
+  let hasCanonicalizer = 1;
+}
+def Expr_SubOp : Expr_BinaryOp<"sub"> {
+  let summary = "elementwise difference";
+  let description = [{
+    Canonicalization: `x - (-y)` becomes `x + y` (the same value in IEEE
+    arithmetic, one op fewer).
+  }];
+  let hasCanonicalizer = 1;
+}
 def Expr_MulOp : Expr_BinaryOp<"mul", [Commutative]> {
   let summary = "elementwise product";
   let description = [{

@@ -1,12 +1,13 @@
-// RUN: scaly-opt %s --scaly-simplify | FileCheck %s --check-prefixes=CHECK,SIMPLIFY
-// RUN: scaly-opt %s --canonicalize | FileCheck %s --check-prefixes=CHECK,CANON
-// RUN: scaly-opt %s --pass-pipeline='builtin.module(expr.func(scaly-simplify))' | FileCheck %s --check-prefixes=CHECK,SIMPLIFY
+// RUN: scaly-opt %s --scaly-simplify | FileCheck %s
+// RUN: scaly-opt %s --canonicalize | FileCheck %s
+// RUN: scaly-opt %s --pass-pipeline='builtin.module(expr.func(scaly-simplify))' | FileCheck %s
 //
 // The folders of the expression ops (x*1, x+(-0), x-0, x/1, --x, constant
 // folding of add/mul/sin/pow/neg/div, broadcast/gather/concat/reshape of
 // constants, reshape of reshape, gather of gather, gather identity, identity
-// cast/concat/broadcast) run under both --scaly-simplify and --canonicalize;
-// x - (-y) -> x + y and x + (-y) -> x - y only under --scaly-simplify.
+// cast/concat/broadcast) and their canonicalization patterns declared in ODS
+// (x - (-y) -> x + y, x + (-y) -> x - y) run under both --scaly-simplify and
+// --canonicalize.
 
 // CHECK-LABEL: expr.func @mul_one(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<3xf64>
@@ -122,18 +123,27 @@ expr.func @neg_neg(%x: tensor<3xf64>) -> tensor<3xf64> attributes {arg_names = [
 
 // CHECK-LABEL: expr.func @sub_add_of_neg(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<3xf64>, %[[Y:[^:]*]]: tensor<3xf64>
-// SIMPLIFY-NOT:  expr.neg
-// SIMPLIFY:      %[[A:.*]] = expr.add %[[X]], %[[Y]] : tensor<3xf64>
-// SIMPLIFY:      %[[S:.*]] = expr.sub %[[X]], %[[Y]] : tensor<3xf64>
-// SIMPLIFY:      expr.return %[[A]], %[[S]]
-// CANON:         %[[N:.*]] = expr.neg %[[Y]]
-// CANON:         expr.sub %[[X]], %[[N]]
-// CANON:         expr.add %[[X]], %[[N]]
+// CHECK-NOT:     expr.neg
+// CHECK:         %[[A:.*]] = expr.add %[[X]], %[[Y]] : tensor<3xf64>
+// CHECK:         %[[S:.*]] = expr.sub %[[X]], %[[Y]] : tensor<3xf64>
+// CHECK:         expr.return %[[A]], %[[S]]
 expr.func @sub_add_of_neg(%x: tensor<3xf64>, %y: tensor<3xf64>) -> (tensor<3xf64>, tensor<3xf64>) attributes {arg_names = ["x", "y"], res_names = ["a", "s"]} {
   %n = expr.neg %y : tensor<3xf64>
   %a = expr.sub %x, %n : tensor<3xf64>
   %s = expr.add %x, %n : tensor<3xf64>
   expr.return %a, %s : tensor<3xf64>, tensor<3xf64>
+}
+
+// Negated left operands stay: (-y) - x has no form with one op fewer.
+// CHECK-LABEL: expr.func @neg_on_the_left(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<3xf64>, %[[Y:[^:]*]]: tensor<3xf64>
+// CHECK:         %[[N:.*]] = expr.neg %[[Y]] : tensor<3xf64>
+// CHECK:         %[[S:.*]] = expr.sub %[[N]], %[[X]] : tensor<3xf64>
+// CHECK:         expr.return %[[S]]
+expr.func @neg_on_the_left(%x: tensor<3xf64>, %y: tensor<3xf64>) -> tensor<3xf64> attributes {arg_names = ["x", "y"], res_names = ["s"]} {
+  %n = expr.neg %y : tensor<3xf64>
+  %s = expr.sub %n, %x : tensor<3xf64>
+  expr.return %s : tensor<3xf64>
 }
 
 // CHECK-LABEL: expr.func @reshape_of_reshape(

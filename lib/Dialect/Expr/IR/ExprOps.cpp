@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <cmath>
@@ -392,6 +393,40 @@ OpFoldResult SubOp::fold(FoldAdaptor a) {
     return getLhs();
   return foldFloats({a.getLhs(), a.getRhs()}, getType(),
                     [](ArrayRef<double> v) { return v[0] - v[1]; });
+}
+
+namespace {
+/// x + (-y) -> x - y
+struct AddOfNeg : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rewriter) const override {
+    auto neg = op.getRhs().getDefiningOp<NegOp>();
+    if (!neg)
+      return failure();
+    rewriter.replaceOpWithNewOp<SubOp>(op, op.getLhs(), neg.getOperand());
+    return success();
+  }
+};
+
+/// x - (-y) -> x + y
+struct SubOfNeg : OpRewritePattern<SubOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SubOp op, PatternRewriter &rewriter) const override {
+    auto neg = op.getRhs().getDefiningOp<NegOp>();
+    if (!neg)
+      return failure();
+    rewriter.replaceOpWithNewOp<AddOp>(op, op.getLhs(), neg.getOperand());
+    return success();
+  }
+};
+} // namespace
+
+void AddOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<AddOfNeg>(context);
+}
+
+void SubOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<SubOfNeg>(context);
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor a) {

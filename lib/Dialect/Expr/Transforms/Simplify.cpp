@@ -1,13 +1,14 @@
 //===- Simplify.cpp - algebraic simplification of expressions -------------===//
 //
 // Runs the expression ops' folders (constant folding, x+0, x*1, --x, gather of
-// gather, reshape of reshape) with the greedy rewriter, plus the rewrites
-// below that need new ops and the ops' canonicalization patterns declared in
-// ODS (expr.loop drops dead results: a discarded scan or map output).
+// gather, reshape of reshape) and their canonicalization patterns declared in
+// ODS (x + (-y) -> x - y, x - (-y) -> x + y, expr.loop drops dead results: a
+// discarded scan or map output) with the greedy rewriter.
 //
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Dialect/Expr/Passes.h"
+#include "scaly/Dialect/Expr/ExprDialect.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -23,38 +24,24 @@ using namespace scaly::expr;
 
 namespace {
 
-/// x - (-y) -> x + y
-struct SubOfNeg : OpRewritePattern<SubOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(SubOp op, PatternRewriter &rewriter) const override {
-    auto neg = op.getRhs().getDefiningOp<NegOp>();
-    if (!neg)
-      return failure();
-    rewriter.replaceOpWithNewOp<AddOp>(op, op.getLhs(), neg.getOperand());
-    return success();
-  }
-};
-
-/// x + (-y) -> x - y
-struct AddOfNeg : OpRewritePattern<AddOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rewriter) const override {
-    auto neg = op.getRhs().getDefiningOp<NegOp>();
-    if (!neg)
-      return failure();
-    rewriter.replaceOpWithNewOp<SubOp>(op, op.getLhs(), neg.getOperand());
-    return success();
-  }
-};
-
 struct SimplifyPass : scaly::expr::impl::SimplifyBase<SimplifyPass> {
+  /// Every expression op's canonicalization patterns, as declared in ODS:
+  /// collected once, the pass running on each function.
+  LogicalResult initialize(MLIRContext *ctx) override {
+    RewritePatternSet set(ctx);
+    for (RegisteredOperationName op : ctx->getRegisteredOperations())
+      if (op.getDialectNamespace() == ExprDialect::getDialectNamespace())
+        op.getCanonicalizationPatterns(set, ctx);
+    patterns = FrozenRewritePatternSet(std::move(set));
+    return success();
+  }
+
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<SubOfNeg, AddOfNeg>(&getContext());
-    LoopOp::getCanonicalizationPatterns(patterns, &getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), patterns)))
       signalPassFailure();
   }
+
+  FrozenRewritePatternSet patterns;
 };
 
 } // namespace
