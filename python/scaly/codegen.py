@@ -60,7 +60,8 @@ class RenderedModule:
     #: module) then one per pass of the pipeline, in order, each with its locations.
     stages: tuple = ()
     #: Every C function the source defines, as the emitter printed it: dicts with
-    #: name, specifiers ("static inline", or "" for an entry), result and params.
+    #: name, specifiers ("static inline", or "" for an entry), result, params (their
+    #: types) and param_names (each name the function gives, else "").
     functions: tuple = ()
     #: With a WebAssembly shim (scaly.wasm): the shim (<name>_wasm.c), its header
     #: (<name>_wasm.h) and its exports as dicts (entry, kind, detail, name,
@@ -168,6 +169,15 @@ def _viz_watched(functions):
     return viz, [f for f in functions if viz.watched(f)]
 
 
+def _entry_params(module, name):
+    """The C parameter list of entry `name` of rendered `module` (`const double** arg,
+    double** res, ...`), as the printer declared it."""
+    for f in module.functions:
+        if f["name"] == name and not f["specifiers"]:
+            return ", ".join(f"{t} {n}" for t, n in zip(f["params"], f["param_names"]))
+    raise ValueError(f"the module {module.name} defines no entry {name}(...)")
+
+
 def _render_recorded(functions, options, mode):
     """Render through _scaly.render into a RenderedModule; for functions scaly.viz
     watches, with the pass stages on, and one recording per watched function
@@ -217,11 +227,10 @@ def _with_solvers(module, options):
         raise ValueError("render_c_module: a module that reaches a solver is exported as C "
                          "(lang='c', casadi=False) for now")
     import json
-    from .runtime.jit import entry_params
     from .solvers import native_paths
     from .solvers.wrapper import module_wrapper_names, rename_wrappers
     renames = module_wrapper_names(module.name, names)
-    entries = [(e.name, entry_params(module.header, e.name)) for e in module.entries]
+    entries = [(e.name, _entry_params(module, e.name)) for e in module.entries]
     paths = native_paths()
     manifest = build_manifest(module.name, names, paths["include"], paths["scaly_qp"], renames)
     recipe = {k: v for k, v in options.items()

@@ -417,6 +417,7 @@ py::dict render(py::object functions, const py::dict &options) {
     f["specifiers"] = sig.specifiers;
     f["result"] = sig.result;
     f["params"] = sig.params;
+    f["param_names"] = sig.paramNames;
     emitted.append(f);
   }
   d["functions"] = emitted;

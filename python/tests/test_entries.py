@@ -110,6 +110,21 @@ def test_entries_are_marked_in_the_ir():
     assert "gradient_SZ_W" in module.header
 
 
+def test_entry_parameters_are_the_headers_declarations():
+    """The parameter list the solver wrappers declare an entry with comes from the
+    render's function signatures: the header's own declaration, name for name."""
+    import re
+    from scaly.codegen import _entry_params
+    module = render_c_module([energy, halves, sc.jacobian(gradient, "x")], name="model")
+    for e in module.entries:
+        declared = re.search(r"\bint\s+" + e.name + r"\s*\(([^)]*)\)\s*;", module.header)
+        assert _entry_params(module, e.name) == declared.group(1)
+    entry = next(f for f in module.functions if f["name"] == "energy")
+    assert entry["param_names"] == ["arg", "res", "iw", "w", "mem"]
+    with pytest.raises(ValueError, match="defines no entry missing"):
+        _entry_params(module, "missing")
+
+
 def test_single_function_still_gives_one_entry():
     module = render_c_module(energy)
     assert module.name == "energy" and len(module.entries) == 1

@@ -113,7 +113,7 @@ def export(fn, directory):
     """Render `fn`'s module, write it (with the wrapper source and the manifest) and a C
     main beside it; returns (module, wrapper name, c, b of the main's call)."""
     from scaly.codegen import render_c_module
-    from scaly.runtime.jit import entry_params
+    from scaly.codegen import _entry_params
     from scaly.solvers.model import _SPECS
     from scaly.solvers.wrapper import WRAPPER_NAME, render_wrappers
 
@@ -124,7 +124,7 @@ def export(fn, directory):
     assert module.solvers == (f"{entry}_qp0",) and f"{entry}_qp0(" in module.source
     assert not WRAPPER_NAME.search(module.source)
     names = list(module.solvers)
-    params = entry_params(module.header, entry)
+    params = _entry_params(module, entry)
     assert any(render_wrappers([(entry, params)], [traced], {traced: names[0]})
                == module.solver_source for traced in _SPECS)
     module.write(str(directory))

@@ -118,7 +118,10 @@ struct FunctionSignature {
   /// for an external definition).
   std::string specifiers;
   std::string result;
+  /// Each parameter's type, and its name where the function gives it (an
+  /// entry's `arg`, `res`, ...; empty where the printer names it).
   std::vector<std::string> params;
+  std::vector<std::string> paramNames;
 };
 
 /// `fn`'s prototype without `;` (`static inline int f(const double* x)`,

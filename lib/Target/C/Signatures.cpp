@@ -54,9 +54,12 @@ std::string c::prototype(emitc::FuncOp fn, llvm::function_ref<std::string(unsign
 }
 
 c::FunctionSignature c::functionSignature(emitc::FuncOp fn) {
-  FunctionSignature sig{fn.getSymName().str(), specifierText(fn), resultText(fn), {}};
-  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+  FunctionSignature sig{fn.getSymName().str(), specifierText(fn), resultText(fn), {}, {}};
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
     sig.params.push_back(paramType(fn, i));
+    auto name = fn.getArgAttrOfType<StringAttr>(i, c::kNameAttr);
+    sig.paramNames.push_back(name ? c::safeIdentifier(name) : std::string());
+  }
   return sig;
 }
 

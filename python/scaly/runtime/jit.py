@@ -412,15 +412,6 @@ def _make_kernel(fn, address, owner, workspace_bytes, name):
 
 # -- modules that reach a solver ------------------------------------------------
 
-def entry_params(header: str, name: str) -> str:
-    """The C parameter list of the entry `name` as the header declares it."""
-    import re
-    match = re.search(r"\bint\s+" + re.escape(name) + r"\s*\(([^)]*)\)\s*;", header)
-    if not match:
-        raise CompileError(f"the header of {name} declares no entry {name}(...)")
-    return match.group(1)
-
-
 def _solver_meta_ok(directory: Path, name: str, wrappers, index_key=None):
     """(library bytes, workspace bytes) when a solver module's directory is complete
     (and, given an `index_key`, bound to it)."""
