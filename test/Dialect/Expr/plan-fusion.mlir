@@ -37,8 +37,10 @@ expr.func @chain(%x: tensor<8xf64>, %s: tensor<4xf64>) -> (tensor<8xf64>, tensor
 
 // -----
 
+// A gather reads its operand from memory: the concatenation it reads is
+// stored (no mark).
 // CHECK-LABEL: expr.func @parts(
-// CHECK:         expr.concat {{.*}} {axis = 0 : i64, scaly.fused}
+// CHECK:         expr.concat {{.*}} {axis = 0 : i64} :
 // CHECK:         expr.gather {{.*}} {scaly.fused}
 // CHECK:         %[[KEPT:.*]] = expr.concat {{.*}} {axis = 0 : i64} :
 // CHECK:         expr.add %[[KEPT]], %[[KEPT]] {scaly.fused}
@@ -71,4 +73,31 @@ expr.func @slices(%x: tensor<4x4xf64>) -> (tensor<3x4xf64>, tensor<2x4xf64>, ten
 // BAD: scaly-plan-fusion: scalarize-limit must be at least 0, got -1
 expr.func @bad(%x: tensor<8xf64>) -> tensor<8xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
   expr.return %x : tensor<8xf64>
+}
+
+// -----
+
+// Reductions: the pairwise helpers and strided runs read their operand from
+// memory (a full sum, one trailing axis, one leading axis of a small
+// result); row accumulation (one leading axis into a large result) and the
+// copy that moves several leading axes last compute it where they read it.
+// CHECK-LABEL: expr.func @reductions(
+// CHECK:         %[[P:.*]] = expr.mul %{{.*}}, %{{.*}} : tensor<100x100xf64>
+// CHECK-NEXT:    expr.reduce sum %[[P]] axes [0, 1]
+// CHECK:         %[[T:.*]] = expr.add %{{.*}}, %{{.*}} : tensor<100x100xf64>
+// CHECK-NEXT:    expr.reduce sum %[[T]] axes [1]
+// CHECK:         %[[R:.*]] = expr.sub %{{.*}}, %{{.*}} {scaly.fused} : tensor<100x100xf64>
+// CHECK-NEXT:    expr.reduce sum %[[R]] axes [0]
+// CHECK:         %[[C:.*]] = expr.neg %{{.*}} {scaly.fused} : tensor<10x10x100xf64>
+// CHECK-NEXT:    expr.reduce max %[[C]] axes [0, 1]
+expr.func @reductions(%x: tensor<100x100xf64>, %y: tensor<100x100xf64>, %z: tensor<10x10x100xf64>) -> (tensor<f64>, tensor<100xf64>, tensor<100xf64>, tensor<100xf64>) attributes {arg_names = ["x", "y", "z"], res_names = ["a", "b", "c", "d"]} {
+  %p = expr.mul %x, %y : tensor<100x100xf64>
+  %a = expr.reduce sum %p axes [0, 1] : tensor<100x100xf64> to tensor<f64>
+  %t = expr.add %x, %y : tensor<100x100xf64>
+  %b = expr.reduce sum %t axes [1] : tensor<100x100xf64> to tensor<100xf64>
+  %r = expr.sub %x, %y : tensor<100x100xf64>
+  %c = expr.reduce sum %r axes [0] : tensor<100x100xf64> to tensor<100xf64>
+  %n = expr.neg %z : tensor<10x10x100xf64>
+  %d = expr.reduce max %n axes [0, 1] : tensor<10x10x100xf64> to tensor<100xf64>
+  expr.return %a, %b, %c, %d : tensor<f64>, tensor<100xf64>, tensor<100xf64>, tensor<100xf64>
 }

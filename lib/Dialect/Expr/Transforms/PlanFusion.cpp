@@ -8,6 +8,8 @@
 // element of its operand at another index. This pass makes that decision
 // visible and testable on its own: it marks each such op `scaly.fused`, and
 // scaly-lower-to-program stores exactly the large values that carry no mark.
+// A value whose one consumer reads it from memory (a gather, a reduction by
+// the pairwise helpers or a strided run) is not marked: it is stored.
 // A reshape is never marked: it reads its operand's storage, or is read
 // through when its operand is; nor is a slice that is one contiguous run of
 // a stored operand (a pointer into it).
@@ -28,6 +30,26 @@ using namespace scaly::expr;
 
 namespace {
 
+/// Whether `user` reads its large operand `v` from memory whatever its
+/// plan, so that `v` is stored before it: a gather (at computed indices),
+/// and a reduction over trailing axes or one axis, not accumulated by rows
+/// (the reduction helpers and the strided runs read memory). A reduction
+/// over several other axes copies its operand with them moved last, and that
+/// copy computes the operand where it reads it.
+bool readsFromMemory(Operation *user, Value v, int64_t limit) {
+  if (isa<GatherOp>(user))
+    return true;
+  auto reduce = dyn_cast<ReduceOp>(user);
+  if (!reduce || numElements(v.getType()) <= limit || accumulatesRows(reduce, limit))
+    return false;
+  ArrayRef<int64_t> axes = reduce.getAxes();
+  int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+  bool trailing = true;
+  for (size_t i = 0; i < axes.size(); ++i)
+    trailing &= axes[i] == rank - static_cast<int64_t>(axes.size() - i);
+  return trailing || axes.size() == 1;
+}
+
 /// Whether the large result of `op` is computed in its consumers (the
 /// marks of the ops before it already set).
 bool fusedIntoConsumers(Operation *op, int64_t limit) {
@@ -37,7 +59,8 @@ bool fusedIntoConsumers(Operation *op, int64_t limit) {
   }
   if (isa<BroadcastOp, TransposeOp>(op))
     return true;
-  bool singleUse = op->getResult(0).hasOneUse();
+  Value result = op->getResult(0);
+  bool singleUse = result.hasOneUse() && !readsFromMemory(*result.getUsers().begin(), result, limit);
   if (isa<ConcatOp, GatherOp>(op))
     return singleUse;
   return isElementwise(op) && singleUse;
