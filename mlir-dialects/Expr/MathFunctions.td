@@ -2,7 +2,7 @@
 //
 // One record per math function of expr.math (one operand) and expr.math2
 // (two). Each record is the function's enum case and everything the rest of
-// Scaly needs to know of it: cmake/math_functions.py turns the records into
+// Scaly needs to know of it: mlir-dialects/gen_math_functions.py turns the records into
 // scaly/Dialect/Expr/MathFunctions.h.inc (the table behind MathFunctions.h:
 // constant folding, the upstream op the lowering builds, the C library name,
 // glibc's vector variants, the JIT prelude's declarations) and
