@@ -68,8 +68,10 @@ def PlanFusion : Pass<"scaly-plan-fusion"> {
     the loop of each consumer (a chain of single-use elementwise ops is one
     loop), and stores exactly the large values without the mark. Broadcast,
     transpose and slice are always marked; reshape never (it reads its
-    operand's storage, or is read through when its operand is). Marks left
-    by an earlier run are recomputed.
+    operand's storage, or is read through when its operand is). A value
+    whose one consumer reads it from memory (a gather; a reduction over
+    trailing axes or one axis, not by row accumulation) is not marked: the
+    lowering stores it. Marks left by an earlier run are recomputed.
   }];
   let options = [Option<"scalarizeLimit", "scalarize-limit", "int64_t", "64",
                         "arrays with at most this many elements are scalarized (never marked)">];
