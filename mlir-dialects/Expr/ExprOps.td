@@ -18,6 +18,7 @@ include "mlir/Interfaces/CallInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/LoopLikeInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "Expr/MathFunctions.td"
@@ -216,7 +217,8 @@ def Expr_ScanOp : Expr_Op<"scan", [Expr_HasSparsityRule, Expr_Differentiable, Pu
 }
 
 def Expr_LoopOp : Expr_Op<"loop", [Expr_DifferentiatedByPass,
-    RecursiveMemoryEffects, SingleBlockImplicitTerminator<"YieldOp">]> {
+    RecursiveMemoryEffects, SingleBlockImplicitTerminator<"YieldOp">,
+    DeclareOpInterfaceMethods<LoopLikeOpInterface>]> {
   let summary = "a counted loop over leading-axis slices, with optional carried values";
   let description = [{
     Runs the body `count` times. The first `carried` operands are initial
@@ -233,6 +235,11 @@ def Expr_LoopOp : Expr_Op<"loop", [Expr_DifferentiatedByPass,
     kept result depends on (a carried value read by a kept one's update
     stays); then a sliced operand the body no longer reads. The body
     computations that fed only what was dropped are then dead.
+
+    A `LoopLikeOpInterface` (its body is the loop region): upstream's
+    loop-invariant code motion moves pure ops that use only values from
+    outside the body before the loop, and scaly-hoist-invariants moves them
+    through the interface too.
   }];
   let arguments = (ins Scaly_I64Attr:$count, Variadic<Expr_Array>:$operands,
                        OptionalAttr<StrAttr>:$name, OptionalAttr<Scaly_I64Attr>:$carried);

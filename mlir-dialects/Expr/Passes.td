@@ -51,7 +51,7 @@ def DropUnusedResults : Pass<"scaly-drop-unused-results", "::mlir::ModuleOp"> {
 }
 
 def HoistInvariants : Pass<"scaly-hoist-invariants"> {
-  let summary = "Move ops of an expr.loop body whose operands are all defined outside the loop before it (constants stay)";
+  let summary = "Move ops of an expr.loop body whose operands are all defined outside the loop before it, through its LoopLikeOpInterface (constants stay), and split off the part of an inner loop invariant in its outer loop";
   let dependentDialects = ["::scaly::expr::ExprDialect"];
 }
 

@@ -314,6 +314,8 @@ LogicalResult ScanOp::verifySymbolUses(SymbolTableCollection &table) {
   return success();
 }
 
+SmallVector<Region *> LoopOp::getLoopRegions() { return {&getBody()}; }
+
 LogicalResult LoopOp::verify() {
   Block &body = getBody().front();
   unsigned carried = getNumCarried();

@@ -4,7 +4,8 @@
 // before the loop:
 //
 //  * an op whose operands are all defined outside the loop (MLIR's
-//    loop-invariant code motion utility; a nested loop moves as a whole);
+//    loop-invariant code motion utility, through expr.loop's
+//    LoopLikeOpInterface; a nested loop moves as a whole);
 //  * in a loop nested in another, the part of the inner body that depends
 //    only on operands invariant in the outer loop is split off into a loop
 //    of its own (loop fission), which then moves out of the outer loop; the
@@ -41,14 +42,17 @@ bool isMovable(Operation *op) {
   return isa<LoopOp>(op) && isMemoryEffectFree(op);
 }
 
-/// Classic loop-invariant code motion over every loop, innermost first.
+/// Classic loop-invariant code motion over every loop, innermost first,
+/// through expr.loop's LoopLikeOpInterface (its region, what is defined
+/// outside it, where a moved op goes); only what moves is this pass's own.
 size_t hoistInvariantOps(Operation *root) {
   size_t moved = 0;
-  root->walk([&](LoopOp loop) {
+  root->walk([&](LoopOp op) {
+    auto loop = cast<LoopLikeOpInterface>(op.getOperation());
     moved += moveLoopInvariantCode(
-        {&loop.getBody()}, [&](Value v, Region *r) { return !r->isAncestor(v.getParentRegion()); },
+        loop.getLoopRegions(), [&](Value v, Region *) { return loop.isDefinedOutsideOfLoop(v); },
         [&](Operation *op, Region *) { return isMovable(op); },
-        [&](Operation *op, Region *) { op->moveBefore(loop); });
+        [&](Operation *op, Region *) { loop.moveOutOfLoop(op); });
   });
   return moved;
 }
