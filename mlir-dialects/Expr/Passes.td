@@ -37,6 +37,11 @@ def RollRepeats : Pass<"scaly-roll-repeats", "::mlir::ModuleOp"> {
 
 def MapToLoop : Pass<"scaly-map-to-loop", "::mlir::ModuleOp"> {
   let summary = "Turn each expr.map and expr.scan into an expr.loop whose body calls the function (a scan carries its state)";
+  let description = [{
+    A module pass: each map or scan reads its callee's signature (argument
+    and result types, names), another function of the module, which a pass
+    nested on functions must not look at while others run on it.
+  }];
   let dependentDialects = ["::scaly::expr::ExprDialect"];
 }
 
