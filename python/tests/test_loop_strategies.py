@@ -241,3 +241,32 @@ def _check_c_at_alignments(compiler, tmp_path, f, expr, shapes):
         res = (ctypes.c_void_p * 1)(out.ctypes.data)
         assert entry(arg, res, None, None, 0) == 0
         np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("n", [8191, 8192, 8193, 16384, 20000, 100001])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_sums_of_computed_values_go_block_by_block(n, dtype, cache):
+    """A float sum of everything computed where it is read (a fused chain, sumsqr) is
+    computed one block of 8192 at a time into one window and summed there: bit for bit
+    np.sum of the materialized product (NumPy's own blocks), with a workspace of one block
+    whatever n."""
+    @sc.function(sc.arg("x", n, dtype=dtype), sc.arg("y", n, dtype=dtype),
+                 outputs=(sc.arg("d"), sc.arg("s")))
+    def blocked(x, y):
+        return ((x - 1) * y + 0.5).sum(), sc.sumsqr(x) * 2
+    rng = np.random.default_rng(n)
+    for scale in (1.0, 1e6):
+        x = (rng.standard_normal(n) * scale).astype(dtype)
+        y = rng.uniform(0, 1, n).astype(dtype)
+        d, s = blocked(x, y)
+        expected = np.sum((x - 1) * y + np.asarray(0.5, dtype))
+        assert d.tobytes() == expected.tobytes(), (float(d), float(expected))
+        assert s.tobytes() == (np.sum(x * x) * np.asarray(2, dtype)).tobytes()
+    module = render_c_module(blocked)
+    (info,) = module.entries
+    itemsize = np.dtype(dtype).itemsize
+    assert info.workspace_bytes <= 2 * 8192 * itemsize + 128  # one block per sum, aligned
+    import re
+    block_sums = re.findall(r"scaly_sum_f(?:64|32)\(\w+, 8192, 1\)", module.source)
+    assert len(block_sums) == (2 if n >= 8192 else 0)
+    assert ("for (long long block = 0;" in module.source) == (n >= 2 * 8192)

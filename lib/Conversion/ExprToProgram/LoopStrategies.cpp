@@ -159,6 +159,55 @@ bool ProcLowering::accumulateRows(ex::ReduceOp o) {
   return true;
 }
 
+bool ProcLowering::sumInBlocks(ex::ReduceOp o) {
+  Value in = o.getOperand();
+  if (!ex::sumsInBlocks(o) || !values[in].lazy || !isFlat(in))
+    return false;
+  Location loc = o.getLoc();
+  Type elem = elementOf(o.getType());
+  int64_t count = ex::numElements(in.getType());
+  int64_t blocks = count / ex::kSumBlock, rest = count % ex::kSumBlock;
+  Value window = newWindow(RankedTensorType::get({ex::kSumBlock}, elem), loc);
+  // Block `first` / kSumBlock of the operand, `n` elements, into the window;
+  // its sum.
+  auto blockSum = [&](Ix first, int64_t n) -> Value {
+    {
+      OpBuilder::InsertionGuard guard(b);
+      auto fill = pg::createCountedLoop(b, loc, 0, n, 1, "i");
+      b.setInsertionPoint(fill.getBody()->getTerminator());
+      Ix i{fill.getInductionVar()};
+      storeAt(elementFlat(in, mulAdd(first, 1, i, loc), loc), window, i, loc);
+    }
+    return b.create<pg::ReduceOp>(loc, elem, reduceName(o.getKind()), asReadonly(window, loc),
+                                  n, 1);
+  };
+  // The total starts at zero and adds each block's sum, as the helper does.
+  Value total = lowering::constant(b, elem, b.getZeroAttr(elem), loc);
+  if (blocks > 0) {
+    auto loop = pg::createCountedLoop(b, loc, 0, blocks, 1, "block", ValueRange{total});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      Ix first = mulAdd(Ix{loop.getInductionVar()}, ex::kSumBlock, Ix{{}, 0}, loc);
+      Value next = lowering::combine2(b, ex::ReduceKind::sum, loop.getRegionIterArgs()[0],
+                                      blockSum(first, ex::kSumBlock), loc);
+      pg::yieldOf(loop)->setOperands(ValueRange{next});
+    }
+    total = loop.getResult(0);
+  }
+  if (rest > 0)
+    total = lowering::combine2(b, ex::ReduceKind::sum, total,
+                               blockSum(Ix{{}, blocks * ex::kSumBlock}, rest), loc);
+  if (inRegisters(o)) {
+    values[o] = Stored{{total}, {}};
+    return true;
+  }
+  Value mem = resultMemory(o, loc);
+  storeAt(total, mem, Ix{{}, 0}, loc);
+  values[o] = Stored{{}, mem};
+  return true;
+}
+
 bool ProcLowering::readsTransposed(Value v, bool &found) {
   const Stored &s = values[v];
   if (!s.lazy)

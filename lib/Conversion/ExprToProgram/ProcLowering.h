@@ -239,6 +239,12 @@ private:
   /// combined into it with a contiguous inner loop (NumPy's order). False,
   /// and nothing built, without the mark or when the strategy does not apply.
   bool accumulateRows(ex::ReduceOp o);
+  /// A float sum of all the elements of a value computed where it is read
+  /// (scaly-plan-fusion's mark), larger than one block: each block of
+  /// ex::kSumBlock elements computed into one window and summed there, the
+  /// block sums added in order (the sum helper's own order, so the same
+  /// result). False, and nothing built, when it does not apply.
+  bool sumInBlocks(ex::ReduceOp o);
 
   /// Whether the lazy value `v` is computed by arithmetic only from values
   /// in memory and constants; `found` is set when it reads a transpose that

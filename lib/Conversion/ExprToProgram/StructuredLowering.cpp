@@ -389,7 +389,7 @@ LogicalResult ProcLowering::lowerReduce(ex::ReduceOp o) {
   }
   // One non-trailing axis into a large result: rows accumulated into it
   // (LoopStrategies.cpp).
-  if (accumulateRows(o))
+  if (accumulateRows(o) || sumInBlocks(o))
     return success();
   // Large: the reduced axes must be trailing or a single axis (a strided
   // run); otherwise a transposed copy puts them last.

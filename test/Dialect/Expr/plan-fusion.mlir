@@ -101,3 +101,21 @@ expr.func @reductions(%x: tensor<100x100xf64>, %y: tensor<100x100xf64>, %z: tens
   %d = expr.reduce max %n axes [0, 1] : tensor<10x10x100xf64> to tensor<100xf64>
   expr.return %a, %b, %c, %d : tensor<f64>, tensor<100xf64>, tensor<100xf64>, tensor<100xf64>
 }
+
+// -----
+
+// A float sum of every element, larger than one block of 8192: the lowering
+// computes the operand one block at a time where it sums it (marked); an
+// integer sum reads its operand from memory (no mark).
+// CHECK-LABEL: expr.func @sums_in_blocks(
+// CHECK:         %[[P:.*]] = expr.mul %{{.*}}, %{{.*}} {scaly.fused} : tensor<20000xf64>
+// CHECK-NEXT:    expr.reduce sum %[[P]] axes [0]
+// CHECK:         %[[K:.*]] = expr.add %{{.*}}, %{{.*}} : tensor<20000xi64>
+// CHECK-NEXT:    expr.reduce sum %[[K]] axes [0]
+expr.func @sums_in_blocks(%x: tensor<20000xf64>, %k: tensor<20000xi64>) -> (tensor<f64>, tensor<i64>) attributes {arg_names = ["x", "k"], res_names = ["a", "b"]} {
+  %p = expr.mul %x, %x : tensor<20000xf64>
+  %a = expr.reduce sum %p axes [0] : tensor<20000xf64> to tensor<f64>
+  %q = expr.add %k, %k : tensor<20000xi64>
+  %b = expr.reduce sum %q axes [0] : tensor<20000xi64> to tensor<i64>
+  expr.return %a, %b : tensor<f64>, tensor<i64>
+}

@@ -58,6 +58,13 @@ bool computedInPlace(mlir::Value v, int64_t limit);
 /// at least two rows of at least two contiguous elements, operand and
 /// result above `limit` elements (Plans.cpp).
 bool accumulatesRows(ReduceOp o, int64_t limit);
+/// Elements a float sum adds pairwise before adding the next block to the
+/// total: NumPy's buffer size, and the block of Scaly's sum helper.
+inline constexpr int64_t kSumBlock = 8192;
+/// Whether `o` sums all the elements of a float value of more than one
+/// block: the lowering then computes the operand one block at a time into a
+/// window of one block, and sums each there (Plans.cpp).
+bool sumsInBlocks(ReduceOp o);
 /// The loop order scaly-plan-loop-orders picked for an op ("rows": a
 /// reduction by row accumulation).
 inline constexpr llvm::StringLiteral kLoopOrderAttr = "scaly.loop_order";

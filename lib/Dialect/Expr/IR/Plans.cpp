@@ -45,6 +45,14 @@ bool scaly::expr::accumulatesRows(ReduceOp o, int64_t limit) {
   return run >= 2;
 }
 
+bool scaly::expr::sumsInBlocks(ReduceOp o) {
+  Type operand = o.getOperand().getType();
+  return o.getKind() == ReduceKind::sum && numElements(o.getType()) == 1 &&
+         cast<RankedTensorType>(o.getType()).getRank() == 0 &&
+         isa<FloatType>(cast<RankedTensorType>(operand).getElementType()) &&
+         numElements(operand) > kSumBlock;
+}
+
 bool scaly::expr::mayNeedMemory(OpResult r, int64_t limit) {
   Operation *def = r.getOwner();
   if (isa<CallOp, LoopOp, QpSolveOp, NlpSolveOp>(def))

@@ -35,12 +35,14 @@ namespace {
 /// and a reduction over trailing axes or one axis, not accumulated by rows
 /// (the reduction helpers and the strided runs read memory). A reduction
 /// over several other axes copies its operand with them moved last, and that
-/// copy computes the operand where it reads it.
+/// copy computes the operand where it reads it; a float sum of everything
+/// larger than one block computes it one block at a time (sumsInBlocks).
 bool readsFromMemory(Operation *user, Value v, int64_t limit) {
   if (isa<GatherOp>(user))
     return true;
   auto reduce = dyn_cast<ReduceOp>(user);
-  if (!reduce || numElements(v.getType()) <= limit || accumulatesRows(reduce, limit))
+  if (!reduce || numElements(v.getType()) <= limit || accumulatesRows(reduce, limit) ||
+      sumsInBlocks(reduce))
     return false;
   ArrayRef<int64_t> axes = reduce.getAxes();
   int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
