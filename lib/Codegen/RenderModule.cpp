@@ -73,8 +73,8 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
   addOnFunctions<expr::FuncOp>(pm, functionPassesOnModule,
                                passList(createCSEPass(), expr::createHoistInvariants(),
                                         expr::createPlanFusion(fusion),
-                                        expr::createPlanLoopOrders(orders),
-                                        expr::createPlanPlacement(placement)));
+                                        expr::createPlanPlacement(placement),
+                                        expr::createPlanLoopOrders(orders)));
   LowerToProgramOptions lowerOptions;
   lowerOptions.entry = entry.str();
   pm.addPass(createLowerToProgram(lowerOptions));

@@ -83,20 +83,52 @@ def PlanFusion : Pass<"scaly-plan-fusion"> {
 }
 
 def PlanLoopOrders : Pass<"scaly-plan-loop-orders"> {
-  let summary = "Mark scaly.loop_order = `rows` on each reduction over one axis that is not the last into a large result, which scaly-lower-to-program then lowers by row accumulation (a contiguous inner loop, NumPy's order)";
+  let summary = "Mark the loop orders that avoid large strides, which scaly-lower-to-program executes: scaly.loop_order = `rows` on a reduction over one axis that is not the last into a large result (row accumulation), expr.copy_plan on an op whose large float result is computed through a transpose that moves the last axis (register blocks: block shape, stores, loop order)";
   let description = [{
     Row accumulation copies the first row into the result and combines each
     later row into it with a contiguous inner loop (NumPy's order, so its
     sums bit for bit), where one loop per result axis would read with a
     large stride. It applies to a reduction over one axis that is not the
     last, of at least two rows of at least two contiguous elements, whose
-    operand and result are above `scalarize-limit`. Register blocks for
-    values computed through a transpose are decided by the lowering itself
-    (they depend on what it has already stored). Marks left by an earlier
-    run are recomputed.
+    operand and result are above `scalarize-limit`.
+
+    A float result above `scalarize-limit` of at least 4 x 4 in its last two
+    axes, computed with arithmetic only (add, sub, mul, div, neg, cast, cmp,
+    select; no libm call) from views, constants and stored values through a
+    transpose that moves the last axis (`X.T + 0`, `2 * X.T - Y`), gets an
+    expr.copy_plan: register blocks of its last two axes, each block row one
+    store. Below `stream-bytes`, or when it is not an output:
+    `{block = [4, 4], order = "rows", stores = "plain"}`. An output of at
+    least `stream-bytes` whose rows are whole 64-byte lines: streamed lines
+    under a run-time test that the output is 64-byte aligned, in 8 x 8
+    blocks rows outermost for doubles up to `cached-bytes`, else blocks of 4
+    rows by one line columns outermost; `unaligned` (the test's other
+    branch) and any other output of at least `stream-bytes`: 4 x 4 blocks
+    with element-aligned streaming stores, in tiles of `tile-columns`
+    columns, `order = "tiles"`. Reading "through arithmetic only" follows
+    scaly-plan-fusion's scaly.fused marks (a view read several times counts
+    as possibly stored too); the lowering checks it again when it writes the
+    value and lowers the plain nest where it no longer holds (a transpose a
+    matrix product stored first is read contiguously). Needs
+    scaly-plan-placement's expr.place on each op it plans (an error
+    otherwise). Marks left by an earlier run are recomputed.
   }];
-  let options = [Option<"scalarizeLimit", "scalarize-limit", "int64_t", "64",
-                        "arrays with at most this many elements are scalarized (never marked)">];
+  let options = [
+    Option<"scalarizeLimit", "scalarize-limit", "int64_t", "64",
+           "arrays with at most this many elements are scalarized (never marked)">,
+    Option<"streamBytes", "stream-bytes", "int64_t", "1 << 20",
+           "outputs from this many bytes up are streamed past the caches (default 1 MiB, half the "
+           "development machine's 2 MiB L2: a smaller result is likely still in cache when its "
+           "consumer reads it)">,
+    Option<"cachedBytes", "cached-bytes", "int64_t", "16 << 20",
+           "streamed double outputs with rows of whole lines up to this many bytes go rows "
+           "outermost in 8 x 8 blocks (default 16 MiB, half the development machine's 32 MiB "
+           "last-level cache: their source is likely still in cache, so the strided side is "
+           "the reads; larger ones go columns outermost)">,
+    Option<"tileColumns", "tile-columns", "int64_t", "256",
+           "columns per tile of element-aligned streamed blocks, a positive multiple of 4 "
+           "(default 256: the 256 source rows of 32 bytes a block row reads, 8 KiB, stay in "
+           "the first-level cache from one block row to the next)">];
 }
 
 def PlanPlacement : Pass<"scaly-plan-placement"> {

@@ -100,7 +100,8 @@ struct RenderedModule {
 /// The lowering pipeline from the expression dialect to the program dialect:
 /// roll-call-chains, roll-repeats, differentiate, map-to-loop, expand-calls,
 /// simplify (on each expr.func), drop-unused-results, then on each expr.func
-/// cse, hoist-invariants, plan-fusion, plan-loop-orders, plan-placement;
+/// cse, hoist-invariants, plan-fusion, plan-placement, plan-loop-orders (after
+/// placement: a transposed copy's stores depend on where its result goes);
 /// lower-to-program,
 /// then on each prog.proc canonicalize-program, cse, loop-invariant-code-motion, with
 /// `reciprocal` reciprocal, with `lanes` > 1 (or 0, auto: 8) widen-lanes;

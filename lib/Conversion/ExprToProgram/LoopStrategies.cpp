@@ -16,35 +16,41 @@
 //    plain lowering) took 3-9x NumPy's time.
 //
 //  * Register blocks (a result computed through a transpose that moves the
-//    last axis, with arithmetic only: `X.T + 0`, `2 * X.T - Y`): the last two
-//    result axes are walked in 4 x 4 blocks. Each block computes its 16
-//    elements into named variables (four consecutive elements of each of
-//    four source rows, all read before any store) and stores each of its four
-//    result rows as one store of four consecutive values (a vector store).
-//    The columns and rows left over are plain loops. The plain nest, one
-//    strided scalar read per element, took 2.6x NumPy's time at 2000 x 2000
-//    (NumPy's `X.T + 0` keeps the Fortran order: a contiguous copy); the
-//    blocks 1.8x. 32 x 32 tiles of scalar loads and stores, or tiles of
-//    blocks, measured no faster here.
+//    last axis, with arithmetic only: `X.T + 0`, `2 * X.T - Y`, where
+//    scaly-plan-loop-orders put an expr.copy_plan on its op): the last two
+//    result axes are walked in blocks as the plan says. Each block computes
+//    its elements into named variables (consecutive elements of each source
+//    row, all read before any store) and stores each of its rows as one store
+//    of consecutive values (a vector store). The columns and rows left over
+//    are plain loops. The plans, and why (measured at 2000 x 2000 and other
+//    sizes against NumPy's time; docs/design.md has the numbers):
 //
-//    Streamed blocks: an output of at least 1 MiB whose rows are whole
-//    cache lines, when the caller's buffer is 64-byte aligned (tested at
-//    run time; the 4 x 4 blocks otherwise), is written in blocks of 4 rows
-//    by one line with nontemporal stores, columns outermost. A store that
-//    misses fetches its line from memory first; a line written whole by
-//    nontemporal stores is not, which halves the traffic of a result larger
-//    than the caches: 0.96x NumPy's time at 2000 x 2000 where the 4 x 4
-//    blocks take 2.1x. Other outputs of at least 1 MiB (rows that are not
-//    whole lines, or an unaligned buffer) are streamed element by element:
-//    4 x 4 blocks in tiles of 256 columns, the rows outer within a tile, each
-//    block row an element-aligned streaming store. A row's stores come in
-//    order, so its lines fill in the write-combining buffers whatever their
-//    alignment: 500 x 4000 transposed 2.45x -> 1.35x NumPy's time, 1999 x
-//    2001 2.3-2.8x -> 1.9-2.4x. A result with libm calls keeps the
-//    plain nest, whose inner loop vector lanes widen. This one is decided
-//    here, not by a planning pass: it depends on what lowering has already
-//    stored (a transpose a matrix product needed in memory is read from
-//    there, contiguously), which is known only as the procedure is lowered.
+//    - plain 4 x 4 blocks, rows outermost (results that are not outputs, or
+//      below 1 MiB): the plain nest, one strided scalar read per element,
+//      took 2.6x NumPy's time, the blocks 1.8x. 32 x 32 tiles of scalar
+//      loads and stores, or tiles of blocks, measured no faster.
+//    - streamed lines (outputs of at least 1 MiB whose rows are whole cache
+//      lines), under a run-time test that the output is 64-byte aligned:
+//      each block row one line written with nontemporal stores, which never
+//      fetch the line from memory first (a plain store that misses does):
+//      doubles up to 16 MiB in 8 x 8 blocks, rows outermost (the strided
+//      side is then the reads, from a source still in cache; columns
+//      outermost, stores walking down rows of a multiple of 2 KiB took
+//      3.4-5x NumPy's time); larger results and floats in blocks of 4 rows by
+//      one line, columns outermost (0.96x NumPy's time at 2000 x 2000).
+//    - element-aligned streams (the test's other branch, and outputs of at
+//      least 1 MiB whose rows are not whole lines): 4 x 4 blocks in tiles of
+//      256 columns, the rows outer within a tile, each block row one
+//      element-aligned streaming store. A row's stores come in order, so its
+//      lines fill in the write-combining buffers whatever their alignment:
+//      500 x 4000 transposed 2.45x -> 1.35x NumPy's time.
+//
+//    The plan pass decides; this file executes (writeBlocks), after checking
+//    the plan's premise again: the pass planned on scaly-plan-fusion's marks,
+//    but a view another consumer needed in memory first (a transpose a matrix
+//    product read) is stored by now, and read from there contiguously. Where
+//    the value no longer reads a transpose through arithmetic only, or has no
+//    plan, it gets the plain nest, whose inner loop vector lanes widen.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,20 +66,6 @@ namespace {
 /// Rows combined into the result per pass over it: fewer loads and stores of
 /// the result, the same order of operations.
 constexpr int64_t kRowGroup = 4;
-/// Edge of a register block of a transposed copy.
-constexpr int64_t kBlock = 4;
-/// A cache line: what a streamed block row fills, so that no line is read
-/// from memory only to be overwritten.
-constexpr int64_t kLineBytes = 64;
-/// Results from this size up are streamed (1 MiB, half this machine's L2):
-/// smaller ones are likely still in cache when their consumer reads them.
-constexpr int64_t kStreamBytes = 1 << 20;
-/// Columns of a tile of element-aligned streamed blocks: 256 source rows of
-/// 32 bytes read per block row, 8 KiB, stay in the first-level cache.
-constexpr int64_t kTileCols = 256;
-/// Results up to this size (half this machine's 32 MiB last-level cache)
-/// are likely read from a source still in cache.
-constexpr int64_t kCachedBytes = 16 << 20;
 } // namespace
 
 /// Whether scaly-plan-loop-orders marked `op` with `order`.
@@ -214,77 +206,53 @@ bool ProcLowering::readsTransposed(Value v, bool &found) {
     return true;
   Operation *op = v.getDefiningOp();
   if (auto t = dyn_cast<ex::TransposeOp>(op)) {
-    ArrayRef<int64_t> perm = t.getPermutation();
-    found |= !perm.empty() && perm.back() != static_cast<int64_t>(perm.size()) - 1;
+    found |= ex::movesLastAxis(t);
     return readsTransposed(t.getOperand(), found);
   }
   if (isa<ex::ConstantOp>(op))
     return true;
   if (isa<ex::BroadcastOp, ex::SliceOp>(op))
     return readsTransposed(op->getOperand(0), found);
-  // Arithmetic only: a libm call per element is better left to the plain
-  // nest, whose inner loop vector lanes widen.
-  if (!isa<ex::AddOp, ex::SubOp, ex::MulOp, ex::DivOp, ex::NegOp, ex::CastOp, ex::CmpOp,
-           ex::SelectOp>(op))
+  // Arithmetic only, as the plan pass assumed (a libm call per element is
+  // better left to the plain nest, whose inner loop vector lanes widen).
+  if (!ex::isCopyArithmetic(op))
     return false;
   return llvm::all_of(op->getOperands(), [&](Value x) { return readsTransposed(x, found); });
 }
 
 bool ProcLowering::materializeBlocked(Value v, Value dst, Location loc) {
-  SmallVector<int64_t> shape = shapeOf(v);
-  size_t rank = shape.size();
-  if (rank < 2 || shape[rank - 2] < kBlock || shape[rank - 1] < kBlock ||
-      !isa<FloatType>(elementOf(v.getType())))
+  std::optional<ex::CopyPlan> plan = ex::copyPlanOf(v);
+  if (!plan)
     return false;
+  // The plan's premise, which depends on what has been stored by now.
   bool found = false;
   if (!readsTransposed(v, found) || !found)
     return false;
   OpBuilder::InsertionGuard guard(b);
-  if (!streams(v)) {
-    writeBlocks(v, dst, BlockStores::plain, loc);
-    return true;
-  }
-  int64_t elemBytes = pg::elementBytes(elementOf(v.getType()));
-  if (shapeOf(v).back() * elemBytes % kLineBytes != 0) {
-    writeBlocks(v, dst, BlockStores::elementStreams, loc);
+  if (!plan->unaligned) {
+    writeBlocks(v, dst, plan->nest, loc);
     return true;
   }
   // Whole lines need each block row's line 64-byte aligned: every row is
-  // when the result is (a row is whole lines), which only the caller knows.
-  Value aligned = b.create<pg::IsAlignedOp>(loc, b.getI1Type(), dst, b.getI64IntegerAttr(kLineBytes));
+  // when the result is (the plan's rows are whole lines), which only the
+  // caller knows.
+  Value aligned = b.create<pg::IsAlignedOp>(loc, b.getI1Type(), dst,
+                                            b.getI64IntegerAttr(ex::kCacheLineBytes));
   auto branch = b.create<scf::IfOp>(loc, aligned, /*withElseRegion=*/true);
   b.setInsertionPoint(branch.thenBlock()->getTerminator());
-  writeBlocks(v, dst, BlockStores::lineStreams, loc);
+  writeBlocks(v, dst, plan->nest, loc);
   b.setInsertionPoint(branch.elseBlock()->getTerminator());
-  writeBlocks(v, dst, BlockStores::elementStreams, loc);
+  writeBlocks(v, dst, *plan->unaligned, loc);
   return true;
 }
 
-bool ProcLowering::streams(Value v) {
-  ex::PlaceAttr place = ex::placeOf(v);
-  int64_t bytes = ex::numElements(v.getType()) * pg::elementBytes(elementOf(v.getType()));
-  return place && place.getKind() == ex::PlaceKind::output && bytes >= kStreamBytes;
-}
-
-void ProcLowering::writeBlocks(Value v, Value dst, BlockStores stores, Location loc) {
+void ProcLowering::writeBlocks(Value v, Value dst, const ex::CopyNest &nest, Location loc) {
   OpBuilder::InsertionGuard guard(b);
   SmallVector<int64_t> shape = shapeOf(v);
   size_t rank = shape.size();
   SmallVector<Ix> lead = openLoops(ArrayRef<int64_t>(shape).drop_back(2), loc);
   int64_t rows = shape[rank - 2], cols = shape[rank - 1];
-  int64_t elemBytes = pg::elementBytes(elementOf(v.getType()));
-  int64_t blockCols = stores == BlockStores::lineStreams ? kLineBytes / elemBytes : kBlock;
-  // A double result that fits in the last-level cache, streamed in whole
-  // lines, goes rows outermost in blocks of 8 x 8: the strided side is
-  // then the reads, from a source still in cache, each of its lines read
-  // whole at once, while the stores run along the result's rows. Columns
-  // outermost, the stores walk down the rows: with rows of a multiple of
-  // 2 KiB that took 3.4-5x NumPy's time (512, 768, 1024, 1280 squared;
-  // 1.0-2.8x rows outermost), and larger results prefer it (2000 and 2048
-  // squared: 0.9 against 1.2-1.7).
-  bool cachedLines = stores == BlockStores::lineStreams && elemBytes == 8 &&
-                     ex::numElements(v.getType()) * elemBytes <= kCachedBytes;
-  int64_t blockRows = cachedLines ? blockCols : kBlock;
+  int64_t blockRows = nest.blockRows, blockCols = nest.blockCols;
   int64_t fullRows = rows / blockRows * blockRows, fullCols = cols / blockCols * blockCols;
   auto at = [&](Ix i, Ix j) {
     SmallVector<Ix> idx(lead.begin(), lead.end());
@@ -325,35 +293,35 @@ void ProcLowering::writeBlocks(Value v, Value dst, BlockStores stores, Location 
       auto store = b.create<pg::StoreOp>(loc, ValueRange(elems[r]),
                                          advanced(dst, ixValue(lin, loc), loc),
                                          b.getI64IntegerAttr(0));
-      store.setStreaming(stores != BlockStores::plain);
-      store.setElementAligned(stores == BlockStores::elementStreams);
+      store.setStreaming(nest.stores != ex::CopyStores::plain);
+      store.setElementAligned(nest.stores == ex::CopyStores::elements);
     }
   };
   {
     // Full blocks of blockRows rows.
     OpBuilder::InsertionGuard g(b);
-    if (stores == BlockStores::lineStreams && !cachedLines) {
+    if (nest.order == ex::CopyOrder::columns) {
       // The columns are the outer loop: the inner loop then reads the
       // source rows' lines in order (what the prefetcher follows), while
       // each store writes a whole line wherever it lands.
       Ix bj = loop(0, fullCols, blockCols, "j");
       block(loop(0, fullRows, blockRows, "i"), bj);
-    } else if (stores == BlockStores::elementStreams) {
-      // Tiles of kTileCols columns, each row of a tile written in order
+    } else if (nest.order == ex::CopyOrder::tiles) {
+      // Tiles of nest.tile columns, each row of a tile written in order
       // (its lines fill in the write-combining buffers): a tile's source
       // rows stay in the first-level cache from one block row to the next.
-      int64_t tiled = fullCols / kTileCols * kTileCols;
+      int64_t tiled = fullCols / nest.tile * nest.tile;
       if (tiled > 0) {
         OpBuilder::InsertionGuard t(b);
-        Ix tile = loop(0, tiled, kTileCols, "t");
+        Ix tile = loop(0, tiled, nest.tile, "t");
         Ix bi = loop(0, fullRows, blockRows, "i");
-        block(bi, mulAdd(tile, 1, loop(0, kTileCols, blockCols, "j"), loc));
+        block(bi, mulAdd(tile, 1, loop(0, nest.tile, blockCols, "j"), loc));
       }
       if (tiled < fullCols) {
         Ix bi = loop(0, fullRows, blockRows, "i");
         block(bi, loop(tiled, fullCols, blockCols, "j"));
       }
-    } else { // rows outermost: plain blocks, and cached doubles' lines
+    } else { // rows outermost
       Ix bi = loop(0, fullRows, blockRows, "i");
       block(bi, loop(0, fullCols, blockCols, "j"));
     }

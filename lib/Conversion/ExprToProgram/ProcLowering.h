@@ -251,26 +251,17 @@ private:
   /// moves the last axis (strided reads along the result's rows).
   bool readsTransposed(Value v, bool &found);
 
-  /// Materialize `v` into `dst` in 4 x 4 blocks of its last two axes, each
-  /// row of a block one store of four values, when it reads such a transpose
-  /// with arithmetic only. A large output is streamed: when its rows are
-  /// whole cache lines and it is 64-byte aligned, in 4-row blocks of whole
-  /// lines; otherwise in 4 x 4 blocks with element-aligned streaming stores.
-  /// False, and nothing built, otherwise.
+  /// Materialize `v` into `dst` as the expr.copy_plan of its op says
+  /// (scaly-plan-loop-orders): blocks of its last two axes, each block row
+  /// one store; a plan of streamed lines under a run-time test that `dst`
+  /// is 64-byte aligned, its `unaligned` nest in the other branch. False,
+  /// and nothing built, without a plan or when its premise no longer holds
+  /// (`v` reads no transpose through arithmetic only, given what is stored
+  /// by now).
   bool materializeBlocked(Value v, Value dst, Location loc);
-  /// Whether a blocked result is streamed past the caches: an output of at
-  /// least kStreamBytes.
-  static bool streams(Value v);
-  /// How the rows of a transposed result's blocks are stored.
-  enum class BlockStores {
-    plain,          ///< 4 x 4 blocks, plain stores, rows outermost
-    lineStreams,    ///< 4 rows by one line, streaming stores, columns outermost
-                    ///< (doubles up to kCachedBytes: 8 x 8, rows outermost)
-    elementStreams, ///< 4 x 4 blocks in column tiles, element-aligned streaming stores
-  };
-  /// The blocks of a transposed result, stored as `stores` says, and plain
-  /// loops for what is left over.
-  void writeBlocks(Value v, Value dst, BlockStores stores, Location loc);
+  /// The blocks of a transposed result, stored and ordered as `nest` says,
+  /// and plain loops for what is left over.
+  void writeBlocks(Value v, Value dst, const ex::CopyNest &nest, Location loc);
 
   LogicalResult lowerMatmul(ex::MatmulOp o);
 

@@ -1,12 +1,15 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-lower-to-program | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" --scaly-lower-to-program | FileCheck %s
 //
-// The register-block strategy (LoopStrategies.cpp): a float result computed
-// with arithmetic only through a transpose that moves the last axis is
-// written in 4 x 4 blocks of its last two axes, each element computed into a
-// named value (scaly.name, printed as a C variable before the stores), each
-// block row one store of four consecutive values; the leftover columns and
-// rows are plain loops. Results with libm calls, integer results and
-// transposes that keep the last axis keep the plain nest.
+// Register blocks: scaly-plan-loop-orders plans a float result computed
+// with arithmetic only through a transpose that moves the last axis
+// (expr.copy_plan, plan-loop-orders-copies.mlir), and the lowering
+// (LoopStrategies.cpp) writes it in 4 x 4 blocks of its last two axes, each
+// element computed into a named value (scaly.name, printed as a C variable
+// before the stores), each block row one store of four consecutive values;
+// the leftover columns and rows are plain loops. Results with libm calls,
+// integer results and transposes that keep the last axis get no plan and
+// keep the plain nest (as does any value without a plan:
+// transpose-unplanned.mlir).
 
 // 6 x 10 result: one block row (rows 0-3), two block columns (0-7); columns
 // 8-9 of rows 0-3 and rows 4-5 are plain loops.
@@ -99,8 +102,9 @@ expr.func @keeps_last(%x: tensor<4x3x8xf64>) -> tensor<3x4x8xf64> attributes {ar
 // A transpose that a matrix product also reads is stored once, in blocks
 // (the product needs it in memory; that copy is the strided read); the
 // elementwise result then reads the copy contiguously and keeps the plain
-// nest. This depends on what the lowering has already stored, which is why
-// the lowering, not a planning pass, decides register blocks.
+// nest. Both carry a plan (the plan follows the fusion marks); the lowering
+// checks the plan's premise when it writes %y, finds the transpose stored by
+// now, and lowers the plain nest.
 // CHECK-LABEL: prog.proc @shared(
 // CHECK:         scaly.name = "b00"
 // CHECK:         prog.matmul

@@ -1,6 +1,9 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-loop-orders --scaly-plan-placement --scaly-lower-to-program | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-lower-to-program | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders="cached-bytes=0 tile-columns=128" --scaly-lower-to-program | FileCheck %s --check-prefix=OPT
 //
-// Streamed register blocks (LoopStrategies.cpp): an output of at least 1 MiB
+// Streamed register blocks, as scaly-plan-loop-orders plans them
+// (expr.copy_plan, with its default thresholds) and the lowering
+// (LoopStrategies.cpp) executes them: an output of at least 1 MiB
 // computed through a transpose, whose rows are whole 64-byte lines, is
 // written under `prog.is_aligned %out, 64`, each block row one streaming
 // store of a line: doubles up to 16 MiB in 8 x 8 blocks, the rows the outer
@@ -11,6 +14,14 @@
 // 4 x 4 blocks.
 
 // 256 x 512 doubles (1 MiB), 258 rows: two rows left over in each branch.
+// With cached-bytes=0 and tile-columns=128 (OPT) the lowering follows the
+// other plan: 4 rows by one line, columns outermost; tiles of 128 columns.
+// OPT-LABEL:   prog.proc @big(
+// OPT:           scf.if
+// OPT:             scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c512_i64{{[_0-9]*}} step %c8_i64{{[_0-9]*}} : i64 {
+// OPT:               scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c256_i64{{[_0-9]*}} step %c4_i64{{[_0-9]*}} : i64 {
+// OPT:           } else {
+// OPT:             scf.for %{{.*}} = %c0_i64{{[_0-9]*}} to %c512_i64{{[_0-9]*}} step %c128_i64{{[_0-9]*}} : i64 {
 // CHECK-LABEL: prog.proc @big(
 // CHECK-SAME:    %{{[^:]*}}: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>
 // CHECK:         %[[OK:.*]] = prog.is_aligned %[[Y]], 64 : <f64>

@@ -15,6 +15,8 @@
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
+
 #include "scaly/Dialect/Expr/Dependencies.h"
 #include "scaly/Dialect/Expr/Differentiation.h"
 #include "scaly/Dialect/Expr/ExprDialect.h.inc"
@@ -68,6 +70,57 @@ bool sumsInBlocks(ReduceOp o);
 /// The loop order scaly-plan-loop-orders picked for an op ("rows": a
 /// reduction by row accumulation).
 inline constexpr llvm::StringLiteral kLoopOrderAttr = "scaly.loop_order";
+/// How scaly-plan-loop-orders has the result of an op computed through a
+/// transpose written (CopyPlan.cpp): a dictionary such as
+/// `{block = [8, 8], order = "rows", stores = "lines", unaligned = {...}}`,
+/// verified by the dialect against the op's result type. The lowering
+/// executes it when it writes that result to memory.
+inline constexpr llvm::StringLiteral kCopyPlanAttr = "expr.copy_plan";
+/// The line a streamed block row fills whole (64 bytes on x86-64 and
+/// AArch64): no line is read from memory only to be overwritten.
+inline constexpr int64_t kCacheLineBytes = 64;
+/// How the rows of a copy plan's blocks are stored.
+enum class CopyStores {
+  plain,    ///< ordinary stores
+  lines,    ///< streaming stores of whole 64-byte-aligned lines
+  elements, ///< streaming stores aligned to one element
+};
+/// Which loop of a copy plan's blocks is outermost.
+enum class CopyOrder {
+  rows,    ///< block rows outer, block columns inner
+  columns, ///< block columns outer
+  tiles,   ///< tiles of `tile` columns outer, then block rows, then the tile's columns
+};
+/// One loop nest of blocks: each block `blockRows` x `blockCols` elements of
+/// the last two axes, each block row one store of `blockCols` values.
+struct CopyNest {
+  int64_t blockRows = 4, blockCols = 4;
+  CopyStores stores = CopyStores::plain;
+  CopyOrder order = CopyOrder::rows;
+  int64_t tile = 0; ///< columns per tile (CopyOrder::tiles only)
+};
+/// A copy plan: the nest, and for lines the nest used when the result's
+/// memory is not 64-byte aligned (tested at run time).
+struct CopyPlan {
+  CopyNest nest;
+  std::optional<CopyNest> unaligned;
+};
+/// The expr.copy_plan attribute of `plan`.
+mlir::DictionaryAttr copyPlanAttr(mlir::MLIRContext *ctx, const CopyPlan &plan);
+/// The copy plan of the op defining `v`, or nothing without one (the
+/// dialect verified it).
+std::optional<CopyPlan> copyPlanOf(mlir::Value v);
+/// The dialect's check of an expr.copy_plan on `op`: a well-formed plan for
+/// its one float result of rank 2 or more (lines only for rows of whole
+/// lines), else an error on `op`.
+mlir::LogicalResult verifyCopyPlan(mlir::Operation *op, mlir::Attribute plan);
+/// Whether `t` moves the last axis: reading its result along a row then
+/// reads its operand with a stride.
+bool movesLastAxis(TransposeOp t);
+/// The ops a copy plan's value may be computed with, besides views and
+/// constants: arithmetic, comparisons, selects and casts (no libm call,
+/// whose plain nest widens into vector lanes).
+bool isCopyArithmetic(mlir::Operation *op);
 /// Where scaly-plan-placement put the results of an op: an array of one
 /// #expr.place per result (verified by the dialect).
 inline constexpr llvm::StringLiteral kPlaceAttr = "expr.place";

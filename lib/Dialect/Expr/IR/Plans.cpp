@@ -1,12 +1,14 @@
 //===- Plans.cpp - the rules behind the planning passes' marks --------------===//
 //
 // scaly-plan-fusion, scaly-plan-loop-orders and scaly-plan-placement mark
-// ops (scaly.fused, scaly.loop_order, expr.place) for scaly-lower-to-program.
+// ops (scaly.fused, scaly.loop_order and expr.copy_plan, expr.place) for
+// scaly-lower-to-program.
 // The rules they follow are here, in the dialect, so that the lowering reads
 // the same ones: whether a value is computed where it is read, whether a
 // reduction's rows can be accumulated, which values may need memory. So are
 // the #expr.place attribute's syntax and the verifiers of the plans
-// (expr.place, expr.next, expr.scalarize_limit).
+// (expr.place, expr.next, expr.scalarize_limit; expr.copy_plan's is in
+// CopyPlan.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -177,6 +179,8 @@ LogicalResult ExprDialect::verifyOperationAttribute(Operation *op, NamedAttribut
     return verifyScalarizeLimit(op, attr.getValue());
   if (attr.getName() == kNextAttr)
     return verifyNextPlans(op, attr.getValue());
+  if (attr.getName() == kCopyPlanAttr)
+    return verifyCopyPlan(op, attr.getValue());
   if (attr.getName() != kPlaceAttr)
     return success();
   auto plans = dyn_cast<ArrayAttr>(attr.getValue());
