@@ -40,14 +40,6 @@ inline constexpr const char *kConstAttr = "scaly.const";
 /// Integer attribute on an emitc.global: its alignment in bytes, printed
 /// `_Alignas(n)` after the storage specifiers.
 inline constexpr const char *kAlignAttr = "scaly.align";
-/// Unit attribute on an emitc.for: printed after a line `SCALY_NO_UNROLL`, the
-/// macro (HelperFunctions.h) that asks Clang not to unroll the loop.
-inline constexpr const char *kNoUnrollAttr = "scaly.no_unroll";
-/// String attribute on an emitc.for: Clang's loop hints for it, printed
-/// before the loop as `#pragma clang loop <hints>` under
-/// `#if defined(__clang__)` (other compilers see nothing). The C helpers'
-/// short loops say "vectorize(disable) unroll(disable)".
-inline constexpr const char *kClangLoopAttr = "scaly.clang_loop";
 /// Unit attribute on a pointer argument: printed `T* __restrict name`, the
 /// function's pointers never alias (the matrix product's operands).
 inline constexpr const char *kRestrictAttr = "scaly.restrict";

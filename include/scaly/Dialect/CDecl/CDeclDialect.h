@@ -10,6 +10,7 @@
 #include "mlir/IR/SymbolTable.h"
 
 #include "scaly/Dialect/CDecl/CDeclDialect.h.inc"
+#include "scaly/Dialect/CDecl/CDeclEnums.h.inc"
 
 #define GET_OP_CLASSES
 #include "scaly/Dialect/CDecl/CDeclOps.h.inc"
