@@ -8,7 +8,8 @@
 // attributes (vector types), prototypes that are no MLIR symbol, C++
 // namespaces and constexpr constants, comments. And statements inside an
 // emitc.func: an endless loop, `break`, an early `return` (EmitC 19's
-// emitc.return must be the function's last op), and a loop's hints
+// emitc.return must be the function's last op), a vector's compound
+// literal `(double4){a, b, c, d}` (an expression), and a loop's hints
 // (#pragma lines and a macro line before an emitc.for, under
 // #if defined(...) when compiler-specific). No op holds free C text
 // beyond a macro's value. One dialect rather than two: these are the
@@ -27,6 +28,7 @@
 include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 
 def CDecl_Dialect : Dialect {
@@ -344,6 +346,26 @@ def CDecl_MacroLineOp : CDecl_Op<"macro_line"> {
   }];
   let arguments = (ins StrAttr:$name);
   let assemblyFormat = "$name attr-dict";
+  let hasVerifier = 1;
+}
+
+def CDecl_CompoundLiteralOp : CDecl_Op<"compound_literal", [Pure]> {
+  let summary = "an expression: (T){e0, e1, ...}, a vector of values";
+  let description = [{
+    C's compound literal of the vector type `T` (an `!emitc.opaque` typedef
+    name such as `double4`) holding the elements in order: the values a
+    vector store writes at once. EmitC 19 has no such op; its
+    `emitc.call_opaque "double4"(...)` would be C++'s functional cast
+    `double4(a, b)`, which C rejects. Printed where its value is used once,
+    like EmitC's expressions.
+
+    ```mlir
+    %v = cdecl.compound_literal %a, %b : (f64, f64) -> !emitc.opaque<"double2">
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$elements);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$elements attr-dict `:` functional-type($elements, $result)";
   let hasVerifier = 1;
 }
 

@@ -18,17 +18,6 @@ using namespace mlir;
 using namespace scaly;
 
 namespace {
-
-bool isVectorConstructor(StringRef callee) {
-  for (StringRef scalar : {"double", "float"})
-    if (callee.consume_front(scalar))
-      return callee == "2" || callee == "4" || callee == "8" || callee == "16";
-  return false;
-}
-
-} // namespace
-
-namespace {
 using scaly::c::formatFloat;
 
 using c::typeName;
@@ -315,7 +304,7 @@ private:
                emitc::LogicalNotOp, emitc::LogicalAndOp, emitc::LogicalOrOp, emitc::BitwiseXorOp,
                emitc::BitwiseAndOp, emitc::BitwiseOrOp, emitc::RemOp, emitc::CmpOp,
                emitc::ConditionalOp, emitc::CastOp, emitc::SubscriptOp, emitc::CallOpaqueOp,
-               emitc::ApplyOp, emitc::MemberOfPtrOp>(op) ||
+               emitc::ApplyOp, emitc::MemberOfPtrOp, cdecl::CompoundLiteralOp>(op) ||
            (isa<emitc::CallOp>(op) && op->getNumResults() == 1);
   }
 
@@ -506,9 +495,13 @@ private:
           std::string args;
           for (auto [i, a] : llvm::enumerate(o.getOperands()))
             args += (i ? ", " : "") + stripParens(expr(a));
-          if (isVectorConstructor(o.getCallee()))
-            return "(" + o.getCallee().str() + "){" + args + "}";
           return o.getCallee().str() + "(" + args + ")";
+        })
+        .Case([&](cdecl::CompoundLiteralOp o) {
+          std::string elements;
+          for (auto [i, e] : llvm::enumerate(o.getElements()))
+            elements += (i ? ", " : "") + stripParens(expr(e));
+          return "(" + typeName(o.getType(), false) + "){" + elements + "}";
         })
         .Case([&](emitc::CallOp o) { return callText(o); })
         .Default([&](Operation *other) {

@@ -5,7 +5,8 @@
 // one logical line, a table or struct is never empty (ISO C has neither
 // empty initializers nor empty structs), a symbol sits in a symbol table,
 // a statement sits in a function (a break in the loop it leaves, a return's
-// value of the function's result type, a loop hint right before its loop).
+// value of the function's result type, a loop hint right before its loop,
+// a compound literal of a type name and scalars).
 //
 //===----------------------------------------------------------------------===//
 
@@ -273,6 +274,20 @@ LogicalResult ReturnIfOp::verify() {
   if (value && value.getType() != results.front())
     return emitOpError("returns ") << value.getType() << " from a function returning "
                                    << results.front();
+  return success();
+}
+
+LogicalResult CompoundLiteralOp::verify() {
+  if (!(*this)->getParentOfType<emitc::FuncOp>())
+    return emitOpError("is an expression: it must be inside an emitc.func");
+  if (getElements().empty())
+    return emitOpError("has no elements: '{}' is no ISO C initializer");
+  auto type = dyn_cast<emitc::OpaqueType>(getType());
+  if (!type || !isIdentifier(type.getValue()))
+    return emitOpError("type ") << getType() << " is not a type name (an !emitc.opaque typedef)";
+  for (Type t : getElements().getTypes())
+    if (!hasCType(t) || isa<emitc::PointerType>(t))
+      return emitOpError("element type ") << t << " is no scalar C spells";
   return success();
 }
 
