@@ -3,12 +3,16 @@
 // The cdecl dialect holds the C and C++ that upstream EmitC 19 has no op
 // for. Declarations: object-like and function-like macros (index tables as
 // initializer lists among them), preprocessor conditionals (#ifndef,
-// #if defined ... #elif ... #else, #if on an expression, #error), `extern
-// "C"` blocks, aligned structs, typedefs with GNU attributes (vector types),
-// prototypes that are no MLIR symbol, C++ namespaces and constexpr
-// constants, comments. And three statements inside an emitc.func: an
-// endless loop, `break`, and an early `return` (EmitC 19's emitc.return must
-// be the function's last op). One dialect rather than two: these are the
+// #if [!]defined ... #elif ... #else, #if on a macro compared with an
+// integer, #error), `extern "C"` blocks, aligned structs, typedefs with GNU
+// attributes (vector types), prototypes that are no MLIR symbol, C++
+// namespaces and constexpr constants, comments. And statements inside an
+// emitc.func: an endless loop, `break`, an early `return` (EmitC 19's
+// emitc.return must be the function's last op), a vector's compound
+// literal `(double4){a, b, c, d}` (an expression), and a loop's hints
+// (#pragma lines and a macro line before an emitc.for, under
+// #if defined(...) when compiler-specific). No op holds free C text
+// beyond a macro's value. One dialect rather than two: these are the
 // few things Scaly's one C printer says beyond EmitC, registered, loaded
 // and dispatched together.
 // The C printer (lib/Target/C/Declarations.cpp for declarations,
@@ -23,6 +27,8 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 
 def CDecl_Dialect : Dialect {
@@ -127,12 +133,18 @@ def CDecl_IfNotDefinedOp : CDecl_RegionOp<"ifndef"> {
 }
 
 def CDecl_IfDefinedOp : CDecl_Op<"if_defined", [NoTerminator, NoRegionArguments]> {
-  let summary = "declarations under #if defined(NAME) ... [#else ...] #endif";
+  let summary = "#if [!]defined(NAME) ... [#else ...] #endif";
   let description = [{
-    Prints `#if defined(<name>)`, the `then` body, `#else` and the `else`
-    body when it has one, `#endif`: a definition that differs between
-    compilers or platforms (`__clang__`). Its bodies hold definitions, not
-    function declarations (it is no symbol table).
+    Prints `#if defined(<name>)` (`#if !defined(<name>)` when `not`), the
+    `then` body, `#else` and the `else` body when it has one, `#endif`: a
+    definition that differs between compilers or platforms (`__clang__`),
+    or an `#error` when a macro is missing. Its bodies hold definitions,
+    not function declarations (it is no symbol table). (`cdecl.ifndef`
+    prints `#ifndef`, and is a symbol table: an include guard.)
+
+    Inside an `emitc.func` it is a loop hint too (see `cdecl.pragma`): then
+    its bodies hold only `cdecl.pragma` and `cdecl.macro_line`, and it
+    precedes an `emitc.for`, its lines printed at the margin.
 
     ```mlir
     cdecl.if_defined "__clang__" {
@@ -140,37 +152,53 @@ def CDecl_IfDefinedOp : CDecl_Op<"if_defined", [NoTerminator, NoRegionArguments]
     } else {
       cdecl.define "SCALY_NO_UNROLL"
     }
+    cdecl.if_defined not "__AVX2__" {
+      cdecl.error "needs AVX2"
+    }
     ```
   }];
-  let arguments = (ins StrAttr:$name);
+  let arguments = (ins StrAttr:$name, UnitAttr:$negated);
   let regions = (region SizedRegion<1>:$then_body, MaxSizedRegion<1>:$else_body);
-  let assemblyFormat = "$name attr-dict-with-keyword $then_body (`else` $else_body^)?";
+  let assemblyFormat =
+      "(`not` $negated^)? $name attr-dict-with-keyword $then_body (`else` $else_body^)?";
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name), [{
+    build($_builder, $_state, name, /*negated=*/false);
+  }]>];
   let hasVerifier = 1;
 }
 
+def CDecl_Comparison : I32EnumAttr<"Comparison", "a comparison in an #if", [
+    I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>, I32EnumAttrCase<"lt", 2>,
+    I32EnumAttrCase<"le", 3>, I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>]> {
+  let cppNamespace = "::scaly::cdecl";
+}
+
 def CDecl_IfOp : CDecl_Op<"if", [NoTerminator, NoRegionArguments]> {
-  let summary = "declarations under #if CONDITION ... [#else ...] #endif";
+  let summary = "#if MACRO == N ... [#else ...] #endif: a macro compared with an integer";
   let description = [{
-    Prints `#if <condition>` (a preprocessor expression on one line), the
-    `then` body, then `#else` and the `else` body when it has one, `#endif`.
-    An `else` body that is one conditional (`cdecl.if` or
-    `cdecl.if_defined`) and nothing else prints as its `#elif`, so a chain
-    reads as C writes it. Like `cdecl.if_defined`, its bodies hold
-    definitions, not symbols.
+    Prints `#if <macro> <op> <value>` (`==`, `!=`, `<`, `<=`, `>`, `>=` for
+    `eq` ... `ge`), the `then` body, then `#else` and the `else` body when
+    it has one, `#endif`. An `else` body that is one conditional
+    (`cdecl.if` or `cdecl.if_defined`) and nothing else prints as its
+    `#elif`, so a chain reads as C writes it. Like `cdecl.if_defined`, its
+    bodies hold definitions, not symbols. The condition is structured, no
+    free text: every `#if` Scaly prints is a lane width tested
+    (`SCALY_LANES == 8`) or a macro's definition (`cdecl.if_defined`).
 
     ```mlir
-    cdecl.if "SCALY_LANES == 8" {
+    cdecl.if "SCALY_LANES" eq 8 {
       cdecl.define "W" = 8
     } else {
-      cdecl.if "SCALY_LANES == 4" {
+      cdecl.if "SCALY_LANES" eq 4 {
         cdecl.define "W" = 4
       }
     }
     ```
   }];
-  let arguments = (ins StrAttr:$condition);
+  let arguments = (ins StrAttr:$macro, CDecl_Comparison:$comparison, I64Attr:$value);
   let regions = (region SizedRegion<1>:$then_body, MaxSizedRegion<1>:$else_body);
-  let assemblyFormat = "$condition attr-dict-with-keyword $then_body (`else` $else_body^)?";
+  let assemblyFormat =
+      "$macro $comparison $value attr-dict-with-keyword $then_body (`else` $else_body^)?";
   let hasVerifier = 1;
 }
 
@@ -178,7 +206,7 @@ def CDecl_ErrorOp : CDecl_Op<"error"> {
   let summary = "#error with a message: a build the preprocessor refuses";
   let description = [{
     ```mlir
-    cdecl.if "!defined(__AVX2__)" {
+    cdecl.if_defined not "__AVX2__" {
       cdecl.error "vector_libm=glibc width 4 requires __AVX2__ and -lmvec"
     }
     ```
@@ -192,19 +220,20 @@ def CDecl_TypedefOp : CDecl_Op<"typedef"> {
   let summary = "typedef T name [__attribute__((vector_size(N), aligned(A), may_alias))];";
   let description = [{
     A name for `type`, with GNU C's type attributes when given: `vector_size`
-    in bytes (an integer, or a constant expression such as
-    `8 * SCALY_LANES`), `aligned` in bytes, `may_alias`. Lane vectors and
-    the unaligned vector types loads and stores go through are such
-    typedefs.
+    in bytes, `aligned` in bytes, `may_alias`. With `vector_size_times` (a
+    macro's name) the size is `vector_size(<vector_size> * <macro>)`: the
+    bytes of one lane times the lane count `SCALY_LANES` picks for the
+    target. Lane vectors and the unaligned vector types loads and stores go
+    through are such typedefs.
 
     ```mlir
     cdecl.typedef "double4" = f64 {vector_size = 32 : i64, aligned = 8 : i64, may_alias}
-    cdecl.typedef "scaly_m64xN" = !emitc.opaque<"long long"> {vector_size = "8 * SCALY_LANES"}
+    cdecl.typedef "scaly_m64xN" = !emitc.opaque<"long long"> {vector_size = 8 : i64, vector_size_times = "SCALY_LANES"}
     ```
   }];
-  let arguments = (ins StrAttr:$name, TypeAttr:$type,
-                       OptionalAttr<AnyAttrOf<[I64Attr, StrAttr]>>:$vector_size,
-                       OptionalAttr<I64Attr>:$aligned, UnitAttr:$may_alias);
+  let arguments = (ins StrAttr:$name, TypeAttr:$type, OptionalAttr<I64Attr>:$vector_size,
+                       OptionalAttr<StrAttr>:$vector_size_times, OptionalAttr<I64Attr>:$aligned,
+                       UnitAttr:$may_alias);
   let assemblyFormat = "$name `=` $type attr-dict";
   let hasVerifier = 1;
 }
@@ -275,6 +304,68 @@ def CDecl_ReturnIfOp : CDecl_Op<"return_if", [AttrSizedOperandSegments]> {
   }];
   let arguments = (ins Variadic<I1>:$conditions, Optional<AnyType>:$value);
   let assemblyFormat = "$conditions (`->` $value^ `:` type($value))? attr-dict";
+  let hasVerifier = 1;
+}
+
+def CDecl_PragmaOp : CDecl_Op<"pragma"> {
+  let summary = "a loop hint: #pragma DIRECTIVE OPTION ... before an emitc.for";
+  let description = [{
+    Prints `#pragma <directive> <options, space-separated>` at the margin,
+    right before the `emitc.for` that follows it (through other loop hints
+    only): Clang's `#pragma clang loop` must come right before its loop.
+    Clang-only pragmas sit in a `cdecl.if_defined "__clang__"` (GCC warns of
+    pragmas it does not know). The directive is one or more identifiers,
+    each option one token such as `vectorize(disable)`.
+
+    ```mlir
+    cdecl.if_defined "__clang__" {
+      cdecl.pragma "clang loop" ["vectorize(disable)", "unroll(disable)"]
+    }
+    emitc.for %i = %lo to %hi step %one : !emitc.opaque<"long long"> { ... }
+    ```
+  }];
+  let arguments = (ins StrAttr:$directive, StrArrayAttr:$options);
+  let assemblyFormat = "$directive $options attr-dict";
+  let hasVerifier = 1;
+}
+
+def CDecl_MacroLineOp : CDecl_Op<"macro_line"> {
+  let summary = "a loop hint: a line NAME, a macro expanding to a loop pragma, before an emitc.for";
+  let description = [{
+    Prints the macro's name alone on a line, indented with the statements
+    and without a semicolon, right before the `emitc.for` that follows it
+    (through other loop hints only). The module defines the macro as a
+    `_Pragma` for one compiler and as nothing for the others
+    (`SCALY_NO_UNROLL`: Clang's `unroll(disable)`): one line in the loop
+    instead of three preprocessor lines.
+
+    ```mlir
+    cdecl.macro_line "SCALY_NO_UNROLL"
+    emitc.for %i = %lo to %hi step %one : !emitc.opaque<"long long"> { ... }
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let assemblyFormat = "$name attr-dict";
+  let hasVerifier = 1;
+}
+
+def CDecl_CompoundLiteralOp : CDecl_Op<"compound_literal", [Pure]> {
+  let summary = "an expression: (T){e0, e1, ...}, a vector of values";
+  let description = [{
+    C's compound literal of the vector type `T` (an `!emitc.opaque` typedef
+    name such as `double4`) holding the elements in order: the values a
+    vector store writes at once. EmitC 19 has no such op; its
+    `emitc.call_opaque "double4"(...)` would be C++'s functional cast
+    `double4(a, b)`, which C rejects. Printed where its value is used once,
+    like EmitC's expressions.
+
+    ```mlir
+    %v = cdecl.compound_literal %a, %b : (f64, f64) -> !emitc.opaque<"double2">
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$elements);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$elements attr-dict `:` functional-type($elements, $result)";
   let hasVerifier = 1;
 }
 

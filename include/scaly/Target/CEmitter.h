@@ -1,10 +1,13 @@
 //===- CEmitter.h - print an EmitC module as C --------------------*- C++ -*-===//
 //
-// MLIR 19's EmitC translator prints C++ (std::tuple, bool) and names every
-// value v<N>, argument names included. Scaly's C module needs C that reads
-// like the seed: named parameters, const inputs, expressions inlined where a
-// value is used once, vector stores through may_alias types. This printer
-// handles the EmitC subset that scaly-program-to-emitc produces. A call of
+// MLIR 19's EmitC translator prints `bool` and C++'s functional casts where
+// C has neither, reads a subscript after a write between the read and its
+// use, and names every value v<N>, argument names included
+// (test/Target/C/upstream-translator.mlir). Scaly's C module needs C that
+// reads like the seed: named parameters, const inputs, expressions inlined
+// where a value is used once, vector stores through may_alias types. This
+// printer handles the EmitC subset that scaly-program-to-emitc produces and
+// the cdecl dialect's ops; every C construct it writes is an op's. A call of
 // an emitc.func with a result is an expression, as a call_opaque with one is:
 // such a function only reads memory (the module's reduction helpers).
 //
@@ -40,14 +43,6 @@ inline constexpr const char *kConstAttr = "scaly.const";
 /// Integer attribute on an emitc.global: its alignment in bytes, printed
 /// `_Alignas(n)` after the storage specifiers.
 inline constexpr const char *kAlignAttr = "scaly.align";
-/// Unit attribute on an emitc.for: printed after a line `SCALY_NO_UNROLL`, the
-/// macro (HelperFunctions.h) that asks Clang not to unroll the loop.
-inline constexpr const char *kNoUnrollAttr = "scaly.no_unroll";
-/// String attribute on an emitc.for: Clang's loop hints for it, printed
-/// before the loop as `#pragma clang loop <hints>` under
-/// `#if defined(__clang__)` (other compilers see nothing). The C helpers'
-/// short loops say "vectorize(disable) unroll(disable)".
-inline constexpr const char *kClangLoopAttr = "scaly.clang_loop";
 /// Unit attribute on a pointer argument: printed `T* __restrict name`, the
 /// function's pointers never alias (the matrix product's operands).
 inline constexpr const char *kRestrictAttr = "scaly.restrict";

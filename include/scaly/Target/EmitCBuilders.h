@@ -1,15 +1,16 @@
 //===- EmitCBuilders.h - building C statements as EmitC ops --------*- C++ -*-===//
 //
 // What every hand-built EmitC function (the module's C helpers, the CasADi
-// layer) is made of: a counted loop whose counter the C printer names, an
-// if / else whose branches are filled by callbacks, and short names for the
-// ops in between (EmitCBuilder).
+// layer) is made of: a counted loop whose counter the C printer names (and
+// the hints placed before one), an if / else whose branches are filled by
+// callbacks, and short names for the ops in between (EmitCBuilder).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SCALY_TARGET_EMITCBUILDERS_H
 #define SCALY_TARGET_EMITCBUILDERS_H
 
 #include "scaly/Target/CEmitter.h"
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/Builders.h"
@@ -27,6 +28,26 @@ inline mlir::emitc::ForOp buildLoop(mlir::OpBuilder &b, mlir::Location loc, mlir
   b.setInsertionPoint(loop.getBody()->getTerminator());
   body(loop.getInductionVar());
   return loop;
+}
+
+/// Clang's loop hints for `loop` (`vectorize(disable)`, ...), placed right
+/// before it: `#pragma clang loop <options>` under `#if defined(__clang__)`
+/// (other compilers see nothing).
+inline void hintClangLoop(mlir::OpBuilder &b, mlir::emitc::ForOp loop,
+                          llvm::ArrayRef<llvm::StringRef> options) {
+  mlir::OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop);
+  auto clang = b.create<cdecl::IfDefinedOp>(loop.getLoc(), "__clang__");
+  b.setInsertionPointToStart(&clang.getThenBody().emplaceBlock());
+  b.create<cdecl::PragmaOp>(loop.getLoc(), "clang loop", b.getStrArrayAttr(options));
+}
+
+/// The line `macro` right before `loop`: a macro the module defines as a
+/// loop pragma for some compilers (SCALY_NO_UNROLL).
+inline void hintLoopByMacro(mlir::OpBuilder &b, mlir::emitc::ForOp loop, llvm::StringRef macro) {
+  mlir::OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop);
+  b.create<cdecl::MacroLineOp>(loop.getLoc(), macro);
 }
 
 /// `if (cond) { then() } else { otherwise() }` (no else without

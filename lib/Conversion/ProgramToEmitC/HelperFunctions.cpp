@@ -70,12 +70,12 @@ struct Builder : c::EmitCBuilder {
   }
 
   /// A loop whose body `body(counter)` builds; `scalar`: Clang neither
-  /// vectorizes nor unrolls it (c::kClangLoopAttr).
+  /// vectorizes nor unrolls it (a `#pragma clang loop` before it).
   void loop(Value lower, Value upper, int64_t step, StringRef name, bool scalar,
             function_ref<void(Value)> body) {
     auto loop = c::buildLoop(b, loc, lower, upper, index(step), name, body);
     if (scalar)
-      loop->setAttr(c::kClangLoopAttr, b.getStringAttr("vectorize(disable) unroll(disable)"));
+      c::hintClangLoop(b, loop, {"vectorize(disable)", "unroll(disable)"});
   }
 
   /// A `static` function `name(params)` returning `result` (none: void),
@@ -338,7 +338,11 @@ std::string c::Helpers::use(StringRef kind, Type elem) {
   return name;
 }
 
-void c::Helpers::useNoUnroll() { add({"SCALY_NO_UNROLL", "", Type()}); }
+StringRef c::Helpers::useNoUnroll() {
+  static constexpr const char *kName = "SCALY_NO_UNROLL";
+  add({kName, "", Type()});
+  return kName;
+}
 
 void c::Helpers::useStreamStore() { add({"SCALY_STREAM_STORE", "", Type()}); }
 

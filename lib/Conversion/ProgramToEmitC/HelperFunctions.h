@@ -29,8 +29,9 @@ public:
   /// pairwise sum it calls first).
   std::string use(llvm::StringRef kind, mlir::Type elem);
   /// Define the macro SCALY_NO_UNROLL (a Clang loop pragma; nothing under
-  /// other compilers), printed before loops with c::kNoUnrollAttr.
-  void useNoUnroll();
+  /// other compilers), and return its name: the line before a loop
+  /// (cdecl.macro_line).
+  llvm::StringRef useNoUnroll();
   /// Define the macro SCALY_STREAM_STORE(address, value...): Clang's
   /// nontemporal store, a plain store under other compilers (GCC has no
   /// such builtin). Variadic: the value is a compound literal, whose commas

@@ -242,12 +242,12 @@ void defineLaneWidth(OpBuilder &b, Location loc) {
 
 void c::LaneSupport::defineTypedefs(OpBuilder &b, Location loc) const {
   for (const auto &[name, t] : typedefs) {
-    Attribute size = autoWidth ? Attribute(b.getStringAttr(std::to_string(t.elementBytes) +
-                                                           " * SCALY_LANES"))
-                               : b.getI64IntegerAttr(t.elementBytes * t.width);
+    // With lanes=auto: one lane's bytes times SCALY_LANES.
+    IntegerAttr size = b.getI64IntegerAttr(autoWidth ? t.elementBytes : t.elementBytes * t.width);
+    StringAttr times = autoWidth ? b.getStringAttr("SCALY_LANES") : StringAttr();
     // Loads and stores go through a type aligned to one element that may
     // alias the buffer's elements.
-    b.create<cdecl::TypedefOp>(loc, name, t.scalar, size,
+    b.create<cdecl::TypedefOp>(loc, name, t.scalar, size, times,
                                t.memory ? b.getI64IntegerAttr(t.elementBytes) : IntegerAttr(),
                                /*may_alias=*/t.memory);
   }
@@ -262,7 +262,7 @@ void c::LaneSupport::defineHelper(OpBuilder &b, Location loc, const Helper &help
       return defineMacro(b, loc, m.name, m.params, m.body);
     const auto &[width, fn] = helper.byWidth[i];
     conditional(
-        b, b.create<cdecl::IfOp>(loc, "SCALY_LANES == " + std::to_string(width)),
+        b, b.create<cdecl::IfOp>(loc, "SCALY_LANES", cdecl::Comparison::eq, width),
         [&, &fn = fn] {
           declare(b, loc, fn.symbol, fn.vectorType, fn.arity);
           defineMacro(b, loc, m.name, m.params, fn.symbol + "(" + args + ")");
@@ -279,7 +279,7 @@ void c::LaneSupport::define(OpBuilder &b, Location loc) const {
     defineLaneWidth(b, loc);
   defineTypedefs(b, loc);
   for (const auto &[macro, message] : guards)
-    conditional(b, b.create<cdecl::IfOp>(loc, "!defined(" + macro + ")"),
+    conditional(b, b.create<cdecl::IfDefinedOp>(loc, macro, /*negated=*/true),
                 [&, &message = message] { b.create<cdecl::ErrorOp>(loc, message); });
   for (const auto &[name, fn] : declarations)
     declare(b, loc, fn.symbol, fn.vectorType, fn.arity);

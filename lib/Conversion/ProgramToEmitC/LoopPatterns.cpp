@@ -14,6 +14,7 @@
 #include "scaly/Dialect/CDecl/CDeclDialect.h"
 #include "scaly/Dialect/Program/CountedLoop.h"
 #include "scaly/Target/CEmitter.h"
+#include "scaly/Target/EmitCBuilders.h"
 
 #include "HelperFunctions.h"
 #include "Lanes.h"
@@ -85,10 +86,8 @@ struct ForLowering : OpConversionPattern<scf::ForOp> {
                                        indexConstant(r, bounds->upper, loc), step);
     if (auto name = o->getAttrOfType<StringAttr>(pg::kLoopNameAttr))
       loop->setAttr(c::kNameAttr, name);
-    if (keepRolled(o)) {
-      loop->setAttr(c::kNoUnrollAttr, r.getUnitAttr());
-      state.registries.helpers.useNoUnroll();
-    }
+    if (keepRolled(o))
+      c::hintLoopByMacro(r, loop, state.registries.helpers.useNoUnroll());
     // A carried value without a variable is read only by ops nothing needs
     // (the printer drops them): they read its init value instead.
     SmallVector<Value> args{loop.getInductionVar()}, results;

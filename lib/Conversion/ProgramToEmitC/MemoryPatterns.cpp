@@ -14,6 +14,7 @@
 
 #include "Patterns.h"
 
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
 #include "scaly/Target/CEmitter.h"
 
 #include "HelperFunctions.h"
@@ -52,7 +53,7 @@ emitc::OpaqueType vectorType(BodyState &state, MLIRContext *ctx, Type elem, int6
 
 /// `(T<n>){v0, ..., vn-1}`: the values as one vector of type `vecType`.
 Value vectorOf(OpBuilder &b, emitc::OpaqueType vecType, ValueRange values, Location loc) {
-  return callOpaque(b, vecType.getValue(), vecType, values, loc);
+  return b.create<cdecl::CompoundLiteralOp>(loc, vecType, values);
 }
 
 /// Stores of several floats go through may_alias vector types aligned to

@@ -18,17 +18,6 @@ using namespace mlir;
 using namespace scaly;
 
 namespace {
-
-bool isVectorConstructor(StringRef callee) {
-  for (StringRef scalar : {"double", "float"})
-    if (callee.consume_front(scalar))
-      return callee == "2" || callee == "4" || callee == "8" || callee == "16";
-  return false;
-}
-
-} // namespace
-
-namespace {
 using scaly::c::formatFloat;
 
 using c::typeName;
@@ -177,6 +166,10 @@ private:
   SmallVector<Location> pendingLocs;
   /// The last origin comment printed in this function.
   std::string lastComment;
+  /// The lines of the loop hints (cdecl.pragma, cdecl.macro_line, a
+  /// cdecl.if_defined of them) since the last statement, printed with the
+  /// next: the loop they precede (the verifier sees to that).
+  std::string hintLines;
   int indent = 0;
   DenseMap<Value, std::string> names;
   /// The memory-writing statements of the blocks printed (WriteOrder.cpp).
@@ -202,9 +195,10 @@ private:
   }
 
   /// A line printing `op` and what was inlined into it since the last
-  /// statement (after the line `before`, when given): its source lines
-  /// recorded, and with line comments a comment above both when they changed.
-  void statement(Operation *op, const Twine &text, StringRef before = "") {
+  /// statement (after the lines of the loop hints before it): its source
+  /// lines recorded, and with line comments a comment above both when they
+  /// changed.
+  void statement(Operation *op, const Twine &text) {
     std::vector<c::SourceLine> from;
     if (tracking) {
       pendingLocs.push_back(op->getLoc());
@@ -217,9 +211,9 @@ private:
         lastComment = std::move(comment);
       }
     }
-    // Lines before the statement (a loop's hints); preprocessor lines start
-    // at the margin.
-    for (StringRef rest = before; !rest.empty();) {
+    // The loop hints before the statement, under its origin comment (they
+    // belong to it); preprocessor lines start at the margin.
+    for (StringRef rest = hintLines; !rest.empty();) {
       auto [first, next] = rest.split('\n');
       if (first.starts_with("#")) {
         os << first << "\n";
@@ -229,6 +223,7 @@ private:
       }
       rest = next;
     }
+    hintLines.clear();
     if (options.origins && !from.empty())
       options.origins->push_back({lineNo, std::move(from)});
     line(text);
@@ -277,6 +272,7 @@ private:
     taken.clear();
     pendingLocs.clear();
     lastComment.clear();
+    hintLines.clear();
     nextScalar = nextPointer = 0;
     for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes()))
       if (fn.getArgAttr(i, c::kRestrictAttr) && !isa<emitc::PointerType>(type))
@@ -308,7 +304,7 @@ private:
                emitc::LogicalNotOp, emitc::LogicalAndOp, emitc::LogicalOrOp, emitc::BitwiseXorOp,
                emitc::BitwiseAndOp, emitc::BitwiseOrOp, emitc::RemOp, emitc::CmpOp,
                emitc::ConditionalOp, emitc::CastOp, emitc::SubscriptOp, emitc::CallOpaqueOp,
-               emitc::ApplyOp, emitc::MemberOfPtrOp>(op) ||
+               emitc::ApplyOp, emitc::MemberOfPtrOp, cdecl::CompoundLiteralOp>(op) ||
            (isa<emitc::CallOp>(op) && op->getNumResults() == 1);
   }
 
@@ -499,9 +495,13 @@ private:
           std::string args;
           for (auto [i, a] : llvm::enumerate(o.getOperands()))
             args += (i ? ", " : "") + stripParens(expr(a));
-          if (isVectorConstructor(o.getCallee()))
-            return "(" + o.getCallee().str() + "){" + args + "}";
           return o.getCallee().str() + "(" + args + ")";
+        })
+        .Case([&](cdecl::CompoundLiteralOp o) {
+          std::string elements;
+          for (auto [i, e] : llvm::enumerate(o.getElements()))
+            elements += (i ? ", " : "") + stripParens(expr(e));
+          return "(" + typeName(o.getType(), false) + "){" + elements + "}";
         })
         .Case([&](emitc::CallOp o) { return callText(o); })
         .Default([&](Operation *other) {
@@ -657,6 +657,8 @@ private:
           line("break;");
           return success();
         })
+        .Case<cdecl::PragmaOp, cdecl::MacroLineOp, cdecl::IfDefinedOp>(
+            [&](Operation *hint) { return holdHint(*hint); })
         .Case([&](cdecl::ReturnIfOp r) {
           statement(r, returnIfText(r));
           return success();
@@ -681,18 +683,9 @@ private:
           names[loop.getInductionVar()] = name;
           std::string step = expr(loop.getStep());
           std::string inc = step == "1" ? "++" + name : name + " += " + step;
-          std::string before = loop->hasAttr(c::kNoUnrollAttr) ? "SCALY_NO_UNROLL" : "";
-          if (Attribute hints = loop->getAttr(c::kClangLoopAttr)) {
-            auto text = dyn_cast<StringAttr>(hints);
-            if (!text)
-              return loop.emitOpError("has a ") << c::kClangLoopAttr << " that is not a string";
-            before += (before.empty() ? "" : "\n") + ("#if defined(__clang__)\n#pragma clang loop " +
-                                                     text.getValue() + "\n#endif").str();
-          }
           statement(loop,
                     "for (long long " + name + " = " + expr(loop.getLowerBound()) + "; " + name +
-                        " < " + expr(loop.getUpperBound()) + "; " + inc + ") {",
-                    before);
+                        " < " + expr(loop.getUpperBound()) + "; " + inc + ") {");
           ++indent;
           LogicalResult ok = printBlock(*loop.getBody(), false);
           --indent;
@@ -731,6 +724,14 @@ private:
           }
           return printValue(other);
         });
+  }
+
+  /// A loop hint's lines (a conditional's with its body's), kept for the
+  /// loop's statement: they go under the loop's origin comment.
+  LogicalResult holdHint(Operation &hint) {
+    return c::printDeclaration(
+        &hint, [&](StringRef text) { hintLines += text; },
+        [&](Operation &inner) { return holdHint(inner); });
   }
 
   /// An op with one result: nothing where it is inlined, else a named

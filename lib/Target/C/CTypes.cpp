@@ -83,7 +83,7 @@ void c::VectorTypes::define(OpBuilder &b, Location loc) const {
     // The natural one is aligned to the whole vector; the others to one
     // element, so stores never assume more than the caller's buffer has.
     b.create<cdecl::TypedefOp>(loc, vectorTypeName(scalar, width, natural), elem, b.getI64IntegerAttr(bytes * width),
-                               natural ? IntegerAttr() : b.getI64IntegerAttr(bytes),
+                               /*vector_size_times=*/StringAttr(), natural ? IntegerAttr() : b.getI64IntegerAttr(bytes),
                                /*may_alias=*/true);
   }
 }

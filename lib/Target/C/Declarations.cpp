@@ -3,8 +3,10 @@
 // A header's declarations that EmitC 19 has no op for (the cdecl dialect,
 // mlir-dialects/CDecl/CDeclOps.td): macros (object- and function-like),
 // preprocessor conditionals and #error, extern "C" blocks, structs,
-// typedefs, prototypes, C++ namespaces and constants, comments. (The
-// dialect's statements print with the function bodies, in CEmitter.cpp.) Each
+// typedefs, prototypes, C++ namespaces and constants, comments; and the
+// lines of a loop's hints, which CEmitter.cpp puts before the loop. (The
+// dialect's other statements print with the function bodies, in
+// CEmitter.cpp.) Each
 // op prints whole lines; a region's ops print through the C printer's
 // top-level dispatch, so EmitC's own ops (emitc.func declarations,
 // emitc.verbatim) may sit inside them.
@@ -115,12 +117,11 @@ std::string structText(cdecl::StructOp st) {
 /// `typedef T name __attribute__((...));` with the GNU attributes given.
 std::string typedefText(cdecl::TypedefOp td) {
   SmallVector<std::string> attributes;
-  if (std::optional<Attribute> size = td.getVectorSize()) {
-    auto bytes = dyn_cast<IntegerAttr>(*size);
-    attributes.push_back("vector_size(" +
-                         (bytes ? std::to_string(bytes.getInt())
-                                : cast<StringAttr>(*size).getValue().str()) +
-                         ")");
+  if (std::optional<int64_t> bytes = td.getVectorSize()) {
+    std::string size = std::to_string(*bytes);
+    if (std::optional<StringRef> times = td.getVectorSizeTimes())
+      size += " * " + times->str();
+    attributes.push_back("vector_size(" + size + ")");
   }
   if (std::optional<int64_t> align = td.getAligned())
     attributes.push_back("aligned(" + std::to_string(*align) + ")");
@@ -143,11 +144,26 @@ std::string prototypeText(cdecl::PrototypeOp proto) {
          (params.empty() ? std::string("void") : llvm::join(params, ", ")) + ");\n";
 }
 
-/// A preprocessor conditional's test: `defined(NAME)` or the expression.
+/// C's operator for a comparison in an #if.
+StringRef comparisonSymbol(cdecl::Comparison comparison) {
+  switch (comparison) {
+  case cdecl::Comparison::eq: return "==";
+  case cdecl::Comparison::ne: return "!=";
+  case cdecl::Comparison::lt: return "<";
+  case cdecl::Comparison::le: return "<=";
+  case cdecl::Comparison::gt: return ">";
+  case cdecl::Comparison::ge: return ">=";
+  }
+  llvm_unreachable("a comparison cdecl.if has no case for");
+}
+
+/// A preprocessor conditional's test: `[!]defined(NAME)` or `MACRO == N`.
 std::string conditionOf(Operation *conditional) {
   if (auto defined = dyn_cast<cdecl::IfDefinedOp>(conditional))
-    return "defined(" + defined.getName().str() + ")";
-  return cast<cdecl::IfOp>(conditional).getCondition().str();
+    return (defined.getNegated() ? "!defined(" : "defined(") + defined.getName().str() + ")";
+  auto compared = cast<cdecl::IfOp>(conditional);
+  return compared.getMacro().str() + " " + comparisonSymbol(compared.getComparison()).str() +
+         " " + std::to_string(compared.getValueAttr().getInt());
 }
 
 /// The conditional an `else` body is when it holds one and nothing else:
@@ -214,6 +230,16 @@ LogicalResult c::printDeclaration(Operation *op, function_ref<void(StringRef)> e
       })
       .Case<cdecl::IfDefinedOp, cdecl::IfOp>(
           [&](Operation *op) { return conditional(op, "#if"); })
+      // A loop's hints (in a function, held for the loop's statement).
+      .Case([&](cdecl::PragmaOp pragma) {
+        emit("#pragma " + pragma.getDirective().str() + " " +
+             llvm::join(pragma.getOptions().getAsValueRange<StringAttr>(), " ") + "\n");
+        return success();
+      })
+      .Case([&](cdecl::MacroLineOp macro) {
+        emit(macro.getName().str() + "\n");
+        return success();
+      })
       .Case([&](cdecl::ErrorOp error) {
         emit("#error \"" + error.getMessage().str() + "\"\n");
         return success();

@@ -8,7 +8,8 @@
 // attributes, the entry with the five-argument ABI returning int and its
 // null checks (cdecl.return_if), scalar ops as EmitC ops and libm calls (f32 names end in f),
 // scf.for as emitc.for keeping its name, NULL workspaces, multi-value
-// float stores through vector types, void* entries with one named cast per
+// float stores through vector types (a cdecl.compound_literal of the
+// values), void* entries with one named cast per
 // port, ports renamed away from the ABI's names. Input stores are in the
 // generic form (the custom form is covered by Dialect/Program/store-roundtrip.mlir).
 
@@ -45,7 +46,7 @@
 // CHECK-NEXT:    %[[N:.*]] = emitc.unary_minus %[[Z1]] : (f64) -> f64
 // CHECK-NEXT:    %[[VP:.*]] = emitc.cast %[[ZN]] : !emitc.ptr<f64> to !emitc.ptr<!emitc.opaque<"double2">>
 // CHECK:         %[[SLOT:.*]] = emitc.subscript %[[VP]][%{{.*}}]
-// CHECK-NEXT:    %[[VEC:.*]] = emitc.call_opaque "double2"(%[[A]], %[[N]]) : (f64, f64) -> !emitc.opaque<"double2">
+// CHECK-NEXT:    %[[VEC:.*]] = cdecl.compound_literal %[[A]], %[[N]] : (f64, f64) -> !emitc.opaque<"double2">
 // CHECK-NEXT:    emitc.assign %[[VEC]] : !emitc.opaque<"double2"> to %[[SLOT]]
 // CHECK-NEXT:    emitc.return
 prog.proc @step_raw(%z: !prog.ptr<const f64>, %u: !prog.ptr<const f64>, %zn: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["z", "u", "znext", "w"], input_sizes = array<i64: 2, 1>, output_sizes = array<i64: 2>} {
@@ -128,7 +129,7 @@ prog.proc @run(%zs: !prog.ptr<const f64>, %us: !prog.ptr<const f64>, %out: !prog
 // CHECK:         emitc.call_opaque "sinf"
 // CHECK:         emitc.call_opaque "sqrtf"
 // CHECK:         emitc.cast %{{.*}} : !emitc.ptr<f32> to !emitc.ptr<!emitc.opaque<"float2">>
-// CHECK:         emitc.call_opaque "float2"
+// CHECK:         cdecl.compound_literal {{.*}} -> !emitc.opaque<"float2">
 // CHECK:         emitc.call_opaque "powf"
 // CHECK:         emitc.call_opaque "fabsf"
 // CHECK-LABEL: emitc.func @f32mod(

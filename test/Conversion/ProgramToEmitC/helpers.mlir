@@ -5,7 +5,8 @@
 // emitc.func of EmitC ops (HelperFunctions.cpp), defined before the
 // procedures in the order first used across them (a float sum's pairwise
 // sum first), once each. The pairwise sum calls itself with emitc.call, its
-// short loops carry Clang's loop hints (scaly.clang_loop); integer sums and
+// short loops follow Clang's loop hints (a cdecl.pragma under
+// cdecl.if_defined "__clang__", right before each loop); integer sums and
 // products wrap around in the unsigned type; max and min of floats
 // propagate NaN (v != v); the matrix product's pointers are restrict.
 
@@ -18,9 +19,21 @@
 // CHECK-NEXT:  emitc.func @scaly_pairwise_f64(
 // CHECK:         emitc.call @scaly_pairwise_f64(
 // CHECK:         emitc.call @scaly_pairwise_f64(
-// CHECK:         } {scaly.clang_loop = "vectorize(disable) unroll(disable)", scaly.name = "i"}
-// CHECK:         } {scaly.clang_loop = "vectorize(disable) unroll(disable)", scaly.name = "j"}
-// CHECK:         } {scaly.clang_loop = "vectorize(disable) unroll(disable)", scaly.name = "k"}
+// CHECK:         cdecl.if_defined "__clang__" {
+// CHECK-NEXT:      cdecl.pragma "clang loop" ["vectorize(disable)", "unroll(disable)"]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    emitc.for
+// CHECK:         } {scaly.name = "i"}
+// CHECK:         cdecl.if_defined "__clang__" {
+// CHECK-NEXT:      cdecl.pragma "clang loop" ["vectorize(disable)", "unroll(disable)"]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    emitc.for
+// CHECK:         } {scaly.name = "j"}
+// CHECK:         cdecl.if_defined "__clang__" {
+// CHECK-NEXT:      cdecl.pragma "clang loop" ["vectorize(disable)", "unroll(disable)"]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    emitc.for
+// CHECK:         } {scaly.name = "k"}
 // CHECK:       emitc.func @scaly_sum_f64(
 // CHECK:         emitc.call @scaly_pairwise_f64(
 // CHECK:       emitc.func @scaly_sum_i32(

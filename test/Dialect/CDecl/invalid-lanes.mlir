@@ -1,27 +1,35 @@
 // RUN: scaly-opt %s -split-input-file -verify-diagnostics
 //
-// What the printer relies on for the lane support's ops: a condition is one
-// line, a conditional holds no symbol, an #error message cannot end its
+// What the printer relies on for the lane support's ops: a condition names
+// a macro (an identifier) compared by a keyword, no free text; a
+// conditional holds no symbol, an #error message cannot end its
 // string, a typedef names an identifier of a type C spells with a positive
 // vector size and a power-of-two alignment, a function-like macro's body
 // is not empty and never continued twice (an object-like one is one line),
 // a prototype has C types and at most one result.
 
-// expected-error @+1 {{condition must be one non-empty line, got 'A ||}}
-cdecl.if "A ||\nB" {
+// expected-error @+1 {{macro name 'A || B' is not a C identifier}}
+cdecl.if "A || B" eq 1 {
   cdecl.define "X"
 }
 
 // -----
 
-// expected-error @+1 {{condition must be one non-empty line, got ''}}
-cdecl.if "" {
+// expected-error @+1 {{invalid comparison attribute specification: "=="}}
+cdecl.if "A" "==" 1 {
   cdecl.define "X"
 }
 
 // -----
 
-cdecl.if "defined(X)" {
+// expected-error @+1 {{macro name 'defined(X)' is not a C identifier}}
+cdecl.if_defined not "defined(X)" {
+  cdecl.define "X"
+}
+
+// -----
+
+cdecl.if "X" eq 1 {
   // expected-error @+1 {{cannot be in a cdecl.if (it holds definitions, not declarations of symbols)}}
   emitc.func private @f(f64) -> f64
 }
@@ -48,8 +56,19 @@ cdecl.typedef "double0" = f64 {vector_size = 0 : i64}
 
 // -----
 
-// expected-error @+1 {{vector_size must be one non-empty line, got ''}}
-cdecl.typedef "doubleN" = f64 {vector_size = ""}
+// expected-error @+1 {{vector_size_times macro '8 * N' is not a C identifier}}
+cdecl.typedef "doubleN" = f64 {vector_size = 8 : i64, vector_size_times = "8 * N"}
+
+// -----
+
+// expected-error @+1 {{has vector_size_times without vector_size}}
+cdecl.typedef "doubleN" = f64 {vector_size_times = "SCALY_LANES"}
+
+// -----
+
+// A size as free text is no longer taken.
+// expected-error @+1 {{attribute 'vector_size' failed to satisfy constraint: 64-bit signless integer attribute}}
+cdecl.typedef "doubleN" = f64 {vector_size = "8 * SCALY_LANES"}
 
 // -----
 

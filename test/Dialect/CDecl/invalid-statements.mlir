@@ -3,7 +3,8 @@
 // The cdecl statements sit where C's meaning is the op's: inside a function,
 // a break in the cdecl.loop it leaves (no emitc.for in between, whose loop C
 // would leave instead), an early return with at least one condition and
-// the function's result type (none from a void function).
+// the function's result type (none from a void function). A compound
+// literal has elements, scalars, and a type name (a typedef, one identifier).
 
 // expected-error @+1 {{is a statement: it must be inside an emitc.func}}
 cdecl.loop {
@@ -72,3 +73,40 @@ emitc.func @f(%c: i1) -> i32 {
 
 // expected-error @+1 {{is a statement: it must be inside an emitc.func}}
 "cdecl.return_if"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> ()
+
+// -----
+
+// expected-error @+1 {{is an expression: it must be inside an emitc.func}}
+"cdecl.compound_literal"() : () -> !emitc.opaque<"double2">
+
+// -----
+
+emitc.func @f() {
+  // expected-error @+1 {{has no elements: '{}' is no ISO C initializer}}
+  %v = cdecl.compound_literal : () -> !emitc.opaque<"double2">
+  emitc.return
+}
+
+// -----
+
+emitc.func @f(%a: f64) {
+  // expected-error @+1 {{type 'f64' is not a type name (an !emitc.opaque typedef)}}
+  %v = cdecl.compound_literal %a, %a : (f64, f64) -> f64
+  emitc.return
+}
+
+// -----
+
+emitc.func @f(%a: f64) {
+  // expected-error @+1 {{type '!emitc.opaque<"unsigned long">' is not a type name (an !emitc.opaque typedef)}}
+  %v = cdecl.compound_literal %a, %a : (f64, f64) -> !emitc.opaque<"unsigned long">
+  emitc.return
+}
+
+// -----
+
+emitc.func @f(%p: !emitc.ptr<f64>) {
+  // expected-error @+1 {{element type '!emitc.ptr<f64>' is no scalar C spells}}
+  %v = cdecl.compound_literal %p, %p : (!emitc.ptr<f64>, !emitc.ptr<f64>) -> !emitc.opaque<"double2">
+  emitc.return
+}

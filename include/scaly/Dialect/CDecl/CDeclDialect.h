@@ -8,8 +8,10 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "scaly/Dialect/CDecl/CDeclDialect.h.inc"
+#include "scaly/Dialect/CDecl/CDeclEnums.h.inc"
 
 #define GET_OP_CLASSES
 #include "scaly/Dialect/CDecl/CDeclOps.h.inc"

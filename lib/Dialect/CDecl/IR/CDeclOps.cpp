@@ -5,7 +5,8 @@
 // one logical line, a table or struct is never empty (ISO C has neither
 // empty initializers nor empty structs), a symbol sits in a symbol table,
 // a statement sits in a function (a break in the loop it leaves, a return's
-// value of the function's result type).
+// value of the function's result type, a loop hint right before its loop,
+// a compound literal of a type name and scalars).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,7 @@ using namespace mlir;
 using namespace scaly::cdecl;
 
 #include "scaly/Dialect/CDecl/CDeclDialect.cpp.inc"
+#include "scaly/Dialect/CDecl/CDeclEnums.cpp.inc"
 
 void CDeclDialect::initialize() {
   addOperations<
@@ -131,10 +133,29 @@ LogicalResult checkNoSymbols(Operation *conditional) {
   return success();
 }
 
-/// Text the printer puts on one line of its own: not empty, no line break.
-LogicalResult checkOneLine(Operation *op, StringRef what, StringRef text) {
-  if (text.empty() || text.contains('\n'))
-    return op->emitOpError() << what << " must be one non-empty line, got '" << text << "'";
+/// Whether `op` is one of a loop's hints: a pragma or macro line, or a
+/// conditional of them inside a function.
+bool isLoopHint(Operation &op) {
+  return isa<PragmaOp, MacroLineOp>(op) ||
+         (isa<IfDefinedOp>(op) && op.getParentOfType<emitc::FuncOp>());
+}
+
+/// A loop hint prints right before the statement after it (the C printer
+/// holds its lines for that statement), and a loop pragma must precede its
+/// loop: so in a function it is followed, through other hints only, by an
+/// emitc.for. One inside a conditional is placed by the conditional.
+LogicalResult checkPrecedesLoop(Operation *hint) {
+  if (isa_and_nonnull<IfDefinedOp>(hint->getParentOp()))
+    return success();
+  if (!hint->getParentOfType<emitc::FuncOp>())
+    return hint->emitOpError("is a loop hint: it must be inside an emitc.func, before an "
+                             "emitc.for");
+  Operation *next = hint->getNextNode();
+  while (next && isLoopHint(*next))
+    next = next->getNextNode();
+  if (!isa_and_nonnull<emitc::ForOp>(next))
+    return hint->emitOpError("is a loop hint: it must be followed by an emitc.for (through "
+                             "other loop hints only)");
   return success();
 }
 } // namespace
@@ -142,13 +163,43 @@ LogicalResult checkOneLine(Operation *op, StringRef what, StringRef text) {
 LogicalResult IfDefinedOp::verify() {
   if (failed(checkIdentifier(*this, "macro name", getName())))
     return failure();
-  return checkNoSymbols(*this);
+  if (!(*this)->getParentOfType<emitc::FuncOp>())
+    return checkNoSymbols(*this);
+  // Inside a function: a loop's hints for some compilers.
+  for (Region &region : (*this)->getRegions())
+    for (Block &block : region)
+      for (Operation &op : block)
+        if (!isa<PragmaOp, MacroLineOp>(op))
+          return op.emitOpError("cannot be in a cdecl.if_defined inside a function (it holds "
+                                "loop hints only: cdecl.pragma, cdecl.macro_line)");
+  return checkPrecedesLoop(*this);
 }
 
 LogicalResult IfOp::verify() {
-  if (failed(checkOneLine(*this, "condition", getCondition())))
+  if (failed(checkIdentifier(*this, "macro name", getMacro())))
     return failure();
   return checkNoSymbols(*this);
+}
+
+LogicalResult PragmaOp::verify() {
+  // Identifiers separated by single spaces: `clang loop`, `GCC unroll`.
+  SmallVector<StringRef> words;
+  getDirective().split(words, ' ');
+  if (!llvm::all_of(words, isIdentifier))
+    return emitOpError("directive '") << getDirective()
+                                      << "' is not identifiers apart by single spaces";
+  if (getOptions().empty())
+    return emitOpError("has no options");
+  for (StringRef option : getOptions().getAsValueRange<StringAttr>())
+    if (option.empty() || option.find_first_of(" \t\n\\") != StringRef::npos)
+      return emitOpError("option '") << option << "' is not one token";
+  return checkPrecedesLoop(*this);
+}
+
+LogicalResult MacroLineOp::verify() {
+  if (failed(checkIdentifier(*this, "macro name", getName())))
+    return failure();
+  return checkPrecedesLoop(*this);
 }
 
 LogicalResult ErrorOp::verify() {
@@ -163,11 +214,12 @@ LogicalResult TypedefOp::verify() {
     return failure();
   if (!hasCType(getType()))
     return emitOpError("type ") << getType() << " has no C spelling";
-  if (std::optional<Attribute> size = getVectorSize()) {
-    if (auto bytes = dyn_cast<IntegerAttr>(*size); bytes && bytes.getInt() <= 0)
-      return emitOpError("vector_size must be positive, got ") << bytes.getInt();
-    if (auto text = dyn_cast<StringAttr>(*size);
-        text && failed(checkOneLine(*this, "vector_size", text.getValue())))
+  if (std::optional<int64_t> bytes = getVectorSize(); bytes && *bytes <= 0)
+    return emitOpError("vector_size must be positive, got ") << *bytes;
+  if (std::optional<StringRef> times = getVectorSizeTimes()) {
+    if (!getVectorSize())
+      return emitOpError("has vector_size_times without vector_size");
+    if (failed(checkIdentifier(*this, "vector_size_times macro", *times)))
       return failure();
   }
   if (std::optional<int64_t> align = getAligned();
@@ -222,6 +274,20 @@ LogicalResult ReturnIfOp::verify() {
   if (value && value.getType() != results.front())
     return emitOpError("returns ") << value.getType() << " from a function returning "
                                    << results.front();
+  return success();
+}
+
+LogicalResult CompoundLiteralOp::verify() {
+  if (!(*this)->getParentOfType<emitc::FuncOp>())
+    return emitOpError("is an expression: it must be inside an emitc.func");
+  if (getElements().empty())
+    return emitOpError("has no elements: '{}' is no ISO C initializer");
+  auto type = dyn_cast<emitc::OpaqueType>(getType());
+  if (!type || !isIdentifier(type.getValue()))
+    return emitOpError("type ") << getType() << " is not a type name (an !emitc.opaque typedef)";
+  for (Type t : getElements().getTypes())
+    if (!hasCType(t) || isa<emitc::PointerType>(t))
+      return emitOpError("element type ") << t << " is no scalar C spells";
   return success();
 }
 

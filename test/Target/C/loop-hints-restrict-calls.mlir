@@ -2,9 +2,10 @@
 //
 // What the module's C helpers (ProgramToEmitC/HelperFunctions.cpp) need of
 // the printer, on any emitc.func:
-// - `scaly.clang_loop` on an emitc.for: Clang's loop hints, printed before
-//   the loop as `#pragma clang loop <hints>` under `#if defined(__clang__)`,
-//   preprocessor lines at the margin whatever the loop's depth;
+// - Clang's loop hints before an emitc.for, a cdecl.pragma in a
+//   cdecl.if_defined "__clang__": `#pragma clang loop <options>` under
+//   `#if defined(__clang__)` right before the loop, preprocessor lines at
+//   the margin whatever the loop's depth;
 // - `scaly.restrict` on a pointer argument: `T* __restrict name`;
 // - an emitc.call with a result is an expression, printed where its value
 //   is used once (two calls in one sum), named when used more often;
@@ -41,11 +42,14 @@ emitc.func @half(%x: !emitc.ptr<f64> {scaly.name = "x", scaly.const}, %n: !ll {s
   %r = "emitc.variable"() <{value = 0.0 : f64}> {scaly.name = "r"} : () -> f64
   %more = emitc.cmp gt, %n, %one : (!ll, !ll) -> i1
   emitc.if %more {
+    cdecl.if_defined "__clang__" {
+      cdecl.pragma "clang loop" ["vectorize(disable)", "unroll(disable)"]
+    }
     emitc.for %i = %zero to %n step %one : !ll {
       %xi = emitc.subscript %x[%i] : (!emitc.ptr<f64>, !ll) -> f64
       %s = emitc.add %r, %xi : (f64, f64) -> f64
       emitc.assign %s : f64 to %r : f64
-    } {scaly.name = "i", scaly.clang_loop = "vectorize(disable) unroll(disable)"}
+    } {scaly.name = "i"}
   } else {
     %m = emitc.sub %n, %one : (!ll, !ll) -> !ll
     %a = emitc.call @half(%x, %m) : (!emitc.ptr<f64>, !ll) -> f64
