@@ -75,8 +75,9 @@ def PlanFusion : Pass<"scaly-plan-fusion"> {
     transpose and slice are always marked; reshape never (it reads its
     operand's storage, or is read through when its operand is). A value
     whose one consumer reads it from memory (a gather; a reduction over
-    trailing axes or one axis, not by row accumulation) is not marked: the
-    lowering stores it. Marks left by an earlier run are recomputed.
+    trailing axes or one axis, not by row accumulation, nor a float sum of
+    every element of more than one block of 8192, which computes it block
+    by block) is not marked: the lowering stores it. Marks left by an earlier run are recomputed.
   }];
   let options = [Option<"scalarizeLimit", "scalarize-limit", "int64_t", "64",
                         "arrays with at most this many elements are scalarized (never marked)">];
