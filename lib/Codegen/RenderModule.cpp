@@ -590,7 +590,9 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   emitOptions.vectorLibm = options.vectorLibm;
   if (options.recordStages)
     toC.addInstrumentation(makeStageObserver(record));
-  toC.addPass(createProgramToEmitC(emitOptions, procedureThreads));
+  // Each function's size, for the printer's order (several entries only).
+  auto functionSizes = procedureThreads ? std::make_shared<FunctionSizes>() : nullptr;
+  toC.addPass(createProgramToEmitC(emitOptions, procedureThreads, functionSizes));
   if (failed(toC.run(module)))
     return fail("conversion to EmitC failed");
   if (renderCancelled())
@@ -604,6 +606,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   out.originsRecorded = options.lineOrigins || options.lineComments || options.recordStages;
   if (out.originsRecorded)
     printOptions.origins = &out.origins;
+  printOptions.functionSizes = functionSizes.get();
   if (failed(c::printC(module, os, printOptions)))
     return fail("printing C failed");
   if (casadi) {

@@ -25,11 +25,18 @@ namespace scaly {
 /// The thread that built each procedure (a `prog.proc` operation).
 using ProcedureThreads = llvm::DenseMap<mlir::Operation *, std::thread::id>;
 
+/// The number of operations of each C function's procedure (an
+/// `emitc.func` operation): how long it takes to print, which the printer
+/// reads to print the longest first on a threaded context.
+using FunctionSizes = llvm::DenseMap<mlir::Operation *, size_t>;
+
 /// scaly-program-to-emitc converting, on a threaded context, each
-/// procedure in `threads` on its thread when that thread is free to.
+/// procedure in `threads` on its thread when that thread is free to, and
+/// recording in `sizes` (when given) each function's size.
 std::unique_ptr<mlir::Pass>
 createProgramToEmitC(const ProgramToEmitCOptions &options,
-                     std::shared_ptr<const ProcedureThreads> threads);
+                     std::shared_ptr<const ProcedureThreads> threads,
+                     std::shared_ptr<FunctionSizes> sizes = nullptr);
 
 } // namespace scaly
 

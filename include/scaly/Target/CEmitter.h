@@ -178,6 +178,11 @@ struct PrintOptions {
   bool lineComments = false;
   /// When set, receives one record per statement that has source lines.
   std::vector<StatementOrigin> *origins = nullptr;
+  /// When set, how long each function takes to print (its procedure's
+  /// operations): on a threaded context the longest print first, so that
+  /// no long function starts last while the other threads idle. The text
+  /// is the same either way.
+  const llvm::DenseMap<mlir::Operation *, size_t> *functionSizes = nullptr;
 };
 
 /// Print `module` (EmitC ops at the top level, and cdecl's declarations,

@@ -193,10 +193,15 @@ LogicalResult forEachOnItsThread(MLIRContext *ctx, ArrayRef<pg::ProcOp> procs,
 struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> {
   using ProgramToEmitCBase::ProgramToEmitCBase;
   ProgramToEmitCPass(const ProgramToEmitCOptions &options,
-                     std::shared_ptr<const ProcedureThreads> threads)
-      : ProgramToEmitCBase(options), threads(std::move(threads)) {}
+                     std::shared_ptr<const ProcedureThreads> threads,
+                     std::shared_ptr<FunctionSizes> sizes)
+      : ProgramToEmitCBase(options), threads(std::move(threads)), sizes(std::move(sizes)) {}
   /// The threads that built the procedures, when known.
   std::shared_ptr<const ProcedureThreads> threads;
+  /// Where each function's size goes, when wanted.
+  std::shared_ptr<FunctionSizes> sizes;
+  /// The number of operations of each procedure (surveyProcs).
+  std::vector<size_t> procSizes;
   c::Helpers helpers;
   c::Tables tables;
   std::shared_ptr<c::LaneSupport> lanes;
@@ -303,10 +308,12 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     struct Survey {
       llvm::DenseMap<StringRef, int> calls;
       SmallVector<ElementsAttr> tables;
+      size_t ops = 0;
     };
     std::vector<Survey> surveys(procs.size());
     parallelFor(&getContext(), 0, procs.size(), [&](size_t i) {
       procs[i].walk([&](Operation *op) {
+        ++surveys[i].ops;
         if (auto call = dyn_cast<pg::CallOp>(op))
           ++surveys[i].calls[call.getCallee()];
         else if (auto table = dyn_cast<pg::TableOp>(op))
@@ -314,7 +321,9 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       });
     });
     callSites.clear();
+    procSizes.clear();
     for (const Survey &survey : surveys) {
+      procSizes.push_back(survey.ops);
       for (const auto &[callee, count] : survey.calls)
         callSites[callee] += count;
       for (ElementsAttr values : survey.tables)
@@ -349,10 +358,12 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
     LogicalResult ok =
         threads ? forEachOnItsThread(ctx, procs, *threads, translateOne)
                 : failableParallelForEach(ctx, llvm::seq<size_t>(0, procs.size()), translateOne);
-    for (Translated &t : done) {
+    for (auto [t, size] : llvm::zip(done, procSizes)) {
       if (!t.fn)
         continue;
       if (succeeded(ok)) {
+        if (sizes)
+          (*sizes)[t.fn] = size;
         b.insert(t.fn);
         b.create<emitc::VerbatimOp>(loc, "");
         helpers.append(t.helpers);
@@ -473,6 +484,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
 
 std::unique_ptr<Pass>
 scaly::createProgramToEmitC(const ProgramToEmitCOptions &options,
-                            std::shared_ptr<const ProcedureThreads> threads) {
-  return std::make_unique<ProgramToEmitCPass>(options, std::move(threads));
+                            std::shared_ptr<const ProcedureThreads> threads,
+                            std::shared_ptr<FunctionSizes> sizes) {
+  return std::make_unique<ProgramToEmitCPass>(options, std::move(threads), std::move(sizes));
 }

@@ -74,7 +74,15 @@ public:
     printed.resize(functions.size());
     for (auto [p, fn] : llvm::zip(printed, functions))
       p.fn = fn;
-    if (failed(failableParallelForEach(module.getContext(), printed, [&](Printed &p) {
+    std::vector<Printed *> order;
+    for (Printed &p : printed)
+      order.push_back(&p);
+    if (const auto *sizes = options.functionSizes)
+      llvm::stable_sort(order, [&](Printed *a, Printed *b) {
+        return sizes->lookup(a->fn) > sizes->lookup(b->fn);
+      });
+    if (failed(failableParallelForEach(module.getContext(), order, [&](Printed *each) {
+          Printed &p = *each;
           llvm::raw_string_ostream out(p.text);
           c::PrintOptions own = options;
           own.origins = options.origins ? &p.origins : nullptr;
