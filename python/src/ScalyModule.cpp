@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Codegen/RenderModule.h"
+#include "scaly/Codegen/SolverWrappers.h"
 #include "scaly/Codegen/WasmShim.h"
 #include "scaly/Dialect/Expr/Sparsity.h"
 #include "scaly/InitScaly.h"
@@ -739,6 +740,39 @@ PYBIND11_MODULE(_scaly, m) {
 
   registerForkHandlers();
 
+  m.def(
+      "render_solver_wrappers",
+      [](const py::dict &d) {
+        codegen::SolverWrappersSpec spec;
+        spec.module = py::cast<std::string>(d["module"]);
+        spec.nlp = py::cast<bool>(d["nlp"]);
+        for (py::handle h : py::cast<py::list>(d["wrappers"])) {
+          py::dict w = py::cast<py::dict>(h);
+          codegen::SolverWrapper out{py::cast<std::string>(w["name"]),
+                                     py::cast<bool>(w["nlp"])};
+          if (!out.nlp) {
+            out.qp.n = py::cast<int64_t>(w["n"]);
+            out.qp.p = py::cast<int64_t>(w["p"]);
+            out.qp.m = py::cast<int64_t>(w["m"]);
+            out.qp.dense = py::cast<bool>(w["dense"]);
+            out.qp.colptr = py::cast<std::array<std::vector<int64_t>, 3>>(w["colptr"]);
+            out.qp.rowind = py::cast<std::array<std::vector<int64_t>, 3>>(w["rowind"]);
+          }
+          spec.wrappers.push_back(std::move(out));
+        }
+        for (py::handle h : py::cast<py::list>(d["entries"]))
+          spec.entries.push_back(
+              {py::cast<std::string>(h[py::int_(0)]),
+               py::cast<std::vector<std::pair<std::string, std::string>>>(h[py::int_(1)])});
+        std::string error;
+        std::string text = codegen::renderSolverWrappers(spec, error);
+        if (!error.empty())
+          throw std::runtime_error(error);
+        return text;
+      },
+      "The C of a module's solver wrapper unit (its QP wrappers, prologue and "
+      "_with_options entries) from its description (python/scaly/solvers/wrapper.py)",
+      py::arg("description"));
   python::bindInspection(m);
   m.def("render", &render, "Render the C module and header of a traced function",
         py::arg("fn"), py::arg("options") = py::dict());

@@ -1,5 +1,10 @@
 """The C of NLP solver wrappers (the wrapper translation unit's NLP part).
 
+Still C text: it follows the part lib/Codegen/SolverWrappers.cpp builds as
+EmitC (the prologue with the lock and ``scaly_wrapper_now``, the QP wrappers,
+``_with_options``, and each NLP wrapper's ``<w>_call_options`` static, which
+``_with_options`` sets and the solve below reads).
+
 Per NLP ``<w>`` the wrapper source holds its oracles (rendered from the
 traced f, g and their derivatives, hidden in the library), their index
 tables, the NLP library's problem description over them, and exports:
@@ -90,7 +95,6 @@ static const double *{w}_p;
 static scaly_nlp_solver *{w}_solver;
 static scaly_solver_stats {w}_last;
 static double {w}_defaults[{count}];
-static const double *{w}_call_options;
 
 static int {w}_f(void *context, const double *x, double *f) {{
   (void)context;

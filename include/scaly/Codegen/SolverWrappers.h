@@ -1,0 +1,68 @@
+//===- SolverWrappers.h - the C of a module's solver wrappers -----*- C++ -*-===//
+//
+// A module whose body calls a QP or NLP solver gets a second translation
+// unit, <module>_solvers.c: per wrapper the solver object kept between
+// calls, its statistics and options, and per entry `<entry>_with_options`.
+// Its QP wrappers, prologue and `_with_options` functions are built here as
+// EmitC and cdecl ops and printed by the C printer (lib/Target/C), like the
+// model; python/scaly/solvers/wrapper.py describes the unit (names, sizes,
+// index tables, the entries' parameters) and passes it in.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SCALY_CODEGEN_SOLVERWRAPPERS_H
+#define SCALY_CODEGEN_SOLVERWRAPPERS_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace scaly::codegen {
+
+/// A QP wrapper: min 1/2 x'Px + c'x s.t. Ax = b, h_l <= Gx <= h_u,
+/// x_l <= x <= x_u, with P, A and G's compressed-column patterns.
+struct QpWrapper {
+  int64_t n = 0, p = 0, m = 0;
+  bool dense = false;
+  /// The CSC index tables of P, A and G, in that order.
+  std::array<std::vector<int64_t>, 3> colptr, rowind;
+};
+
+/// One wrapper the module's body calls, by its C name in this module. An
+/// NLP wrapper's code is not built here (python/scaly/solvers/nlp_wrapper.py
+/// renders it after this unit); only its call options are.
+struct SolverWrapper {
+  std::string name;
+  bool nlp = false;
+  QpWrapper qp = {}; // when !nlp
+};
+
+/// An exported entry of the module: its C name and (type, name) parameters.
+struct WrapperEntry {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> params;
+};
+
+struct SolverWrappersSpec {
+  std::string module; // the name of the module's first entry
+  bool nlp = false;   // whether any wrapper solves an NLP (links -lscaly_nlp)
+  std::vector<SolverWrapper> wrappers;
+  std::vector<WrapperEntry> entries;
+};
+
+/// The unit's ops: the prologue (comment, includes, the lock, the clock),
+/// each QP wrapper, each NLP wrapper's call options and each entry's
+/// `_with_options`.
+mlir::OwningOpRef<mlir::ModuleOp> buildSolverWrappers(mlir::MLIRContext *ctx,
+                                                      const SolverWrappersSpec &spec);
+
+/// That module printed as C; a failure (a bug in Scaly) sets `error`.
+std::string renderSolverWrappers(const SolverWrappersSpec &spec, std::string &error);
+
+} // namespace scaly::codegen
+
+#endif
