@@ -11,6 +11,7 @@
 #include "scaly/Dialect/Program/Passes.h"
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Target/ReservedNames.h"
+#include "llvm/ADT/StringExtras.h"
 #include "scaly/Support/DiagnosticCollector.h"
 
 #include "mlir/IR/Threading.h"
@@ -137,6 +138,11 @@ struct StageObserver : public PassInstrumentation {
 std::unique_ptr<PassInstrumentation>
 makeStageObserver(std::function<void(StringRef, std::string, double)> observe) {
   return std::make_unique<StageObserver>(std::move(observe));
+}
+
+bool isCIdentifier(StringRef name) {
+  return !name.empty() && (llvm::isAlpha(name[0]) || name[0] == '_') &&
+         llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
 std::string recipeText(StringRef name, const RenderOptions &o,
@@ -549,6 +555,9 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     info.outputs = renderedPorts(e.outs, ArrayRef(fields).drop_front(e.ins.size()));
   }
   out.name = options.moduleName.empty() ? entries.front().getSymName().str() : options.moduleName;
+  if (!options.entrySpecifier.empty() && !isCIdentifier(options.entrySpecifier))
+    return fail("entry_specifier '" + options.entrySpecifier +
+                "' is not a C identifier (a macro's name)");
   out.recipe = recipeText(out.name, options,
                           options.vectorLibm == "glibc" ? newerGlibcFunctions(module)
                                                         : std::vector<std::string>{});
@@ -584,7 +593,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   toC.enableVerifier(verifyEach);
   ProgramToEmitCOptions emitOptions;
   emitOptions.recipe = out.recipe;
-  emitOptions.header = options.lang == "c" ? out.name + ".h" : "";
+  emitOptions.header = options.lang == "c" && options.includeHeader ? out.name + ".h" : "";
   emitOptions.dialect = options.dialect;
   emitOptions.autoLanes = options.lanes == 0;
   emitOptions.vectorLibm = options.vectorLibm;

@@ -344,6 +344,8 @@ py::dict render(py::object functions, const py::dict &options) {
     else if (key == "sparse_tables") o.sparseTables = py::cast<bool>(v);
     else if (key == "line_comments") o.lineComments = py::cast<bool>(v);
     else if (key == "line_origins") o.lineOrigins = py::cast<bool>(v);
+    else if (key == "entry_specifier") o.entrySpecifier = py::cast<std::string>(v);
+    else if (key == "include_header") o.includeHeader = py::cast<bool>(v);
     else if (key == "wasm_shim") wasmShim = py::cast<bool>(v);
     else throw std::invalid_argument("unknown render option '" + key + "'");
   }

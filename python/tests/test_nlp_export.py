@@ -322,6 +322,11 @@ def test_module_files_and_manifest(tmp_path, key):
     # The wrapper unit holds the oracles and the backend's solve and exports.
     for name in ("f", "g", "grad_f", "jac_g", "hess_l"):
         assert f"{wrapper}_oracle_{name}(" in module.solver_source
+        # Hidden by the header's declaration (render option entry_specifier), once.
+        assert module.solver_source.count(
+            f"SCALY_WRAPPER_HIDDEN int {wrapper}_oracle_{name}(const double** arg,") == 1
+    # The oracles' header text stands before their source, which does not include it.
+    assert "_oracles.h\"" not in module.solver_source
     assert f'const char *{wrapper}_kind(void) {{ return "{solver}"; }}' in module.solver_source
     assert f"int {entry}_with_options(" in module.solver_source
 
@@ -561,3 +566,10 @@ def test_oracle_sweeps_multiply_as_ieee_and_widen_to_lanes():
         s = states[k]
         assert np.allclose(states[k + 1], s + 0.1 * np.array([s[1], np.sin(s[0]) * w[34 + k]]),
                            atol=1e-8)
+
+
+def test_entry_specifier_must_be_a_macro_name():
+    from scaly import _scaly
+    fn = function("ipopt")
+    with pytest.raises(RuntimeError, match="entry_specifier 'static inline' is not a C identifier"):
+        _scaly.render([fn._traced], {"entry_specifier": "static inline"})

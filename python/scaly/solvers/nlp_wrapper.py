@@ -18,8 +18,6 @@ tables, the NLP library's problem description over them, and exports:
 * ``const char *<w>_kind(void)``: "ipopt" or "sqp".
 """
 
-import re
-
 from .nlp_model import spec as nlp_spec
 from .nlp_options import BACKEND_CODES, nlp_option_names
 from .wrapper import stats_accessor
@@ -35,20 +33,17 @@ def render_oracles(specs, module_name, recipe):
     they share are defined once): (C text for the wrapper unit, {entry: workspace bytes})."""
     from .. import _scaly
     functions = [fn for s in specs for fn in s.functions if fn is not None]
+    # Hidden: the declaration's visibility carries to the definition. (A
+    # visibility pragma around the code would also hide the libm and libmvec
+    # functions it calls, which the library must import.) The header's text
+    # comes right before the source, which does not include it.
     options = dict(recipe, name=f"{module_name}_oracles", record_stages=False, casadi=False,
-                   sparse_tables=False, lang="c")
+                   sparse_tables=False, lang="c", entry_specifier="SCALY_WRAPPER_HIDDEN",
+                   include_header=False)
     out = _scaly.render([fn._traced for fn in functions], options)
-    include = f'#include "{module_name}_oracles.h"'
-    source = out["source"].replace(include, "")
-    header = out["header"]
-    for e in out["entries"]:
-        # Hidden: the declaration's visibility carries to the definition. (A
-        # visibility pragma around the code would also hide the libm and
-        # libmvec functions it calls, which the library must import.)
-        header = re.sub(r"\bint\s+" + re.escape(e["name"]) + r"\s*\(",
-                        f"SCALY_WRAPPER_HIDDEN int {e['name']}(", header, count=1)
     text = ("/* The NLP oracles, rendered from the traced f and g and their derivatives;\n"
-            " * hidden: only the wrappers below call them. */\n" + header + source + "\n")
+            " * hidden: only the wrappers below call them. */\n" + out["header"] + out["source"]
+            + "\n")
     workspace = {e["name"]: int(e["workspace_bytes"]) for e in out["entries"]}
     return text, workspace
 
