@@ -15,7 +15,7 @@ using namespace scaly::codegen;
 namespace {
 
 /// Two entries; a sparse QP with n = 2 and no equality rows (p = 0, its
-/// tables empty), then an NLP wrapper (built elsewhere: only its options).
+/// tables empty), then an NLP without constraints (no g or jac_g oracle).
 SolverWrappersSpec twoWrappers() {
   SolverWrappersSpec spec;
   spec.module = "m";
@@ -24,7 +24,14 @@ SolverWrappersSpec twoWrappers() {
   qp.n = 2, qp.p = 0, qp.m = 1;
   qp.colptr = {{{0, 1, 2}, {0, 0, 0}, {0, 1, 1}}};
   qp.rowind = {{{0, 1}, {}, {0}}};
-  spec.wrappers = {{"m_qp0", false, qp}, {"m_nlp1", true, {}}};
+  NlpWrapper nlp;
+  nlp.n = 2, nlp.m = 0, nlp.solver = "sqp", nlp.denseQp = true, nlp.optionCount = 3;
+  nlp.traceOptions = {{1, 0.5}};
+  nlp.oracles = {"m_nlp1_oracle_f", "", "m_nlp1_oracle_grad_f", "", "m_nlp1_oracle_hess_l"};
+  nlp.workspaceBytes = 24, nlp.hessFull = 4;
+  nlp.jacColptr = {0, 0, 0};
+  nlp.hessColptr = {0, 2, 3}, nlp.hessRowind = {0, 1, 1}, nlp.hessPick = {0, 1, 3};
+  spec.wrappers = {{"m_qp0", false, qp, {}}, {"m_nlp1", true, {}, nlp}};
   std::vector<std::pair<std::string, std::string>> params = {
       {"const double**", "arg"}, {"double**", "res"}, {"int*", "iw"}, {"double*", "w"},
       {"int", "mem"}};
@@ -70,9 +77,26 @@ TEST(SolverWrappers, PrintsEachWrapperAndEntry) {
   // No loop fills the p = 0 multipliers of A.
   EXPECT_EQ(text.find("y[i_y] = NAN"), std::string::npos);
   EXPECT_NE(text.find("z[i_z] = NAN;"), std::string::npos);
-  // The NLP wrapper's call options are declared once, its code is not here.
+  // The NLP wrapper: its oracles declared hidden (defined after the unit),
+  // no g to evaluate, lam not read, the traced default set once.
   EXPECT_EQ(count(text, "static const double* m_nlp1_call_options;"), 1u);
-  EXPECT_EQ(text.find("void m_nlp1("), std::string::npos);
+  EXPECT_NE(text.find("SCALY_WRAPPER_HIDDEN int m_nlp1_oracle_f(const double** arg, double** "
+                      "res, int* iw, double* w, int mem);"),
+            std::string::npos);
+  EXPECT_EQ(text.find("m_nlp1_oracle_g("), std::string::npos);
+  EXPECT_NE(text.find("static int m_nlp1_g(void* context, const double* x, double* g) {\n"
+                      "  (void)context;\n  (void)x;\n  (void)g;\n  return 0;\n}"),
+            std::string::npos);
+  EXPECT_NE(text.find("(void)lam;"), std::string::npos);
+  EXPECT_NE(text.find("static double m_nlp1_work[4];"), std::string::npos);
+  EXPECT_NE(text.find("m_nlp1_defaults[1] = 0.5;"), std::string::npos);
+  EXPECT_NE(text.find("scaly_nlp_create(&problem, SCALY_NLP_SQP, SCALY_QP_DENSE, NULL, 0)"),
+            std::string::npos);
+  EXPECT_NE(text.find("SCALY_WRAPPER_HIDDEN void m_nlp1(const double* x0, const double* p,"),
+            std::string::npos);
+  EXPECT_NE(text.find("scaly_nlp_solve(m_nlp1_solver, options, lbx, ubx, lbg, ubg, x0, lam_g0, "
+                      "lam_x0, x, lam_g, lam_x);"),
+            std::string::npos);
   // Each entry sets every wrapper's options around its call, and clears them.
   for (std::string entry : {"m", "m_b"}) {
     EXPECT_NE(text.find("int " + entry + "(const double** arg, double** res, int* iw, "

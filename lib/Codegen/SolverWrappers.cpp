@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Codegen/SolverWrappers.h"
+#include "WrapperBuilder.h"
 #include "scaly/Codegen/RenderModule.h"
 #include "scaly/Dialect/CDecl/CDeclDialect.h"
 #include "scaly/Target/CEmitter.h"
@@ -35,80 +36,19 @@ using namespace scaly::codegen;
 using c::CParam;
 using llvm::formatv;
 
-namespace {
-
-/// `{v0, v1, ...}`; `{0}` for no values (C has no zero-length arrays).
-std::string initializer(const std::vector<int64_t> &values) {
+std::string codegen::initializer(const std::vector<int64_t> &values) {
   std::string s;
   for (int64_t v : values)
     s += (s.empty() ? "" : ", ") + std::to_string(v);
   return "{" + (s.empty() ? "0" : s) + "}";
 }
 
-/// Builds the unit's ops: c::EmitCBuilder's and the unit's own.
-struct WrapperBuilder : c::EmitCBuilder {
-  MLIRContext *ctx = b.getContext();
-  Type cInt = opaque("int");
-  Type f64 = b.getF64Type();
-  Type i32 = b.getI32Type();
-  Type chars = emitc::PointerType::get(opaque("char"));
-  /// `const double*`: a call option array (the element type carries const:
-  /// an emitc.global has no other way to say a pointer to const).
-  Type options = emitc::PointerType::get(opaque("const double"));
-  Type stats = opaque("scaly_solver_stats");
-  Type mutex = opaque("pthread_mutex_t");
+void codegen::indexTable(WrapperBuilder &b, StringRef name, const std::vector<int64_t> &values) {
+  int64_t length = std::max<int64_t>(values.size(), 1);
+  b.staticVariable(name, emitc::ArrayType::get({length}, b.i32), true, initializer(values));
+}
 
-  Type opaque(StringRef name) { return emitc::OpaqueType::get(ctx, name); }
-  void blankLine() { b.create<emitc::VerbatimOp>(loc, ""); }
-  void comment(StringRef text) { b.create<cdecl::CommentOp>(loc, text); }
-  void define(StringRef name, StringRef value = "") {
-    b.create<cdecl::DefineOp>(loc, name, value.empty() ? Attribute() : b.getStringAttr(value));
-  }
-  void include(StringRef file, bool standard) {
-    b.create<emitc::IncludeOp>(loc, file, standard);
-  }
-
-  /// `static [const] T name [= init];`
-  void staticVariable(StringRef name, Type t, bool isConst = false, StringRef init = "") {
-    b.create<emitc::GlobalOp>(loc, name,
-                              t, init.empty() ? Attribute() : emitc::OpaqueAttr::get(ctx, init),
-                              /*externSpecifier=*/false, /*staticSpecifier=*/true, isConst);
-  }
-  Value global(StringRef name, Type t) { return b.create<emitc::GetGlobalOp>(loc, t, name); }
-  Value null(Type t) { return literal(t, "NULL"); }
-  Value integer(StringRef text) { return constant(cInt, text); }
-  /// `v.field` of a struct value, of type `t`.
-  Value field(Value v, StringRef name, Type t) {
-    return b.create<emitc::MemberOp>(loc, t, name, v);
-  }
-  Value sub(Value x, Value y) { return b.create<emitc::SubOp>(loc, x.getType(), x, y); }
-  Value negate(Value v) { return b.create<emitc::LogicalNotOp>(loc, i1, v); }
-  Value callOpaque(Type result, StringRef callee, ValueRange args) {
-    auto op =
-        b.create<emitc::CallOpaqueOp>(loc, result ? TypeRange{result} : TypeRange{}, callee, args);
-    return result ? op.getResult(0) : Value();
-  }
-  /// `T name = value;`, the statement printed where it is built.
-  Value named(Value v, StringRef name) {
-    v.getDefiningOp()->setAttr(c::kNameAttr, b.getStringAttr(name));
-    return v;
-  }
-  /// `T name = init;` (none: `T name;`), a variable assigned later.
-  Value variable(Type t, StringRef name, Value init = {}) {
-    auto v = b.create<emitc::VariableOp>(loc, t, emitc::OpaqueAttr::get(ctx, ""));
-    v->setAttr(c::kNameAttr, b.getStringAttr(name));
-    if (init)
-      assign(v, init);
-    return v;
-  }
-  Value lockAddress() { return address(global("scaly_solvers_lock", mutex)); }
-  void lock() { callOpaque({}, "pthread_mutex_lock", lockAddress()); }
-  void unlock() { callOpaque({}, "pthread_mutex_unlock", lockAddress()); }
-  /// `for (long long name = 0; name < count; ++name) body(name)`.
-  void loop(Value count, StringRef name, function_ref<void(Value)> body) {
-    c::buildLoop(b, loc, index(0), count, index(1), name, body);
-  }
-};
+namespace {
 
 /// The prologue: what the unit is, its includes, the lock and the clock;
 /// returns `scaly_wrapper_now`.
@@ -173,11 +113,8 @@ struct QpWrapperBuilder {
                   .str());
     for (auto [k, matrix] : llvm::enumerate(StringRef("PAG"))) {
       for (auto [table, values] : {std::pair{"colptr", &qp.colptr[k]},
-                                   std::pair{"rowind", &qp.rowind[k]}}) {
-        int64_t length = std::max<int64_t>(values->size(), 1);
-        b.staticVariable(formatv("{0}_{1}_{2}", w, matrix, table).str(),
-                         emitc::ArrayType::get({length}, b.i32), true, initializer(*values));
-      }
+                                   std::pair{"rowind", &qp.rowind[k]}})
+        indexTable(b, formatv("{0}_{1}_{2}", w, matrix, table).str(), *values);
     }
     b.staticVariable(name("_solver"), solverP);
     b.staticVariable(name("_last"), b.stats);
@@ -212,19 +149,6 @@ struct QpWrapperBuilder {
                              "status");
       b.unlock();
       b.ret(status);
-    });
-  }
-
-  /// `void <w>_stats(scaly_solver_stats* out)`: a copy of the latest
-  /// statistics.
-  void statsAccessor() {
-    Type statsP = emitc::PointerType::get(b.stats);
-    b.function(name("_stats"), {}, {{statsP, false, "out"}}, {}, [&](ArrayRef<BlockArgument> a) {
-      b.lock();
-      b.ifElse(b.cmp(emitc::CmpPredicate::ne, a[0], b.null(statsP)),
-               [&] { b.assign(b.at(a[0], b.index(0)), last()); });
-      b.unlock();
-      b.ret();
     });
   }
 
@@ -386,7 +310,7 @@ struct QpWrapperBuilder {
     b.blankLine();
     setOption(readyFn);
     b.blankLine();
-    statsAccessor();
+    statsAccessor(b, w);
     b.blankLine();
     solve(readyFn);
   }
@@ -446,9 +370,8 @@ OwningOpRef<ModuleOp> codegen::buildSolverWrappers(MLIRContext *ctx,
   WrapperBuilder b{{ob, loc}};
   emitc::FuncOp now = prologue(b, spec);
   for (const SolverWrapper &w : spec.wrappers) {
-    if (w.nlp) { // its code follows the unit (nlp_wrapper.py); the entries set this
-      b.comment(w.name + ": NLP wrapper (below); its call options:");
-      b.staticVariable(w.name + "_call_options", b.options);
+    if (w.isNlp) {
+      buildNlpWrapper(b, now, w.name, w.nlp);
     } else {
       QpWrapperBuilder{b, now, w.name, w.qp}.build();
     }

@@ -752,7 +752,26 @@ PYBIND11_MODULE(_scaly, m) {
           py::dict w = py::cast<py::dict>(h);
           codegen::SolverWrapper out{py::cast<std::string>(w["name"]),
                                      py::cast<bool>(w["nlp"])};
-          if (!out.nlp) {
+          if (out.isNlp) {
+            codegen::NlpWrapper &nlp = out.nlp;
+            nlp.n = py::cast<int64_t>(w["n"]);
+            nlp.m = py::cast<int64_t>(w["m"]);
+            nlp.solver = py::cast<std::string>(w["solver"]);
+            nlp.denseQp = py::cast<bool>(w["dense_qp"]);
+            nlp.optionCount = py::cast<int64_t>(w["option_count"]);
+            nlp.traceOptions =
+                py::cast<std::vector<std::pair<int64_t, double>>>(w["trace_options"]);
+            nlp.ipoptOptions =
+                py::cast<std::vector<std::pair<std::string, std::string>>>(w["ipopt_options"]);
+            nlp.oracles = py::cast<std::array<std::string, 5>>(w["oracles"]);
+            nlp.workspaceBytes = py::cast<int64_t>(w["workspace_bytes"]);
+            nlp.hessFull = py::cast<int64_t>(w["hess_full"]);
+            nlp.jacColptr = py::cast<std::vector<int64_t>>(w["jac_colptr"]);
+            nlp.jacRowind = py::cast<std::vector<int64_t>>(w["jac_rowind"]);
+            nlp.hessColptr = py::cast<std::vector<int64_t>>(w["hess_colptr"]);
+            nlp.hessRowind = py::cast<std::vector<int64_t>>(w["hess_rowind"]);
+            nlp.hessPick = py::cast<std::vector<int64_t>>(w["hess_pick"]);
+          } else {
             out.qp.n = py::cast<int64_t>(w["n"]);
             out.qp.p = py::cast<int64_t>(w["p"]);
             out.qp.m = py::cast<int64_t>(w["m"]);
@@ -772,7 +791,7 @@ PYBIND11_MODULE(_scaly, m) {
           throw std::runtime_error(error);
         return text;
       },
-      "The C of a module's solver wrapper unit (its QP wrappers, prologue and "
+      "The C of a module's solver wrapper unit (its prologue, QP and NLP wrappers and "
       "_with_options entries) from its description (python/scaly/solvers/wrapper.py)",
       py::arg("description"));
   python::bindInspection(m);

@@ -322,12 +322,16 @@ def test_module_files_and_manifest(tmp_path, key):
     # The wrapper unit holds the oracles and the backend's solve and exports.
     for name in ("f", "g", "grad_f", "jac_g", "hess_l"):
         assert f"{wrapper}_oracle_{name}(" in module.solver_source
-        # Hidden by the header's declaration (render option entry_specifier), once.
-        assert module.solver_source.count(
-            f"SCALY_WRAPPER_HIDDEN int {wrapper}_oracle_{name}(const double** arg,") == 1
+        # Declared hidden before the wrapper calls it, and so again by the oracles'
+        # header (render option entry_specifier), right before their definitions.
+        hidden = f"SCALY_WRAPPER_HIDDEN int {wrapper}_oracle_{name}(const double** arg,"
+        assert module.solver_source.count(hidden) == 2
+        assert (module.solver_source.index(hidden) < module.solver_source.index(f"{wrapper}_ready(")
+                < module.solver_source.rindex(hidden))
     # The oracles' header text stands before their source, which does not include it.
     assert "_oracles.h\"" not in module.solver_source
-    assert f'const char *{wrapper}_kind(void) {{ return "{solver}"; }}' in module.solver_source
+    assert (f'const char* {wrapper}_kind(void) {{\n  return "{solver}";\n}}\n'
+            in module.solver_source)
     assert f"int {entry}_with_options(" in module.solver_source
 
     manifest = json.loads(module.manifest)

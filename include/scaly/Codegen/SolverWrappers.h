@@ -32,13 +32,36 @@ struct QpWrapper {
   std::array<std::vector<int64_t>, 3> colptr, rowind;
 };
 
-/// One wrapper the module's body calls, by its C name in this module. An
-/// NLP wrapper's code is not built here (python/scaly/solvers/nlp_wrapper.py
-/// renders it after this unit); only its call options are.
+/// An NLP wrapper: min f(x, p) s.t. lbg <= g(x, p) <= ubg, lbx <= x <= ubx,
+/// through IPOPT or Scaly's SQP, over oracles rendered from the traced f, g
+/// and their derivatives (python/scaly/solvers/nlp_wrapper.py renders them
+/// after this unit; here they are declared).
+struct NlpWrapper {
+  int64_t n = 0, m = 0;
+  std::string solver = "ipopt"; // or "sqp"
+  bool denseQp = false;         // the SQP's subproblems
+  int64_t optionCount = 0;      // the backend's option table
+  /// Option defaults fixed when tracing: (index in the table, value), and
+  /// IPOPT options as text (name, value).
+  std::vector<std::pair<int64_t, double>> traceOptions;
+  std::vector<std::pair<std::string, std::string>> ipoptOptions;
+  /// The oracles' C names: f, g, grad_f, jac_g, hess_l ("": none, g and
+  /// jac_g when m == 0).
+  std::array<std::string, 5> oracles;
+  int64_t workspaceBytes = 0; // the largest oracle's
+  int64_t hessFull = 0;       // values of hess_l's symmetric output
+  std::vector<int64_t> jacColptr, jacRowind, hessColptr, hessRowind;
+  /// Per stored entry of the Hessian's lower triangle, its position in
+  /// hess_l's symmetric values.
+  std::vector<int64_t> hessPick;
+};
+
+/// One wrapper the module's body calls, by its C name in this module.
 struct SolverWrapper {
   std::string name;
-  bool nlp = false;
-  QpWrapper qp = {}; // when !nlp
+  bool isNlp = false;
+  QpWrapper qp = {};   // when !isNlp
+  NlpWrapper nlp = {}; // when isNlp
 };
 
 /// An exported entry of the module: its C name and (type, name) parameters.
@@ -55,8 +78,7 @@ struct SolverWrappersSpec {
 };
 
 /// The unit's ops: the prologue (comment, includes, the lock, the clock),
-/// each QP wrapper, each NLP wrapper's call options and each entry's
-/// `_with_options`.
+/// each QP and NLP wrapper and each entry's `_with_options`.
 mlir::OwningOpRef<mlir::ModuleOp> buildSolverWrappers(mlir::MLIRContext *ctx,
                                                       const SolverWrappersSpec &spec);
 

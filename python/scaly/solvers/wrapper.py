@@ -1,11 +1,12 @@
 """The C of a module's solver wrappers: one translation unit beside the module's source.
 
 The unit is described here (its wrappers' names, sizes and index tables, the
-module's entries and their parameters) and built as EmitC and cdecl ops by
-lib/Codegen/SolverWrappers.cpp, then printed by the one C printer like the
-model: its prologue (includes, the lock, the clock), its QP wrappers and the
-``_with_options`` entries. NLP wrappers and their oracles are still rendered
-as text by ``nlp_wrapper.py`` and follow. For each QP the module calls, the
+module's entries and their parameters; an NLP's by ``nlp_wrapper.describe``)
+and built as EmitC and cdecl ops by lib/Codegen/SolverWrappers.cpp and
+NlpWrappers.cpp, then printed by the one C printer like the model: its
+prologue (includes, the lock, the clock), its QP and NLP wrappers and the
+``_with_options`` entries. An NLP's oracles, a normal render, follow it
+(``nlp_wrapper.render_oracles``). For each QP the module calls, the
 wrapper holds the solver's index tables, a solver object kept between calls
 (set up on the first, updated after), the statistics of the latest solve and
 the option values set with the option setter. It exports, per wrapper ``<w>``:
@@ -65,17 +66,6 @@ def wrappers_called(source: str) -> list:
     return seen
 
 
-def stats_accessor(w: str) -> str:
-    """The C of an NLP wrapper's `<w>_stats` (a QP wrapper's is built in C++): a copy
-    of the latest statistics."""
-    return f"""void {w}_stats(scaly_solver_stats *out) {{
-  pthread_mutex_lock(&scaly_solvers_lock);
-  if (out) *out = {w}_last;
-  pthread_mutex_unlock(&scaly_solvers_lock);
-}}
-"""
-
-
 def module_wrapper_names(module_name: str, names: list) -> dict:
     """The C names a module gives the wrappers it calls: `<module>_qp<k>` or
     `<module>_nlp<k>`, k counting every wrapper in call order, so that two
@@ -93,10 +83,8 @@ def rename_wrappers(source: str, renames: dict) -> str:
     return TRACED_NAME.sub(renamed, source)
 
 
-def _description(s, nlp):
-    """What the C++ builder needs of wrapper `s` (a spec named as in this module)."""
-    if nlp:
-        return {"name": s.name, "nlp": True}
+def _description(s):
+    """What the C++ builder needs of QP wrapper `s` (a spec named as in this module)."""
     tables = [getattr(s, mat) for mat in ("P", "A", "G")]
     return {"name": s.name, "nlp": False, "n": int(s.n), "p": int(s.p), "m": int(s.m),
             "dense": bool(s.dense), "colptr": [[int(v) for v in t[0]] for t in tables],
@@ -120,25 +108,26 @@ def render_wrappers(entries, names: list, renames=None, recipe=None) -> str:
     this module (default: unchanged), `recipe` the render options NLP oracles
     are rendered with (the module's).
 
-    The prologue, the QP wrappers and the `_with_options` entries are built as
-    EmitC by the C++ side (lib/Codegen/SolverWrappers.cpp) and printed by the C
-    printer; the NLP oracles and wrappers (nlp_wrapper.py) follow them."""
+    The unit is built as EmitC by the C++ side (lib/Codegen/SolverWrappers.cpp,
+    NlpWrappers.cpp) and printed by the C printer; the NLP oracles, a normal
+    render (nlp_wrapper.render_oracles), follow it."""
     from dataclasses import replace
     from .. import _scaly
-    from .nlp_wrapper import render_nlp_wrapper, render_oracles
+    from .nlp_wrapper import describe, render_oracles
     renames = renames or {}
     specs = [replace(spec(n), name=renames.get(n, n)) for n in names]
     first = entries[0][0]
-    nlps = [(n, s) for n, s in zip(names, specs) if is_nlp(n)]
+    nlps = [n for n in names if is_nlp(n)]
+    oracles, workspace = ("", {})
+    if nlps:
+        oracles, workspace = render_oracles([spec(n) for n in nlps], first, recipe or {})
     text = _scaly.render_solver_wrappers({
         "module": first, "nlp": bool(nlps),
-        "wrappers": [_description(s, is_nlp(n)) for n, s in zip(names, specs)],
+        "wrappers": [describe(s, n, workspace) if is_nlp(n) else _description(s)
+                     for n, s in zip(names, specs)],
         "entries": [(entry, _params(params)) for entry, params in entries]})
-    if not nlps:
-        return text
-    oracles, workspace = render_oracles([spec(n) for n, _ in nlps], first, recipe or {})
-    parts = [oracles] + [render_nlp_wrapper(s, n, workspace) + "\n" for n, s in nlps]
-    return text + rename_wrappers("".join(parts), renames)
+    # The oracles' names are their traced wrapper's (scalynlp_<digest>_oracle_f).
+    return text + rename_wrappers(oracles, renames)
 
 
 def _manifest_entry(s, name):
