@@ -12,6 +12,7 @@
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Target/ReservedNames.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "scaly/Support/DiagnosticCollector.h"
 
 #include "mlir/IR/Threading.h"
@@ -140,7 +141,45 @@ makeStageObserver(std::function<void(StringRef, std::string, double)> observe) {
   return std::make_unique<StageObserver>(std::move(observe));
 }
 
-bool isCIdentifier(StringRef name) {
+/// Tracing names a solver wrapper by a digest of its structure
+/// (scaly_qp_<16 hex digits>, scaly_nlp_<...>); the module calls it
+/// <module>_qp<k> or <module>_nlp<k>, k counting every wrapper in the order
+/// the source declares them, so that two modules linked into one program
+/// never share a symbol. Renames the declarations and the calls; returns
+/// (traced name, C name) pairs.
+static std::vector<std::pair<std::string, std::string>>
+nameSolverWrappers(ModuleOp module, StringRef moduleName) {
+  auto kindOf = [](StringRef name) -> StringRef {
+    for (StringRef kind : {"qp", "nlp"}) {
+      StringRef digest = name;
+      if (digest.consume_front(("scaly_" + kind + "_").str()) && digest.size() == 16 &&
+          llvm::all_of(digest, [](char c) { return llvm::isDigit(c) || (c >= 'a' && c <= 'f'); }))
+        return kind;
+    }
+    return "";
+  };
+  std::vector<std::pair<std::string, std::string>> names;
+  llvm::StringMap<std::string> renamed;
+  // Declarations sit inside the module's cdecl regions too (functionsIn
+  // finds them there).
+  for (emitc::FuncOp fn : c::functionsIn(*module.getBody())) {
+    StringRef kind = kindOf(fn.getSymName());
+    if (!fn.isExternal() || kind.empty())
+      continue;
+    std::string name = (moduleName + "_" + kind + Twine(names.size())).str();
+    names.emplace_back(fn.getSymName().str(), name);
+    renamed[fn.getSymName()] = name;
+    fn.setSymName(name);
+  }
+  if (!names.empty())
+    module.walk([&](emitc::CallOpaqueOp call) {
+      if (auto it = renamed.find(call.getCallee()); it != renamed.end())
+        call.setCallee(it->second);
+    });
+  return names;
+}
+
+static bool isCIdentifier(StringRef name) {
   return !name.empty() && (llvm::isAlpha(name[0]) || name[0] == '_') &&
          llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
@@ -604,6 +643,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     return fail("conversion to EmitC failed");
   if (renderCancelled())
     return cancelled();
+  out.solverNames = nameSolverWrappers(module, out.name);
   out.functions = c::functionSignatures(module);
   out.source.clear();
   llvm::raw_string_ostream os(out.source);

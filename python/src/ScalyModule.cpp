@@ -26,6 +26,7 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <link.h>
 #include "llvm/Support/Path.h"
@@ -327,6 +328,9 @@ py::dict render(py::object functions, const py::dict &options) {
   const trace::Function &fn = *roots.front();
   codegen::RenderOptions o;
   bool wasmShim = false;
+  // Entries renamed before rendering (the NLP oracles: traced under their
+  // wrapper's digest, rendered under the module's name for it).
+  std::map<std::string, std::string> entryNames;
   for (auto item : options) {
     std::string key = py::cast<std::string>(item.first);
     py::handle v = item.second;
@@ -346,13 +350,17 @@ py::dict render(py::object functions, const py::dict &options) {
     else if (key == "line_origins") o.lineOrigins = py::cast<bool>(v);
     else if (key == "entry_specifier") o.entrySpecifier = py::cast<std::string>(v);
     else if (key == "include_header") o.includeHeader = py::cast<bool>(v);
+    else if (key == "entry_names")
+      entryNames = py::cast<std::map<std::string, std::string>>(v);
     else if (key == "wasm_shim") wasmShim = py::cast<bool>(v);
     else throw std::invalid_argument("unknown render option '" + key + "'");
   }
   for (const trace::Function *f : roots) {
-    std::string problem = c::entryNameProblem(f->name);
+    auto renamed = entryNames.find(f->name);
+    const std::string &name = renamed == entryNames.end() ? f->name : renamed->second;
+    std::string problem = c::entryNameProblem(name);
     if (!problem.empty())
-      throw std::invalid_argument("cannot export '" + f->name + "' as the entry of a C module: " +
+      throw std::invalid_argument("cannot export '" + name + "' as the entry of a C module: " +
                                   problem + "; rename the Python function");
   }
   // What the worker uses lives as long as it does.
@@ -372,6 +380,13 @@ py::dict render(py::object functions, const py::dict &options) {
     // The index tables' values only where they are written (the header's
     // macros, CasADi's sparsity functions): the JIT's module has their lengths.
     state->module = trace::buildExprModule(sharedContext(), roots, o.sparseTables || o.casadi);
+    for (auto &[from, to] : entryNames)
+      if (mlir::Operation *entry = mlir::SymbolTable::lookupSymbolIn(*state->module, from)) {
+        if (mlir::failed(mlir::SymbolTable::replaceAllSymbolUses(
+                entry, mlir::StringAttr::get(entry->getContext(), to), *state->module)))
+          throw std::runtime_error("entry_names: cannot rename '" + from + "'");
+        mlir::SymbolTable::setSymbolName(entry, to);
+      }
     runInterruptibly([state](const std::atomic<bool> &cancel) {
       // The worker owns the context lock from here and releases it.
       try {
@@ -402,6 +417,7 @@ py::dict render(py::object functions, const py::dict &options) {
   py::dict d;
   d["name"] = out.name;
   d["source"] = out.source;
+  d["solver_names"] = out.solverNames;
   d["header"] = out.header;
   py::list entries;
   for (const codegen::RenderedEntry &e : out.entries) {

@@ -577,3 +577,15 @@ def test_entry_specifier_must_be_a_macro_name():
     fn = function("ipopt")
     with pytest.raises(RuntimeError, match="entry_specifier 'static inline' is not a C identifier"):
         _scaly.render([fn._traced], {"entry_specifier": "static inline"})
+
+
+def test_entry_names_rename_before_rendering_and_are_checked():
+    from scaly import _scaly
+    fn = function("ipopt")
+    out = _scaly.render([fn._traced], {"entry_names": {fn._traced.name: "renamed_entry"}})
+    assert [e["name"] for e in out["entries"]] == ["renamed_entry"]
+    assert "int renamed_entry(const double** arg" in out["header"]
+    # The solver wrapper it calls is named after the module (the entry's new name).
+    assert out["solver_names"][0][1] == "renamed_entry_nlp0"
+    with pytest.raises(ValueError, match="cannot export 'sin'"):
+        _scaly.render([fn._traced], {"entry_names": {fn._traced.name: "sin"}})

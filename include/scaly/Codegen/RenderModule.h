@@ -102,6 +102,9 @@ struct RenderedModule {
   std::vector<c::StatementOrigin> origins;
   /// Whether the render recorded `origins` (else they are empty, not absent).
   bool originsRecorded = false;
+  /// The solver wrappers the source calls: (the name tracing gave it, its C
+  /// name in this module), in the order the source declares them.
+  std::vector<std::pair<std::string, std::string>> solverNames;
 };
 
 /// The lowering pipeline from the expression dialect to the program dialect:

@@ -21,18 +21,32 @@ from .nlp_model import spec as nlp_spec
 from .nlp_options import nlp_option_names
 
 
-def render_oracles(specs, module_name, recipe):
-    """One C module with the oracles of every NLP in `specs` (so that helpers
-    they share are defined once): (C text for the wrapper unit, {entry: workspace bytes})."""
+def oracle_names(s, traced_name):
+    """The C names of NLP wrapper `s`'s oracles (f, g, grad_f, jac_g, hess_l; "" for none):
+    traced under `traced_name`'s digest (scalynlp_<digest>_oracle_f: an entry may not start
+    with scaly_), named after the wrapper's C name `s.name`."""
+    prefix = traced_name.replace("scaly_nlp_", "scalynlp_")
+    return [fn.name.replace(prefix, s.name) if fn is not None else "" for fn in s.functions]
+
+
+def render_oracles(nlps, module_name, recipe):
+    """One C module with the oracles of every NLP in `nlps`, (traced name, spec named as
+    in this module) pairs, so that helpers they share are defined once: (C text for the
+    wrapper unit, {oracle's C name: workspace bytes})."""
     from .. import _scaly
-    functions = [fn for s in specs for fn in s.functions if fn is not None]
+    functions, names = [], {}
+    for traced, s in nlps:
+        for fn, name in zip(s.functions, oracle_names(s, traced)):
+            if fn is not None:
+                functions.append(fn)
+                names[fn.name] = name
     # Hidden: the declaration's visibility carries to the definition. (A
     # visibility pragma around the code would also hide the libm and libmvec
     # functions it calls, which the library must import.) The header's text
     # comes right before the source, which does not include it.
     options = dict(recipe, name=f"{module_name}_oracles", record_stages=False, casadi=False,
                    sparse_tables=False, lang="c", entry_specifier="SCALY_WRAPPER_HIDDEN",
-                   include_header=False)
+                   include_header=False, entry_names=names)
     out = _scaly.render([fn._traced for fn in functions], options)
     text = ("/* The NLP oracles, rendered from the traced f and g and their derivatives;\n"
             " * hidden: only the wrappers above call them. */\n" + out["header"] + out["source"]
@@ -44,19 +58,17 @@ def render_oracles(specs, module_name, recipe):
 def describe(s, traced_name, workspace):
     """What the C++ builder needs of NLP wrapper `s` (a spec named as in this module);
     `traced_name` is the name its oracles were traced under, `workspace` their
-    workspaces in bytes by traced name."""
-    prefix = traced_name.replace("scaly_nlp_", "scalynlp_")
+    workspaces in bytes by C name."""
     names = nlp_option_names(s.solver)
+    oracles = oracle_names(s, traced_name)
     return {
         "name": s.name, "nlp": True, "n": int(s.n), "m": int(s.m), "solver": s.solver,
         "dense_qp": s.qp == "dense", "option_count": len(names),
         "trace_options": [(names.index(k), float(v)) for k, v in s.options.items()
                           if not isinstance(v, str)],
         "ipopt_options": [(k, v) for k, v in s.options.items() if isinstance(v, str)],
-        "oracles": [fn.name.replace(prefix, s.name) if fn is not None else ""
-                    for fn in s.functions],
-        "workspace_bytes": max([workspace.get(fn.name, 0) for fn in s.functions
-                                if fn is not None] + [0]),
+        "oracles": oracles,
+        "workspace_bytes": max([workspace.get(name, 0) for name in oracles if name] + [0]),
         "hess_full": int(s.functions[4].outputs[0][1][0]),
         "jac_colptr": [int(v) for v in s.jac[0]], "jac_rowind": [int(v) for v in s.jac[1]],
         "hess_colptr": [int(v) for v in s.hess[0]],

@@ -34,10 +34,8 @@ from .model import spec as qp_spec
 SETUP_OPTIONS = frozenset({"preconditioner_iter", "preconditioner_scale_cost"})
 """Options that act when a solver is set up (its equilibration), so not per call."""
 
+# A traced wrapper's name: the render renames each to the module's (`<module>_qp<k>`).
 WRAPPER_NAME = re.compile(r"\b(scaly_(?:qp|nlp)_[0-9a-f]{16})\(")
-# A traced wrapper's name, or the prefix of an NLP's oracles (scalynlp_<digest>:
-# an entry's name may not start with scaly_).
-TRACED_NAME = re.compile(r"\b(scaly_qp_|scaly_nlp_|scalynlp_)([0-9a-f]{16})")
 
 
 def is_nlp(name: str) -> bool:
@@ -51,36 +49,6 @@ def spec(name):
         from .nlp_model import spec as nlp_spec
         return nlp_spec(name)
     return qp_spec(name)
-
-
-def wrappers_called(source: str) -> list:
-    """Names of the solver wrappers a rendered module calls, in first-call order."""
-    # The regular expression starts with \b, which Python's re tries at every
-    # character (11 ms for a module of 2.4 MiB); a plain search rules most out.
-    if "scaly_qp_" not in source and "scaly_nlp_" not in source:
-        return []
-    seen = []
-    for name in WRAPPER_NAME.findall(source):
-        if name not in seen:
-            seen.append(name)
-    return seen
-
-
-def module_wrapper_names(module_name: str, names: list) -> dict:
-    """The C names a module gives the wrappers it calls: `<module>_qp<k>` or
-    `<module>_nlp<k>`, k counting every wrapper in call order, so that two
-    modules linked into one program never share a symbol (tracing names a
-    wrapper by a digest of its structure)."""
-    return {n: f"{module_name}_{'nlp' if is_nlp(n) else 'qp'}{k}" for k, n in enumerate(names)}
-
-
-def rename_wrappers(source: str, renames: dict) -> str:
-    """`source` with every traced wrapper name (and an NLP's oracle names, which
-    start with it) replaced by its module name."""
-    def renamed(match):
-        traced = match.group(0).replace("scalynlp_", "scaly_nlp_")
-        return renames.get(traced, match.group(0))
-    return TRACED_NAME.sub(renamed, source)
 
 
 def _description(s):
@@ -117,17 +85,14 @@ def render_wrappers(entries, names: list, renames=None, recipe=None) -> str:
     renames = renames or {}
     specs = [replace(spec(n), name=renames.get(n, n)) for n in names]
     first = entries[0][0]
-    nlps = [n for n in names if is_nlp(n)]
-    oracles, workspace = ("", {})
-    if nlps:
-        oracles, workspace = render_oracles([spec(n) for n in nlps], first, recipe or {})
+    nlps = [(n, s) for n, s in zip(names, specs) if is_nlp(n)]
+    oracles, workspace = render_oracles(nlps, first, recipe or {}) if nlps else ("", {})
     text = _scaly.render_solver_wrappers({
         "module": first, "nlp": bool(nlps),
         "wrappers": [describe(s, n, workspace) if is_nlp(n) else _description(s)
                      for n, s in zip(names, specs)],
         "entries": [(entry, _params(params)) for entry, params in entries]})
-    # The oracles' names are their traced wrapper's (scalynlp_<digest>_oracle_f).
-    return text + rename_wrappers(oracles, renames)
+    return text + oracles
 
 
 def _manifest_entry(s, name):
