@@ -32,9 +32,11 @@ SolverWrappersSpec twoWrappers() {
   nlp.jacColptr = {0, 0, 0};
   nlp.hessColptr = {0, 2, 3}, nlp.hessRowind = {0, 1, 1}, nlp.hessPick = {0, 1, 3};
   spec.wrappers = {{"m_qp0", false, qp, {}}, {"m_nlp1", true, {}, nlp}};
-  std::vector<std::pair<std::string, std::string>> params = {
-      {"const double**", "arg"}, {"double**", "res"}, {"int*", "iw"}, {"double*", "w"},
-      {"int", "mem"}};
+  std::vector<std::pair<std::string, std::string>> params = {{"const double**", "arg"},
+                                                             {"double**", "res"},
+                                                             {"int*", "iw"},
+                                                             {"double*", "w"},
+                                                             {"int", "mem"}};
   spec.entries = {{"m", params}, {"m_b", params}};
   return spec;
 }
@@ -69,8 +71,7 @@ TEST(SolverWrappers, PrintsEachWrapperAndEntry) {
   EXPECT_NE(text.find("static const int32_t m_qp0_A_rowind[1] = {0};"), std::string::npos);
   EXPECT_NE(text.find("static const int32_t m_qp0_P_colptr[3] = {0, 1, 2};"), std::string::npos);
   EXPECT_NE(text.find("SCALY_WRAPPER_HIDDEN void m_qp0(const double* P,"), std::string::npos);
-  EXPECT_NE(text.find("int m_qp0_set_option(const char* name, double value) {"),
-            std::string::npos);
+  EXPECT_NE(text.find("int m_qp0_set_option(const char* name, double value) {"), std::string::npos);
   EXPECT_NE(text.find("void m_qp0_stats(scaly_solver_stats* out) {"), std::string::npos);
   EXPECT_NE(text.find("scaly_qp_setup(&data, SCALY_QP_SPARSE, &settings, NULL, 0)"),
             std::string::npos);
@@ -99,10 +100,12 @@ TEST(SolverWrappers, PrintsEachWrapperAndEntry) {
             std::string::npos);
   // Each entry sets every wrapper's options around its call, and clears them.
   for (std::string entry : {"m", "m_b"}) {
-    EXPECT_NE(text.find("int " + entry + "(const double** arg, double** res, int* iw, "
+    EXPECT_NE(text.find("int " + entry +
+                        "(const double** arg, double** res, int* iw, "
                         "double* w, int mem);"),
               std::string::npos);
-    EXPECT_NE(text.find("int " + entry + "_with_options(const double** arg, double** res, "
+    EXPECT_NE(text.find("int " + entry +
+                        "_with_options(const double** arg, double** res, "
                         "int* iw, double* w, int mem, const double* const* options) {"),
               std::string::npos);
     EXPECT_NE(text.find("int status = " + entry + "(arg, res, iw, w, mem);"), std::string::npos);

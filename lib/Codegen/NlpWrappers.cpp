@@ -44,9 +44,7 @@ struct NlpWrapperBuilder {
 
   std::string name(StringRef suffix) const { return w + suffix.str(); }
   Type arrayOf(int64_t n, Type elem) const { return emitc::ArrayType::get({n}, elem); }
-  int64_t workLength() const {
-    return (std::max<int64_t>(nlp.workspaceBytes, 8) + 7) / 8 + 1;
-  }
+  int64_t workLength() const { return (std::max<int64_t>(nlp.workspaceBytes, 8) + 7) / 8 + 1; }
   Value solver() { return b.global(name("_solver"), solverP); }
   Value last() { return b.global(name("_last"), b.stats); }
   Value parameters() { return b.global(name("_p"), constDoubleP); }
@@ -90,16 +88,16 @@ struct NlpWrapperBuilder {
   Value callOracle(StringRef oracle, ArrayRef<Value> args, Value result) {
     Value arg = b.arrayOf(constDoubleP, args, "arg");
     Value res = b.arrayOf(doubleP, {result}, "res");
-    return b.callOpaque(b.cInt, oracle,
-                        {arg, res, b.null(emitc::PointerType::get(b.cInt)), work(),
-                         b.integer("0")});
+    return b.callOpaque(
+        b.cInt, oracle,
+        {arg, res, b.null(emitc::PointerType::get(b.cInt)), work(), b.integer("0")});
   }
 
   /// `static int <w>_<what>(void* context, const double* x, double* out)`:
   /// `oracle` at x and the parameters (none: nothing to evaluate).
   emitc::FuncOp callback(StringRef what, StringRef oracle, StringRef out) {
-    CParam params[] = {{voidP, false, "context"}, {constDoubleP, false, "x"},
-                       {doubleP, false, out.str()}};
+    CParam params[] = {
+        {voidP, false, "context"}, {constDoubleP, false, "x"}, {doubleP, false, out.str()}};
     return b.function(name(what), {"static"}, params, {b.cInt}, [&](ArrayRef<BlockArgument> a) {
       b.discard(a[0]);
       if (oracle.empty()) {
@@ -115,29 +113,30 @@ struct NlpWrapperBuilder {
   /// `static int <w>_hess_l(context, x, sigma, lam, values)`: the lower
   /// triangle's entries picked from hess_l's symmetric values.
   emitc::FuncOp hessian() {
-    CParam params[] = {{voidP, false, "context"},     {constDoubleP, false, "x"},
-                       {b.f64, false, "sigma"},       {constDoubleP, false, "lam"},
+    CParam params[] = {{voidP, false, "context"},
+                       {constDoubleP, false, "x"},
+                       {b.f64, false, "sigma"},
+                       {constDoubleP, false, "lam"},
                        {doubleP, false, "values"}};
-    return b.function(name("_hess_l"), {"static"}, params, {b.cInt},
-                      [&](ArrayRef<BlockArgument> a) {
-                        b.discard(a[0]);
-                        if (!nlp.m)
-                          b.discard(a[3]); // no constraints: lam is not read
-                        Value sigma = b.castTo(constDoubleP, b.address(a[2]));
-                        Value status = b.named(
-                            callOracle(nlp.oracles[4],
-                                       {a[1], parameters(), sigma, nlp.m ? Value(a[3]) : zero()},
-                                       first(hessFull())),
-                            "status");
-                        int64_t picked = nlp.hessPick.size();
-                        if (picked)
-                          b.loop(b.index(picked), "k", [&](Value k) {
-                            Type table = arrayOf(picked, b.i32);
-                            Value at = b.at(b.global(name("_hess_pick"), table), k);
-                            b.assign(b.at(a[4], k), b.at(hessFull(), at));
-                          });
-                        b.ret(status);
-                      });
+    return b.function(
+        name("_hess_l"), {"static"}, params, {b.cInt}, [&](ArrayRef<BlockArgument> a) {
+          b.discard(a[0]);
+          if (!nlp.m)
+            b.discard(a[3]); // no constraints: lam is not read
+          Value sigma = b.castTo(constDoubleP, b.address(a[2]));
+          Value status = b.named(
+              callOracle(nlp.oracles[4], {a[1], parameters(), sigma, nlp.m ? Value(a[3]) : zero()},
+                         first(hessFull())),
+              "status");
+          int64_t picked = nlp.hessPick.size();
+          if (picked)
+            b.loop(b.index(picked), "k", [&](Value k) {
+              Type table = arrayOf(picked, b.i32);
+              Value at = b.at(b.global(name("_hess_pick"), table), k);
+              b.assign(b.at(a[4], k), b.at(hessFull(), at));
+            });
+          b.ret(status);
+        });
   }
 
   /// `static void <w>_ready(void)`: creates the solver once, with the
@@ -172,11 +171,10 @@ struct NlpWrapperBuilder {
         for (auto [index, value] : nlp.traceOptions)
           b.assign(b.at(defaults(), b.index(index)),
                    b.constant(b.f64, c::formatFloat(value, /*isFloat=*/false)));
-        Value made = b.callOpaque(
-            solverP, "scaly_nlp_create",
-            {b.address(problem), b.integer(backend),
-             b.integer(nlp.denseQp ? "SCALY_QP_DENSE" : "SCALY_QP_SPARSE"), b.null(b.chars),
-             b.integer("0")});
+        Value made = b.callOpaque(solverP, "scaly_nlp_create",
+                                  {b.address(problem), b.integer(backend),
+                                   b.integer(nlp.denseQp ? "SCALY_QP_DENSE" : "SCALY_QP_SPARSE"),
+                                   b.null(b.chars), b.integer("0")});
         b.assign(solver(), made);
         if (!nlp.ipoptOptions.empty())
           b.ifElse(notNull(solver()), [&] {
@@ -210,8 +208,8 @@ struct NlpWrapperBuilder {
           [&] {
             b.ifElse(notNull(a[0]), [&] {
               b.loop(b.index(nlp.optionCount), "k", [&](Value k) {
-                Value optionName = b.callOpaque(b.chars, "scaly_nlp_option_name",
-                                                {b.integer(backend), k});
+                Value optionName =
+                    b.callOpaque(b.chars, "scaly_nlp_option_name", {b.integer(backend), k});
                 Value differs = b.callOpaque(b.cInt, "strcmp", {optionName, a[0]});
                 b.ifElse(b.cmp(emitc::CmpPredicate::eq, differs, b.integer("0")),
                          [&] { b.assign(found, b.castTo(b.cInt, k)); });
@@ -219,16 +217,16 @@ struct NlpWrapperBuilder {
             });
           },
           [&] {
-            b.assign(found, b.callOpaque(b.cInt, "scaly_nlp_check_option",
-                                         {b.integer(backend), a[0], a[1], b.null(b.chars),
-                                          b.integer("0")}));
+            b.assign(found, b.callOpaque(
+                                b.cInt, "scaly_nlp_check_option",
+                                {b.integer(backend), a[0], a[1], b.null(b.chars), b.integer("0")}));
           });
       Value known = b.cmp(emitc::CmpPredicate::ge, found, b.integer("0"));
       b.ifElse(known, [&] { b.assign(b.at(defaults(), found), a[1]); });
       b.unlock();
-      b.ret(b.b.create<emitc::ConditionalOp>(
-          b.loc, b.cInt, b.cmp(emitc::CmpPredicate::ge, found, b.integer("0")), b.integer("0"),
-          b.integer("(-1)")));
+      b.ret(b.b.create<emitc::ConditionalOp>(b.loc, b.cInt,
+                                             b.cmp(emitc::CmpPredicate::ge, found, b.integer("0")),
+                                             b.integer("0"), b.integer("(-1)")));
     });
   }
 
@@ -270,12 +268,11 @@ struct NlpWrapperBuilder {
         b.assign(b.at(lamX, i), b.constant(b.f64, "NAN"));
       });
     if (nlp.m)
-      b.loop(b.index(nlp.m), "i_g", [&](Value i) {
-        b.assign(b.at(lamG, i), b.constant(b.f64, "NAN"));
-      });
-    b.callOpaque({}, "memset",
-                 {b.address(last()), b.integer("0"),
-                  b.callOpaque(b.opaque("size_t"), "sizeof", last())});
+      b.loop(b.index(nlp.m), "i_g",
+             [&](Value i) { b.assign(b.at(lamG, i), b.constant(b.f64, "NAN")); });
+    b.callOpaque(
+        {}, "memset",
+        {b.address(last()), b.integer("0"), b.callOpaque(b.opaque("size_t"), "sizeof", last())});
     b.assign(b.field(last(), "version", b.cInt), b.integer("SCALY_SOLVER_STATS_VERSION"));
     b.assign(b.field(last(), "status", b.cInt), b.integer("SCALY_SOLVE_ERROR"));
   }
@@ -299,14 +296,13 @@ struct NlpWrapperBuilder {
         b.assign(b.at(options, k), b.at(defaults(), k));
         b.ifElse(notNull(callOptions()), [&] {
           Value given = b.callOpaque(b.i1, "isnan", b.at(callOptions(), k));
-          b.ifElse(b.negate(given), [&] {
-            b.assign(b.at(options, k), b.castTo(b.f64, b.at(callOptions(), k)));
-          });
+          b.ifElse(b.negate(given),
+                   [&] { b.assign(b.at(options, k), b.castTo(b.f64, b.at(callOptions(), k))); });
         });
       });
       Value p = a[1];
-      b.assign(parameters(), b.b.create<emitc::ConditionalOp>(b.loc, constDoubleP, notNull(p), p,
-                                                           zero()));
+      b.assign(parameters(),
+               b.b.create<emitc::ConditionalOp>(b.loc, constDoubleP, notNull(p), p, zero()));
       b.ifElse(
           notNull(solver()),
           [&] {

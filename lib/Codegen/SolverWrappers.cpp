@@ -112,8 +112,8 @@ struct QpWrapperBuilder {
                       qp.dense ? "dense" : "sparse")
                   .str());
     for (auto [k, matrix] : llvm::enumerate(StringRef("PAG"))) {
-      for (auto [table, values] : {std::pair{"colptr", &qp.colptr[k]},
-                                   std::pair{"rowind", &qp.rowind[k]}})
+      for (auto [table, values] :
+           {std::pair{"colptr", &qp.colptr[k]}, std::pair{"rowind", &qp.rowind[k]}})
         indexTable(b, formatv("{0}_{1}_{2}", w, matrix, table).str(), *values);
     }
     b.staticVariable(name("_solver"), solverP);
@@ -143,10 +143,10 @@ struct QpWrapperBuilder {
     b.function(name("_set_option"), {}, params, {b.cInt}, [&](ArrayRef<BlockArgument> a) {
       b.lock();
       b.b.create<emitc::CallOp>(b.loc, readyFn, ValueRange{});
-      Value status = b.named(b.callOpaque(b.cInt, "scaly_qp_set_option",
-                                          {b.address(defaults()), a[0], a[1], b.null(b.chars),
-                                           b.integer("0")}),
-                             "status");
+      Value status = b.named(
+          b.callOpaque(b.cInt, "scaly_qp_set_option",
+                       {b.address(defaults()), a[0], a[1], b.null(b.chars), b.integer("0")}),
+          "status");
       b.unlock();
       b.ret(status);
     });
@@ -161,12 +161,11 @@ struct QpWrapperBuilder {
     };
     auto table = [&](StringRef what) {
       Type type = emitc::ArrayType::get(
-          {std::max<int64_t>((what == "colptr" ? qp.colptr : qp.rowind)[StringRef("PAG").find(
-                                 matrix)].size(),
-                             1)},
+          {std::max<int64_t>(
+              (what == "colptr" ? qp.colptr : qp.rowind)[StringRef("PAG").find(matrix)].size(), 1)},
           b.i32);
-      return b.address(b.at(b.global(formatv("{0}_{1}_{2}", w, matrix, what).str(), type),
-                            b.index(0)));
+      return b.address(
+          b.at(b.global(formatv("{0}_{1}_{2}", w, matrix, what).str(), type), b.index(0)));
     };
     set("nrow", b.i32, b.constant(b.i32, Twine(rows)));
     set("ncol", b.i32, b.constant(b.i32, Twine(qp.n)));
@@ -201,10 +200,9 @@ struct QpWrapperBuilder {
         Value given = b.callOpaque(b.cInt, "isnan", b.at(callOptions(), k));
         b.ifElse(b.negate(given), [&] {
           Value name = b.callOpaque(b.chars, "scaly_qp_option_name", k);
-          Value status =
-              b.callOpaque(b.cInt, "scaly_qp_set_option",
-                           {b.address(settingsVar), name, b.at(callOptions(), k),
-                            b.null(b.chars), b.integer("0")});
+          Value status = b.callOpaque(b.cInt, "scaly_qp_set_option",
+                                      {b.address(settingsVar), name, b.at(callOptions(), k),
+                                       b.null(b.chars), b.integer("0")});
           b.ifElse(b.cmp(emitc::CmpPredicate::ne, status, b.integer("0")),
                    [&] { b.assign(ok, b.integer("0")); });
         });
@@ -218,29 +216,30 @@ struct QpWrapperBuilder {
     auto failsIf = [&](emitc::CmpPredicate p, Value v, Value than) {
       b.ifElse(b.cmp(p, v, than), [&] { b.assign(ok, b.integer("0")); });
     };
-    b.ifElse(b.cmp(emitc::CmpPredicate::eq, solver(), b.null(solverP)),
-             [&] {
-               Value made = b.callOpaque(
-                   solverP, "scaly_qp_setup",
-                   {b.address(data), b.integer(qp.dense ? "SCALY_QP_DENSE" : "SCALY_QP_SPARSE"),
-                    b.address(settingsVar), b.null(b.chars), b.integer("0")});
-               b.assign(solver(), made);
-               failsIf(emitc::CmpPredicate::eq, solver(), b.null(solverP));
-             },
-             [&] {
-               Value updated = b.callOpaque(b.cInt, "scaly_qp_update_settings",
-                                            {solver(), b.address(settingsVar), b.null(b.chars),
-                                             b.integer("0")});
-               b.ifElse(
-                   b.cmp(emitc::CmpPredicate::ne, updated, b.integer("0")),
-                   [&] { b.assign(ok, b.integer("0")); },
-                   [&] {
-                     Value status = b.callOpaque(
-                         b.cInt, "scaly_qp_update",
-                         {solver(), b.address(data), b.null(b.chars), b.integer("0")});
-                     failsIf(emitc::CmpPredicate::ne, status, b.integer("0"));
-                   });
-             });
+    b.ifElse(
+        b.cmp(emitc::CmpPredicate::eq, solver(), b.null(solverP)),
+        [&] {
+          Value made = b.callOpaque(solverP, "scaly_qp_setup",
+                                    {b.address(data),
+                                     b.integer(qp.dense ? "SCALY_QP_DENSE" : "SCALY_QP_SPARSE"),
+                                     b.address(settingsVar), b.null(b.chars), b.integer("0")});
+          b.assign(solver(), made);
+          failsIf(emitc::CmpPredicate::eq, solver(), b.null(solverP));
+        },
+        [&] {
+          Value updated =
+              b.callOpaque(b.cInt, "scaly_qp_update_settings",
+                           {solver(), b.address(settingsVar), b.null(b.chars), b.integer("0")});
+          b.ifElse(
+              b.cmp(emitc::CmpPredicate::ne, updated, b.integer("0")),
+              [&] { b.assign(ok, b.integer("0")); },
+              [&] {
+                Value status =
+                    b.callOpaque(b.cInt, "scaly_qp_update",
+                                 {solver(), b.address(data), b.null(b.chars), b.integer("0")});
+                failsIf(emitc::CmpPredicate::ne, status, b.integer("0"));
+              });
+        });
   }
 
   /// NaN results and status ERROR, for bad data (NaN, a non-convex P) or
@@ -257,9 +256,9 @@ struct QpWrapperBuilder {
     fill(qp.n, "i", {x, zBox});
     fill(qp.p, "i_y", {y});
     fill(qp.m, "i_z", {z});
-    b.callOpaque({}, "memset",
-                 {b.address(last()), b.integer("0"),
-                  b.callOpaque(b.opaque("size_t"), "sizeof", last())});
+    b.callOpaque(
+        {}, "memset",
+        {b.address(last()), b.integer("0"), b.callOpaque(b.opaque("size_t"), "sizeof", last())});
     b.assign(lastField("version", b.cInt), b.integer("SCALY_SOLVER_STATS_VERSION"));
     b.assign(lastField("status", b.cInt), b.integer("SCALY_SOLVE_ERROR"));
     b.assign(lastField("native_status", b.cInt), b.integer("SCALY_QP_INVALID_DATA"));
@@ -277,8 +276,8 @@ struct QpWrapperBuilder {
               " * and everything outside the QP library is glue.");
     b.function(w, {"SCALY_WRAPPER_HIDDEN"}, params, {}, [&](ArrayRef<BlockArgument> a) {
       b.lock();
-      Value start = b.named(b.b.create<emitc::CallOp>(b.loc, now, ValueRange{}).getResult(0),
-                            "start");
+      Value start =
+          b.named(b.b.create<emitc::CallOp>(b.loc, now, ValueRange{}).getResult(0), "start");
       Value data = problemData(a);
       b.b.create<emitc::CallOp>(b.loc, readyFn, ValueRange{});
       Value settingsVar = b.variable(settings, "settings", defaults());
@@ -295,7 +294,8 @@ struct QpWrapperBuilder {
             b.callOpaque({}, "scaly_qp_get_stats", {solver(), b.address(last())});
           },
           [&] { failed(a); });
-      Value elapsed = b.sub(b.b.create<emitc::CallOp>(b.loc, now, ValueRange{}).getResult(0), start);
+      Value elapsed =
+          b.sub(b.b.create<emitc::CallOp>(b.loc, now, ValueRange{}).getResult(0), start);
       b.assign(lastField("t_total", b.f64), elapsed);
       b.assign(lastField("t_glue", b.f64),
                b.sub(lastField("t_total", b.f64), lastField("t_qp", b.f64)));
@@ -318,8 +318,7 @@ struct QpWrapperBuilder {
 
 /// `<entry>_with_options`: the entry's arguments and `options`, the call
 /// options of each wrapper (NULL: the defaults), set around the call.
-void withOptions(WrapperBuilder &b, const WrapperEntry &entry,
-                 ArrayRef<SolverWrapper> wrappers) {
+void withOptions(WrapperBuilder &b, const WrapperEntry &entry, ArrayRef<SolverWrapper> wrappers) {
   SmallVector<CParam> params;
   for (auto &[type, pname] : entry.params) {
     auto [t, isConst] = c::typeFromName(b.ctx, type);
@@ -343,12 +342,11 @@ void withOptions(WrapperBuilder &b, const WrapperEntry &entry,
     for (auto [k, w] : llvm::enumerate(wrappers)) {
       Value given = b.cmp(emitc::CmpPredicate::ne, options, b.null(optionsArg));
       Value mine = b.castTo(b.options, b.at(options, b.index(k)));
-      b.assign(callOptions(w), b.b.create<emitc::ConditionalOp>(b.loc, b.options, given, mine,
-                                                                b.null(b.options)));
+      b.assign(callOptions(w),
+               b.b.create<emitc::ConditionalOp>(b.loc, b.options, given, mine, b.null(b.options)));
     }
     Value status = b.named(
-        b.b.create<emitc::CallOp>(b.loc, target, ValueRange(a.drop_back())).getResult(0),
-        "status");
+        b.b.create<emitc::CallOp>(b.loc, target, ValueRange(a.drop_back())).getResult(0), "status");
     for (const SolverWrapper &w : wrappers)
       b.assign(callOptions(w), b.null(b.options));
     b.unlock();
@@ -392,7 +390,7 @@ std::string codegen::renderSolverWrappers(const SolverWrappersSpec &spec, std::s
     return success();
   });
   if ((verifyEachPass() && failed(verify(*module))) || failed(c::printC(*module, os)))
-    error = "the solver wrappers are invalid EmitC or have no C form (a bug in Scaly): " +
-            diagnostics;
+    error =
+        "the solver wrappers are invalid EmitC or have no C form (a bug in Scaly): " + diagnostics;
   return s;
 }

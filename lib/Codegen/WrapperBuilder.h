@@ -37,19 +37,23 @@ struct WrapperBuilder : c::EmitCBuilder {
   void blankLine() { b.create<mlir::emitc::VerbatimOp>(loc, ""); }
   void comment(llvm::StringRef text) { b.create<cdecl::CommentOp>(loc, text); }
   void define(llvm::StringRef name, llvm::StringRef value = "") {
-    b.create<cdecl::DefineOp>(loc, name, value.empty() ? mlir::Attribute() : b.getStringAttr(value));
+    b.create<cdecl::DefineOp>(loc, name,
+                              value.empty() ? mlir::Attribute() : b.getStringAttr(value));
   }
   void include(llvm::StringRef file, bool standard) {
     b.create<mlir::emitc::IncludeOp>(loc, file, standard);
   }
 
   /// `static [const] T name [= init];`
-  void staticVariable(llvm::StringRef name, Type t, bool isConst = false, llvm::StringRef init = "") {
-    b.create<mlir::emitc::GlobalOp>(loc, name,
-                              t, init.empty() ? mlir::Attribute() : mlir::emitc::OpaqueAttr::get(ctx, init),
-                              /*externSpecifier=*/false, /*staticSpecifier=*/true, isConst);
+  void staticVariable(llvm::StringRef name, Type t, bool isConst = false,
+                      llvm::StringRef init = "") {
+    b.create<mlir::emitc::GlobalOp>(
+        loc, name, t, init.empty() ? mlir::Attribute() : mlir::emitc::OpaqueAttr::get(ctx, init),
+        /*externSpecifier=*/false, /*staticSpecifier=*/true, isConst);
   }
-  Value global(llvm::StringRef name, Type t) { return b.create<mlir::emitc::GetGlobalOp>(loc, t, name); }
+  Value global(llvm::StringRef name, Type t) {
+    return b.create<mlir::emitc::GetGlobalOp>(loc, t, name);
+  }
   Value null(Type t) { return literal(t, "NULL"); }
   Value integer(llvm::StringRef text) { return constant(cInt, text); }
   /// `v.field` of a struct value, of type `t`.
@@ -59,8 +63,8 @@ struct WrapperBuilder : c::EmitCBuilder {
   Value sub(Value x, Value y) { return b.create<mlir::emitc::SubOp>(loc, x.getType(), x, y); }
   Value negate(Value v) { return b.create<mlir::emitc::LogicalNotOp>(loc, i1, v); }
   Value callOpaque(Type result, llvm::StringRef callee, mlir::ValueRange args) {
-    auto op =
-        b.create<mlir::emitc::CallOpaqueOp>(loc, result ? mlir::TypeRange{result} : mlir::TypeRange{}, callee, args);
+    auto op = b.create<mlir::emitc::CallOpaqueOp>(
+        loc, result ? mlir::TypeRange{result} : mlir::TypeRange{}, callee, args);
     return result ? op.getResult(0) : Value();
   }
   /// `T name = value;`, the statement printed where it is built.
@@ -94,16 +98,16 @@ void indexTable(WrapperBuilder &b, llvm::StringRef name, const std::vector<int64
 /// `void <w>_stats(scaly_solver_stats* out)`: a copy of the latest
 /// statistics.
 inline void statsAccessor(WrapperBuilder &b, const std::string &w) {
-    Type statsP = mlir::emitc::PointerType::get(b.stats);
-    b.function(w + "_stats", {}, {{statsP, false, "out"}}, {}, [&](llvm::ArrayRef<mlir::BlockArgument> a) {
-      b.lock();
-      b.ifElse(b.cmp(mlir::emitc::CmpPredicate::ne, a[0], b.null(statsP)),
-               [&] { b.assign(b.at(a[0], b.index(0)), b.global(w + "_last", b.stats)); });
-      b.unlock();
-      b.ret();
-    });
-  }
-
+  Type statsP = mlir::emitc::PointerType::get(b.stats);
+  b.function(w + "_stats", {}, {{statsP, false, "out"}}, {},
+             [&](llvm::ArrayRef<mlir::BlockArgument> a) {
+               b.lock();
+               b.ifElse(b.cmp(mlir::emitc::CmpPredicate::ne, a[0], b.null(statsP)),
+                        [&] { b.assign(b.at(a[0], b.index(0)), b.global(w + "_last", b.stats)); });
+               b.unlock();
+               b.ret();
+             });
+}
 
 /// Each NLP wrapper: its oracles' declarations, index tables and statics,
 /// the oracle callbacks the NLP library calls, `<w>_ready`, `<w>_kind`,
