@@ -145,11 +145,13 @@ struct HeaderBuilder {
   }
 
   /// `int name(const T** arg, T** res, int* iw, T* w, int mem);`, declared
-  /// `extern "C"` inside a C++ namespace.
+  /// `extern "C"` inside a C++ namespace, after the render's entry specifier.
   void entryDeclaration(StringRef name, StringRef pointee) {
     SmallVector<StringRef, 1> specifiers;
     if (cxx)
       specifiers.push_back("extern \"C\"");
+    if (!o.entrySpecifier.empty())
+      specifiers.push_back(o.entrySpecifier);
     c::EmitCBuilder{b, loc}.function(name, specifiers,
                                      c::entryParams(emitc::PointerType::get(opaque(pointee))),
                                      {opaque("int")});

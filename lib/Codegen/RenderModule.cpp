@@ -11,6 +11,8 @@
 #include "scaly/Dialect/Program/Passes.h"
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Target/ReservedNames.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "scaly/Support/DiagnosticCollector.h"
 
 #include "mlir/IR/Threading.h"
@@ -137,6 +139,49 @@ struct StageObserver : public PassInstrumentation {
 std::unique_ptr<PassInstrumentation>
 makeStageObserver(std::function<void(StringRef, std::string, double)> observe) {
   return std::make_unique<StageObserver>(std::move(observe));
+}
+
+/// Tracing names a solver wrapper by a digest of its structure
+/// (scaly_qp_<16 hex digits>, scaly_nlp_<...>); the module calls it
+/// <module>_qp<k> or <module>_nlp<k>, k counting every wrapper in the order
+/// the source declares them, so that two modules linked into one program
+/// never share a symbol. Renames the declarations and the calls; returns
+/// (traced name, C name) pairs.
+static std::vector<std::pair<std::string, std::string>>
+nameSolverWrappers(ModuleOp module, StringRef moduleName) {
+  auto kindOf = [](StringRef name) -> StringRef {
+    for (StringRef kind : {"qp", "nlp"}) {
+      StringRef digest = name;
+      if (digest.consume_front(("scaly_" + kind + "_").str()) && digest.size() == 16 &&
+          llvm::all_of(digest, [](char c) { return llvm::isDigit(c) || (c >= 'a' && c <= 'f'); }))
+        return kind;
+    }
+    return "";
+  };
+  std::vector<std::pair<std::string, std::string>> names;
+  llvm::StringMap<std::string> renamed;
+  // Declarations sit inside the module's cdecl regions too (functionsIn
+  // finds them there).
+  for (emitc::FuncOp fn : c::functionsIn(*module.getBody())) {
+    StringRef kind = kindOf(fn.getSymName());
+    if (!fn.isExternal() || kind.empty())
+      continue;
+    std::string name = (moduleName + "_" + kind + Twine(names.size())).str();
+    names.emplace_back(fn.getSymName().str(), name);
+    renamed[fn.getSymName()] = name;
+    fn.setSymName(name);
+  }
+  if (!names.empty())
+    module.walk([&](emitc::CallOpaqueOp call) {
+      if (auto it = renamed.find(call.getCallee()); it != renamed.end())
+        call.setCallee(it->second);
+    });
+  return names;
+}
+
+static bool isCIdentifier(StringRef name) {
+  return !name.empty() && (llvm::isAlpha(name[0]) || name[0] == '_') &&
+         llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
 std::string recipeText(StringRef name, const RenderOptions &o,
@@ -549,6 +594,9 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     info.outputs = renderedPorts(e.outs, ArrayRef(fields).drop_front(e.ins.size()));
   }
   out.name = options.moduleName.empty() ? entries.front().getSymName().str() : options.moduleName;
+  if (!options.entrySpecifier.empty() && !isCIdentifier(options.entrySpecifier))
+    return fail("entry_specifier '" + options.entrySpecifier +
+                "' is not a C identifier (a macro's name)");
   out.recipe = recipeText(out.name, options,
                           options.vectorLibm == "glibc" ? newerGlibcFunctions(module)
                                                         : std::vector<std::string>{});
@@ -584,7 +632,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   toC.enableVerifier(verifyEach);
   ProgramToEmitCOptions emitOptions;
   emitOptions.recipe = out.recipe;
-  emitOptions.header = options.lang == "c" ? out.name + ".h" : "";
+  emitOptions.header = options.lang == "c" && options.includeHeader ? out.name + ".h" : "";
   emitOptions.dialect = options.dialect;
   emitOptions.autoLanes = options.lanes == 0;
   emitOptions.vectorLibm = options.vectorLibm;
@@ -597,6 +645,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     return fail("conversion to EmitC failed");
   if (renderCancelled())
     return cancelled();
+  out.solverNames = nameSolverWrappers(module, out.name);
   out.functions = c::functionSignatures(module);
   out.source.clear();
   llvm::raw_string_ostream os(out.source);

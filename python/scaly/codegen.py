@@ -200,7 +200,7 @@ def _render_recorded(functions, options, mode):
                             tuple(out.get("status_codes", ())),
                             stage_seconds=tuple(out.get("stage_seconds", ())),
                             find_line_origins=_line_origins_finder(functions, options, out))
-    module = _with_solvers(module, options)
+    module = _with_solvers(module, options, out.get("solver_names", ()))
     for f in watched:
         viz.record(f, mode, module=module)
     return replace(module, stages=(), stage_seconds=()) if watched and not asked else module
@@ -217,26 +217,26 @@ def _line_origins_finder(functions, options, out):
     return lambda: _scaly.render(traced, again)["line_origins"]
 
 
-def _with_solvers(module, options):
-    """`module` with its solver wrappers' source and build manifest, if it calls any."""
-    from .solvers.wrapper import build_manifest, render_wrappers, wrappers_called
-    names = wrappers_called(module.source)
-    if not names:
+def _with_solvers(module, options, solver_names):
+    """`module` with its solver wrappers' source and build manifest, if it calls any
+    (`solver_names`: (traced name, C name) of each wrapper its source declares, as the
+    render named them)."""
+    if not solver_names:
         return module
     if options.get("lang", "c") != "c" or options.get("casadi"):
         raise ValueError("render_c_module: a module that reaches a solver is exported as C "
                          "(lang='c', casadi=False) for now")
     import json
     from .solvers import native_paths
-    from .solvers.wrapper import module_wrapper_names, rename_wrappers
-    renames = module_wrapper_names(module.name, names)
+    from .solvers.wrapper import build_manifest, render_wrappers
+    names = [traced for traced, _ in solver_names]
+    renames = dict(solver_names)
     entries = [(e.name, _entry_params(module, e.name)) for e in module.entries]
     paths = native_paths()
     manifest = build_manifest(module.name, names, paths["include"], paths["scaly_qp"], renames)
     recipe = {k: v for k, v in options.items()
               if k not in ("name", "record_stages", "line_origins")}
-    return replace(module, source=rename_wrappers(module.source, renames),
-                   solver_source=render_wrappers(entries, names, renames, recipe),
+    return replace(module, solver_source=render_wrappers(entries, names, renames, recipe),
                    solvers=tuple(renames[n] for n in names),
                    manifest=json.dumps(manifest, indent=2) + "\n")
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "scaly/Codegen/RenderModule.h"
+#include "scaly/Codegen/SolverWrappers.h"
 #include "scaly/Codegen/WasmShim.h"
 #include "scaly/Dialect/Expr/Sparsity.h"
 #include "scaly/InitScaly.h"
@@ -25,6 +26,7 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <link.h>
 #include "llvm/Support/Path.h"
@@ -326,6 +328,9 @@ py::dict render(py::object functions, const py::dict &options) {
   const trace::Function &fn = *roots.front();
   codegen::RenderOptions o;
   bool wasmShim = false;
+  // Entries renamed before rendering (the NLP oracles: traced under their
+  // wrapper's digest, rendered under the module's name for it).
+  std::map<std::string, std::string> entryNames;
   for (auto item : options) {
     std::string key = py::cast<std::string>(item.first);
     py::handle v = item.second;
@@ -343,13 +348,19 @@ py::dict render(py::object functions, const py::dict &options) {
     else if (key == "sparse_tables") o.sparseTables = py::cast<bool>(v);
     else if (key == "line_comments") o.lineComments = py::cast<bool>(v);
     else if (key == "line_origins") o.lineOrigins = py::cast<bool>(v);
+    else if (key == "entry_specifier") o.entrySpecifier = py::cast<std::string>(v);
+    else if (key == "include_header") o.includeHeader = py::cast<bool>(v);
+    else if (key == "entry_names")
+      entryNames = py::cast<std::map<std::string, std::string>>(v);
     else if (key == "wasm_shim") wasmShim = py::cast<bool>(v);
     else throw std::invalid_argument("unknown render option '" + key + "'");
   }
   for (const trace::Function *f : roots) {
-    std::string problem = c::entryNameProblem(f->name);
+    auto renamed = entryNames.find(f->name);
+    const std::string &name = renamed == entryNames.end() ? f->name : renamed->second;
+    std::string problem = c::entryNameProblem(name);
     if (!problem.empty())
-      throw std::invalid_argument("cannot export '" + f->name + "' as the entry of a C module: " +
+      throw std::invalid_argument("cannot export '" + name + "' as the entry of a C module: " +
                                   problem + "; rename the Python function");
   }
   // What the worker uses lives as long as it does.
@@ -369,6 +380,13 @@ py::dict render(py::object functions, const py::dict &options) {
     // The index tables' values only where they are written (the header's
     // macros, CasADi's sparsity functions): the JIT's module has their lengths.
     state->module = trace::buildExprModule(sharedContext(), roots, o.sparseTables || o.casadi);
+    for (auto &[from, to] : entryNames)
+      if (mlir::Operation *entry = mlir::SymbolTable::lookupSymbolIn(*state->module, from)) {
+        if (mlir::failed(mlir::SymbolTable::replaceAllSymbolUses(
+                entry, mlir::StringAttr::get(entry->getContext(), to), *state->module)))
+          throw std::runtime_error("entry_names: cannot rename '" + from + "'");
+        mlir::SymbolTable::setSymbolName(entry, to);
+      }
     runInterruptibly([state](const std::atomic<bool> &cancel) {
       // The worker owns the context lock from here and releases it.
       try {
@@ -399,6 +417,7 @@ py::dict render(py::object functions, const py::dict &options) {
   py::dict d;
   d["name"] = out.name;
   d["source"] = out.source;
+  d["solver_names"] = out.solverNames;
   d["header"] = out.header;
   py::list entries;
   for (const codegen::RenderedEntry &e : out.entries) {
@@ -739,6 +758,58 @@ PYBIND11_MODULE(_scaly, m) {
 
   registerForkHandlers();
 
+  m.def(
+      "render_solver_wrappers",
+      [](const py::dict &d) {
+        codegen::SolverWrappersSpec spec;
+        spec.module = py::cast<std::string>(d["module"]);
+        spec.nlp = py::cast<bool>(d["nlp"]);
+        for (py::handle h : py::cast<py::list>(d["wrappers"])) {
+          py::dict w = py::cast<py::dict>(h);
+          codegen::SolverWrapper out{py::cast<std::string>(w["name"]),
+                                     py::cast<bool>(w["nlp"])};
+          if (out.isNlp) {
+            codegen::NlpWrapper &nlp = out.nlp;
+            nlp.n = py::cast<int64_t>(w["n"]);
+            nlp.m = py::cast<int64_t>(w["m"]);
+            nlp.solver = py::cast<std::string>(w["solver"]);
+            nlp.denseQp = py::cast<bool>(w["dense_qp"]);
+            nlp.optionCount = py::cast<int64_t>(w["option_count"]);
+            nlp.traceOptions =
+                py::cast<std::vector<std::pair<int64_t, double>>>(w["trace_options"]);
+            nlp.ipoptOptions =
+                py::cast<std::vector<std::pair<std::string, std::string>>>(w["ipopt_options"]);
+            nlp.oracles = py::cast<std::array<std::string, 5>>(w["oracles"]);
+            nlp.workspaceBytes = py::cast<int64_t>(w["workspace_bytes"]);
+            nlp.hessFull = py::cast<int64_t>(w["hess_full"]);
+            nlp.jacColptr = py::cast<std::vector<int64_t>>(w["jac_colptr"]);
+            nlp.jacRowind = py::cast<std::vector<int64_t>>(w["jac_rowind"]);
+            nlp.hessColptr = py::cast<std::vector<int64_t>>(w["hess_colptr"]);
+            nlp.hessRowind = py::cast<std::vector<int64_t>>(w["hess_rowind"]);
+            nlp.hessPick = py::cast<std::vector<int64_t>>(w["hess_pick"]);
+          } else {
+            out.qp.n = py::cast<int64_t>(w["n"]);
+            out.qp.p = py::cast<int64_t>(w["p"]);
+            out.qp.m = py::cast<int64_t>(w["m"]);
+            out.qp.dense = py::cast<bool>(w["dense"]);
+            out.qp.colptr = py::cast<std::array<std::vector<int64_t>, 3>>(w["colptr"]);
+            out.qp.rowind = py::cast<std::array<std::vector<int64_t>, 3>>(w["rowind"]);
+          }
+          spec.wrappers.push_back(std::move(out));
+        }
+        for (py::handle h : py::cast<py::list>(d["entries"]))
+          spec.entries.push_back(
+              {py::cast<std::string>(h[py::int_(0)]),
+               py::cast<std::vector<std::pair<std::string, std::string>>>(h[py::int_(1)])});
+        std::string error;
+        std::string text = codegen::renderSolverWrappers(spec, error);
+        if (!error.empty())
+          throw std::runtime_error(error);
+        return text;
+      },
+      "The C of a module's solver wrapper unit (its prologue, QP and NLP wrappers and "
+      "_with_options entries) from its description (python/scaly/solvers/wrapper.py)",
+      py::arg("description"));
   python::bindInspection(m);
   m.def("render", &render, "Render the C module and header of a traced function",
         py::arg("fn"), py::arg("options") = py::dict());

@@ -322,7 +322,16 @@ def test_module_files_and_manifest(tmp_path, key):
     # The wrapper unit holds the oracles and the backend's solve and exports.
     for name in ("f", "g", "grad_f", "jac_g", "hess_l"):
         assert f"{wrapper}_oracle_{name}(" in module.solver_source
-    assert f'const char *{wrapper}_kind(void) {{ return "{solver}"; }}' in module.solver_source
+        # Declared hidden before the wrapper calls it, and so again by the oracles'
+        # header (render option entry_specifier), right before their definitions.
+        hidden = f"SCALY_WRAPPER_HIDDEN int {wrapper}_oracle_{name}(const double** arg,"
+        assert module.solver_source.count(hidden) == 2
+        assert (module.solver_source.index(hidden) < module.solver_source.index(f"{wrapper}_ready(")
+                < module.solver_source.rindex(hidden))
+    # The oracles' header text stands before their source, which does not include it.
+    assert "_oracles.h\"" not in module.solver_source
+    assert (f'const char* {wrapper}_kind(void) {{\n  return "{solver}";\n}}\n'
+            in module.solver_source)
     assert f"int {entry}_with_options(" in module.solver_source
 
     manifest = json.loads(module.manifest)
@@ -561,3 +570,22 @@ def test_oracle_sweeps_multiply_as_ieee_and_widen_to_lanes():
         s = states[k]
         assert np.allclose(states[k + 1], s + 0.1 * np.array([s[1], np.sin(s[0]) * w[34 + k]]),
                            atol=1e-8)
+
+
+def test_entry_specifier_must_be_a_macro_name():
+    from scaly import _scaly
+    fn = function("ipopt")
+    with pytest.raises(RuntimeError, match="entry_specifier 'static inline' is not a C identifier"):
+        _scaly.render([fn._traced], {"entry_specifier": "static inline"})
+
+
+def test_entry_names_rename_before_rendering_and_are_checked():
+    from scaly import _scaly
+    fn = function("ipopt")
+    out = _scaly.render([fn._traced], {"entry_names": {fn._traced.name: "renamed_entry"}})
+    assert [e["name"] for e in out["entries"]] == ["renamed_entry"]
+    assert "int renamed_entry(const double** arg" in out["header"]
+    # The solver wrapper it calls is named after the module (the entry's new name).
+    assert out["solver_names"][0][1] == "renamed_entry_nlp0"
+    with pytest.raises(ValueError, match="cannot export 'sin'"):
+        _scaly.render([fn._traced], {"entry_names": {fn._traced.name: "sin"}})

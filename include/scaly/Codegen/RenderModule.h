@@ -50,6 +50,13 @@ struct RenderOptions {
   /// Fill RenderedModule::origins (also done with lineComments and
   /// recordStages).
   bool lineOrigins = false;
+  /// A specifier the header puts before each entry's declaration (a macro
+  /// name: the solver wrapper unit's SCALY_WRAPPER_HIDDEN, which hides its
+  /// NLP oracles; the definition takes the declaration's visibility).
+  std::string entrySpecifier;
+  /// Whether the source starts by including its header. The wrapper unit
+  /// puts the oracles' header text right before their source instead.
+  bool includeHeader = true;
 };
 
 /// One input or output of an entry as the header declares it.
@@ -95,6 +102,9 @@ struct RenderedModule {
   std::vector<c::StatementOrigin> origins;
   /// Whether the render recorded `origins` (else they are empty, not absent).
   bool originsRecorded = false;
+  /// The solver wrappers the source calls: (the name tracing gave it, its C
+  /// name in this module), in the order the source declares them.
+  std::vector<std::pair<std::string, std::string>> solverNames;
 };
 
 /// The lowering pipeline from the expression dialect to the program dialect:

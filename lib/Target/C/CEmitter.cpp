@@ -312,7 +312,8 @@ private:
                emitc::LogicalNotOp, emitc::LogicalAndOp, emitc::LogicalOrOp, emitc::BitwiseXorOp,
                emitc::BitwiseAndOp, emitc::BitwiseOrOp, emitc::RemOp, emitc::CmpOp,
                emitc::ConditionalOp, emitc::CastOp, emitc::SubscriptOp, emitc::CallOpaqueOp,
-               emitc::ApplyOp, emitc::MemberOfPtrOp, cdecl::CompoundLiteralOp>(op) ||
+               emitc::ApplyOp, emitc::MemberOfPtrOp, emitc::MemberOp,
+               cdecl::CompoundLiteralOp>(op) ||
            (isa<emitc::CallOp>(op) && op->getNumResults() == 1);
   }
 
@@ -367,19 +368,20 @@ private:
     return at;
   }
 
-  /// The pointer `op` reads memory through: `*p` and `p->f`, but not a
-  /// member whose address is taken (`&p->f` reads nothing); else null.
+  /// The pointer `op` reads memory through: `*p` and `p->f` (and the struct
+  /// `s` of `s.f`), but not a member whose address is taken (`&p->f` reads
+  /// nothing); else null.
   static Value pointerRead(Operation *op) {
     if (auto apply = dyn_cast<emitc::ApplyOp>(op))
       return apply.getApplicableOperator() == "*" ? apply.getOperand() : Value();
-    auto member = dyn_cast<emitc::MemberOfPtrOp>(op);
-    if (!member)
+    // `s.f` reads the struct `s` as `p->f` reads through `p`.
+    if (!isa<emitc::MemberOfPtrOp, emitc::MemberOp>(op))
       return Value();
-    bool addressed = llvm::all_of(member->getUsers(), [](Operation *user) {
+    bool addressed = llvm::all_of(op->getUsers(), [](Operation *user) {
       auto apply = dyn_cast<emitc::ApplyOp>(user);
       return apply && apply.getApplicableOperator() == "&";
     });
-    return addressed ? Value() : member.getOperand();
+    return addressed ? Value() : op->getOperand(0);
   }
 
   /// Expressions nest at most this deep; deeper parts get a name (C
@@ -499,6 +501,8 @@ private:
         .Case([&](emitc::MemberOfPtrOp o) {
           return postfix(o.getOperand()) + "->" + o.getMember().str();
         })
+        // `s.f` of a struct value (a wrapper's variable or static).
+        .Case([&](emitc::MemberOp o) { return postfix(o.getOperand()) + "." + o.getMember().str(); })
         .Case([&](emitc::CallOpaqueOp o) {
           std::string args;
           for (auto [i, a] : llvm::enumerate(o.getOperands()))

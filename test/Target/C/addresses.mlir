@@ -104,3 +104,28 @@ emitc.func @reads_before_writes(%p: !emitc.ptr<f64> {scaly.name = "p"}, %out: !e
   %sum = emitc.add %v, %y : (f64, f64) -> f64
   emitc.return %sum : f64
 }
+
+// `s.f` of a struct value (emitc.member: the solver wrappers' statistics and
+// problem data): assigned in place, and a read stays before a later write
+// (any write: a member's assignment names no buffer).
+// CHECK-LABEL: double members(double a) {
+// CHECK-NEXT:    stats s;
+// CHECK-NEXT:    s.total = a;
+// CHECK-NEXT:    double v0 = s.total;
+// CHECK-NEXT:    s.inner.glue = 2.0;
+// CHECK-NEXT:    return v0 - s.inner.glue;
+// CHECK-NEXT:  }
+emitc.func @members(%a: f64 {scaly.name = "a"}) -> f64 {
+  %s = "emitc.variable"() <{value = #emitc.opaque<"">}> {scaly.name = "s"} : () -> !emitc.opaque<"stats">
+  %total = "emitc.member"(%s) <{member = "total"}> : (!emitc.opaque<"stats">) -> f64
+  emitc.assign %a : f64 to %total : f64
+  %read = "emitc.member"(%s) <{member = "total"}> : (!emitc.opaque<"stats">) -> f64
+  %two = "emitc.constant"() <{value = 2.0 : f64}> : () -> f64
+  %inner = "emitc.member"(%s) <{member = "inner"}> : (!emitc.opaque<"stats">) -> !emitc.opaque<"part">
+  %glue = "emitc.member"(%inner) <{member = "glue"}> : (!emitc.opaque<"part">) -> f64
+  emitc.assign %two : f64 to %glue : f64
+  %inner2 = "emitc.member"(%s) <{member = "inner"}> : (!emitc.opaque<"stats">) -> !emitc.opaque<"part">
+  %glue2 = "emitc.member"(%inner2) <{member = "glue"}> : (!emitc.opaque<"part">) -> f64
+  %d = emitc.sub %read, %glue2 : (f64, f64) -> f64
+  emitc.return %d : f64
+}

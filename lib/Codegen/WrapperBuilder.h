@@ -1,0 +1,120 @@
+//===- WrapperBuilder.h - the ops of the solver wrapper unit ----*- C++ -*-===//
+//
+// What the QP wrappers (SolverWrappers.cpp) and the NLP wrappers
+// (NlpWrappers.cpp) of <module>_solvers.c are built with.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SCALY_LIB_CODEGEN_WRAPPERBUILDER_H
+#define SCALY_LIB_CODEGEN_WRAPPERBUILDER_H
+
+#include "scaly/Codegen/SolverWrappers.h"
+#include "scaly/Dialect/CDecl/CDeclDialect.h"
+#include "scaly/Target/CEmitter.h"
+#include "scaly/Target/EmitCBuilders.h"
+
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/IR/Builders.h"
+
+namespace scaly::codegen {
+
+using mlir::Type;
+using mlir::Value;
+
+/// Builds the unit's ops: c::EmitCBuilder's and the unit's own.
+struct WrapperBuilder : c::EmitCBuilder {
+  mlir::MLIRContext *ctx = b.getContext();
+  Type cInt = opaque("int");
+  Type f64 = b.getF64Type();
+  Type i32 = b.getI32Type();
+  Type chars = mlir::emitc::PointerType::get(opaque("char"));
+  /// `const double*`: a call option array (the element type carries const:
+  /// an emitc.global has no other way to say a pointer to const).
+  Type options = mlir::emitc::PointerType::get(opaque("const double"));
+  Type stats = opaque("scaly_solver_stats");
+  Type mutex = opaque("pthread_mutex_t");
+
+  Type opaque(llvm::StringRef name) { return mlir::emitc::OpaqueType::get(ctx, name); }
+  void blankLine() { b.create<mlir::emitc::VerbatimOp>(loc, ""); }
+  void comment(llvm::StringRef text) { b.create<cdecl::CommentOp>(loc, text); }
+  void define(llvm::StringRef name, llvm::StringRef value = "") {
+    b.create<cdecl::DefineOp>(loc, name,
+                              value.empty() ? mlir::Attribute() : b.getStringAttr(value));
+  }
+  void include(llvm::StringRef file, bool standard) {
+    b.create<mlir::emitc::IncludeOp>(loc, file, standard);
+  }
+
+  /// `static [const] T name [= init];`
+  void staticVariable(llvm::StringRef name, Type t, bool isConst = false,
+                      llvm::StringRef init = "") {
+    b.create<mlir::emitc::GlobalOp>(
+        loc, name, t, init.empty() ? mlir::Attribute() : mlir::emitc::OpaqueAttr::get(ctx, init),
+        /*externSpecifier=*/false, /*staticSpecifier=*/true, isConst);
+  }
+  Value global(llvm::StringRef name, Type t) {
+    return b.create<mlir::emitc::GetGlobalOp>(loc, t, name);
+  }
+  Value null(Type t) { return literal(t, "NULL"); }
+  Value integer(llvm::StringRef text) { return constant(cInt, text); }
+  /// `v.field` of a struct value, of type `t`.
+  Value field(Value v, llvm::StringRef name, Type t) {
+    return b.create<mlir::emitc::MemberOp>(loc, t, name, v);
+  }
+  Value sub(Value x, Value y) { return b.create<mlir::emitc::SubOp>(loc, x.getType(), x, y); }
+  Value negate(Value v) { return b.create<mlir::emitc::LogicalNotOp>(loc, i1, v); }
+  Value callOpaque(Type result, llvm::StringRef callee, mlir::ValueRange args) {
+    auto op = b.create<mlir::emitc::CallOpaqueOp>(
+        loc, result ? mlir::TypeRange{result} : mlir::TypeRange{}, callee, args);
+    return result ? op.getResult(0) : Value();
+  }
+  /// `T name = value;`, the statement printed where it is built.
+  Value named(Value v, llvm::StringRef name) {
+    v.getDefiningOp()->setAttr(c::kNameAttr, b.getStringAttr(name));
+    return v;
+  }
+  /// `T name = init;` (none: `T name;`), a variable assigned later.
+  Value variable(Type t, llvm::StringRef name, Value init = {}) {
+    auto v = b.create<mlir::emitc::VariableOp>(loc, t, mlir::emitc::OpaqueAttr::get(ctx, ""));
+    v->setAttr(c::kNameAttr, b.getStringAttr(name));
+    if (init)
+      assign(v, init);
+    return v;
+  }
+  Value lockAddress() { return address(global("scaly_solvers_lock", mutex)); }
+  void lock() { callOpaque({}, "pthread_mutex_lock", lockAddress()); }
+  void unlock() { callOpaque({}, "pthread_mutex_unlock", lockAddress()); }
+  /// `for (long long name = 0; name < count; ++name) body(name)`.
+  void loop(Value count, llvm::StringRef name, llvm::function_ref<void(Value)> body) {
+    c::buildLoop(b, loc, index(0), count, index(1), name, body);
+  }
+};
+
+/// `{v0, v1, ...}`; `{0}` for no values (C has no zero-length arrays).
+std::string initializer(const std::vector<int64_t> &values);
+
+/// `static const int32_t name[n] = {...};`
+void indexTable(WrapperBuilder &b, llvm::StringRef name, const std::vector<int64_t> &values);
+
+/// `void <w>_stats(scaly_solver_stats* out)`: a copy of the latest
+/// statistics.
+inline void statsAccessor(WrapperBuilder &b, const std::string &w) {
+  Type statsP = mlir::emitc::PointerType::get(b.stats);
+  b.function(w + "_stats", {}, {{statsP, false, "out"}}, {},
+             [&](llvm::ArrayRef<mlir::BlockArgument> a) {
+               b.lock();
+               b.ifElse(b.cmp(mlir::emitc::CmpPredicate::ne, a[0], b.null(statsP)),
+                        [&] { b.assign(b.at(a[0], b.index(0)), b.global(w + "_last", b.stats)); });
+               b.unlock();
+               b.ret();
+             });
+}
+
+/// Each NLP wrapper: its oracles' declarations, index tables and statics,
+/// the oracle callbacks the NLP library calls, `<w>_ready`, `<w>_kind`,
+/// `<w>_set_option`, `<w>_set_ipopt_option`, `<w>_stats` and the solve.
+void buildNlpWrapper(WrapperBuilder &b, mlir::emitc::FuncOp now, const std::string &w,
+                     const NlpWrapper &nlp);
+
+} // namespace scaly::codegen
+
+#endif
