@@ -751,15 +751,18 @@ private:
   LogicalResult printValue(Operation *op) {
     if (inlined(op))
       return success();
-    // A value nothing uses (e.g. the cast of a port without values); a call
-    // is still made.
     // `(void)x;`: a cast to void marks a parameter as deliberately unused.
     if (auto cast = dyn_cast<emitc::CastOp>(op); cast && c::isVoid(cast.getType())) {
       statement(op, stripParens(exprOf(op)) + ";");
       return success();
     }
-    if (op->getResult(0).use_empty() && isExpression(op) && !isa<emitc::CallOp>(op))
+    if (op->getResult(0).use_empty() && isExpression(op)) {
+      // Nothing reads the value; a call is still made, its result dropped
+      // (no variable that nothing reads).
+      if (isa<emitc::CallOp, emitc::CallOpaqueOp>(op))
+        statement(op, stripParens(exprOf(op)) + ";");
       return success();
+    }
     Value r = op->getResult(0);
     bool pointer = isa<emitc::PointerType>(r.getType());
     auto nameAttr = op->getAttrOfType<StringAttr>(c::kNameAttr);
