@@ -15,7 +15,8 @@ def CanonicalizeProgram : Pass<"scaly-canonicalize-program"> {
   let description = [{
     Applies what `canonicalize` applies (every loaded dialect's and
     registered op's canonicalization patterns, the folders, constants
-    hoisted and unified, region simplification), in rounds until one
+    hoisted and unified; not its region simplification, which finds
+    nothing the driver's erasure of unused ops leaves), in rounds until one
     changes nothing (at most 10): the ops without regions first, in
     pre-order, through `applyOpPatternsAndFold` restricted to them and the
     ops the rewrites create; then the ops holding a body (`scf.for`,

@@ -15,9 +15,10 @@
 //     the driver's ancestor re-adds skip them), in pre-order as
 //     canonicalize's top-down seeding does;
 //  3. simplifies the ops holding a body, innermost first;
-//  4. simplifies the region as canonicalize's region-simplify=normal does;
 // and rounds repeat, at most 10 (canonicalize's max-iterations), until one
-// changes nothing.
+// changes nothing. Canonicalize's region simplification (dead-code
+// elimination, unreachable blocks) is left out: the driver already erases
+// every op left without uses, and a procedure has no unreachable blocks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +29,6 @@
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Transforms/FoldUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "mlir/Transforms/RegionUtils.h"
 
 namespace scaly::prog {
 #define GEN_PASS_DEF_CANONICALIZEPROGRAM
@@ -104,12 +104,12 @@ struct CanonicalizeProgramPass
   }
 
   /// One round; whether it changed anything other than the constants' places.
-  /// After the first round, one whose patterns and folders changed nothing
-  /// skips the region simplification: the previous round's erased every
-  /// dead op, and hoisting and unifying constants makes none dead (a
-  /// duplicate's uses move to the constant kept). It took a third of the
-  /// pass on a Jacobian's 21,000-op procedure.
-  bool round(Region &body, bool first) {
+  /// No region simplification: every op of the body is on the driver's
+  /// worklist, which erases each op left without uses (canonicalize's
+  /// region DCE found nothing more: the same IR as --canonicalize, the C of
+  /// 476 models unchanged), and procedures hold no unreachable blocks. It
+  /// took a fifth of the pass (a Jacobian's procedures 14.9 -> 11.5 ms).
+  bool round(Region &body) {
     OperationFolder folder(&getContext());
     RoundOps ops = seedRound(body, folder);
     ErasedOps erased;
@@ -121,10 +121,6 @@ struct CanonicalizeProgramPass
       if (!erased.erased.contains(op))
         innermostFirst.push_back(op);
     changed |= simplifyOnly(innermostFirst, body, *patterns, erased);
-    if (!first && !changed)
-      return false;
-    IRRewriter rewriter(&getContext());
-    changed |= succeeded(simplifyRegions(rewriter, body, /*mergeBlocks=*/false));
     return changed;
   }
 
@@ -132,7 +128,7 @@ struct CanonicalizeProgramPass
   /// and runs it on the module when a stage observer watches.
   void runOnOperation() override {
     getOperation()->walk<WalkOrder::PreOrder>([&](ProcOp proc) {
-      for (int k = 0; k < kMaxRounds && round(proc.getBody(), k == 0); ++k) {
+      for (int k = 0; k < kMaxRounds && round(proc.getBody()); ++k) {
       }
       return WalkResult::skip();
     });
