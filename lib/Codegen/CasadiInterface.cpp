@@ -310,10 +310,8 @@ void evaluation(Builder &b, const CasadiEntry &e) {
 } // namespace
 
 OwningOpRef<ModuleOp> casadiModule(MLIRContext *ctx, const std::vector<CasadiEntry> &entries) {
-  ctx->getOrLoadDialect<emitc::EmitCDialect>();
-  ctx->getOrLoadDialect<cdecl::CDeclDialect>();
-  Location loc = UnknownLoc::get(ctx);
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  OwningOpRef<ModuleOp> module = c::newCModule(ctx);
+  Location loc = module->getLoc();
   OpBuilder ob(ctx);
   ob.setInsertionPointToEnd(module->getBody());
   Builder b{{ob, loc}};

@@ -257,10 +257,8 @@ OwningOpRef<ModuleOp> headerModule(StringRef moduleName, ArrayRef<prog::ProcOp> 
                                    ArrayRef<RenderedEntry> rendered, StringRef recipe,
                                    const RenderOptions &options, ModuleOp casadi) {
   MLIRContext *ctx = prog::ProcOp(procs.front()).getContext();
-  ctx->getOrLoadDialect<emitc::EmitCDialect>();
-  ctx->getOrLoadDialect<cdecl::CDeclDialect>();
-  Location loc = UnknownLoc::get(ctx);
-  OwningOpRef<ModuleOp> header = ModuleOp::create(loc);
+  OwningOpRef<ModuleOp> header = c::newCModule(ctx);
+  Location loc = header->getLoc();
   OpBuilder b = OpBuilder::atBlockEnd(header->getBody());
   HeaderBuilder h{b, loc, options};
   bool cxx = h.cxx;

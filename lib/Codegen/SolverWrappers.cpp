@@ -359,10 +359,8 @@ void withOptions(WrapperBuilder &b, const WrapperEntry &entry, ArrayRef<SolverWr
 
 OwningOpRef<ModuleOp> codegen::buildSolverWrappers(MLIRContext *ctx,
                                                    const SolverWrappersSpec &spec) {
-  ctx->getOrLoadDialect<emitc::EmitCDialect>();
-  ctx->getOrLoadDialect<cdecl::CDeclDialect>();
-  Location loc = UnknownLoc::get(ctx);
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  OwningOpRef<ModuleOp> module = c::newCModule(ctx);
+  Location loc = module->getLoc();
   OpBuilder ob(ctx);
   ob.setInsertionPointToEnd(module->getBody());
   WrapperBuilder b{{ob, loc}};

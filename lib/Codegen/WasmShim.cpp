@@ -533,10 +533,8 @@ std::string print(ModuleOp module, std::string &error) {
 } // namespace
 
 WasmShim codegen::buildWasmShim(MLIRContext *ctx, const RenderedModule &module) {
-  ctx->getOrLoadDialect<emitc::EmitCDialect>();
-  ctx->getOrLoadDialect<cdecl::CDeclDialect>();
-  Location loc = UnknownLoc::get(ctx);
-  WasmShim out{ModuleOp::create(loc), ModuleOp::create(loc), {}};
+  WasmShim out{c::newCModule(ctx), c::newCModule(ctx), {}};
+  Location loc = out.shim->getLoc();
   OpBuilder ob(ctx);
   ob.setInsertionPointToEnd(out.shim->getBody());
   ShimBuilder b{{ob, loc}};

@@ -17,6 +17,15 @@
 
 namespace scaly::c {
 
+/// An empty module for C built by hand (the header, the CasADi layer, the
+/// WebAssembly shim, the solver wrappers), with the EmitC and cdecl
+/// dialects loaded.
+inline mlir::OwningOpRef<mlir::ModuleOp> newCModule(mlir::MLIRContext *ctx) {
+  ctx->getOrLoadDialect<mlir::emitc::EmitCDialect>();
+  ctx->getOrLoadDialect<cdecl::CDeclDialect>();
+  return mlir::ModuleOp::create(mlir::UnknownLoc::get(ctx));
+}
+
 /// `for (name = lower; name < upper; name += step) { body(name) }`, built at
 /// the builder's insertion point; the builder stays after the loop.
 inline mlir::emitc::ForOp buildLoop(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lower,
