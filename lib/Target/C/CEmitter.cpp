@@ -4,6 +4,7 @@
 #include "scaly/Target/ReservedNames.h"
 #include "scaly/Dialect/CDecl/CDeclDialect.h"
 
+#include "SourceOrigins.h"
 #include "WriteOrder.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
@@ -21,45 +22,6 @@ namespace {
 using scaly::c::formatFloat;
 
 using c::typeName;
-
-/// The source lines `locs` name (every file:line location inside them, call
-/// sites and fused locations included), sorted, each once.
-std::vector<c::SourceLine> sourceLines(ArrayRef<Location> locs) {
-  std::vector<c::SourceLine> lines;
-  for (Location loc : locs)
-    loc->walk([&](Location inner) {
-      if (auto file = dyn_cast<FileLineColLoc>(inner))
-        lines.push_back({file.getFilename().str(), static_cast<int64_t>(file.getLine())});
-      return WalkResult::advance();
-    });
-  llvm::sort(lines);
-  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
-  return lines;
-}
-
-/// `model.py:6-8, 12` (a file's base name, then its lines with runs
-/// collapsed), files separated by `; `; never contains the end of a comment.
-std::string originComment(ArrayRef<c::SourceLine> lines) {
-  std::string text;
-  for (size_t i = 0; i < lines.size();) {
-    StringRef file = lines[i].file;
-    size_t slash = file.find_last_of('/');
-    text += (i ? "; " : "") + (slash == StringRef::npos ? file : file.drop_front(slash + 1)).str() + ":";
-    for (bool first = true; i < lines.size() && lines[i].file == file; first = false) {
-      size_t run = i;
-      while (run + 1 < lines.size() && lines[run + 1].file == file &&
-             lines[run + 1].line == lines[run].line + 1)
-        ++run;
-      text += (first ? "" : ", ") + std::to_string(lines[i].line);
-      if (run > i)
-        text += "-" + std::to_string(lines[run].line);
-      i = run + 1;
-    }
-  }
-  for (size_t at; (at = text.find("*/")) != std::string::npos;)
-    text.replace(at, 2, "* /");
-  return text;
-}
 
 class CPrinter {
 public:
@@ -210,10 +172,10 @@ private:
     std::vector<c::SourceLine> from;
     if (tracking) {
       pendingLocs.push_back(op->getLoc());
-      from = sourceLines(pendingLocs);
+      from = c::sourceLines(pendingLocs);
       pendingLocs.clear();
       if (options.lineComments && !from.empty()) {
-        std::string comment = originComment(from);
+        std::string comment = c::originComment(from);
         if (comment != lastComment)
           line("/* " + comment + " */");
         lastComment = std::move(comment);
