@@ -84,14 +84,29 @@ PyObject *handlerCapsule() {
 /// NumPy's threshold for huge pages (its default allocator's).
 constexpr std::size_t kHugePageBytes = std::size_t(1) << 22;
 
-/// Whether NumPy asks for huge pages: numpy.core.multiarray's
-/// _get_madvise_hugepage(), read on each large allocation (the user may turn
-/// it off at any time); true when it cannot be read (NumPy's default).
+/// NumPy's _get_madvise_hugepage, looked up once (numpy._core on NumPy 2,
+/// numpy.core before it) and kept for the process's life; null when absent.
+PyObject *madviseHugepageGetter() {
+  static PyObject *getter = [] {
+    for (const char *name : {"numpy._core.multiarray", "numpy.core.multiarray"}) {
+      PyObject *module = PyImport_ImportModule(name);
+      PyObject *found = module ? PyObject_GetAttrString(module, "_get_madvise_hugepage") : nullptr;
+      Py_XDECREF(module);
+      PyErr_Clear();
+      if (found)
+        return found;
+    }
+    return static_cast<PyObject *>(nullptr);
+  }();
+  return getter;
+}
+
+/// Whether NumPy asks for huge pages: _get_madvise_hugepage(), called on each
+/// large allocation (the user may turn it off at any time); true when it
+/// cannot be read (NumPy's default).
 bool numpyWantsHugePages() {
-  PyObject *module = PyImport_ImportModule("numpy.core.multiarray");
-  PyObject *result = module ? PyObject_CallMethod(module, "_get_madvise_hugepage", nullptr)
-                            : nullptr;
-  Py_XDECREF(module);
+  PyObject *getter = madviseHugepageGetter();
+  PyObject *result = getter ? PyObject_CallNoArgs(getter) : nullptr;
   if (!result) {
     PyErr_Clear();
     return true;
