@@ -393,9 +393,7 @@ LogicalResult ProcLowering::lowerReduce(ex::ReduceOp o) {
     return success();
   // Large: the reduced axes must be trailing or a single axis (a strided
   // run); otherwise a transposed copy puts them last.
-  bool trailing = true;
-  for (size_t i = 0; i < axes.size(); ++i)
-    trailing &= axes[i] == static_cast<int64_t>(shape.size() - axes.size() + i);
+  bool trailing = ex::reducesTrailingAxes(o);
   int64_t count = 1, stride = 1;
   for (int64_t a : axes)
     count *= shape[a];

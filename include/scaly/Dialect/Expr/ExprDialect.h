@@ -67,6 +67,10 @@ inline constexpr int64_t kSumBlock = 8192;
 /// block: the lowering then computes the operand one block at a time into a
 /// window of one block, and sums each there (Plans.cpp).
 bool sumsInBlocks(ReduceOp o);
+/// Whether the axes `o` reduces are the operand's last ones, in order: the
+/// lowering then reads each reduced run where the operand is stored
+/// (Plans.cpp).
+bool reducesTrailingAxes(ReduceOp o);
 /// The loop order scaly-plan-loop-orders picked for an op ("rows": a
 /// reduction by row accumulation).
 inline constexpr llvm::StringLiteral kLoopOrderAttr = "scaly.loop_order";

@@ -55,6 +55,15 @@ bool scaly::expr::sumsInBlocks(ReduceOp o) {
          numElements(operand) > kSumBlock;
 }
 
+bool scaly::expr::reducesTrailingAxes(ReduceOp o) {
+  ArrayRef<int64_t> axes = o.getAxes();
+  int64_t rank = cast<RankedTensorType>(o.getOperand().getType()).getRank();
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] != rank - static_cast<int64_t>(axes.size() - i))
+      return false;
+  return true;
+}
+
 bool scaly::expr::mayNeedMemory(OpResult r, int64_t limit) {
   Operation *def = r.getOwner();
   if (isa<CallOp, LoopOp, QpSolveOp, NlpSolveOp>(def))

@@ -44,12 +44,7 @@ bool readsFromMemory(Operation *user, Value v, int64_t limit) {
   if (!reduce || numElements(v.getType()) <= limit || accumulatesRows(reduce, limit) ||
       sumsInBlocks(reduce))
     return false;
-  ArrayRef<int64_t> axes = reduce.getAxes();
-  int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
-  bool trailing = true;
-  for (size_t i = 0; i < axes.size(); ++i)
-    trailing &= axes[i] == rank - static_cast<int64_t>(axes.size() - i);
-  return trailing || axes.size() == 1;
+  return reducesTrailingAxes(reduce) || reduce.getAxes().size() == 1;
 }
 
 /// Whether the large result of `op` is computed in its consumers (the
