@@ -38,7 +38,33 @@ emitc::CmpPredicate c::cmpPredicate(arith::CmpFPredicate p) {
   }
 }
 
+emitc::CmpPredicate c::cmpPredicate(arith::CmpIPredicate p) {
+  switch (p) {
+  case arith::CmpIPredicate::slt:
+  case arith::CmpIPredicate::ult: return emitc::CmpPredicate::lt;
+  case arith::CmpIPredicate::sle:
+  case arith::CmpIPredicate::ule: return emitc::CmpPredicate::le;
+  case arith::CmpIPredicate::sgt:
+  case arith::CmpIPredicate::ugt: return emitc::CmpPredicate::gt;
+  case arith::CmpIPredicate::sge:
+  case arith::CmpIPredicate::uge: return emitc::CmpPredicate::ge;
+  case arith::CmpIPredicate::eq: return emitc::CmpPredicate::eq;
+  default: return emitc::CmpPredicate::ne;
+  }
+}
+
 namespace {
+
+/// An arith.cmpi with an unsigned predicate: CmpIUnsignedLowering's, and
+/// upstream's must not take the ones it refuses.
+bool isUnsignedCompare(Operation *op) {
+  auto cmp = dyn_cast<arith::CmpIOp>(op);
+  if (!cmp)
+    return false;
+  using P = arith::CmpIPredicate;
+  P p = cmp.getPredicate();
+  return p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
+}
 
 /// Own: upstream tests both operands for NaN around the compare
 /// (`a == a && b == b && a < b`, `a != a || b != b || a != b`), which C's
@@ -66,17 +92,12 @@ struct CmpIUnsignedLowering : OpConversionPattern<arith::CmpIOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(arith::CmpIOp o, OpAdaptor a,
                                 ConversionPatternRewriter &r) const override {
-    emitc::CmpPredicate p;
-    switch (o.getPredicate()) {
-    case arith::CmpIPredicate::ult: p = emitc::CmpPredicate::lt; break;
-    case arith::CmpIPredicate::ule: p = emitc::CmpPredicate::le; break;
-    case arith::CmpIPredicate::ugt: p = emitc::CmpPredicate::gt; break;
-    case arith::CmpIPredicate::uge: p = emitc::CmpPredicate::ge; break;
-    default: return failure(); // signed and equality: upstream's
-    }
+    if (!isUnsignedCompare(o)) // signed and equality: upstream's
+      return failure();
     if (failed(checkCompare(o)))
       return failure();
-    r.replaceOpWithNewOp<emitc::CmpOp>(o, o.getType(), p, a.getLhs(), a.getRhs());
+    r.replaceOpWithNewOp<emitc::CmpOp>(o, o.getType(), cmpPredicate(o.getPredicate()), a.getLhs(),
+                                       a.getRhs());
     return success();
   }
 };
@@ -189,16 +210,6 @@ struct LibmLowering : ConversionPattern {
   StringRef fn;
 };
 
-/// An arith.cmpi with an unsigned predicate: CmpIUnsignedLowering's, and
-/// upstream's must not take the ones it refuses.
-bool isUnsignedCompare(Operation *op) {
-  auto cmp = dyn_cast<arith::CmpIOp>(op);
-  if (!cmp)
-    return false;
-  using P = arith::CmpIPredicate;
-  P p = cmp.getPredicate();
-  return p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
-}
 
 } // namespace
 
@@ -215,12 +226,9 @@ LogicalResult c::checkCompare(Operation *op) {
   }
   // C compares int32_t/int64_t signed; unsigned predicates only on bools.
   auto i = cast<arith::CmpIOp>(op);
-  using P = arith::CmpIPredicate;
-  P p = i.getPredicate();
-  bool isUnsigned = p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
-  if (isUnsigned && !getElementTypeOrSelf(i.getLhs().getType()).isInteger(1))
+  if (isUnsignedCompare(i) && !getElementTypeOrSelf(i.getLhs().getType()).isInteger(1))
     return i.emitOpError("unsigned predicate '")
-           << arith::stringifyCmpIPredicate(p)
+           << arith::stringifyCmpIPredicate(i.getPredicate())
            << "' on a signed C integer (program-to-emitc takes it on i1 only)";
   return success();
 }

@@ -18,7 +18,6 @@
 
 #include "Lanes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -84,18 +83,7 @@ struct Cmp : LanePattern {
   static emitc::CmpPredicate predicate(Operation *op) {
     if (auto f = dyn_cast<arith::CmpFOp>(op))
       return cmpPredicate(f.getPredicate());
-    switch (cast<arith::CmpIOp>(op).getPredicate()) {
-    case arith::CmpIPredicate::slt:
-    case arith::CmpIPredicate::ult: return emitc::CmpPredicate::lt;
-    case arith::CmpIPredicate::sle:
-    case arith::CmpIPredicate::ule: return emitc::CmpPredicate::le;
-    case arith::CmpIPredicate::sgt:
-    case arith::CmpIPredicate::ugt: return emitc::CmpPredicate::gt;
-    case arith::CmpIPredicate::sge:
-    case arith::CmpIPredicate::uge: return emitc::CmpPredicate::ge;
-    case arith::CmpIPredicate::eq: return emitc::CmpPredicate::eq;
-    default: return emitc::CmpPredicate::ne;
-    }
+    return cmpPredicate(cast<arith::CmpIOp>(op).getPredicate());
   }
   Value lower(Operation *op, ArrayRef<Value> x, ConversionPatternRewriter &r) const override {
     if (failed(checkCompare(op)))

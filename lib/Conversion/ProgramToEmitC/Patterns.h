@@ -149,6 +149,9 @@ void addRestricted(mlir::RewritePatternSet &from, mlir::RewritePatternSet &to,
 mlir::LogicalResult checkCompare(mlir::Operation *op);
 /// The C operator of a float compare checkCompare accepts (une is `!=`).
 mlir::emitc::CmpPredicate cmpPredicate(mlir::arith::CmpFPredicate p);
+/// C's operator for an integer compare (signed and unsigned alike: which
+/// ones C can print is checkCompare's).
+mlir::emitc::CmpPredicate cmpPredicate(mlir::arith::CmpIPredicate p);
 /// Whether no operand or result of `op` is a lane vector.
 bool isScalarOp(mlir::Operation *op);
 
