@@ -90,15 +90,15 @@ struct ForLowering : OpConversionPattern<scf::ForOp> {
       c::hintLoopByMacro(r, loop, state.registries.helpers.useNoUnroll());
     // A carried value without a variable is read only by ops nothing needs
     // (the printer drops them): they read its init value instead.
-    SmallVector<Value> args{loop.getInductionVar()}, results;
-    for (auto [var, init] : llvm::zip(vars, a.getInitArgs())) {
+    // (The loop's results are the same values: a result without variable
+    // has no use.)
+    SmallVector<Value> args{loop.getInductionVar()};
+    for (auto [var, init] : llvm::zip(vars, a.getInitArgs()))
       args.push_back(var ? var : init);
-      results.push_back(var ? var : init); // a result without variable has no use
-    }
     r.inlineBlockBefore(o.getBody(), loop.getBody()->getTerminator(), args);
     if (!vars.empty())
       state.carried[loop] = std::move(vars);
-    r.replaceOp(o, results);
+    r.replaceOp(o, ArrayRef<Value>(args).drop_front());
     return success();
   }
 };
