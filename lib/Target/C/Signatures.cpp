@@ -33,6 +33,13 @@ std::string paramType(emitc::FuncOp fn, unsigned i) {
   return fn.getArgAttr(i, c::kRestrictAttr) ? type + " __restrict" : type;
 }
 
+/// The name `fn` gives parameter `i` (c::kNameAttr, made a safe C
+/// identifier), else empty.
+std::string paramName(emitc::FuncOp fn, unsigned i) {
+  auto name = fn.getArgAttrOfType<StringAttr>(i, c::kNameAttr);
+  return name ? c::safeIdentifier(name) : std::string();
+}
+
 /// The C type of `fn`'s result: `void`, or a const element (c::kConstAttr
 /// in its result attributes).
 std::string resultText(emitc::FuncOp fn) {
@@ -57,8 +64,7 @@ c::FunctionSignature c::functionSignature(emitc::FuncOp fn) {
   FunctionSignature sig{fn.getSymName().str(), specifierText(fn), resultText(fn), {}, {}};
   for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
     sig.params.push_back(paramType(fn, i));
-    auto name = fn.getArgAttrOfType<StringAttr>(i, c::kNameAttr);
-    sig.paramNames.push_back(name ? c::safeIdentifier(name) : std::string());
+    sig.paramNames.push_back(paramName(fn, i));
   }
   return sig;
 }
@@ -91,10 +97,6 @@ std::vector<c::FunctionSignature> c::functionSignatures(ModuleOp module) {
 }
 
 std::string c::declaration(emitc::FuncOp fn) {
-  return prototype(fn, [&](unsigned i) {
-           auto name = fn.getArgAttrOfType<StringAttr>(i, c::kNameAttr);
-           return name ? c::safeIdentifier(name) : std::string();
-         }) +
-         ";";
+  return prototype(fn, [&](unsigned i) { return paramName(fn, i); }) + ";";
 }
 
