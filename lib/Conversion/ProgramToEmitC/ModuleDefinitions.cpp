@@ -17,18 +17,21 @@ std::string c::Tables::key(ElementsAttr values) {
 }
 
 void c::Tables::use(ElementsAttr values) {
+  if (pointers.contains(values))
+    return;
   auto [it, fresh] = names.try_emplace(key(values), "");
   if (fresh) {
     it->second = "scaly_table_" + std::to_string(names.size() - 1);
     tables.push_back({it->second, values});
   }
+  Type elem = cast<ShapedType>(values.getType()).getElementType();
+  pointers[values] = "((" + c::scalarCType(elem) + "*)" + it->second + ")";
 }
 
 std::string c::Tables::pointerTo(ElementsAttr values) const {
-  auto it = names.find(key(values));
-  assert(it != names.end() && "a table read that was not registered");
-  Type elem = cast<ShapedType>(values.getType()).getElementType();
-  return "((" + c::scalarCType(elem) + "*)" + it->second + ")";
+  auto it = pointers.find(values);
+  assert(it != pointers.end() && "a table read that was not registered");
+  return it->second;
 }
 
 void c::Tables::define(OpBuilder &b, Location loc) const {

@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Types.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <string>
@@ -43,6 +44,9 @@ private:
   static std::string key(mlir::ElementsAttr values);
   /// Table names by key.
   llvm::StringMap<std::string> names;
+  /// The C pointer to each registered attribute's table (attributes are
+  /// uniqued: the key and its text are made once per table, not per read).
+  llvm::DenseMap<mlir::Attribute, std::string> pointers;
   std::vector<Table> tables;
 };
 
