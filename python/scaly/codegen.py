@@ -170,11 +170,11 @@ def _viz_watched(functions):
 
 
 def _entry_params(module, name):
-    """The C parameter list of entry `name` of rendered `module` (`const double** arg,
-    double** res, ...`), as the printer declared it."""
+    """The C parameters of entry `name` of rendered `module`, as (type, name) pairs
+    (`("const double**", "arg"), ...`), as the printer declared them."""
     for f in module.functions:
         if f["name"] == name and not f["specifiers"]:
-            return ", ".join(f"{t} {n}" for t, n in zip(f["params"], f["param_names"]))
+            return list(zip(f["params"], f["param_names"]))
     raise ValueError(f"the module {module.name} defines no entry {name}(...)")
 
 

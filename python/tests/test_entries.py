@@ -118,7 +118,8 @@ def test_entry_parameters_are_the_headers_declarations():
     module = render_c_module([energy, halves, sc.jacobian(gradient, "x")], name="model")
     for e in module.entries:
         declared = re.search(r"\bint\s+" + e.name + r"\s*\(([^)]*)\)\s*;", module.header)
-        assert _entry_params(module, e.name) == declared.group(1)
+        params = ", ".join(f"{t} {n}" for t, n in _entry_params(module, e.name))
+        assert params == declared.group(1)
     entry = next(f for f in module.functions if f["name"] == "energy")
     assert entry["param_names"] == ["arg", "res", "iw", "w", "mem"]
     with pytest.raises(ValueError, match="defines no entry missing"):

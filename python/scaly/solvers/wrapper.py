@@ -59,19 +59,10 @@ def _description(s):
             "rowind": [[int(v) for v in t[1]] for t in tables]}
 
 
-def _params(params: str) -> list:
-    """An entry's C parameter list (`const double** arg, ...`) as (type, name) pairs."""
-    out = []
-    for p in params.split(","):
-        p = p.strip()
-        name = p.split()[-1].lstrip("*")
-        out.append((p[:len(p) - len(name)].strip(), name))
-    return out
-
-
 def render_wrappers(entries, names: list, renames=None, recipe=None) -> str:
     """The wrapper translation unit of a module: `entries` lists its exported
-    entries as (C name, C parameter list) pairs (one `_with_options` entry each),
+    entries as (C name, its parameters as (C type, name) pairs) pairs (one
+    `_with_options` entry each),
     `names` the (traced) wrappers its body calls, `renames` their C names in
     this module (default: unchanged), `recipe` the render options NLP oracles
     are rendered with (the module's).
@@ -91,7 +82,7 @@ def render_wrappers(entries, names: list, renames=None, recipe=None) -> str:
         "module": first, "nlp": bool(nlps),
         "wrappers": [describe(s, n, workspace) if is_nlp(n) else _description(s)
                      for n, s in zip(names, specs)],
-        "entries": [(entry, _params(params)) for entry, params in entries]})
+        "entries": [(entry, list(params)) for entry, params in entries]})
     return text + oracles
 
 
