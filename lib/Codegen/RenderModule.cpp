@@ -179,11 +179,6 @@ nameSolverWrappers(ModuleOp module, StringRef moduleName) {
   return names;
 }
 
-static bool isCIdentifier(StringRef name) {
-  return !name.empty() && (llvm::isAlpha(name[0]) || name[0] == '_') &&
-         llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
-}
-
 std::string recipeText(StringRef name, const RenderOptions &o,
                        ArrayRef<std::string> newerGlibcFunctions) {
   std::string march = o.cpu == "generic" ? "" : (o.cpu == "native" ? "-march=native " : "-march=" + o.cpu + " ");
@@ -409,6 +404,10 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   };
   if (renderCancelled())
     return cancelled();
+  // Options first: a bad one is refused before the lowering's work.
+  if (!options.entrySpecifier.empty() && !cdecl::isIdentifier(options.entrySpecifier))
+    return fail("entry_specifier '" + options.entrySpecifier +
+                "' is not a C identifier (a macro's name)");
   std::vector<EntryPorts> ports = entryPorts(module);
   // Tables written out (the header's macros, CasADi's sparsities) need their
   // values in the module, not only their lengths.
@@ -594,9 +593,6 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
     info.outputs = renderedPorts(e.outs, ArrayRef(fields).drop_front(e.ins.size()));
   }
   out.name = options.moduleName.empty() ? entries.front().getSymName().str() : options.moduleName;
-  if (!options.entrySpecifier.empty() && !isCIdentifier(options.entrySpecifier))
-    return fail("entry_specifier '" + options.entrySpecifier +
-                "' is not a C identifier (a macro's name)");
   out.recipe = recipeText(out.name, options,
                           options.vectorLibm == "glibc" ? newerGlibcFunctions(module)
                                                         : std::vector<std::string>{});

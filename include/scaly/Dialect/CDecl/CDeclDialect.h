@@ -16,4 +16,9 @@
 #define GET_OP_CLASSES
 #include "scaly/Dialect/CDecl/CDeclOps.h.inc"
 
+namespace scaly::cdecl {
+/// A C identifier: a letter or underscore, then letters, digits, underscores.
+bool isIdentifier(llvm::StringRef name);
+} // namespace scaly::cdecl
+
 #endif

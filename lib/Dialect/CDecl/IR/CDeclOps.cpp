@@ -32,12 +32,12 @@ void CDeclDialect::initialize() {
 #define GET_OP_CLASSES
 #include "scaly/Dialect/CDecl/CDeclOps.cpp.inc"
 
-namespace {
-/// A C identifier: a letter or underscore, then letters, digits, underscores.
-bool isIdentifier(StringRef name) {
+bool scaly::cdecl::isIdentifier(StringRef name) {
   return !name.empty() && (llvm::isAlpha(name[0]) || name[0] == '_') &&
          llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
+
+namespace {
 
 LogicalResult checkIdentifier(Operation *op, StringRef what, StringRef name) {
   if (isIdentifier(name))
