@@ -19,7 +19,6 @@ namespace {
 SolverWrappersSpec twoWrappers() {
   SolverWrappersSpec spec;
   spec.module = "m";
-  spec.nlp = true;
   QpWrapper qp;
   qp.n = 2, qp.p = 0, qp.m = 1;
   qp.colptr = {{{0, 1, 2}, {0, 0, 0}, {0, 1, 1}}};

@@ -309,8 +309,7 @@ struct NlpWrapperBuilder {
             SmallVector<Value> args{solver(), options};
             for (int k : {2, 3, 4, 5, 0, 6, 7, 8, 9, 10})
               args.push_back(a[k]);
-            // Its status is in the statistics. (A call whose result is built
-            // but unused would not be printed: the call has none.)
+            // Its status is in the statistics.
             b.callOpaque({}, "scaly_nlp_solve", args);
             b.callOpaque({}, "scaly_nlp_get_stats", {solver(), b.address(last())});
           },

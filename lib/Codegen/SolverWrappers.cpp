@@ -54,10 +54,11 @@ namespace {
 /// returns `scaly_wrapper_now`.
 emitc::FuncOp prologue(WrapperBuilder &b, const SolverWrappersSpec &spec) {
   const std::string &m = spec.module;
+  bool nlp = llvm::any_of(spec.wrappers, [](const SolverWrapper &w) { return w.isNlp; });
   b.comment(formatv("Scaly solver wrappers of {0}: compiled as their own translation unit\n"
                     " * and linked with the module to the solver libraries (see {0}.build.json):\n"
                     " *   cc -O2 -fPIC -shared {0}.c {0}_solvers.c -I<include> -L<lib> {1} -lm\n",
-                    m, spec.nlp ? "-lscaly_nlp -lscaly_qp" : "-lscaly_qp")
+                    m, nlp ? "-lscaly_nlp -lscaly_qp" : "-lscaly_qp")
                 .str());
   // Before any include: glibc's headers read it.
   b.comment("PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP is a GNU extension.");
@@ -66,7 +67,7 @@ emitc::FuncOp prologue(WrapperBuilder &b, const SolverWrappersSpec &spec) {
     b.include(header, true);
   b.blankLine();
   b.include("scaly_qp.h", false);
-  if (spec.nlp)
+  if (nlp)
     b.include("scaly_nlp.h", false);
   b.define("SCALY_WRAPPER_HIDDEN", "__attribute__((visibility(\"hidden\")))");
   b.blankLine();

@@ -763,7 +763,6 @@ PYBIND11_MODULE(_scaly, m) {
       [](const py::dict &d) {
         codegen::SolverWrappersSpec spec;
         spec.module = py::cast<std::string>(d["module"]);
-        spec.nlp = py::cast<bool>(d["nlp"]);
         for (py::handle h : py::cast<py::list>(d["wrappers"])) {
           py::dict w = py::cast<py::dict>(h);
           codegen::SolverWrapper out{py::cast<std::string>(w["name"]),

@@ -72,7 +72,6 @@ struct WrapperEntry {
 
 struct SolverWrappersSpec {
   std::string module; // the name of the module's first entry
-  bool nlp = false;   // whether any wrapper solves an NLP (links -lscaly_nlp)
   std::vector<SolverWrapper> wrappers;
   std::vector<WrapperEntry> entries;
 };

@@ -25,17 +25,12 @@ are read during the call only (for an NLP wrapper, an array of its backend's
 ``scaly_nlp_option_count`` values).
 """
 
-import re
-
 import numpy as np
 
 from .model import spec as qp_spec
 
 SETUP_OPTIONS = frozenset({"preconditioner_iter", "preconditioner_scale_cost"})
 """Options that act when a solver is set up (its equilibration), so not per call."""
-
-# A traced wrapper's name: the render renames each to the module's (`<module>_qp<k>`).
-WRAPPER_NAME = re.compile(r"\b(scaly_(?:qp|nlp)_[0-9a-f]{16})\(")
 
 
 def is_nlp(name: str) -> bool:
@@ -79,7 +74,7 @@ def render_wrappers(entries, names: list, renames=None, recipe=None) -> str:
     nlps = [(n, s) for n, s in zip(names, specs) if is_nlp(n)]
     oracles, workspace = render_oracles(nlps, first, recipe or {}) if nlps else ("", {})
     text = _scaly.render_solver_wrappers({
-        "module": first, "nlp": bool(nlps),
+        "module": first,
         "wrappers": [describe(s, n, workspace) if is_nlp(n) else _description(s)
                      for n, s in zip(names, specs)],
         "entries": [(entry, list(params)) for entry, params in entries]})
