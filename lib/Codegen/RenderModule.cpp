@@ -388,6 +388,18 @@ bool verifyEachPass() {
   return setting && *setting && StringRef(setting) != "0";
 }
 
+std::string printBuiltC(ModuleOp module, StringRef problem, std::string &error) {
+  std::string s, diagnostics;
+  llvm::raw_string_ostream os(s), diag(diagnostics);
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    diag << d << "\n";
+    return success();
+  });
+  if ((verifyEachPass() && failed(verify(module))) || failed(c::printC(module, os)))
+    error = (problem + " (a bug in Scaly): " + diagnostics).str();
+  return s;
+}
+
 bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule &out,
                    std::string &error) {
   MLIRContext *ctx = module.getContext();

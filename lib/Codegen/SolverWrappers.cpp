@@ -382,14 +382,5 @@ OwningOpRef<ModuleOp> codegen::buildSolverWrappers(MLIRContext *ctx,
 std::string codegen::renderSolverWrappers(const SolverWrappersSpec &spec, std::string &error) {
   MLIRContext ctx(MLIRContext::Threading::DISABLED);
   OwningOpRef<ModuleOp> module = buildSolverWrappers(&ctx, spec);
-  std::string s, diagnostics;
-  llvm::raw_string_ostream os(s), diag(diagnostics);
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-    diag << d << "\n";
-    return success();
-  });
-  if ((verifyEachPass() && failed(verify(*module))) || failed(c::printC(*module, os)))
-    error =
-        "the solver wrappers are invalid EmitC or have no C form (a bug in Scaly): " + diagnostics;
-  return s;
+  return printBuiltC(*module, "the solver wrappers are invalid EmitC or have no C form", error);
 }

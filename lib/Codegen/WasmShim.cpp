@@ -515,21 +515,6 @@ WasmExport record(ShimExport x) {
   return decl;
 }
 
-/// `module` as C; with SCALY_VERIFY_EACH (the test suite's setting) it is
-/// verified first. A failure of either is a bug in Scaly: `error` says what.
-std::string print(ModuleOp module, std::string &error) {
-  std::string s, diagnostics;
-  llvm::raw_string_ostream os(s), diag(diagnostics);
-  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
-    diag << d << "\n";
-    return success();
-  });
-  if ((verifyEachPass() && failed(verify(module))) || failed(c::printC(module, os)))
-    error = "the WebAssembly shim is invalid EmitC or has no C form (a bug in Scaly): " +
-            diagnostics;
-  return s;
-}
-
 } // namespace
 
 WasmShim codegen::buildWasmShim(MLIRContext *ctx, const RenderedModule &module) {
@@ -550,8 +535,9 @@ WasmShimText codegen::renderWasm(const RenderedModule &module) {
   MLIRContext ctx(MLIRContext::Threading::DISABLED);
   WasmShim shim = buildWasmShim(&ctx, module);
   WasmShimText out;
-  out.shim = print(*shim.shim, out.error);
-  out.header = print(*shim.header, out.error);
+  StringRef problem = "the WebAssembly shim is invalid EmitC or has no C form";
+  out.shim = printBuiltC(*shim.shim, problem, out.error);
+  out.header = printBuiltC(*shim.header, problem, out.error);
   out.exports = std::move(shim.exports);
   return out;
 }

@@ -144,6 +144,12 @@ void eraseRenderedModule(mlir::OwningOpRef<mlir::ModuleOp> &module);
 /// pipeline (SCALY_VERIFY_EACH set and not "0"); otherwise once, after it.
 bool verifyEachPass();
 
+/// A module of C built by hand (the WebAssembly shim, the solver wrappers)
+/// as C; with SCALY_VERIFY_EACH (the test suite's setting) it is verified
+/// first. A failure of either is a bug in Scaly: `error` gets `problem`
+/// ("the shim is invalid EmitC or has no C form") and the diagnostics.
+std::string printBuiltC(mlir::ModuleOp module, llvm::StringRef problem, std::string &error);
+
 /// Lower, convert and print `exprModule` (consumed). On failure returns
 /// false and puts the diagnostics in `error`.
 bool renderCModule(mlir::ModuleOp exprModule, const RenderOptions &options, RenderedModule &out,
