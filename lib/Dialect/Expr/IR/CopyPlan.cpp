@@ -33,35 +33,15 @@ namespace {
 constexpr StringLiteral kBlockKey = "block", kOrderKey = "order", kStoresKey = "stores",
                         kTileKey = "tile", kUnalignedKey = "unaligned";
 
-StringRef storesName(CopyStores stores) {
-  switch (stores) {
-  case CopyStores::plain:
-    return "plain";
-  case CopyStores::lines:
-    return "lines";
-  case CopyStores::elements:
-    return "elements";
-  }
-  llvm_unreachable("unknown CopyStores");
-}
-
-StringRef orderName(CopyOrder order) {
-  switch (order) {
-  case CopyOrder::rows:
-    return "rows";
-  case CopyOrder::columns:
-    return "columns";
-  case CopyOrder::tiles:
-    return "tiles";
-  }
-  llvm_unreachable("unknown CopyOrder");
-}
+/// The names of CopyStores and CopyOrder, in enum order.
+const StringRef kStoresNames[] = {"plain", "lines", "elements"};
+const StringRef kOrderNames[] = {"rows", "columns", "tiles"};
 
 DictionaryAttr nestAttr(Builder &b, const CopyNest &nest, const std::optional<CopyNest> &unaligned) {
   SmallVector<NamedAttribute> entries = {
       b.getNamedAttr(kBlockKey, b.getI64ArrayAttr({nest.blockRows, nest.blockCols})),
-      b.getNamedAttr(kOrderKey, b.getStringAttr(orderName(nest.order))),
-      b.getNamedAttr(kStoresKey, b.getStringAttr(storesName(nest.stores)))};
+      b.getNamedAttr(kOrderKey, b.getStringAttr(kOrderNames[static_cast<size_t>(nest.order)])),
+      b.getNamedAttr(kStoresKey, b.getStringAttr(kStoresNames[static_cast<size_t>(nest.stores)]))};
   if (nest.order == CopyOrder::tiles)
     entries.push_back(b.getNamedAttr(kTileKey, b.getI64IntegerAttr(nest.tile)));
   if (unaligned)
@@ -94,10 +74,8 @@ std::optional<CopyNest> readNest(DictionaryAttr d, int64_t elemBytes, std::strin
       return std::nullopt;
     }
   CopyNest nest;
-  static const StringRef storesNames[] = {"plain", "lines", "elements"};
-  static const StringRef orderNames[] = {"rows", "columns", "tiles"};
-  std::optional<CopyStores> stores = readName<CopyStores>(d, kStoresKey, storesNames, why);
-  std::optional<CopyOrder> order = stores ? readName<CopyOrder>(d, kOrderKey, orderNames, why)
+  std::optional<CopyStores> stores = readName<CopyStores>(d, kStoresKey, kStoresNames, why);
+  std::optional<CopyOrder> order = stores ? readName<CopyOrder>(d, kOrderKey, kOrderNames, why)
                                           : std::nullopt;
   if (!order)
     return std::nullopt;
