@@ -148,14 +148,15 @@ void checkAbiPointers(OpBuilder &b, pg::ProcOp proc, ArrayRef<BlockArgument> par
 }
 
 /// failableParallelForEach over `procs`, except that each task converts the
-/// procedures its own thread built first (ProcedureThreads.h), then takes
-/// any left, last first.
+/// procedures its own thread built first (ProcedureThreads.h, when known),
+/// then takes any left, last first.
 LogicalResult forEachOnItsThread(MLIRContext *ctx, ArrayRef<pg::ProcOp> procs,
-                                 const ProcedureThreads &threads,
+                                 const ProcedureThreads *known,
                                  function_ref<LogicalResult(size_t)> fn) {
   size_t n = procs.size();
-  if (!ctx->isMultithreadingEnabled() || n <= 1 || threads.empty())
+  if (!ctx->isMultithreadingEnabled() || n <= 1 || !known || known->empty())
     return failableParallelForEach(ctx, llvm::seq<size_t>(0, n), fn);
+  const ProcedureThreads &threads = *known;
   // Diagnostics in procedure order, as failableParallelForEach orders them.
   ParallelDiagnosticHandler handler(ctx);
   std::vector<std::atomic<bool>> taken(n);
@@ -355,9 +356,7 @@ struct ProgramToEmitCPass : scaly::impl::ProgramToEmitCBase<ProgramToEmitCPass> 
       return translateProc(detached, procs[i], done[i].vectors, done[i].helpers, done[i].lanes,
                            &done[i].fn);
     };
-    LogicalResult ok =
-        threads ? forEachOnItsThread(ctx, procs, *threads, translateOne)
-                : failableParallelForEach(ctx, llvm::seq<size_t>(0, procs.size()), translateOne);
+    LogicalResult ok = forEachOnItsThread(ctx, procs, threads.get(), translateOne);
     for (auto [t, size] : llvm::zip(done, procSizes)) {
       if (!t.fn)
         continue;
