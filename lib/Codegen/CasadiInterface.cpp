@@ -83,8 +83,6 @@ struct Builder : c::EmitCBuilder {
   Type nameP = emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const char"));
   Type cInt32 = emitc::OpaqueType::get(ctx, "int");
 
-  void blankLine() { b.create<emitc::VerbatimOp>(loc, ""); }
-  void comment(StringRef text) { b.create<cdecl::CommentOp>(loc, text); }
   /// `p != 0` for a pointer.
   Value nonNull(Value p) { return cmp(emitc::CmpPredicate::ne, p, literal(p.getType(), "0")); }
   using EmitCBuilder::at;

@@ -68,10 +68,6 @@ struct ShimBuilder : c::EmitCBuilder {
   /// `static char scaly_shim_message[160]`: the message reported to the host.
   Type messageType = emitc::ArrayType::get({kMessageBytes}, emitc::OpaqueType::get(ctx, "char"));
 
-  /// An empty line (emitc.verbatim "", as the model's module has them).
-  void blankLine() { b.create<emitc::VerbatimOp>(loc, ""); }
-  /// `/* text */`; a text of several lines goes on with ` * `.
-  void comment(StringRef text) { b.create<cdecl::CommentOp>(loc, text); }
   /// Makes `op`'s region a block and `body` build into it.
   void inRegion(Operation *op, function_ref<void()> body) {
     OpBuilder::InsertionGuard guard(b);
@@ -85,42 +81,10 @@ struct ShimBuilder : c::EmitCBuilder {
   Value int32(int64_t k) {
     return b.create<emitc::ConstantOp>(loc, b.getI32Type(), b.getI32IntegerAttr(k));
   }
-  Value null(Type pointer) { return literal(pointer, "NULL"); }
   Value string(StringRef s) { return constant(chars, c::stringLiteral(s)); }
   /// `&a[0]`: the address of an array's first element.
   Value first(Value array) { return address(at(array, int32(0))); }
-  Value global(StringRef name, Type t) { return b.create<emitc::GetGlobalOp>(loc, t, name); }
   Value message() { return global("scaly_shim_message", messageType); }
-
-  /// `static [_Alignas(align)] [const] T name[...] [= init];`
-  void staticVariable(StringRef name, Type t, bool isConst, StringRef init = "",
-                      int64_t align = 0) {
-    auto g = b.create<emitc::GlobalOp>(
-        loc, name, t, init.empty() ? Attribute() : emitc::OpaqueAttr::get(ctx, init),
-        /*externSpecifier=*/false, /*staticSpecifier=*/true, isConst);
-    if (align)
-      g->setAttr(c::kAlignAttr, b.getI64IntegerAttr(align));
-  }
-
-  /// `T name = init;` (`isConst`: a pointer to const), the variable's value.
-  Value variable(Type t, StringRef name, Value init, bool isConst = false) {
-    auto v = b.create<emitc::VariableOp>(loc, t, emitc::OpaqueAttr::get(ctx, ""));
-    v->setAttr(c::kNameAttr, b.getStringAttr(name));
-    if (isConst)
-      v->setAttr(c::kConstAttr, b.getUnitAttr());
-    assign(v, init);
-    return v;
-  }
-
-  Value call(emitc::FuncOp fn, ValueRange args) {
-    auto op = b.create<emitc::CallOp>(loc, fn, args);
-    return op.getNumResults() ? op.getResult(0) : Value();
-  }
-  Value callOpaque(Type result, StringRef callee, ValueRange args) {
-    auto op =
-        b.create<emitc::CallOpaqueOp>(loc, result ? TypeRange{result} : TypeRange{}, callee, args);
-    return result ? op.getResult(0) : Value();
-  }
 };
 
 /// `__attribute__((export_name("name")))`.

@@ -34,8 +34,6 @@ struct WrapperBuilder : c::EmitCBuilder {
   Type mutex = opaque("pthread_mutex_t");
 
   Type opaque(llvm::StringRef name) { return mlir::emitc::OpaqueType::get(ctx, name); }
-  void blankLine() { b.create<mlir::emitc::VerbatimOp>(loc, ""); }
-  void comment(llvm::StringRef text) { b.create<cdecl::CommentOp>(loc, text); }
   void define(llvm::StringRef name, llvm::StringRef value = "") {
     b.create<cdecl::DefineOp>(loc, name,
                               value.empty() ? mlir::Attribute() : b.getStringAttr(value));
@@ -44,17 +42,6 @@ struct WrapperBuilder : c::EmitCBuilder {
     b.create<mlir::emitc::IncludeOp>(loc, file, standard);
   }
 
-  /// `static [const] T name [= init];`
-  void staticVariable(llvm::StringRef name, Type t, bool isConst = false,
-                      llvm::StringRef init = "") {
-    b.create<mlir::emitc::GlobalOp>(
-        loc, name, t, init.empty() ? mlir::Attribute() : mlir::emitc::OpaqueAttr::get(ctx, init),
-        /*externSpecifier=*/false, /*staticSpecifier=*/true, isConst);
-  }
-  Value global(llvm::StringRef name, Type t) {
-    return b.create<mlir::emitc::GetGlobalOp>(loc, t, name);
-  }
-  Value null(Type t) { return literal(t, "NULL"); }
   Value integer(llvm::StringRef text) { return constant(cInt, text); }
   /// `v.field` of a struct value, of type `t`.
   Value field(Value v, llvm::StringRef name, Type t) {
@@ -62,22 +49,9 @@ struct WrapperBuilder : c::EmitCBuilder {
   }
   Value sub(Value x, Value y) { return b.create<mlir::emitc::SubOp>(loc, x.getType(), x, y); }
   Value negate(Value v) { return b.create<mlir::emitc::LogicalNotOp>(loc, i1, v); }
-  Value callOpaque(Type result, llvm::StringRef callee, mlir::ValueRange args) {
-    auto op = b.create<mlir::emitc::CallOpaqueOp>(
-        loc, result ? mlir::TypeRange{result} : mlir::TypeRange{}, callee, args);
-    return result ? op.getResult(0) : Value();
-  }
   /// `T name = value;`, the statement printed where it is built.
   Value named(Value v, llvm::StringRef name) {
     v.getDefiningOp()->setAttr(c::kNameAttr, b.getStringAttr(name));
-    return v;
-  }
-  /// `T name = init;` (none: `T name;`), a variable assigned later.
-  Value variable(Type t, llvm::StringRef name, Value init = {}) {
-    auto v = b.create<mlir::emitc::VariableOp>(loc, t, mlir::emitc::OpaqueAttr::get(ctx, ""));
-    v->setAttr(c::kNameAttr, b.getStringAttr(name));
-    if (init)
-      assign(v, init);
     return v;
   }
   Value lockAddress() { return address(global("scaly_solvers_lock", mutex)); }

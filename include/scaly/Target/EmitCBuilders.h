@@ -131,6 +131,50 @@ struct EmitCBuilder {
       op->setAttr(kConstAttr, b.getUnitAttr());
     return op;
   }
+  /// An empty line (emitc.verbatim "", as the model's module has them).
+  void blankLine() { b.create<mlir::emitc::VerbatimOp>(loc, ""); }
+  /// `/* text */`; a text of several lines goes on with ` * `.
+  void comment(llvm::StringRef text) { b.create<cdecl::CommentOp>(loc, text); }
+  /// `static [_Alignas(align)] [const] T name [= init];`
+  void staticVariable(llvm::StringRef name, mlir::Type t, bool isConst = false,
+                      llvm::StringRef init = "", int64_t align = 0) {
+    auto g = b.create<mlir::emitc::GlobalOp>(
+        loc, name, t,
+        init.empty() ? mlir::Attribute() : mlir::emitc::OpaqueAttr::get(b.getContext(), init),
+        /*externSpecifier=*/false, /*staticSpecifier=*/true, isConst);
+    if (align)
+      g->setAttr(kAlignAttr, b.getI64IntegerAttr(align));
+  }
+  /// The global `name`, of type `t`.
+  mlir::Value global(llvm::StringRef name, mlir::Type t) {
+    return b.create<mlir::emitc::GetGlobalOp>(loc, t, name);
+  }
+  /// `T name = init;` (`isConst`: a pointer to const; no `init`: `T name;`,
+  /// assigned later), the variable.
+  mlir::Value variable(mlir::Type t, llvm::StringRef name, mlir::Value init = {},
+                       bool isConst = false) {
+    auto v = b.create<mlir::emitc::VariableOp>(loc, t,
+                                               mlir::emitc::OpaqueAttr::get(b.getContext(), ""));
+    v->setAttr(kNameAttr, b.getStringAttr(name));
+    if (isConst)
+      v->setAttr(kConstAttr, b.getUnitAttr());
+    if (init)
+      assign(v, init);
+    return v;
+  }
+  mlir::Value null(mlir::Type pointer) { return literal(pointer, "NULL"); }
+  /// A call of `fn` in the module; its result, if any.
+  mlir::Value call(mlir::emitc::FuncOp fn, mlir::ValueRange args) {
+    auto op = b.create<mlir::emitc::CallOp>(loc, fn, args);
+    return op.getNumResults() ? op.getResult(0) : mlir::Value();
+  }
+  /// A call of C function `callee` by name; its result (of type `result`,
+  /// none when null).
+  mlir::Value callOpaque(mlir::Type result, llvm::StringRef callee, mlir::ValueRange args) {
+    auto op = b.create<mlir::emitc::CallOpaqueOp>(
+        loc, result ? mlir::TypeRange{result} : mlir::TypeRange{}, callee, args);
+    return result ? op.getResult(0) : mlir::Value();
+  }
   /// `&v`.
   mlir::Value address(mlir::Value v) {
     return b.create<mlir::emitc::ApplyOp>(loc, mlir::emitc::PointerType::get(v.getType()), "&", v);
