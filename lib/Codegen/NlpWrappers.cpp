@@ -202,7 +202,7 @@ struct NlpWrapperBuilder {
     b.function(name("_set_option"), {}, params, {b.cInt}, [&](ArrayRef<BlockArgument> a) {
       Value found = b.variable(b.cInt, "found", b.constant(b.cInt, "(-1)"));
       b.lock();
-      b.b.create<emitc::CallOp>(b.loc, readyFn, ValueRange{});
+      b.call(readyFn, {});
       b.ifElse(
           b.callOpaque(b.i1, "isnan", a[1]),
           [&] {
@@ -237,7 +237,7 @@ struct NlpWrapperBuilder {
     b.function(name("_set_ipopt_option"), {}, params, {b.cInt}, [&](ArrayRef<BlockArgument> a) {
       Value status = b.variable(b.cInt, "status", b.constant(b.cInt, "(-1)"));
       b.lock();
-      b.b.create<emitc::CallOp>(b.loc, readyFn, ValueRange{});
+      b.call(readyFn, {});
       if (nlp.solver == "ipopt") {
         auto set = [&] {
           b.assign(status,
@@ -290,8 +290,8 @@ struct NlpWrapperBuilder {
       Value options = b.variable(arrayOf(nlp.optionCount, b.f64), "options");
       b.lock();
       Value start =
-          b.named(b.b.create<emitc::CallOp>(b.loc, now, ValueRange{}).getResult(0), "start");
-      b.b.create<emitc::CallOp>(b.loc, readyFn, ValueRange{});
+          b.named(b.call(now, {}), "start");
+      b.call(readyFn, {});
       b.loop(b.index(nlp.optionCount), "k", [&](Value k) {
         b.assign(b.at(options, k), b.at(defaults(), k));
         b.ifElse(notNull(callOptions()), [&] {
@@ -315,7 +315,7 @@ struct NlpWrapperBuilder {
           },
           [&] { failed(a); });
       Value elapsed =
-          b.sub(b.b.create<emitc::CallOp>(b.loc, now, ValueRange{}).getResult(0), start);
+          b.sub(b.call(now, {}), start);
       b.assign(b.field(last(), "t_total", b.f64), elapsed);
       Value glue = b.field(last(), "t_total", b.f64);
       for (StringRef part : {"t_fe", "t_solver", "t_qp", "t_globalization"})

@@ -143,7 +143,7 @@ struct QpWrapperBuilder {
     CParam params[] = {{b.chars, true, "name"}, {b.f64, false, "value"}};
     b.function(name("_set_option"), {}, params, {b.cInt}, [&](ArrayRef<BlockArgument> a) {
       b.lock();
-      b.b.create<emitc::CallOp>(b.loc, readyFn, ValueRange{});
+      b.call(readyFn, {});
       Value status = b.named(
           b.callOpaque(b.cInt, "scaly_qp_set_option",
                        {b.address(defaults()), a[0], a[1], b.null(b.chars), b.integer("0")}),
@@ -278,9 +278,9 @@ struct QpWrapperBuilder {
     b.function(w, {"SCALY_WRAPPER_HIDDEN"}, params, {}, [&](ArrayRef<BlockArgument> a) {
       b.lock();
       Value start =
-          b.named(b.b.create<emitc::CallOp>(b.loc, now, ValueRange{}).getResult(0), "start");
+          b.named(b.call(now, {}), "start");
       Value data = problemData(a);
-      b.b.create<emitc::CallOp>(b.loc, readyFn, ValueRange{});
+      b.call(readyFn, {});
       Value settingsVar = b.variable(settings, "settings", defaults());
       Value ok = b.variable(b.cInt, "ok", b.integer("1"));
       applyCallOptions(settingsVar, ok);
@@ -296,7 +296,7 @@ struct QpWrapperBuilder {
           },
           [&] { failed(a); });
       Value elapsed =
-          b.sub(b.b.create<emitc::CallOp>(b.loc, now, ValueRange{}).getResult(0), start);
+          b.sub(b.call(now, {}), start);
       b.assign(lastField("t_total", b.f64), elapsed);
       b.assign(lastField("t_glue", b.f64),
                b.sub(lastField("t_total", b.f64), lastField("t_qp", b.f64)));
@@ -347,7 +347,7 @@ void withOptions(WrapperBuilder &b, const WrapperEntry &entry, ArrayRef<SolverWr
                b.b.create<emitc::ConditionalOp>(b.loc, b.options, given, mine, b.null(b.options)));
     }
     Value status = b.named(
-        b.b.create<emitc::CallOp>(b.loc, target, ValueRange(a.drop_back())).getResult(0), "status");
+        b.call(target, a.drop_back()), "status");
     for (const SolverWrapper &w : wrappers)
       b.assign(callOptions(w), b.null(b.options));
     b.unlock();
