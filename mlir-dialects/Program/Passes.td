@@ -28,6 +28,25 @@ def CanonicalizeProgram : Pass<"scaly-canonicalize-program"> {
   }];
 }
 
+def ParallelToLoops : Pass<"scaly-parallel-to-loops"> {
+  let summary = "Generate the loops of each scf.parallel nest the lowering made: scf.for over i64 counters, its first dimension outermost, named as scaly.names says";
+  let description = [{
+    `scaly-lower-to-program` does not build the loop nests that compute the
+    elements of a large array: it emits the nest's iteration space as an
+    upstream `scf.parallel` (constant bounds, no reductions; every
+    iteration writes its own elements) whose body computes element `(i, j,
+    ...)` from the counters, cast to i64 at its start. This pass generates
+    the loops: one `scf.for` per dimension, the first outermost, over an
+    i64 counter named by the nest's `scaly.names` (the C names, one per
+    dimension), the body moved into the innermost loop and the casts
+    replaced by the counters. A nest that carries reduced values or has a
+    bound that is not a constant is refused. Loop transformations that
+    need the whole iteration space (register blocks of transposed copies)
+    run before it, on the nests.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 def WidenLanes : Pass<"scaly-widen-lanes"> {
   let summary = "Widen innermost loops of independent iterations to lanes-wide vector iterations plus a scalar remainder";
   let description = [{

@@ -93,8 +93,8 @@ Value ProcLowering::inMemory(Value v, Location loc) {
   // every later use.
   if (!placed) {
     Operation *outermost = nullptr;
-    for (Operation *p = b.getInsertionBlock()->getParentOp(); p && isa<scf::ForOp>(p);
-         p = p->getParentOp()) {
+    for (Operation *p = b.getInsertionBlock()->getParentOp();
+         p && isa<scf::ForOp, scf::ParallelOp>(p); p = p->getParentOp()) {
       if (llvm::any_of(scopes, [&](const Scope &s) { return s.openedBy == p; }))
         break;
       outermost = p;

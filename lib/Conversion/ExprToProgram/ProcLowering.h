@@ -5,13 +5,15 @@
 // calls, loops, the pass), Placement.cpp where values are put (reading
 // scaly-plan-placement's expr.place; spills), StructuredLowering.cpp the lowering
 // of arrays above the scalarization limit (index arithmetic, fused element
-// computation, loop nests, reductions, matrix products).
+// computation, the iteration spaces of loop nests as scf.parallel, whose
+// loops scaly-parallel-to-loops generates; reductions, matrix products).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SCALY_CONVERSION_EXPRTOPROGRAM_PROCLOWERING_H
 #define SCALY_CONVERSION_EXPRTOPROGRAM_PROCLOWERING_H
 
 #include "scaly/Dialect/Expr/ExprDialect.h"
+#include "scaly/Dialect/Program/IndexArithmetic.h"
 #include "scaly/Dialect/Program/ProgramDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -38,11 +40,7 @@ struct Stored {
 };
 
 /// A loop index: a constant or an i64 SSA value.
-struct Ix {
-  Value v;
-  int64_t c = 0;
-  bool isConst() const { return !v; }
-};
+using prog::Ix;
 
 inline RankedTensorType tensorOf(Type t) { return cast<RankedTensorType>(t); }
 inline Type elementOf(Type t) { return tensorOf(t).getElementType(); }
@@ -125,13 +123,15 @@ private:
 
   static SmallVector<Ix> constIndex(ArrayRef<int64_t> shape, int64_t k);
 
-  Value ixValue(Ix i, Location loc);
+  Value ixValue(Ix i, Location loc) { return prog::ixValue(b, i, loc); }
 
   /// a * scale + c, folded when constant. Index arithmetic never overflows
   /// (nsw), so C prints it plainly.
-  Ix mulAdd(Ix a, int64_t scale, Ix c, Location loc);
+  Ix mulAdd(Ix a, int64_t scale, Ix c, Location loc) { return prog::mulAdd(b, a, scale, c, loc); }
 
-  Ix linear(ArrayRef<Ix> idx, ArrayRef<int64_t> shape, Location loc);
+  Ix linear(ArrayRef<Ix> idx, ArrayRef<int64_t> shape, Location loc) {
+    return prog::linear(b, idx, shape, loc);
+  }
 
   /// `ptr` advanced by the computed element offset `index`.
   Value advanced(Value ptr, Value index, Location loc);
@@ -148,8 +148,10 @@ private:
   /// (one loop when nothing on the way needs per-axis indices).
   void materialize(Value v, Value dst, Location loc);
 
-  /// Open a loop nest over `dims` (counters i, j, k, ... named from axis
-  /// `firstAxis` on) and leave the builder inside the innermost body.
+  /// Open the iteration space of a loop nest over `dims` (counters i, j, k,
+  /// ... named from axis `firstAxis` on; none for axes of one element): an
+  /// scf.parallel whose loops scaly-parallel-to-loops generates. The builder
+  /// is left inside its body.
   SmallVector<Ix> openLoops(ArrayRef<int64_t> dims, Location loc, unsigned firstAxis = 0);
 
   /// Whether every element of `v` can be computed from one linear index:

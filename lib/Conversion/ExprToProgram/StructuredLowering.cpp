@@ -11,6 +11,8 @@
 #include "ProcLowering.h"
 #include "ScalarOps.h"
 
+#include "scaly/Dialect/Program/CountedLoop.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 namespace scaly::lowering {
@@ -26,36 +28,6 @@ SmallVector<Ix> ProcLowering::constIndex(ArrayRef<int64_t> shape, int64_t k) {
     k = shape[d] ? k / shape[d] : 0;
   }
   return idx;
-}
-
-Value ProcLowering::ixValue(Ix i, Location loc) {
-  if (!i.isConst())
-    return i.v;
-  return b.create<arith::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(i.c));
-}
-
-Ix ProcLowering::mulAdd(Ix a, int64_t scale, Ix c, Location loc) {
-  if (a.isConst() && c.isConst())
-    return Ix{{}, a.c * scale + c.c};
-  Ix prod = a;
-  if (a.isConst())
-    prod = Ix{{}, a.c * scale};
-  else if (scale != 1)
-    prod = Ix{b.create<arith::MulIOp>(loc, a.v, ixValue(Ix{{}, scale}, loc),
-                                      arith::IntegerOverflowFlags::nsw)};
-  if (prod.isConst() && prod.c == 0)
-    return c;
-  if (c.isConst() && c.c == 0)
-    return prod;
-  return Ix{b.create<arith::AddIOp>(loc, ixValue(prod, loc), ixValue(c, loc),
-                                    arith::IntegerOverflowFlags::nsw)};
-}
-
-Ix ProcLowering::linear(ArrayRef<Ix> idx, ArrayRef<int64_t> shape, Location loc) {
-  Ix lin{{}, 0};
-  for (size_t d = 0; d < idx.size(); ++d)
-    lin = mulAdd(lin, shape[d], idx[d], loc);
-  return lin;
 }
 
 Value ProcLowering::advanced(Value ptr, Value index, Location loc) {
@@ -172,17 +144,24 @@ void ProcLowering::materialize(Value v, Value dst, Location loc) {
 SmallVector<Ix> ProcLowering::openLoops(ArrayRef<int64_t> dims, Location loc,
                                         unsigned firstAxis) {
   static const char *names[] = {"i", "j", "k", "l", "m", "n", "p", "q"};
-  SmallVector<Ix> ivs;
+  // Axes of one element need no loop: their index is the constant 0.
+  SmallVector<Ix> ivs(dims.size(), Ix{{}, 0});
+  SmallVector<pg::NestDim> nest;
+  SmallVector<size_t> looped;
   for (auto [k, n] : llvm::enumerate(dims)) {
-    size_t d = firstAxis + k;
-    if (n == 1) {
-      ivs.push_back(Ix{{}, 0});
+    if (n == 1)
       continue;
-    }
-    auto loop = pg::createCountedLoop(b, loc, 0, n, 1, d < 8 ? names[d] : "i");
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    ivs.push_back(Ix{loop.getInductionVar()});
+    size_t d = firstAxis + k;
+    nest.push_back({0, n, 1, d < 8 ? names[d] : "i"});
+    looped.push_back(k);
   }
+  if (nest.empty())
+    return ivs;
+  // The iteration space only: scaly-parallel-to-loops generates the loops.
+  SmallVector<Value> counters;
+  pg::createNest(b, loc, nest, counters);
+  for (auto [k, counter] : llvm::zip(looped, counters))
+    ivs[k] = Ix{counter};
   return ivs;
 }
 

@@ -1,4 +1,4 @@
-// RUN: scaly-opt %s -split-input-file --scaly-lower-to-program | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-lower-to-program --scaly-parallel-to-loops | FileCheck %s
 //
 // scaly-lower-to-program puts values where expr.place says (plans written
 // here by hand; scaly-plan-placement's own are in

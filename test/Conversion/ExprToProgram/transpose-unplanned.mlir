@@ -1,4 +1,4 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-lower-to-program | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-lower-to-program --scaly-parallel-to-loops | FileCheck %s
 //
 // scaly-lower-to-program executes expr.copy_plan and decides nothing itself
 // (LoopStrategies.cpp): without scaly-plan-loop-orders a transposed copy is

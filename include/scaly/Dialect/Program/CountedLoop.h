@@ -41,6 +41,32 @@ mlir::scf::ForOp createCountedLoop(mlir::OpBuilder &b, mlir::Location loc, int64
                                    int64_t upper, int64_t step, llvm::StringRef name,
                                    mlir::ValueRange inits = {});
 
+/// The C names of an scf.parallel nest's counters, one per dimension
+/// (scaly-parallel-to-loops names its loops with them).
+inline constexpr llvm::StringLiteral kNestNamesAttr = "scaly.names";
+
+/// One dimension of a loop nest: from `lower` to `upper` by `step`, its
+/// counter named `name` in C.
+struct NestDim {
+  int64_t lower = 0, upper = 0, step = 1;
+  llvm::StringRef name;
+};
+
+/// An scf.parallel nest over `dims` (index bounds, as scf.parallel has) whose
+/// body starts by casting each counter to i64, the type of the program
+/// dialect's index arithmetic; `counters` receives the casts, one per
+/// dimension. The builder is left in the body, after the casts.
+mlir::scf::ParallelOp createNest(mlir::OpBuilder &b, mlir::Location loc,
+                                 llvm::ArrayRef<NestDim> dims,
+                                 llvm::SmallVectorImpl<mlir::Value> &counters);
+
+/// The constant bounds of `nest`, one NestDim per dimension named by its
+/// scaly.names; an error on the nest naming what is wrong otherwise.
+mlir::FailureOr<llvm::SmallVector<NestDim>> nestDims(mlir::scf::ParallelOp nest);
+
+/// Erase `nest` and the index constants of its bounds nothing else reads.
+void eraseNest(mlir::scf::ParallelOp nest);
+
 /// The yield ending a loop's body.
 inline mlir::scf::YieldOp yieldOf(mlir::scf::ForOp loop) {
   return llvm::cast<mlir::scf::YieldOp>(loop.getBody()->getTerminator());

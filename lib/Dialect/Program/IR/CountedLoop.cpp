@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 
@@ -37,6 +38,56 @@ scf::ForOp createCountedLoop(OpBuilder &b, Location loc, int64_t lower, int64_t 
   if (!name.empty())
     loop->setAttr(kLoopNameAttr, b.getStringAttr(name));
   return loop;
+}
+
+scf::ParallelOp createNest(OpBuilder &b, Location loc, ArrayRef<NestDim> dims,
+                           SmallVectorImpl<Value> &counters) {
+  SmallVector<Value> lower, upper, step;
+  SmallVector<Attribute> names;
+  for (const NestDim &d : dims) {
+    lower.push_back(b.create<arith::ConstantIndexOp>(loc, d.lower));
+    upper.push_back(b.create<arith::ConstantIndexOp>(loc, d.upper));
+    step.push_back(b.create<arith::ConstantIndexOp>(loc, d.step));
+    names.push_back(b.getStringAttr(d.name));
+  }
+  auto nest = b.create<scf::ParallelOp>(loc, lower, upper, step);
+  nest->setAttr(kNestNamesAttr, b.getArrayAttr(names));
+  b.setInsertionPointToStart(nest.getBody());
+  for (Value iv : nest.getInductionVars())
+    counters.push_back(b.create<arith::IndexCastOp>(loc, b.getI64Type(), iv));
+  return nest;
+}
+
+FailureOr<SmallVector<NestDim>> nestDims(scf::ParallelOp nest) {
+  auto names = nest->getAttrOfType<ArrayAttr>(kNestNamesAttr);
+  if (names && (names.size() != nest.getNumLoops() ||
+                !llvm::all_of(names, [](Attribute a) { return isa<StringAttr>(a); })))
+    return nest.emitOpError("has ")
+           << kNestNamesAttr << " " << names << ": expected one string per dimension ("
+           << nest.getNumLoops() << ")";
+  SmallVector<NestDim> dims;
+  for (unsigned d = 0; d < nest.getNumLoops(); ++d) {
+    std::optional<int64_t> lower = getConstantIntValue(nest.getLowerBound()[d]);
+    std::optional<int64_t> upper = getConstantIntValue(nest.getUpperBound()[d]);
+    std::optional<int64_t> step = getConstantIntValue(nest.getStep()[d]);
+    if (!lower || !upper || !step)
+      return nest.emitOpError("has a bound of dimension ")
+             << d << " that is not a constant: the program dialect's loops have constant bounds";
+    StringRef name = names ? cast<StringAttr>(names[d]).getValue() : StringRef();
+    dims.push_back({*lower, *upper, *step, name});
+  }
+  return dims;
+}
+
+void eraseNest(scf::ParallelOp nest) {
+  llvm::SmallSetVector<Operation *, 8> bounds;
+  for (Value v : nest.getOperands())
+    if (Operation *def = v.getDefiningOp())
+      bounds.insert(def);
+  nest.erase();
+  for (Operation *def : bounds)
+    if (def->use_empty() && isa<arith::ConstantOp>(def))
+      def->erase();
 }
 
 } // namespace scaly::prog

@@ -1,0 +1,53 @@
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-lower-to-program | FileCheck %s
+//
+// The lowering emits the iteration space of a large array's loop nest, not
+// its loops: one scf.parallel over the array's axes (axes of one element
+// get none), the C names of its counters in scaly.names, and a body that
+// casts each counter to i64 and computes one element from them.
+// scaly-parallel-to-loops generates the loops (test/Dialect/Program/
+// parallel-to-loops.mlir).
+
+// CHECK-LABEL: prog.proc @strided(
+// CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<f64>
+// CHECK-NOT:     scf.for
+// CHECK:         scf.parallel (%[[I:.*]], %[[J:.*]]) = (%{{.*}}, %{{.*}}) to (%c30, %c40) step (%{{.*}}, %{{.*}}) {
+// CHECK-NEXT:      %[[I64:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK-NEXT:      %[[J64:.*]] = arith.index_cast %[[J]] : index to i64
+// CHECK:           arith.muli %[[J64]], %c2_i64 overflow<nsw> : i64
+// CHECK:           arith.muli %[[I64]], %c80_i64 overflow<nsw> : i64
+// CHECK:           %[[S:.*]] = math.sin
+// CHECK:           prog.store %[[S]] to
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    } {scaly.names = ["i", "j"]}
+// CHECK-NOT:     scf.for
+// CHECK:         prog.return
+expr.func @strided(%x: tensor<30x80xf64>) -> tensor<30x40xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %s = expr.slice %x starts [0, 1] steps [1, 2] : tensor<30x80xf64> to tensor<30x40xf64>
+  %0 = expr.math sin %s : tensor<30x40xf64>
+  expr.return %0 : tensor<30x40xf64>
+}
+
+// -----
+
+// An axis of one element has no dimension: the nest is over the other
+// axes, named by their position (the third axis is "k").
+// CHECK-LABEL: prog.proc @unit_axis(
+// CHECK:         scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%c30, %c40)
+// CHECK:         } {scaly.names = ["i", "k"]}
+expr.func @unit_axis(%x: tensor<30x1x80xf64>) -> tensor<30x1x40xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %s = expr.slice %x starts [0, 0, 1] steps [1, 1, 2] : tensor<30x1x80xf64> to tensor<30x1x40xf64>
+  %0 = expr.math sin %s : tensor<30x1x40xf64>
+  expr.return %0 : tensor<30x1x40xf64>
+}
+
+// -----
+
+// Elementwise over memory: one dimension over every element.
+// CHECK-LABEL: prog.proc @flat(
+// CHECK:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%c1200) step (%{{.*}}) {
+// CHECK:         } {scaly.names = ["i"]}
+expr.func @flat(%x: tensor<30x40xf64>) -> tensor<30x40xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %0 = expr.math cos %x : tensor<30x40xf64>
+  expr.return %0 : tensor<30x40xf64>
+}
+
