@@ -84,7 +84,7 @@ def PlanFusion : Pass<"scaly-plan-fusion"> {
 }
 
 def PlanLoopOrders : Pass<"scaly-plan-loop-orders"> {
-  let summary = "Mark the loop orders that avoid large strides, which scaly-lower-to-program executes: scaly.loop_order = `rows` on a reduction over one axis that is not the last into a large result (row accumulation), expr.copy_plan on an op whose large float result is computed through a transpose that moves the last axis (register blocks: block shape, stores, loop order)";
+  let summary = "Mark the loop orders that avoid large strides, which scaly-lower-to-program and scaly-tile-copies execute: scaly.loop_order = `rows` on a reduction over one axis that is not the last into a large result (row accumulation), expr.copy_plan on an op whose large float result is computed through a transpose that moves the last axis (register blocks: block shape, stores, loop order)";
   let description = [{
     Row accumulation copies the first row into the result and combines each
     later row into it with a contiguous inner loop (NumPy's order, so its
@@ -109,7 +109,9 @@ def PlanLoopOrders : Pass<"scaly-plan-loop-orders"> {
     columns, `order = "tiles"`. Reading "through arithmetic only" follows
     scaly-plan-fusion's scaly.fused marks (a view read several times counts
     as possibly stored too); the lowering checks it again when it writes the
-    value and lowers the plain nest where it no longer holds (a transpose a
+    value, hands the plan to the nest that writes it (scaly.copy_plan, which
+    scaly-tile-copies executes) and leaves the plain nest where it no
+    longer holds (a transpose a
     matrix product stored first is read contiguously). Needs
     scaly-plan-placement's expr.place on each op it plans (an error
     otherwise). Marks left by an earlier run are recomputed.

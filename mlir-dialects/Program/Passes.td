@@ -28,6 +28,29 @@ def CanonicalizeProgram : Pass<"scaly-canonicalize-program"> {
   }];
 }
 
+def TileCopies : Pass<"scaly-tile-copies"> {
+  let summary = "Write each nest carrying a copy plan (a value computed through a transpose) in register blocks and tiles, ordered as the plan says";
+  let description = [{
+    A nest the lowering handed a copy plan (`scaly.copy_plan`, the
+    `expr.copy_plan` of `scaly-plan-loop-orders`) writes one array, each
+    element at its row-major position, computed from the nest's counters
+    through a transpose that moves the last axis. Its last two dimensions
+    are tiled into blocks of the plan's shape: each element of a block
+    computed into a named value (`b<row><column>`), column by column, then
+    each block row one store (`streaming`, `element_aligned` as the plan's
+    stores say). The block loops go rows or columns outermost, or in tiles
+    of `tile` columns; the rows and columns left over are plain loops; the
+    leading dimensions are loops around it all. Streamed lines run under a
+    run-time test that the array is 64-byte aligned (`prog.is_aligned` in
+    an `scf.if`), the plan's `unaligned` nest in the other branch. A plan
+    the dialect would refuse for the nest's shape, or a nest that does not
+    end with the store of its element at its row-major position, is refused
+    by name. Runs before `scaly-parallel-to-loops`.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+                           "::scaly::prog::ProgDialect"];
+}
+
 def ParallelToLoops : Pass<"scaly-parallel-to-loops"> {
   let summary = "Generate the loops of each scf.parallel nest the lowering made: scf.for over i64 counters, its first dimension outermost, named as scaly.names says";
   let description = [{

@@ -17,40 +17,15 @@
 //
 //  * Register blocks (a result computed through a transpose that moves the
 //    last axis, with arithmetic only: `X.T + 0`, `2 * X.T - Y`, where
-//    scaly-plan-loop-orders put an expr.copy_plan on its op): the last two
-//    result axes are walked in blocks as the plan says. Each block computes
-//    its elements into named variables (consecutive elements of each source
-//    row, all read before any store) and stores each of its rows as one store
-//    of consecutive values (a vector store). The columns and rows left over
-//    are plain loops. The plans, and why (measured at 2000 x 2000 and other
-//    sizes against NumPy's time; docs/design.md has the numbers):
-//
-//    - plain 4 x 4 blocks, rows outermost (results that are not outputs, or
-//      below 1 MiB): the plain nest, one strided scalar read per element,
-//      took 2.6x NumPy's time, the blocks 1.8x. 32 x 32 tiles of scalar
-//      loads and stores, or tiles of blocks, measured no faster.
-//    - streamed lines (outputs of at least 1 MiB whose rows are whole cache
-//      lines), under a run-time test that the output is 64-byte aligned:
-//      each block row one line written with nontemporal stores, which never
-//      fetch the line from memory first (a plain store that misses does):
-//      doubles up to 16 MiB in 8 x 8 blocks, rows outermost (the strided
-//      side is then the reads, from a source still in cache; columns
-//      outermost, stores walking down rows of a multiple of 2 KiB took
-//      3.4-5x NumPy's time); larger results and floats in blocks of 4 rows by
-//      one line, columns outermost (0.96x NumPy's time at 2000 x 2000).
-//    - element-aligned streams (the test's other branch, and outputs of at
-//      least 1 MiB whose rows are not whole lines): 4 x 4 blocks in tiles of
-//      256 columns, the rows outer within a tile, each block row one
-//      element-aligned streaming store. A row's stores come in order, so its
-//      lines fill in the write-combining buffers whatever their alignment:
-//      500 x 4000 transposed 2.45x -> 1.35x NumPy's time.
-//
-//    The plan pass decides; this file executes (writeBlocks), after checking
-//    the plan's premise again: the pass planned on scaly-plan-fusion's marks,
-//    but a view another consumer needed in memory first (a transpose a matrix
-//    product read) is stored by now, and read from there contiguously. Where
-//    the value no longer reads a transpose through arithmetic only, or has no
-//    plan, it gets the plain nest, whose inner loop vector lanes widen.
+//    scaly-plan-loop-orders put an expr.copy_plan on its op): the lowering
+//    emits the plain nest writing the value and hands it the plan
+//    (handCopyPlan), after checking the plan's premise again: the pass
+//    planned on scaly-plan-fusion's marks, but a view another consumer
+//    needed in memory first (a transpose a matrix product read) is stored by
+//    now, and read from there contiguously. Where the value no longer reads
+//    a transpose through arithmetic only, or has no plan, the nest gets none
+//    and stays plain (its inner loop vector lanes widen). scaly-tile-copies
+//    builds the blocks (TileCopies.cpp says which plans, and why).
 //
 //===----------------------------------------------------------------------===//
 
@@ -220,123 +195,19 @@ bool ProcLowering::readsTransposed(Value v, bool &found) {
   return llvm::all_of(op->getOperands(), [&](Value x) { return readsTransposed(x, found); });
 }
 
-bool ProcLowering::materializeBlocked(Value v, Value dst, Location loc) {
-  std::optional<ex::CopyPlan> plan = ex::copyPlanOf(v);
-  if (!plan)
-    return false;
+void ProcLowering::handCopyPlan(Value v) {
+  Attribute plan = v.getDefiningOp() ? v.getDefiningOp()->getAttr(ex::kCopyPlanAttr) : Attribute();
+  auto nest = dyn_cast_or_null<scf::ParallelOp>(b.getInsertionBlock()->getParentOp());
+  SmallVector<int64_t> shape = shapeOf(v);
+  // The nest's last two dimensions must be the value's last two axes (an
+  // axis of one element has no dimension).
+  if (!plan || !nest || shape.size() < 2 || shape[shape.size() - 2] < 2 || shape.back() < 2)
+    return;
   // The plan's premise, which depends on what has been stored by now.
   bool found = false;
   if (!readsTransposed(v, found) || !found)
-    return false;
-  OpBuilder::InsertionGuard guard(b);
-  if (!plan->unaligned) {
-    writeBlocks(v, dst, plan->nest, loc);
-    return true;
-  }
-  // Whole lines need each block row's line 64-byte aligned: every row is
-  // when the result is (the plan's rows are whole lines), which only the
-  // caller knows.
-  Value aligned = b.create<pg::IsAlignedOp>(loc, b.getI1Type(), dst,
-                                            b.getI64IntegerAttr(ex::kCacheLineBytes));
-  auto branch = b.create<scf::IfOp>(loc, aligned, /*withElseRegion=*/true);
-  b.setInsertionPoint(branch.thenBlock()->getTerminator());
-  writeBlocks(v, dst, plan->nest, loc);
-  b.setInsertionPoint(branch.elseBlock()->getTerminator());
-  writeBlocks(v, dst, *plan->unaligned, loc);
-  return true;
-}
-
-void ProcLowering::writeBlocks(Value v, Value dst, const ex::CopyNest &nest, Location loc) {
-  OpBuilder::InsertionGuard guard(b);
-  SmallVector<int64_t> shape = shapeOf(v);
-  size_t rank = shape.size();
-  SmallVector<Ix> lead = openLoops(ArrayRef<int64_t>(shape).drop_back(2), loc);
-  int64_t rows = shape[rank - 2], cols = shape[rank - 1];
-  int64_t blockRows = nest.blockRows, blockCols = nest.blockCols;
-  int64_t fullRows = rows / blockRows * blockRows, fullCols = cols / blockCols * blockCols;
-  auto at = [&](Ix i, Ix j) {
-    SmallVector<Ix> idx(lead.begin(), lead.end());
-    idx.push_back(i);
-    idx.push_back(j);
-    return idx;
-  };
-  auto loop = [&](int64_t from, int64_t to, int64_t step, StringRef name) {
-    auto f = pg::createCountedLoop(b, loc, from, to, step, name);
-    b.setInsertionPoint(f.getBody()->getTerminator());
-    return Ix{f.getInductionVar()};
-  };
-  // One block at rows bi.., columns bj..: its elements, then each row's
-  // consecutive values in one store.
-  auto block = [&](Ix bi, Ix bj) {
-    SmallVector<Ix> is, js;
-    for (int64_t t = 0; t < blockRows; ++t)
-      is.push_back(mulAdd(bi, 1, Ix{{}, t}, loc));
-    for (int64_t t = 0; t < blockCols; ++t)
-      js.push_back(mulAdd(bj, 1, Ix{{}, t}, loc));
-    SmallVector<SmallVector<Value>> elems(blockRows);
-    // Computed column by column: each reads consecutive elements of one
-    // source row when the transpose swaps the last two axes.
-    // Each element is named ("scaly.name", as the C printer's names): it is
-    // computed into a variable before the stores, so C compilers see the
-    // reads of a source row together (vector loads and shuffles), not
-    // spread across stores that may alias them.
-    for (int64_t c = 0; c < blockCols; ++c)
-      for (int64_t r = 0; r < blockRows; ++r) {
-        Value x = elementAt(v, at(is[r], js[c]), loc);
-        if (Operation *def = x.getDefiningOp(); def && def->getBlock() == b.getInsertionBlock() &&
-                                                def->getNumResults() == 1 && !isa<arith::ConstantOp>(def))
-          def->setAttr("scaly.name", b.getStringAttr("b" + std::to_string(r) + std::to_string(c)));
-        elems[r].push_back(x);
-      }
-    for (int64_t r = 0; r < blockRows; ++r) {
-      Ix lin = linear(at(is[r], bj), shape, loc);
-      auto store = b.create<pg::StoreOp>(loc, ValueRange(elems[r]),
-                                         advanced(dst, ixValue(lin, loc), loc),
-                                         b.getI64IntegerAttr(0));
-      store.setStreaming(nest.stores != ex::CopyStores::plain);
-      store.setElementAligned(nest.stores == ex::CopyStores::elements);
-    }
-  };
-  {
-    // Full blocks of blockRows rows.
-    OpBuilder::InsertionGuard g(b);
-    if (nest.order == ex::CopyOrder::columns) {
-      // The columns are the outer loop: the inner loop then reads the
-      // source rows' lines in order (what the prefetcher follows), while
-      // each store writes a whole line wherever it lands.
-      Ix bj = loop(0, fullCols, blockCols, "j");
-      block(loop(0, fullRows, blockRows, "i"), bj);
-    } else if (nest.order == ex::CopyOrder::tiles) {
-      // Tiles of nest.tile columns, each row of a tile written in order
-      // (its lines fill in the write-combining buffers): a tile's source
-      // rows stay in the first-level cache from one block row to the next.
-      int64_t tiled = fullCols / nest.tile * nest.tile;
-      if (tiled > 0) {
-        OpBuilder::InsertionGuard t(b);
-        Ix tile = loop(0, tiled, nest.tile, "t");
-        Ix bi = loop(0, fullRows, blockRows, "i");
-        block(bi, mulAdd(tile, 1, loop(0, nest.tile, blockCols, "j"), loc));
-      }
-      if (tiled < fullCols) {
-        Ix bi = loop(0, fullRows, blockRows, "i");
-        block(bi, loop(tiled, fullCols, blockCols, "j"));
-      }
-    } else { // rows outermost
-      Ix bi = loop(0, fullRows, blockRows, "i");
-      block(bi, loop(0, fullCols, blockCols, "j"));
-    }
-  }
-  auto plain = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-    OpBuilder::InsertionGuard g(b);
-    Ix i = loop(r0, r1, 1, "i");
-    Ix j = loop(c0, c1, 1, "j");
-    SmallVector<Ix> idx = at(i, j);
-    storeAt(elementAt(v, idx, loc), dst, linear(idx, shape, loc), loc);
-  };
-  if (fullCols < cols) // the columns left over, beside the blocks
-    plain(0, fullRows, fullCols, cols);
-  if (fullRows < rows) // the rows left over, full width
-    plain(fullRows, rows, 0, cols);
+    return;
+  nest->setAttr(pg::kCopyPlanNestAttr, plan);
 }
 
 } // namespace scaly::lowering

@@ -253,17 +253,11 @@ private:
   /// moves the last axis (strided reads along the result's rows).
   bool readsTransposed(Value v, bool &found);
 
-  /// Materialize `v` into `dst` as the expr.copy_plan of its op says
-  /// (scaly-plan-loop-orders): blocks of its last two axes, each block row
-  /// one store; a plan of streamed lines under a run-time test that `dst`
-  /// is 64-byte aligned, its `unaligned` nest in the other branch. False,
-  /// and nothing built, without a plan or when its premise no longer holds
-  /// (`v` reads no transpose through arithmetic only, given what is stored
-  /// by now).
-  bool materializeBlocked(Value v, Value dst, Location loc);
-  /// The blocks of a transposed result, stored and ordered as `nest` says,
-  /// and plain loops for what is left over.
-  void writeBlocks(Value v, Value dst, const ex::CopyNest &nest, Location loc);
+  /// Hand the expr.copy_plan of the op defining `v` to the nest the
+  /// builder is in, which writes `v` (scaly.copy_plan, executed by
+  /// scaly-tile-copies), when the plan's premise still holds: `v` reads a
+  /// transpose through arithmetic only, given what is stored by now.
+  void handCopyPlan(Value v);
 
   LogicalResult lowerMatmul(ex::MatmulOp o);
 

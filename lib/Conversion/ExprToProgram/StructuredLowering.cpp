@@ -131,12 +131,12 @@ void ProcLowering::materialize(Value v, Value dst, Location loc) {
     return;
   }
   bool flat = isFlat(v);
-  // Transposed reads: register blocks (LoopStrategies.cpp).
-  if (!flat && materializeBlocked(v, dst, loc))
-    return;
   OpBuilder::InsertionGuard guard(b);
   SmallVector<int64_t> dims = flat ? SmallVector<int64_t>{ex::numElements(v.getType())} : shape;
   SmallVector<Ix> ivs = openLoops(dims, loc);
+  // Transposed reads: register blocks, built by scaly-tile-copies.
+  if (!flat)
+    handCopyPlan(v);
   Value x = flat ? elementFlat(v, ivs[0], loc) : elementAt(v, ivs, loc);
   storeAt(x, dst, linear(ivs, dims, loc), loc);
 }

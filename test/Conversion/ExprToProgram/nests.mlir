@@ -51,3 +51,32 @@ expr.func @flat(%x: tensor<30x40xf64>) -> tensor<30x40xf64> attributes {arg_name
   expr.return %0 : tensor<30x40xf64>
 }
 
+// -----
+
+// A value computed through a transpose: the nest that writes it carries the
+// op's copy plan (scaly.copy_plan), which scaly-tile-copies executes.
+// CHECK-LABEL: prog.proc @transposed(
+// CHECK:         scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%c30, %c40)
+// CHECK:           arith.negf
+// CHECK:         } {scaly.copy_plan = {block = [4, 4], order = "rows", stores = "plain"}, scaly.names = ["i", "j"]}
+expr.func @transposed(%x: tensor<40x30xf64>) -> tensor<30x40xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %t = expr.transpose %x [1, 0] : tensor<40x30xf64> to tensor<30x40xf64>
+  %0 = expr.neg %t : tensor<30x40xf64>
+  expr.return %0 : tensor<30x40xf64>
+}
+
+// -----
+
+// A libm call per element: scaly-plan-loop-orders plans no blocks (the
+// plain nest's inner loop widens into vector lanes), and the nest carries
+// no plan.
+// CHECK-LABEL: prog.proc @transposed_sin(
+// CHECK:         scf.parallel
+// CHECK-NOT:     scaly.copy_plan
+// CHECK:         prog.return
+expr.func @transposed_sin(%x: tensor<40x30xf64>) -> tensor<30x40xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %t = expr.transpose %x [1, 0] : tensor<40x30xf64> to tensor<30x40xf64>
+  %0 = expr.math sin %t : tensor<30x40xf64>
+  expr.return %0 : tensor<30x40xf64>
+}
+

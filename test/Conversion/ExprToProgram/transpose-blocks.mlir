@@ -1,9 +1,10 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" --scaly-lower-to-program --scaly-parallel-to-loops | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" --scaly-lower-to-program --scaly-tile-copies --scaly-parallel-to-loops | FileCheck %s
 //
 // Register blocks: scaly-plan-loop-orders plans a float result computed
 // with arithmetic only through a transpose that moves the last axis
-// (expr.copy_plan, plan-loop-orders-copies.mlir), and the lowering
-// (LoopStrategies.cpp) writes it in 4 x 4 blocks of its last two axes, each
+// (expr.copy_plan, plan-loop-orders-copies.mlir), the lowering hands the
+// plan to the nest writing it, and scaly-tile-copies writes it in 4 x 4
+// blocks of its last two axes, each
 // element computed into a named value (scaly.name, printed as a C variable
 // before the stores), each block row one store of four consecutive values;
 // the leftover columns and rows are plain loops. Results with libm calls,

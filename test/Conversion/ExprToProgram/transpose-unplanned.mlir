@@ -1,8 +1,8 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-lower-to-program --scaly-parallel-to-loops | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-lower-to-program --scaly-tile-copies --scaly-parallel-to-loops | FileCheck %s
 //
-// scaly-lower-to-program executes expr.copy_plan and decides nothing itself
-// (LoopStrategies.cpp): without scaly-plan-loop-orders a transposed copy is
-// the plain nest, and a plan written by hand is followed as written.
+// Neither scaly-lower-to-program nor scaly-tile-copies decides a copy's
+// blocks: without scaly-plan-loop-orders a transposed copy is the plain
+// nest, and a plan written by hand is followed as written.
 
 // No plan: one strided scalar read per element, no blocks.
 // CHECK-LABEL: prog.proc @unplanned(

@@ -77,8 +77,9 @@ inline constexpr llvm::StringLiteral kLoopOrderAttr = "scaly.loop_order";
 /// How scaly-plan-loop-orders has the result of an op computed through a
 /// transpose written (CopyPlan.cpp): a dictionary such as
 /// `{block = [8, 8], order = "rows", stores = "lines", unaligned = {...}}`,
-/// verified by the dialect against the op's result type. The lowering
-/// executes it when it writes that result to memory.
+/// verified by the dialect against the op's result type. The lowering hands
+/// it to the nest that writes the result (scaly.copy_plan), which
+/// scaly-tile-copies transforms as it says.
 inline constexpr llvm::StringLiteral kCopyPlanAttr = "expr.copy_plan";
 /// The line a streamed block row fills whole (64 bytes on x86-64 and
 /// AArch64): no line is read from memory only to be overwritten.
@@ -111,9 +112,10 @@ struct CopyPlan {
 };
 /// The expr.copy_plan attribute of `plan`.
 mlir::DictionaryAttr copyPlanAttr(mlir::MLIRContext *ctx, const CopyPlan &plan);
-/// The copy plan of the op defining `v`, or nothing without one (the
-/// dialect verified it).
-std::optional<CopyPlan> copyPlanOf(mlir::Value v);
+/// The copy plan `attr` for a value of type `type` (a float tensor of rank 2
+/// or more), or nothing with `why` set. Loop passes read the plan a nest
+/// carries with it, against the nest's shape.
+std::optional<CopyPlan> readCopyPlan(mlir::Attribute attr, mlir::Type type, std::string &why);
 /// The dialect's check of an expr.copy_plan on `op`: a well-formed plan for
 /// its one float result of rank 2 or more (lines only for rows of whole
 /// lines), else an error on `op`.

@@ -45,6 +45,11 @@ mlir::scf::ForOp createCountedLoop(mlir::OpBuilder &b, mlir::Location loc, int64
 /// (scaly-parallel-to-loops names its loops with them).
 inline constexpr llvm::StringLiteral kNestNamesAttr = "scaly.names";
 
+/// How the nest writing a value computed through a transpose is blocked:
+/// the value's expr.copy_plan, handed on by the lowering and executed by
+/// scaly-tile-copies.
+inline constexpr llvm::StringLiteral kCopyPlanNestAttr = "scaly.copy_plan";
+
 /// One dimension of a loop nest: from `lower` to `upper` by `step`, its
 /// counter named `name` in C.
 struct NestDim {

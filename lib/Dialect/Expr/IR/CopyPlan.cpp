@@ -112,8 +112,9 @@ std::optional<CopyNest> readNest(DictionaryAttr d, int64_t elemBytes, std::strin
   return nest;
 }
 
-/// The plan `attr` for a result of type `type`, or nothing with `why` set.
-std::optional<CopyPlan> readPlan(Attribute attr, Type type, std::string &why) {
+} // namespace
+
+std::optional<CopyPlan> scaly::expr::readCopyPlan(Attribute attr, Type type, std::string &why) {
   auto d = dyn_cast<DictionaryAttr>(attr);
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || tensor.getRank() < 2 || !isa<FloatType>(tensor.getElementType())) {
@@ -154,25 +155,14 @@ std::optional<CopyPlan> readPlan(Attribute attr, Type type, std::string &why) {
   return plan;
 }
 
-} // namespace
-
 DictionaryAttr scaly::expr::copyPlanAttr(MLIRContext *ctx, const CopyPlan &plan) {
   Builder b(ctx);
   return nestAttr(b, plan.nest, plan.unaligned);
 }
 
-std::optional<CopyPlan> scaly::expr::copyPlanOf(Value v) {
-  Operation *def = v.getDefiningOp();
-  Attribute attr = def ? def->getAttr(kCopyPlanAttr) : Attribute();
-  if (!attr || def->getNumResults() != 1)
-    return std::nullopt;
-  std::string why;
-  return readPlan(attr, v.getType(), why);
-}
-
 LogicalResult scaly::expr::verifyCopyPlan(Operation *op, Attribute plan) {
   std::string why = "belongs on an op with one float result of rank 2 or more";
-  if (op->getNumResults() == 1 && readPlan(plan, op->getResult(0).getType(), why))
+  if (op->getNumResults() == 1 && readCopyPlan(plan, op->getResult(0).getType(), why))
     return success();
   return op->emitError() << kCopyPlanAttr << ": " << why << ", got " << plan;
 }

@@ -1,8 +1,9 @@
 //===- PlanLoopOrders.cpp - loop orders that avoid large strides -----------===//
 //
 // "One loop per result axis, in order" walks memory with a large stride in
-// two cases, and this pass marks both for scaly-lower-to-program, which
-// executes the marks (LoopStrategies.cpp) and decides nothing itself:
+// two cases, and this pass marks both; scaly-lower-to-program
+// (LoopStrategies.cpp) and scaly-tile-copies execute the marks and decide
+// nothing themselves:
 //
 //  * A reduction over one axis that is not the last, into a large result
 //    (`X.sum(axis=0)`): scaly.loop_order = "rows". The first row is copied
@@ -23,9 +24,10 @@
 // counting a view with several uses as possibly stored too (another
 // consumer, a matrix product say, may have needed it in memory first), so
 // that every value the lowering could write in blocks carries a plan. The
-// lowering checks the premise again when it writes the value and lowers the
-// plain nest where it no longer holds, as it does for an unmarked value: a
-// transpose a matrix product stored is then read contiguously.
+// lowering checks the premise again when it writes the value and hands the
+// plan to the nest writing it only where it still holds (else the plain
+// nest, as for an unmarked value: a transpose a matrix product stored is
+// then read contiguously).
 //
 //===----------------------------------------------------------------------===//
 
