@@ -86,7 +86,8 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
   // LoopLikeOpInterface: pure arithmetic that no iteration changes is
   // computed once, before the loop.
   SmallVector<std::unique_ptr<Pass>> procPasses =
-      passList(prog::createTileCopies(), prog::createParallelToLoops(),
+      passList(prog::createAccumulateRows(), prog::createTileCopies(),
+               prog::createParallelToLoops(),
                prog::createCanonicalizeProgram(), createCSEPass(),
                createLoopInvariantCodeMotionPass());
   if (reciprocal)

@@ -28,6 +28,33 @@ def CanonicalizeProgram : Pass<"scaly-canonicalize-program"> {
   }];
 }
 
+def AccumulateRows : Pass<"scaly-accumulate-rows"> {
+  let summary = "Interchange each row loop marked scaly.accumulate_rows with the nest around it: the first row stored into the result, later rows combined into it in order, a few per pass, with contiguous inner loops";
+  let description = [{
+    For a reduction over an axis that is not the last (`X.sum(axis=0)`,
+    marked "rows" by scaly-plan-loop-orders) the lowering emits a nest over
+    the result's elements whose body reduces one column: the first row's
+    element, an `scf.for` over the later rows carrying the accumulator
+    (marked `scaly.accumulate_rows`), and the result stored after it, the
+    nest's last op. That reads with a stride of a row. This pass moves the
+    row loop outside the nest: one nest stores the first row into the
+    result; a loop over the later rows, `rows-per-pass` at a time, holds a
+    nest that loads the result, combines the rows into it in order and
+    stores it back; the rows left over, one by one. The operations and
+    their order are the row loop's, so the result is the same bit for bit
+    (NumPy's own order: rows combined one after another). A marked loop
+    that is not in a nest's body, does not carry one accumulator between
+    constant bounds by 1, whose result is not stored by the nest's last op
+    into an array defined outside it, or whose nest or body holds an op
+    that writes memory, is refused by name.
+  }];
+  let options = [Option<"rowsPerPass", "rows-per-pass", "int64_t", "4",
+                        "rows combined into the result per pass over it: fewer loads and stores of "
+                        "the result, the same order of operations">];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+                           "::scaly::prog::ProgDialect"];
+}
+
 def TileCopies : Pass<"scaly-tile-copies"> {
   let summary = "Write each nest carrying a copy plan (a value computed through a transpose) in register blocks and tiles, ordered as the plan says";
   let description = [{

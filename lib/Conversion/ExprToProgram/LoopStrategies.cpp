@@ -5,14 +5,14 @@
 // ask first and fall back to the plain lowering when a strategy declines.
 //
 //  * Row accumulation (`X.sum(axis=0)`, where scaly-plan-loop-orders marked
-//    the reduction scaly.loop_order = "rows"): the result is initialized
-//    with the first row (slice 0 of the reduced axis) and every later row is
-//    combined into it, the innermost loop running over the contiguous
-//    trailing axes, so it reads and writes consecutive elements and
-//    vectorizes. This is NumPy's own order for such reductions (its iterator
-//    puts the contiguous axis inside and adds one row at a time), so the
-//    result is NumPy's bit for bit; it is sequential, not pairwise, over the
-//    reduced axis, as NumPy's is. A strided pairwise sum per column (the
+//    the reduction scaly.loop_order = "rows"): each result element reduces
+//    its column of rows in order, sequentially (NumPy's own order for such
+//    reductions: its iterator puts the contiguous axis inside and adds one
+//    row at a time, so the result is NumPy's bit for bit). The lowering
+//    emits it as the nest over the result's elements with the row loop
+//    inside, marked scaly.accumulate_rows; scaly-accumulate-rows
+//    interchanges the two, so the innermost loops run over the contiguous
+//    trailing axes and vectorize. A strided pairwise sum per column (the
 //    plain lowering) took 3-9x NumPy's time.
 //
 //  * Register blocks (a result computed through a transpose that moves the
@@ -36,12 +36,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace scaly::lowering {
-
-namespace {
-/// Rows combined into the result per pass over it: fewer loads and stores of
-/// the result, the same order of operations.
-constexpr int64_t kRowGroup = 4;
-} // namespace
 
 /// Whether scaly-plan-loop-orders marked `op` with `order`.
 static bool hasLoopOrder(Operation *op, StringRef order) {
@@ -73,55 +67,34 @@ bool ProcLowering::accumulateRows(ex::ReduceOp o) {
   OpBuilder::InsertionGuard guard(b);
   SmallVector<Ix> outerIx = openLoops(outer, loc);
   Ix outerLin = linear(outerIx, outer, loc);
-  // The inner loops over one run; returns the result position and the
-  // element of each of `rs` there.
-  auto rowLoops = [&](ArrayRef<Ix> rs) -> std::pair<Ix, SmallVector<Value>> {
-    SmallVector<Value> xs;
+  // The nest over the result's elements for this index of the outer axes,
+  // each reducing its column of rows in order. scaly-accumulate-rows
+  // interchanges the row loop with the nest.
+  SmallVector<Ix> innerIx = flat ? openLoops({run}, loc, axis + 1) : openLoops(inner, loc, axis + 1);
+  auto rowElement = [&](Ix r) -> Value {
     if (flat) {
-      Ix k = openLoops({run}, loc, axis + 1)[0];
-      for (Ix r : rs) {
-        Ix rowStart = mulAdd(mulAdd(outerLin, rows, r, loc), run, Ix{{}, 0}, loc);
-        xs.push_back(elementFlat(in, mulAdd(rowStart, 1, k, loc), loc));
-      }
-      return {mulAdd(outerLin, run, k, loc), xs};
+      Ix rowStart = mulAdd(mulAdd(outerLin, rows, r, loc), run, Ix{{}, 0}, loc);
+      return elementFlat(in, mulAdd(rowStart, 1, innerIx[0], loc), loc);
     }
-    SmallVector<Ix> innerIx = openLoops(inner, loc, axis + 1);
-    SmallVector<Ix> out(outerIx.begin(), outerIx.end());
-    llvm::append_range(out, innerIx);
-    for (Ix r : rs) {
-      SmallVector<Ix> at(outerIx.begin(), outerIx.end());
-      at.push_back(r);
-      llvm::append_range(at, innerIx);
-      xs.push_back(elementAt(in, at, loc));
-    }
-    return {linear(out, outShape, loc), xs};
+    SmallVector<Ix> at(outerIx.begin(), outerIx.end());
+    at.push_back(r);
+    llvm::append_range(at, innerIx);
+    return elementAt(in, at, loc);
   };
+  Value first = rowElement(Ix{{}, 0});
+  auto loop = pg::createCountedLoop(b, loc, 1, rows, 1, "r", ValueRange{first});
+  loop->setAttr(pg::kAccumulateRowsAttr, b.getUnitAttr());
   {
-    // The first row initializes the result.
     OpBuilder::InsertionGuard g(b);
-    auto [pos, xs] = rowLoops({Ix{{}, 0}});
-    storeAt(xs[0], mem, pos, loc);
-  }
-  // Later rows are combined into it kRowGroup at a time, in order (one load
-  // and store of the result per group), then the rows left over one by one.
-  auto combineRows = [&](int64_t from, int64_t to, int64_t group) {
-    OpBuilder::InsertionGuard g(b);
-    auto loop = pg::createCountedLoop(b, loc, from, to, group, "r");
     b.setInsertionPoint(loop.getBody()->getTerminator());
-    SmallVector<Ix> rs;
-    for (int64_t t = 0; t < group; ++t)
-      rs.push_back(mulAdd(Ix{loop.getInductionVar()}, 1, Ix{{}, t}, loc));
-    auto [pos, xs] = rowLoops(rs);
-    Value acc = loadAt(mem, pos, loc);
-    for (Value x : xs)
-      acc = lowering::combine2(b, o.getKind(), acc, x, loc);
-    storeAt(acc, mem, pos, loc);
-  };
-  int64_t grouped = 1 + (rows - 1) / kRowGroup * kRowGroup;
-  if (grouped > 1)
-    combineRows(1, grouped, kRowGroup);
-  if (grouped < rows)
-    combineRows(grouped, rows, 1);
+    Value x = rowElement(Ix{loop.getInductionVar()});
+    pg::yieldOf(loop)->setOperands(
+        lowering::combine2(b, o.getKind(), loop.getRegionIterArgs()[0], x, loc));
+  }
+  SmallVector<Ix> out(outerIx.begin(), outerIx.end());
+  llvm::append_range(out, innerIx);
+  Ix pos = flat ? mulAdd(outerLin, run, innerIx[0], loc) : linear(out, outShape, loc);
+  storeAt(loop.getResult(0), mem, pos, loc);
   values[o] = Stored{{}, mem};
   return true;
 }

@@ -237,9 +237,10 @@ private:
   //===--------------------------------------------------------------------===//
 
   /// A reduction marked "rows" (scaly-plan-loop-orders), as row
-  /// accumulation: the first row copied into the result, then each later row
-  /// combined into it with a contiguous inner loop (NumPy's order). False,
-  /// and nothing built, without the mark or when the strategy does not apply.
+  /// accumulation: a nest over the result's elements, each combining its
+  /// column of rows in order in a loop marked scaly.accumulate_rows (NumPy's
+  /// order), which scaly-accumulate-rows moves outside the nest. False, and
+  /// nothing built, without the mark or when the strategy does not apply.
   bool accumulateRows(ex::ReduceOp o);
   /// A float sum of all the elements of a value computed where it is read
   /// (scaly-plan-fusion's mark), larger than one block: each block of

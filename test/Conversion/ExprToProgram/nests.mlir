@@ -80,3 +80,26 @@ expr.func @transposed_sin(%x: tensor<40x30xf64>) -> tensor<30x40xf64> attributes
   expr.return %0 : tensor<30x40xf64>
 }
 
+// -----
+
+// A reduction over the first axis marked "rows": the nest over the result's
+// elements reduces each column in order, row 0 as the init of a loop over
+// rows 1.. marked scaly.accumulate_rows, which scaly-accumulate-rows moves
+// outside the nest (test/Dialect/Program/accumulate-rows.mlir).
+// CHECK-LABEL: prog.proc @colsum(
+// CHECK:         scf.parallel (%[[J:.*]]) = (%{{.*}}) to (%c80) step (%{{.*}}) {
+// CHECK-NEXT:      %[[J64:.*]] = arith.index_cast %[[J]] : index to i64
+// CHECK-NEXT:      %[[P0:.*]] = prog.offset %{{.*}}[%[[J64]]]
+// CHECK-NEXT:      %[[X0:.*]] = prog.load %[[P0]][0]
+// CHECK:           %[[S:.*]] = scf.for %[[R:.*]] = %c1_i64 to %c30_i64 step %c1_i64{{.*}} iter_args(%[[ACC:.*]] = %[[X0]]) -> (f64) : i64 {
+// CHECK:             %[[X:.*]] = prog.load
+// CHECK-NEXT:        %[[NEXT:.*]] = arith.addf %[[ACC]], %[[X]] : f64
+// CHECK-NEXT:        scf.yield %[[NEXT]] : f64
+// CHECK-NEXT:      } {scaly.accumulate_rows, scaly.name = "r"}
+// CHECK:           prog.store %[[S]] to
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    } {scaly.names = ["j"]}
+expr.func @colsum(%x: tensor<30x80xf64>) -> tensor<80xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %0 = expr.reduce sum %x axes [0] : tensor<30x80xf64> to tensor<80xf64>
+  expr.return %0 : tensor<80xf64>
+}

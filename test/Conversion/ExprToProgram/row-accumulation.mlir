@@ -1,7 +1,8 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" --scaly-lower-to-program --scaly-parallel-to-loops | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" --scaly-lower-to-program --scaly-accumulate-rows --scaly-parallel-to-loops | FileCheck %s
 //
-// The row-accumulation strategy (LoopStrategies.cpp): a large reduction over
-// one axis that is not the last, into a large result, copies the first row
+// The row-accumulation strategy (the lowering's nest, LoopStrategies.cpp,
+// interchanged by scaly-accumulate-rows): a large reduction over one axis
+// that is not the last, into a large result, copies the first row
 // into the result and combines every later row into it with a contiguous
 // inner loop, four rows per pass (in order: ((acc + x1) + x2) + ...), then
 // the rows left over. Other reductions keep the strided helper calls.

@@ -50,6 +50,11 @@ inline constexpr llvm::StringLiteral kNestNamesAttr = "scaly.names";
 /// scaly-tile-copies.
 inline constexpr llvm::StringLiteral kCopyPlanNestAttr = "scaly.copy_plan";
 
+/// Marks the loop over the rows of a reduction over an axis that is not the
+/// last (row accumulation), which scaly-accumulate-rows interchanges with the
+/// nest around it.
+inline constexpr llvm::StringLiteral kAccumulateRowsAttr = "scaly.accumulate_rows";
+
 /// One dimension of a loop nest: from `lower` to `upper` by `step`, its
 /// counter named `name` in C.
 struct NestDim {
