@@ -87,7 +87,7 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
   // computed once, before the loop.
   SmallVector<std::unique_ptr<Pass>> procPasses =
       passList(prog::createAccumulateRows(), prog::createTileCopies(),
-               prog::createParallelToLoops(),
+               prog::createSumInBlocks(), prog::createParallelToLoops(),
                prog::createCanonicalizeProgram(), createCSEPass(),
                createLoopInvariantCodeMotionPass());
   if (reciprocal)

@@ -78,6 +78,29 @@ def TileCopies : Pass<"scaly-tile-copies"> {
                            "::scaly::prog::ProgDialect"];
 }
 
+def SumInBlocks : Pass<"scaly-sum-in-blocks"> {
+  let summary = "Compute and sum a large value one helper block at a time: a sum marked scaly.sum_in_blocks of a window a nest writes whole becomes a loop over blocks of 8192, each computed into a window of one block and summed there, the block sums added in order";
+  let description = [{
+    The lowering writes the operand of a float sum of every element of a
+    value computed where it is read (more than 8192 elements) whole into a
+    workspace window, with one nest, and sums it with the module's helper
+    (`prog.reduce "sum"`, marked `scaly.sum_in_blocks`), which adds pairwise
+    within blocks of 8192 elements and the block sums in order from zero.
+    This pass strip-mines the nest by those blocks and contracts the window
+    to one block: a loop over the blocks (`block`) carries the total from
+    zero, each iteration computes its block into the window (a loop `i`, the
+    nest's body cloned at `block * 8192 + i`) and adds the helper's sum of
+    it; the elements left over, the same way. The same additions in the
+    same order, so the same result bit for bit, with 64 KiB of workspace
+    where there were 8 bytes per element. A marked sum that is not a float
+    sum of more than 8192 consecutive elements of a window of exactly that
+    size, written by one 1-D nest before it in its block that stores
+    element k at k and does nothing else, is refused by name.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+                           "::scaly::prog::ProgDialect"];
+}
+
 def ParallelToLoops : Pass<"scaly-parallel-to-loops"> {
   let summary = "Generate the loops of each scf.parallel nest the lowering made: scf.for over i64 counters, its first dimension outermost, named as scaly.names says";
   let description = [{

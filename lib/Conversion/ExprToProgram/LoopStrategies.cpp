@@ -27,6 +27,12 @@
 //    and stays plain (its inner loop vector lanes widen). scaly-tile-copies
 //    builds the blocks (TileCopies.cpp says which plans, and why).
 //
+//  * Sums by block (a float sum of every element of a value computed where
+//    it is read, larger than the helper's block): the value written whole
+//    into a window by one nest and the helper's sum of it, marked
+//    scaly.sum_in_blocks; scaly-sum-in-blocks computes and sums one block
+//    at a time in a window of one block (SumInBlocks.cpp).
+//
 //===----------------------------------------------------------------------===//
 
 #include "ProcLowering.h"
@@ -106,44 +112,19 @@ bool ProcLowering::sumInBlocks(ex::ReduceOp o) {
   Location loc = o.getLoc();
   Type elem = elementOf(o.getType());
   int64_t count = ex::numElements(in.getType());
-  int64_t blocks = count / ex::kSumBlock, rest = count % ex::kSumBlock;
-  Value window = newWindow(RankedTensorType::get({ex::kSumBlock}, elem), loc);
-  // Block `first` / kSumBlock of the operand, `n` elements, into the window;
-  // its sum.
-  auto blockSum = [&](Ix first, int64_t n) -> Value {
-    {
-      OpBuilder::InsertionGuard guard(b);
-      auto fill = pg::createCountedLoop(b, loc, 0, n, 1, "i");
-      b.setInsertionPoint(fill.getBody()->getTerminator());
-      Ix i{fill.getInductionVar()};
-      storeAt(elementFlat(in, mulAdd(first, 1, i, loc), loc), window, i, loc);
-    }
-    return b.create<pg::ReduceOp>(loc, elem, reduceName(o.getKind()), asReadonly(window, loc),
-                                  n, 1);
-  };
-  // The total starts at zero and adds each block's sum, as the helper does.
-  Value total = lowering::constant(b, elem, b.getZeroAttr(elem), loc);
-  if (blocks > 0) {
-    auto loop = pg::createCountedLoop(b, loc, 0, blocks, 1, "block", ValueRange{total});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(loop.getBody()->getTerminator());
-      Ix first = mulAdd(Ix{loop.getInductionVar()}, ex::kSumBlock, Ix{{}, 0}, loc);
-      Value next = lowering::combine2(b, ex::ReduceKind::sum, loop.getRegionIterArgs()[0],
-                                      blockSum(first, ex::kSumBlock), loc);
-      pg::yieldOf(loop)->setOperands(ValueRange{next});
-    }
-    total = loop.getResult(0);
-  }
-  if (rest > 0)
-    total = lowering::combine2(b, ex::ReduceKind::sum, total,
-                               blockSum(Ix{{}, blocks * ex::kSumBlock}, rest), loc);
+  // The operand written whole into a window by one nest and summed by the
+  // helper; scaly-sum-in-blocks computes and sums it one block at a time.
+  Value window = newWindow(RankedTensorType::get({count}, elem), loc);
+  materialize(in, window, loc);
+  auto sum = b.create<pg::ReduceOp>(loc, elem, reduceName(o.getKind()),
+                                    asReadonly(window, loc), count, 1);
+  sum->setAttr(pg::kSumInBlocksAttr, b.getUnitAttr());
   if (inRegisters(o)) {
-    values[o] = Stored{{total}, {}};
+    values[o] = Stored{{sum}, {}};
     return true;
   }
   Value mem = resultMemory(o, loc);
-  storeAt(total, mem, Ix{{}, 0}, loc);
+  storeAt(sum, mem, Ix{{}, 0}, loc);
   values[o] = Stored{{}, mem};
   return true;
 }

@@ -243,10 +243,11 @@ private:
   /// nothing built, without the mark or when the strategy does not apply.
   bool accumulateRows(ex::ReduceOp o);
   /// A float sum of all the elements of a value computed where it is read
-  /// (scaly-plan-fusion's mark), larger than one block: each block of
-  /// ex::kSumBlock elements computed into one window and summed there, the
-  /// block sums added in order (the sum helper's own order, so the same
-  /// result). False, and nothing built, when it does not apply.
+  /// (scaly-plan-fusion's mark), larger than one block: the value written
+  /// whole into a window by one nest and summed by the helper, the sum
+  /// marked scaly.sum_in_blocks (scaly-sum-in-blocks then computes and sums
+  /// one block of ex::kSumBlock elements at a time). False, and nothing
+  /// built, when it does not apply.
   bool sumInBlocks(ex::ReduceOp o);
 
   /// Whether the lazy value `v` is computed by arithmetic only from values

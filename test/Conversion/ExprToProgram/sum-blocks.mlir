@@ -1,11 +1,23 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-lower-to-program | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-lower-to-program --scaly-sum-in-blocks --scaly-parallel-to-loops | FileCheck %s
+//
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-lower-to-program | FileCheck %s --check-prefix=LOWER
 //
 // A float sum of every element of a value computed where it is read, larger
-// than one block of 8192 (NumPy's buffer, and the sum helper's block): each
-// block is computed into one window of 8192 elements and summed there, the
-// block sums added in order to a total that starts at zero (the helper's own
-// order, so the same result), then the rest. The workspace holds one block,
-// not the whole operand.
+// than one block of 8192 (NumPy's buffer, and the sum helper's block): the
+// lowering writes the value whole into a window with one nest and marks the
+// helper's sum of it scaly.sum_in_blocks (LOWER); scaly-sum-in-blocks then
+// computes each block into one window of 8192 elements and sums it there,
+// the block sums added in order to a total that starts at zero (the helper's
+// own order, so the same result), then the rest. The workspace holds one
+// block, not the whole operand.
+
+// LOWER-LABEL: prog.proc @dot(
+// LOWER:         %[[WIN:.*]] = prog.window %{{.*}} size 20000
+// LOWER:         scf.parallel
+// LOWER:           arith.mulf
+// LOWER:         } {scaly.names = ["i"]}
+// LOWER-NEXT:    %[[VIEW:.*]] = prog.offset %[[WIN]] : <f64> -> <const f64>
+// LOWER-NEXT:    prog.reduce "sum" %[[VIEW]] count 20000 stride 1 {scaly.sum_in_blocks}
 
 // CHECK-LABEL: prog.proc @dot(
 // CHECK-SAME:    %[[X:[^:]*]]: !prog.ptr<const f64>, %[[Y:[^:]*]]: !prog.ptr<const f64>, %[[D:[^:]*]]: !prog.ptr<f64>, %[[W:[^:]*]]: !prog.ptr<f64>

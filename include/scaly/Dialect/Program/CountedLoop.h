@@ -55,6 +55,10 @@ inline constexpr llvm::StringLiteral kCopyPlanNestAttr = "scaly.copy_plan";
 /// nest around it.
 inline constexpr llvm::StringLiteral kAccumulateRowsAttr = "scaly.accumulate_rows";
 
+/// Marks a helper sum of a window a nest writes whole, which
+/// scaly-sum-in-blocks computes and sums one block of the helper's at a time.
+inline constexpr llvm::StringLiteral kSumInBlocksAttr = "scaly.sum_in_blocks";
+
 /// One dimension of a loop nest: from `lower` to `upper` by `step`, its
 /// counter named `name` in C.
 struct NestDim {
