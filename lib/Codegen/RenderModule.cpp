@@ -54,6 +54,13 @@ SmallVector<std::unique_ptr<Pass>> passList(Passes... passes) {
 }
 } // namespace
 
+SmallVector<std::unique_ptr<Pass>> loopGenerationPasses() {
+  // The loop transformations read the nests the lowering emits; the loops
+  // are generated after them.
+  return passList(prog::createAccumulateRows(), prog::createTileCopies(),
+                  prog::createSumInBlocks(), prog::createParallelToLoops());
+}
+
 void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarizeLimit,
                            int64_t lanes, bool reciprocal, bool functionPassesOnModule) {
   // Passes that read and change one function run nested on expr.func or
@@ -85,11 +92,10 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
   // after each change. Upstream's LICM, through scf.for's
   // LoopLikeOpInterface: pure arithmetic that no iteration changes is
   // computed once, before the loop.
-  SmallVector<std::unique_ptr<Pass>> procPasses =
-      passList(prog::createAccumulateRows(), prog::createTileCopies(),
-               prog::createSumInBlocks(), prog::createParallelToLoops(),
-               prog::createCanonicalizeProgram(), createCSEPass(),
-               createLoopInvariantCodeMotionPass());
+  SmallVector<std::unique_ptr<Pass>> procPasses = loopGenerationPasses();
+  procPasses.push_back(prog::createCanonicalizeProgram());
+  procPasses.push_back(createCSEPass());
+  procPasses.push_back(createLoopInvariantCodeMotionPass());
   if (reciprocal)
     procPasses.push_back(prog::createReciprocal());
   if (lanes == 0 || lanes > 1) {

@@ -84,7 +84,7 @@ def PlanFusion : Pass<"scaly-plan-fusion"> {
 }
 
 def PlanLoopOrders : Pass<"scaly-plan-loop-orders"> {
-  let summary = "Mark the loop orders that avoid large strides, which scaly-lower-to-program and scaly-tile-copies execute: scaly.loop_order = `rows` on a reduction over one axis that is not the last into a large result (row accumulation), expr.copy_plan on an op whose large float result is computed through a transpose that moves the last axis (register blocks: block shape, stores, loop order)";
+  let summary = "Mark the loop orders that avoid large strides, which the loop passes on the lowering's nests execute (scaly-accumulate-rows, scaly-tile-copies): scaly.loop_order = `rows` on a reduction over one axis that is not the last into a large result (row accumulation), expr.copy_plan on an op whose large float result is computed through a transpose that moves the last axis (register blocks: block shape, stores, loop order)";
   let description = [{
     Row accumulation copies the first row into the result and combines each
     later row into it with a contiguous inner loop (NumPy's order, so its

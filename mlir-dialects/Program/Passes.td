@@ -112,10 +112,11 @@ def ParallelToLoops : Pass<"scaly-parallel-to-loops"> {
     the loops: one `scf.for` per dimension, the first outermost, over an
     i64 counter named by the nest's `scaly.names` (the C names, one per
     dimension), the body moved into the innermost loop and the casts
-    replaced by the counters. A nest that carries reduced values or has a
-    bound that is not a constant is refused. Loop transformations that
-    need the whole iteration space (register blocks of transposed copies)
-    run before it, on the nests.
+    replaced by the counters. A nest that carries reduced values, has a
+    bound that is not a constant or a `scaly.names` that is not one string
+    per dimension is refused. The loop transformations that need the whole
+    iteration space run before it, on the nests: scaly-accumulate-rows,
+    scaly-tile-copies, scaly-sum-in-blocks.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }

@@ -86,6 +86,11 @@ static LogicalResult emitC(ModuleOp module, llvm::raw_ostream &os) {
       if (proc.getEntry())
         name = proc.getSymName();
     PassManager pm(module.getContext());
+    // A module straight from scaly-lower-to-program still holds its loop
+    // nests as scf.parallel: their loops are generated first (nothing
+    // changes in a module whose loops are).
+    for (std::unique_ptr<Pass> &pass : scaly::codegen::loopGenerationPasses())
+      pm.addPass(std::move(pass));
     scaly::ProgramToEmitCOptions emitOptions;
     emitOptions.recipe = scaly::codegen::recipeText(name, *options);
     emitOptions.header = (name + ".h").str();

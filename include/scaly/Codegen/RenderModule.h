@@ -113,7 +113,8 @@ struct RenderedModule {
 /// cse, hoist-invariants, plan-fusion, plan-placement, plan-loop-orders (after
 /// placement: a transposed copy's stores depend on where its result goes);
 /// lower-to-program,
-/// then on each prog.proc canonicalize-program, cse, loop-invariant-code-motion, with
+/// then on each prog.proc the loop generation passes (loopGenerationPasses),
+/// canonicalize-program, cse, loop-invariant-code-motion, with
 /// `reciprocal` reciprocal, with `lanes` > 1 (or 0, auto: 8) widen-lanes;
 /// split-long-procs and plan-workspace. Each run of function passes is one
 /// nested pipeline, or with `functionPassesOnModule` runs on the module (the
@@ -121,6 +122,12 @@ struct RenderedModule {
 /// which renderCModule's record_stages does). (renderCModule nests
 /// it on each entry's module, between outline-entries and
 /// merge-entry-modules, for a module of several.)
+/// The passes that turn the loop nests scaly-lower-to-program emits
+/// (scf.parallel) into loops, in order: accumulate-rows, tile-copies,
+/// sum-in-blocks (loop transformations on the nests), parallel-to-loops.
+/// Each reads and changes one procedure.
+llvm::SmallVector<std::unique_ptr<mlir::Pass>> loopGenerationPasses();
+
 void buildLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef entry = "",
                            int64_t scalarizeLimit = 64, int64_t lanes = 1,
                            bool reciprocal = false, bool functionPassesOnModule = false);

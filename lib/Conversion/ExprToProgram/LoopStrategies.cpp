@@ -1,8 +1,10 @@
 //===- LoopStrategies.cpp - loop orders for strided reductions and copies -===//
 //
-// Loop orders other than "one loop per result axis, in order" where that
-// order would walk memory with a large stride. lowerReduce and materialize
-// ask first and fall back to the plain lowering when a strategy declines.
+// The nests and marks the loop passes start from, where "one loop per result
+// axis, in order" would walk memory with a large stride or store a large
+// temporary. lowerReduce asks first and falls back to the plain lowering
+// when a strategy declines; materialize always emits the plain nest and
+// hands it a copy plan when one applies.
 //
 //  * Row accumulation (`X.sum(axis=0)`, where scaly-plan-loop-orders marked
 //    the reduction scaly.loop_order = "rows"): each result element reduces

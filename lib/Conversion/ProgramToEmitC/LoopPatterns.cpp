@@ -176,6 +176,20 @@ struct IfWithResults : OpConversionPattern<scf::IfOp> {
   }
 };
 
+/// Refuses an scf.parallel: the loops of the lowering's nests are generated
+/// by scaly-parallel-to-loops (after the loop passes that transform the
+/// nests), not converted here.
+struct UngeneratedNest : OpConversionPattern<scf::ParallelOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(scf::ParallelOp o, OpAdaptor,
+                                ConversionPatternRewriter &) const override {
+    return o.emitOpError("is a loop nest whose loops are not generated yet: run "
+                         "scaly-parallel-to-loops (after scaly-accumulate-rows, "
+                         "scaly-tile-copies and scaly-sum-in-blocks) before "
+                         "scaly-program-to-emitc");
+  }
+};
+
 } // namespace
 
 void c::populateLoopPatterns(RewritePatternSet &patterns) {
@@ -185,5 +199,5 @@ void c::populateLoopPatterns(RewritePatternSet &patterns) {
   addRestricted(upstream, patterns,
                 [](Operation *op) { return isa<scf::IfOp>(op) && !op->getNumResults(); });
   patterns.add<ForLowering, YieldLowering>(ctx);
-  patterns.add<WhileLowering, IfWithResults>(ctx, kOverride);
+  patterns.add<WhileLowering, IfWithResults, UngeneratedNest>(ctx, kOverride);
 }

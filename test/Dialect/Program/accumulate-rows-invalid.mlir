@@ -31,7 +31,7 @@ prog.proc @step(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>
     %c2_i64 = arith.constant 2 : i64
     %c8_i64 = arith.constant 8 : i64
     %z = arith.constant 0.0 : f64
-    // expected-error @+1 {{is not a loop by 1 between constants carrying one accumulator}}
+    // expected-error @+1 {{is not a loop by 1 over an i64 counter between constants carrying one accumulator}}
     %s = scf.for %r = %c1_i64 to %c8_i64 step %c2_i64 iter_args(%acc = %z) -> (f64) : i64 {
       scf.yield %acc : f64
     } {scaly.accumulate_rows}
@@ -78,7 +78,7 @@ prog.proc @writes(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f6
     %c1_i64 = arith.constant 1 : i64
     %c8_i64 = arith.constant 8 : i64
     %z = arith.constant 0.0 : f64
-    // expected-error @+1 {{its body holds 'prog.store', which neither only computes nor only reads}}
+    // expected-error @+1 {{its body holds 'prog.store', which writes memory or holds a region}}
     %s = scf.for %r = %c1_i64 to %c8_i64 step %c1_i64 iter_args(%acc = %z) -> (f64) : i64 {
       prog.store %acc to %w[0] : f64 into <f64>
       scf.yield %acc : f64
@@ -87,5 +87,39 @@ prog.proc @writes(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f6
     prog.store %s to %q[0] : f64 into <f64>
     scf.reduce
   }
+  prog.return
+}
+
+// -----
+
+// A row reads the result array: after the interchange it would read a
+// partial sum.
+prog.proc @reads_result(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["x", "y", "w"], entry, input_sizes = array<i64: 560>, output_sizes = array<i64: 80>, workspace = 0 : i64} {
+  %c0 = arith.constant 0 : index
+  %c80 = arith.constant 80 : index
+  %c1 = arith.constant 1 : index
+  scf.parallel (%j) = (%c0) to (%c80) step (%c1) {
+    %j64 = arith.index_cast %j : index to i64
+    %p = prog.offset %x[%j64] : <const f64> -> <const f64>
+    %x0 = prog.load %p[0] : <const f64> -> f64
+    %c1_i64 = arith.constant 1 : i64
+    %c7_i64 = arith.constant 7 : i64
+    // expected-error @+1 {{its body reads the array the nest stores the result into}}
+    %s = scf.for %r = %c1_i64 to %c7_i64 step %c1_i64 iter_args(%acc = %x0) -> (f64) : i64 {
+      %c80_i64 = arith.constant 80 : i64
+      %m = arith.muli %r, %c80_i64 overflow<nsw> : i64
+      %k = arith.addi %m, %j64 overflow<nsw> : i64
+      %pk = prog.offset %x[%k] : <const f64> -> <const f64>
+      %v = prog.load %pk[0] : <const f64> -> f64
+      %py = prog.offset %y[%j64] : <f64> -> <f64>
+      %old = prog.load %py[0] : <f64> -> f64
+      %t = arith.mulf %v, %old : f64
+      %n = arith.addf %acc, %t : f64
+      scf.yield %n : f64
+    } {scaly.accumulate_rows, scaly.name = "r"}
+    %q = prog.offset %y[%j64] : <f64> -> <f64>
+    prog.store %s to %q[0] : f64 into <f64>
+    scf.reduce
+  } {scaly.names = ["j"]}
   prog.return
 }

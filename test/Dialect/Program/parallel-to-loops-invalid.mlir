@@ -40,9 +40,22 @@ prog.proc @names(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names =
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
-  // expected-error @+1 {{expected one string per dimension (2)}}
+  // expected-error @+1 {{expected an array of one string per dimension (2)}}
   scf.parallel (%i, %j) = (%c0, %c0) to (%c2, %c2) step (%c1, %c1) {
     scf.reduce
   } {scaly.names = ["i"]}
+  prog.return
+}
+
+// -----
+
+prog.proc @names_not_array(%y: !prog.ptr<f64>, %w: !prog.ptr<f64>) attributes {arg_names = ["y", "w"], entry, input_sizes = array<i64>, output_sizes = array<i64: 4>, workspace = 0 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{has scaly.names "i": expected an array of one string per dimension (1)}}
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.reduce
+  } {scaly.names = "i"}
   prog.return
 }

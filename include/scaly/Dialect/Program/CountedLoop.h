@@ -78,6 +78,12 @@ mlir::scf::ParallelOp createNest(mlir::OpBuilder &b, mlir::Location loc,
 /// scaly.names; an error on the nest naming what is wrong otherwise.
 mlir::FailureOr<llvm::SmallVector<NestDim>> nestDims(mlir::scf::ParallelOp nest);
 
+/// Whether a loop pass may clone `op`, run it more or fewer times in
+/// another order, or drop it unused: it holds no region and writes no
+/// memory (it computes, or only reads; integer division, which may trap
+/// but has no effect on memory, included).
+bool onlyComputesOrReads(mlir::Operation *op);
+
 /// Erase `nest` and the index constants of its bounds nothing else reads.
 void eraseNest(mlir::scf::ParallelOp nest);
 

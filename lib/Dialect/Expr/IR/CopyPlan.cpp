@@ -1,9 +1,10 @@
 //===- CopyPlan.cpp - expr.copy_plan: how a transposed result is written --===//
 //
 // scaly-plan-loop-orders marks an op whose large float result is computed
-// through a transpose that moves the last axis with expr.copy_plan, and
-// scaly-lower-to-program executes the plan when it writes that result to
-// memory. The plan is a dictionary, printed as it reads:
+// through a transpose that moves the last axis with expr.copy_plan;
+// scaly-lower-to-program hands the plan to the nest writing that result
+// (scaly.copy_plan), and scaly-tile-copies executes it. The plan is a
+// dictionary, printed as it reads:
 //
 //   {block = [4, 4], order = "rows", stores = "plain"}
 //   {block = [4, 4], order = "tiles", stores = "elements", tile = 256}
@@ -16,7 +17,7 @@
 // or elements (element-aligned streaming stores); `order` which loop is
 // outermost: block rows, block columns, or tiles of `tile` columns with the
 // block rows outer within a tile. The dialect verifies a plan against the
-// op's result, so the lowering can execute any plan it is given: a streamed
+// op's result, so the loop pass can execute any plan it is given: a streamed
 // line must be a whole, aligned line, a tile whole blocks.
 //
 //===----------------------------------------------------------------------===//

@@ -1,9 +1,10 @@
 //===- PlanLoopOrders.cpp - loop orders that avoid large strides -----------===//
 //
 // "One loop per result axis, in order" walks memory with a large stride in
-// two cases, and this pass marks both; scaly-lower-to-program
-// (LoopStrategies.cpp) and scaly-tile-copies execute the marks and decide
-// nothing themselves:
+// two cases, and this pass marks both; scaly-lower-to-program hands the
+// marks to the nests it emits (LoopStrategies.cpp), and the loop passes
+// scaly-accumulate-rows and scaly-tile-copies execute them; none of them
+// decides anything itself:
 //
 //  * A reduction over one axis that is not the last, into a large result
 //    (`X.sum(axis=0)`): scaly.loop_order = "rows". The first row is copied

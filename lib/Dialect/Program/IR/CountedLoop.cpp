@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -59,11 +60,12 @@ scf::ParallelOp createNest(OpBuilder &b, Location loc, ArrayRef<NestDim> dims,
 }
 
 FailureOr<SmallVector<NestDim>> nestDims(scf::ParallelOp nest) {
-  auto names = nest->getAttrOfType<ArrayAttr>(kNestNamesAttr);
-  if (names && (names.size() != nest.getNumLoops() ||
-                !llvm::all_of(names, [](Attribute a) { return isa<StringAttr>(a); })))
+  Attribute attr = nest->getAttr(kNestNamesAttr);
+  auto names = dyn_cast_or_null<ArrayAttr>(attr);
+  if (attr && (!names || names.size() != nest.getNumLoops() ||
+               !llvm::all_of(names, [](Attribute a) { return isa<StringAttr>(a); })))
     return nest.emitOpError("has ")
-           << kNestNamesAttr << " " << names << ": expected one string per dimension ("
+           << kNestNamesAttr << " " << attr << ": expected an array of one string per dimension ("
            << nest.getNumLoops() << ")";
   SmallVector<NestDim> dims;
   for (unsigned d = 0; d < nest.getNumLoops(); ++d) {
@@ -77,6 +79,19 @@ FailureOr<SmallVector<NestDim>> nestDims(scf::ParallelOp nest) {
     dims.push_back({*lower, *upper, *step, name});
   }
   return dims;
+}
+
+bool onlyComputesOrReads(Operation *op) {
+  if (op->getNumRegions() > 0)
+    return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffects(list);
+  return llvm::all_of(list, [](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Read>(e.getEffect());
+  });
 }
 
 void eraseNest(scf::ParallelOp nest) {

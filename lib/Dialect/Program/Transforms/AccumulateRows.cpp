@@ -30,7 +30,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace scaly::prog {
@@ -60,10 +59,6 @@ struct RowReduction {
   OffsetOp at;
 };
 
-bool onlyComputesOrReads(Operation *op) {
-  return op->getNumRegions() == 0 && (isPure(op) || isa<LoadOp>(op));
-}
-
 FailureOr<RowReduction> readRowReduction(scf::ForOp rows) {
   auto refuse = [&](const Twine &why) {
     return rows.emitOpError("is marked ") << kAccumulateRowsAttr << ", but " << why;
@@ -74,8 +69,10 @@ FailureOr<RowReduction> readRowReduction(scf::ForOp rows) {
   if (!r.nest || r.nest.getNumReductions() > 0)
     return refuse("it is not in the body of a loop nest (scf.parallel) without reduced values");
   std::optional<CountedBounds> bounds = countedBounds(rows);
-  if (!bounds || bounds->step != 1 || rows.getNumRegionIterArgs() != 1)
-    return refuse("it is not a loop by 1 between constants carrying one accumulator");
+  if (!bounds || bounds->step != 1 || rows.getNumRegionIterArgs() != 1 ||
+      !rows.getInductionVar().getType().isInteger(64))
+    return refuse("it is not a loop by 1 over an i64 counter between constants carrying one "
+                  "accumulator");
   r.bounds = *bounds;
   // The nest: the row loop's result stored, at an address computed after
   // it, as its last op.
@@ -84,15 +81,25 @@ FailureOr<RowReduction> readRowReduction(scf::ForOp rows) {
   r.at = r.store ? r.store.getPtr().getDefiningOp<OffsetOp>() : OffsetOp();
   if (!r.store || r.store.getValues().size() != 1 ||
       r.store.getValues()[0] != rows.getResult(0) || !rows.getResult(0).hasOneUse() || !r.at ||
-      r.at->getBlock() != body || r.nest->isAncestor(r.at.getBase().getParentBlock()->getParentOp()))
-    return refuse("its result is not stored by the nest's last op, into an array defined "
-                  "outside the nest");
+      r.at->getBlock() != body || r.at->isBeforeInBlock(rows) ||
+      r.nest->isAncestor(r.at.getBase().getParentBlock()->getParentOp()))
+    return refuse("its result is not stored by the nest's last op, at an address computed "
+                  "after it, into an array defined outside the nest");
+  // After the interchange the result holds partial sums while later rows
+  // are read: nothing in the nest may read it.
+  Value result = rootOf(r.at.getBase());
+  auto readsResult = [&](Operation *op) {
+    auto load = dyn_cast<LoadOp>(op);
+    return load && rootOf(load.getPtr()) == result;
+  };
   for (Operation &op : body->without_terminator()) {
     if (&op == rows.getOperation() || &op == r.store.getOperation())
       continue;
     if (!onlyComputesOrReads(&op))
       return refuse(Twine("the nest holds '") + op.getName().getStringRef() +
-                    "', which neither only computes nor only reads");
+                    "', which writes memory or holds a region");
+    if (readsResult(&op))
+      return refuse("the nest reads the array it stores the result into");
     (op.isBeforeInBlock(rows) ? r.before : r.after).push_back(&op);
   }
   // The row loop's body: the element, then what combines it.
@@ -101,7 +108,9 @@ FailureOr<RowReduction> readRowReduction(scf::ForOp rows) {
   for (Operation &op : rows.getBody()->without_terminator()) {
     if (!onlyComputesOrReads(&op))
       return refuse(Twine("its body holds '") + op.getName().getStringRef() +
-                    "', which neither only computes nor only reads");
+                    "', which writes memory or holds a region");
+    if (readsResult(&op))
+      return refuse("its body reads the array the nest stores the result into");
     bool combines = llvm::any_of(op.getOperands(), [&](Value v) { return readsAcc.contains(v); });
     if (combines)
       readsAcc.insert(op.getResults().begin(), op.getResults().end());
@@ -152,12 +161,14 @@ private:
   }
 
   /// The nest's ops before the row loop but those only the row loop's
-  /// bounds and the first row need: what the rows and the address read.
+  /// bounds and the first row need: what the rows, their combination and
+  /// the address read.
   void cloneShared(IRMapping &map) {
     llvm::SetVector<Operation *> needed;
     SmallVector<Value> work;
-    for (Operation *op : llvm::concat<Operation *const>(r.elementOps, r.after))
+    for (Operation *op : llvm::concat<Operation *const>(r.elementOps, r.combineOps, r.after))
       llvm::append_range(work, op->getOperands());
+    llvm::append_range(work, yieldOf(r.rows)->getOperands());
     while (!work.empty()) {
       Operation *def = work.pop_back_val().getDefiningOp();
       if (!def || def->getBlock() != r.nest.getBody() || !def->isBeforeInBlock(r.rows) ||
@@ -228,7 +239,7 @@ private:
       perRow[t].map(r.rows.getRegionIterArgs()[0], acc);
       for (Operation *op : r.combineOps)
         b.clone(*op, perRow[t]);
-      acc = perRow[t].lookup(yieldOf(r.rows).getOperand(0));
+      acc = perRow[t].lookupOrDefault(yieldOf(r.rows).getOperand(0));
     }
     IRMapping stored = shared;
     stored.map(r.rows.getResult(0), acc);

@@ -59,10 +59,10 @@ LogicalResult generateLoops(scf::ParallelOp nest) {
       iv.replaceAllUsesWith(
           b.create<arith::IndexCastOp>(loc, b.getIndexType(), counter).getResult());
   }
-  // A nest of no dimension runs its body once, where it stands.
-  Operation *before = innermost ? innermost.getBody()->getTerminator() : nest.getOperation();
-  before->getBlock()->getOperations().splice(before->getIterator(), body->getOperations(),
-                                             body->begin(), body->getTerminator()->getIterator());
+  // scf.parallel has at least one dimension (its verifier says so).
+  Block *into = innermost.getBody();
+  into->getOperations().splice(into->getTerminator()->getIterator(), body->getOperations(),
+                               body->begin(), body->getTerminator()->getIterator());
   eraseNest(nest);
   return success();
 }

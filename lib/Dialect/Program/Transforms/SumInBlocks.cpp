@@ -117,11 +117,13 @@ FailureOr<BlockedSum> readBlockedSum(ReduceOp sum) {
   }
   for (Operation &op : body->without_terminator()) {
     if (needed.contains(&op)) {
-      if (op.getNumRegions() > 0 || !(isPure(&op) || isa<LoadOp>(op)))
+      if (!onlyComputesOrReads(&op))
         return refuse(Twine("its operand's element is computed with '") +
-                      op.getName().getStringRef() + "', which neither only computes nor only reads");
+                      op.getName().getStringRef() + "', which writes memory or holds a region");
+      if (auto load = dyn_cast<LoadOp>(&op); load && rootOf(load.getPtr()) == s.window.getResult())
+        return refuse("its operand's element reads the window it is written into");
       s.elementOps.push_back(&op);
-    } else if (&op != store.getOperation() && !isPure(&op)) {
+    } else if (&op != store.getOperation() && !onlyComputesOrReads(&op)) {
       return refuse(Twine("the nest writing its window holds '") + op.getName().getStringRef() +
                     "', which the element does not need");
     }

@@ -76,6 +76,11 @@ struct CopyNestBody {
   Value element;
   /// The array the element is stored into, at the row-major position.
   Value dst;
+
+  /// Whether `op` is one of the counters' casts.
+  bool isCounter(Operation *op) const {
+    return op->getNumResults() == 1 && llvm::is_contained(counters, op->getResult(0));
+  }
 };
 
 /// Whether `v` is the row-major position of the counters `counters[0..k]`
@@ -124,25 +129,28 @@ FailureOr<CopyNestBody> readCopyNest(scf::ParallelOp nest) {
                   "row-major position in an array defined outside it");
   body.dst = at.getBase();
   body.element = store.getValues()[0];
+  // Blocks write the array in another order than the nest: the element may
+  // not read it.
+  Value written = rootOf(body.dst);
   // The element's ops: those in the body it is computed from. Anything else
   // but the counters' casts and the store's address would be lost.
   llvm::SetVector<Operation *> needed;
   SmallVector<Value> work{body.element};
   while (!work.empty()) {
     Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def || def->getBlock() != block || llvm::is_contained(body.counters, def->getResult(0)) ||
-        !needed.insert(def))
+    if (!def || def->getBlock() != block || body.isCounter(def) || !needed.insert(def))
       continue;
     llvm::append_range(work, def->getOperands());
   }
   for (Operation &op : block->without_terminator()) {
     if (needed.contains(&op)) {
-      if (op.getNumRegions() > 0 || !(isPure(&op) || isa<LoadOp>(op)))
+      if (!onlyComputesOrReads(&op))
         return refuse(Twine("its element is computed with '") + op.getName().getStringRef() +
-                      "', which neither only computes nor only reads");
+                      "', which writes memory or holds a region");
+      if (auto load = dyn_cast<LoadOp>(&op); load && rootOf(load.getPtr()) == written)
+        return refuse("its element reads the array the nest writes");
       body.elementOps.push_back(&op);
-    } else if (&op != store && !llvm::is_contained(body.counters, op.getResult(0)) &&
-               !isPure(&op)) {
+    } else if (&op != store && !body.isCounter(&op) && !onlyComputesOrReads(&op)) {
       return refuse(Twine("its body holds '") + op.getName().getStringRef() +
                     "', which the element does not need");
     }
@@ -257,7 +265,7 @@ void BlockWriter::plain(ArrayRef<Ix> lead, int64_t r0, int64_t r1, int64_t c0, i
   Ix j = loop(c0, c1, 1, "j");
   IRMapping map = countersAt(at(lead, i, j));
   for (Operation &op : body.nest.getBody()->without_terminator())
-    if (!llvm::is_contained(body.counters, op.getResult(0)))
+    if (!body.isCounter(&op))
       b.clone(op, map);
 }
 
