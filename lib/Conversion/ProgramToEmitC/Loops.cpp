@@ -49,22 +49,6 @@ bool mayRead(Value v, const llvm::DenseSet<Value> &vars, Block *body) {
 
 } // namespace
 
-/// Whether `op` must run whatever uses its results: it has regions, writes
-/// or allocates memory, or its effects are unknown. Anything else the C
-/// printer drops when nothing uses its results.
-static bool runsForItsEffects(Operation *op) {
-  if (op->getNumRegions() > 0)
-    return true;
-  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!effects)
-    return true;
-  SmallVector<MemoryEffects::EffectInstance> list;
-  effects.getEffects(list);
-  return llvm::any_of(list, [](const MemoryEffects::EffectInstance &e) {
-    return !isa<MemoryEffects::Read>(e.getEffect());
-  });
-}
-
 SmallVector<bool> c::liveCarried(scf::ForOp loop) {
   unsigned n = loop.getNumRegionIterArgs();
   SmallVector<bool> live(n, false);
@@ -72,7 +56,8 @@ SmallVector<bool> c::liveCarried(scf::ForOp loop) {
     live[k] = !loop.getResult(k).use_empty();
   Block *body = loop.getBody();
   scf::YieldOp yield = prog::yieldOf(loop);
-  // A body op is needed when it runs for its effects or a needed op (or the
+  // A body op is needed when it runs for its effects (it holds a region,
+  // writes memory or its effects are unknown) or a needed op (or the
   // yield of a live carried value) uses one of its results; a carried value
   // is live when it is used after the loop or read by a needed op or such a
   // yield. Unneeded ops are not printed, so their reads make no variable.
@@ -93,7 +78,7 @@ SmallVector<bool> c::liveCarried(scf::ForOp loop) {
     // a chain ending at the yield in one pass.
     for (Operation &op : llvm::reverse(body->without_terminator()))
       if (!needed.contains(&op) &&
-          (runsForItsEffects(&op) || llvm::any_of(op.getResults(), readBy))) {
+          (!prog::onlyComputesOrReads(&op) || llvm::any_of(op.getResults(), readBy))) {
         needed.insert(&op);
         changed = true;
       }

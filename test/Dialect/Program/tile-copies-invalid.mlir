@@ -54,7 +54,7 @@ prog.proc @extra(%x: !prog.ptr<const f64>, %y: !prog.ptr<f64>, %w: !prog.ptr<f64
   %c1 = arith.constant 1 : index
   %c6 = arith.constant 6 : index
   %c10 = arith.constant 10 : index
-  // expected-error @+1 {{its body holds 'prog.store', which the element does not need}}
+  // expected-error @+1 {{the nest holds 'prog.store', which its element does not need}}
   scf.parallel (%i, %j) = (%c0, %c0) to (%c6, %c10) step (%c1, %c1) {
     %i64 = arith.index_cast %i : index to i64
     %j64 = arith.index_cast %j : index to i64

@@ -84,6 +84,24 @@ mlir::FailureOr<llvm::SmallVector<NestDim>> nestDims(mlir::scf::ParallelOp nest)
 /// but has no effect on memory, included).
 bool onlyComputesOrReads(mlir::Operation *op);
 
+/// The ops of a nest's `body` that compute `element` (the value its last
+/// op, `store`, stores), in order, the counters' casts (`counters`)
+/// excepted. Refused through `refuse` when one of them writes memory, holds
+/// a region or reads `written` (the array the nest writes, which a loop
+/// pass writes in another order), or when the body holds another op that
+/// writes memory (it would be lost).
+mlir::FailureOr<llvm::SmallVector<mlir::Operation *>>
+elementOps(mlir::Block *body, mlir::Value element, llvm::ArrayRef<mlir::Value> counters,
+           mlir::Operation *store, mlir::Value written,
+           llvm::function_ref<mlir::InFlightDiagnostic(const llvm::Twine &)> refuse);
+
+/// Clone `op`, one of a nest's element ops, with `map`. A load at a place
+/// fixed in `nest` (its operands defined outside it) is cloned once per
+/// `shared` map and reused, as the lowering reads such an element once per
+/// loop body.
+void cloneElementOp(mlir::OpBuilder &b, mlir::Operation *op, mlir::IRMapping &map,
+                    mlir::IRMapping &shared, mlir::Operation *nest);
+
 /// Erase `nest` and the index constants of its bounds nothing else reads.
 void eraseNest(mlir::scf::ParallelOp nest);
 

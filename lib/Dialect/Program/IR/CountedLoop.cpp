@@ -2,8 +2,11 @@
 
 #include "scaly/Dialect/Program/CountedLoop.h"
 
+#include "scaly/Dialect/Program/ProgramDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -92,6 +95,53 @@ bool onlyComputesOrReads(Operation *op) {
   return llvm::all_of(list, [](const MemoryEffects::EffectInstance &e) {
     return isa<MemoryEffects::Read>(e.getEffect());
   });
+}
+
+FailureOr<SmallVector<Operation *>>
+elementOps(Block *body, Value element, ArrayRef<Value> counters, Operation *store, Value written,
+           function_ref<InFlightDiagnostic(const Twine &)> refuse) {
+  auto isCounter = [&](Operation *op) {
+    return op->getNumResults() == 1 && llvm::is_contained(counters, op->getResult(0));
+  };
+  llvm::SetVector<Operation *> needed;
+  SmallVector<Value> work{element};
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != body || isCounter(def) || !needed.insert(def))
+      continue;
+    llvm::append_range(work, def->getOperands());
+  }
+  Value array = rootOf(written);
+  SmallVector<Operation *> ops;
+  for (Operation &op : body->without_terminator()) {
+    if (needed.contains(&op)) {
+      if (!onlyComputesOrReads(&op))
+        return refuse(Twine("the nest's element is computed with '") +
+                      op.getName().getStringRef() + "', which writes memory or holds a region");
+      if (auto load = dyn_cast<LoadOp>(&op); load && rootOf(load.getPtr()) == array)
+        return refuse("the nest's element reads the array the nest writes");
+      ops.push_back(&op);
+    } else if (&op != store && !isCounter(&op) && !onlyComputesOrReads(&op)) {
+      return refuse(Twine("the nest holds '") + op.getName().getStringRef() +
+                    "', which its element does not need");
+    }
+  }
+  return ops;
+}
+
+void cloneElementOp(OpBuilder &b, Operation *op, IRMapping &map, IRMapping &shared,
+                    Operation *nest) {
+  bool fixed = isa<LoadOp>(op) && llvm::none_of(op->getOperands(), [&](Value v) {
+                 return nest->isAncestor(v.getParentBlock()->getParentOp());
+               });
+  if (!fixed) {
+    b.clone(*op, map);
+    return;
+  }
+  Value loaded = op->getResult(0);
+  if (!shared.contains(loaded))
+    shared.map(loaded, b.clone(*op)->getResult(0));
+  map.map(loaded, shared.lookup(loaded));
 }
 
 void eraseNest(scf::ParallelOp nest) {

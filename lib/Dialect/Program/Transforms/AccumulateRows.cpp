@@ -141,12 +141,6 @@ private:
   RowReduction &r;
   Location loc() { return r.rows.getLoc(); }
 
-  /// A load whose address is fixed in the nest.
-  bool isFixedLoad(Operation *op) {
-    return isa<LoadOp>(op) && llvm::none_of(op->getOperands(), [&](Value v) {
-             return r.nest->isAncestor(v.getParentBlock()->getParentOp());
-           });
-  }
 
   /// A nest over the same iteration space as the original, named alike; the
   /// builder is left in its body and `map` sends the original's counters to
@@ -219,15 +213,8 @@ private:
     SmallVector<IRMapping> perRow(group, shared);
     for (int64_t t = 0; t < group; ++t) {
       perRow[t].map(r.rows.getInductionVar(), rowsHere[t]);
-      for (Operation *op : r.elementOps) {
-        if (isFixedLoad(op)) {
-          if (!shared.contains(op->getResult(0)))
-            shared.map(op->getResult(0), b.clone(*op)->getResult(0));
-          perRow[t].map(op->getResult(0), shared.lookup(op->getResult(0)));
-          continue;
-        }
-        b.clone(*op, perRow[t]);
-      }
+      for (Operation *op : r.elementOps)
+        cloneElementOp(b, op, perRow[t], shared, r.nest);
     }
     // The result's element, each row combined into it in order, stored back.
     for (Operation *op : r.after)

@@ -28,8 +28,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace scaly::prog {
 #define GEN_PASS_DEF_SUMINBLOCKS
@@ -107,27 +105,12 @@ FailureOr<BlockedSum> readBlockedSum(ReduceOp sum) {
                   "k, its counter cast to i64");
   s.counter = cast;
   s.element = store.getValues()[0];
-  llvm::SetVector<Operation *> needed;
-  SmallVector<Value> work{s.element};
-  while (!work.empty()) {
-    Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def || def->getBlock() != body || def == cast.getOperation() || !needed.insert(def))
-      continue;
-    llvm::append_range(work, def->getOperands());
-  }
-  for (Operation &op : body->without_terminator()) {
-    if (needed.contains(&op)) {
-      if (!onlyComputesOrReads(&op))
-        return refuse(Twine("its operand's element is computed with '") +
-                      op.getName().getStringRef() + "', which writes memory or holds a region");
-      if (auto load = dyn_cast<LoadOp>(&op); load && rootOf(load.getPtr()) == s.window.getResult())
-        return refuse("its operand's element reads the window it is written into");
-      s.elementOps.push_back(&op);
-    } else if (&op != store.getOperation() && !onlyComputesOrReads(&op)) {
-      return refuse(Twine("the nest writing its window holds '") + op.getName().getStringRef() +
-                    "', which the element does not need");
-    }
-  }
+  // The window is contracted to one block: the element may not read it.
+  FailureOr<SmallVector<Operation *>> ops =
+      elementOps(body, s.element, {s.counter}, store, s.window, refuse);
+  if (failed(ops))
+    return failure();
+  s.elementOps = std::move(*ops);
   return s;
 }
 

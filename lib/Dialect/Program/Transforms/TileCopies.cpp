@@ -49,8 +49,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace scaly::prog {
 #define GEN_PASS_DEF_TILECOPIES
@@ -131,30 +129,11 @@ FailureOr<CopyNestBody> readCopyNest(scf::ParallelOp nest) {
   body.element = store.getValues()[0];
   // Blocks write the array in another order than the nest: the element may
   // not read it.
-  Value written = rootOf(body.dst);
-  // The element's ops: those in the body it is computed from. Anything else
-  // but the counters' casts and the store's address would be lost.
-  llvm::SetVector<Operation *> needed;
-  SmallVector<Value> work{body.element};
-  while (!work.empty()) {
-    Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def || def->getBlock() != block || body.isCounter(def) || !needed.insert(def))
-      continue;
-    llvm::append_range(work, def->getOperands());
-  }
-  for (Operation &op : block->without_terminator()) {
-    if (needed.contains(&op)) {
-      if (!onlyComputesOrReads(&op))
-        return refuse(Twine("its element is computed with '") + op.getName().getStringRef() +
-                      "', which writes memory or holds a region");
-      if (auto load = dyn_cast<LoadOp>(&op); load && rootOf(load.getPtr()) == written)
-        return refuse("its element reads the array the nest writes");
-      body.elementOps.push_back(&op);
-    } else if (&op != store && !body.isCounter(&op) && !onlyComputesOrReads(&op)) {
-      return refuse(Twine("its body holds '") + op.getName().getStringRef() +
-                    "', which the element does not need");
-    }
-  }
+  FailureOr<SmallVector<Operation *>> ops =
+      elementOps(block, body.element, body.counters, store, body.dst, refuse);
+  if (failed(ops))
+    return failure();
+  body.elementOps = std::move(*ops);
   return body;
 }
 
@@ -199,18 +178,8 @@ private:
   /// reads such an element once per loop body.
   Value element(ArrayRef<Ix> idx, IRMapping &shared) {
     IRMapping map = countersAt(idx);
-    for (Operation *op : body.elementOps) {
-      bool fixed = isa<LoadOp>(op) && llvm::none_of(op->getOperands(), [&](Value v) {
-                     return body.nest->isAncestor(v.getParentBlock()->getParentOp());
-                   });
-      if (fixed) {
-        if (!shared.contains(op->getResult(0)))
-          shared.map(op->getResult(0), b.clone(*op)->getResult(0));
-        map.map(op->getResult(0), shared.lookup(op->getResult(0)));
-        continue;
-      }
-      b.clone(*op, map);
-    }
+    for (Operation *op : body.elementOps)
+      cloneElementOp(b, op, map, shared, body.nest);
     return map.lookupOrDefault(body.element);
   }
 
