@@ -471,6 +471,38 @@ void buildHeader(ShimBuilder &b, const RenderedModule &module, ArrayRef<ShimExpo
   });
 }
 
+/// scaly_alloc.c: `scaly_alloc(bytes)`, 64-byte aligned memory of `bytes`
+/// rounded up to 64 (NULL when rounding up would wrap around), and
+/// `scaly_free(p)`. A host with a malloc of its own links the archive
+/// instead and uses its own.
+void buildAlloc(ShimBuilder &b) {
+  b.comment("Allocation exports of a standalone Scaly WebAssembly module (generated).");
+  b.b.create<emitc::IncludeOp>(b.loc, "stdint.h", /*isStandardInclude=*/true);
+  b.b.create<emitc::IncludeOp>(b.loc, "stdlib.h", /*isStandardInclude=*/true);
+  b.blankLine();
+  Type u32 = b.b.getIntegerType(32, /*isSigned=*/false);
+  Type voidPtr = emitc::PointerType::get(emitc::OpaqueType::get(b.ctx, "void"));
+  Type sizeT = emitc::OpaqueType::get(b.ctx, "size_t");
+  b.function("scaly_alloc", {exportName("scaly_alloc")}, {{u32, false, "bytes"}}, {voidPtr, false},
+             [&](ArrayRef<BlockArgument> a) {
+               Value bytes = a[0];
+               auto u = [&](StringRef text) { return b.constant(u32, text); };
+               // NULL when rounding up would wrap around.
+               Value limit = b.b.create<emitc::SubOp>(b.loc, u32, u("UINT32_MAX"), u("63u"));
+               Value tooMany = b.cmp(emitc::CmpPredicate::gt, bytes, limit);
+               b.b.create<cdecl::ReturnIfOp>(b.loc, ValueRange{tooMany}, b.null(voidPtr));
+               Value lines = b.b.create<emitc::DivOp>(b.loc, u32, b.add(bytes, u("63u")), u("64u"));
+               b.ret(b.callOpaque(voidPtr, "aligned_alloc",
+                                  {b.constant(sizeT, "64"), b.mul(lines, u("64u"))}));
+             });
+  b.blankLine();
+  b.function("scaly_free", {exportName("scaly_free")}, {{voidPtr, false, "p"}}, {},
+             [&](ArrayRef<BlockArgument> a) {
+               b.callOpaque(Type(), "free", {a[0]});
+               b.ret();
+             });
+}
+
 WasmExport record(ShimExport x) {
   c::FunctionSignature sig = c::functionSignature(x.fn);
   WasmExport decl{x.entry, x.kind, x.detail, sig.name, sig.result, {}};
@@ -482,7 +514,7 @@ WasmExport record(ShimExport x) {
 } // namespace
 
 WasmShim codegen::buildWasmShim(MLIRContext *ctx, const RenderedModule &module) {
-  WasmShim out{c::newCModule(ctx), c::newCModule(ctx), {}};
+  WasmShim out{c::newCModule(ctx), c::newCModule(ctx), c::newCModule(ctx), {}};
   Location loc = out.shim->getLoc();
   OpBuilder ob(ctx);
   ob.setInsertionPointToEnd(out.shim->getBody());
@@ -490,6 +522,8 @@ WasmShim codegen::buildWasmShim(MLIRContext *ctx, const RenderedModule &module) 
   std::vector<ShimExport> exports = buildShim(b, module);
   ob.setInsertionPointToEnd(out.header->getBody());
   buildHeader(b, module, exports);
+  ob.setInsertionPointToEnd(out.alloc->getBody());
+  buildAlloc(b);
   for (const ShimExport &x : exports)
     out.exports.push_back(record(x));
   return out;
@@ -502,6 +536,7 @@ WasmShimText codegen::renderWasm(const RenderedModule &module) {
   StringRef problem = "the WebAssembly shim is invalid EmitC or has no C form";
   out.shim = printBuiltC(*shim.shim, problem, out.error);
   out.header = printBuiltC(*shim.header, problem, out.error);
+  out.alloc = printBuiltC(*shim.alloc, problem, out.error);
   out.exports = std::move(shim.exports);
   return out;
 }

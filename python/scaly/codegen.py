@@ -64,10 +64,12 @@ class RenderedModule:
     #: types) and param_names (each name the function gives, else "").
     functions: tuple = ()
     #: With a WebAssembly shim (scaly.wasm): the shim (<name>_wasm.c), its header
-    #: (<name>_wasm.h) and its exports as dicts (entry, kind, detail, name,
+    #: (<name>_wasm.h), the allocation exports of a standalone module
+    #: (scaly_alloc.c) and the shim's exports as dicts (entry, kind, detail, name,
     #: c_result, c_params as (C type, name) pairs).
     wasm_shim: str = ""
     wasm_header: str = ""
+    wasm_alloc: str = ""
     wasm_exports: tuple = ()
     #: With a WebAssembly shim: (entry, why it has no scalar export, or "") pairs,
     #: and the status codes an entry returns as (value, name, meaning).
@@ -195,7 +197,8 @@ def _render_recorded(functions, options, mode):
     module = RenderedModule(out["name"], out["source"], out["header"], out["recipe"],
                             options["lang"], _entries(functions, out), tuple(out["stages"]),
                             tuple(out["functions"]), out.get("wasm_shim", ""),
-                            out.get("wasm_header", ""), tuple(out.get("wasm_exports", ())),
+                            out.get("wasm_header", ""), out.get("wasm_alloc", ""),
+                            tuple(out.get("wasm_exports", ())),
                             tuple(out.get("wasm_no_scalar", {}).items()),
                             tuple(out.get("status_codes", ())),
                             stage_seconds=tuple(out.get("stage_seconds", ())),

@@ -449,6 +449,7 @@ py::dict render(py::object functions, const py::dict &options) {
       throw std::runtime_error("scaly.wasm: " + wasm.error);
     d["wasm_shim"] = wasm.shim;
     d["wasm_header"] = wasm.header;
+    d["wasm_alloc"] = wasm.alloc;
     py::list exports;
     for (const codegen::WasmExport &x : wasm.exports) {
       py::dict e;

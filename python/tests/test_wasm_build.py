@@ -596,6 +596,30 @@ def test_alloc_archive_serves_a_host_without_malloc(mod, tmp_path):
     assert json.loads(r.stdout) == [0, 0, 2.5 * -3 + 1.0]
 
 
+def test_standalone_allocation_exports(mod, tmp_path):
+    """scaly_alloc (printed from EmitC, scaly_alloc.c) in a real engine: 64-byte
+    aligned blocks of the size rounded up to 64 that do not overlap, 0 for a
+    request within 63 bytes of 4 GiB (rounding up would wrap), and scaly_free."""
+    require_toolchain()
+    source = (mod.out_dir / "scaly_alloc.c").read_text()
+    assert "export_name(\"scaly_alloc\")" in source and "aligned_alloc" in source
+    script = tmp_path / "alloc.mjs"
+    script.write_text(textwrap.dedent("""
+        import fs from "fs";
+        const {instance} = await WebAssembly.instantiate(fs.readFileSync(process.argv[2]),
+            {scaly: {error: () => {}}, wasi_snapshot_preview1: new Proxy({}, {get: () => () => 0})});
+        const ex = instance.exports;
+        ex._initialize();
+        const a = ex.scaly_alloc(1) >>> 0, b = ex.scaly_alloc(100) >>> 0;
+        const big = ex.scaly_alloc(0xFFFFFFFF - 62) >>> 0;
+        ex.scaly_free(a); ex.scaly_free(b);
+        console.log(JSON.stringify([a % 64, b % 64, a !== 0 && b !== 0, Math.abs(b - a) >= 64, big]));
+    """))
+    r = subprocess.run(["node", str(script), str(mod.wasm)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == [0, 0, True, True, 0]
+
+
 def _named(name, constant=1.0):
     """A one-scalar function called `name`."""
     def body(x):

@@ -46,7 +46,7 @@ struct WasmExport {
 /// The shim of a module as EmitC: its C file, its header, and every export
 /// (in the order the shim defines them) as they declare it.
 struct WasmShim {
-  mlir::OwningOpRef<mlir::ModuleOp> shim, header;
+  mlir::OwningOpRef<mlir::ModuleOp> shim, header, alloc;
   std::vector<WasmExport> exports;
 };
 
@@ -57,7 +57,9 @@ WasmShim buildWasmShim(mlir::MLIRContext *ctx, const RenderedModule &module);
 /// The shim printed: its C, its header and its exports; `error` is not
 /// empty when they could not be printed (a bug in Scaly).
 struct WasmShimText {
-  std::string shim, header;
+  /// <module>_wasm.c, <module>_wasm.h, and scaly_alloc.c (the allocation
+  /// exports of a standalone module: the same for every module).
+  std::string shim, header, alloc;
   std::vector<WasmExport> exports;
   std::string error;
 };

@@ -23,21 +23,6 @@ from .manifest import make_manifest
 #: Bumped when the layout of a cached build changes.
 WASM_CACHE_VERSION = "scaly-wasm-1"
 
-#: The allocation exports of the standalone module (a host with a malloc of
-#: its own links the archive instead and uses its own).
-ALLOC_SOURCE = """/* Allocation exports of a standalone Scaly WebAssembly module (generated). */
-#include <stdint.h>
-#include <stdlib.h>
-
-__attribute__((export_name("scaly_alloc"))) void* scaly_alloc(uint32_t bytes) {
-  if (bytes > UINT32_MAX - 63u) return NULL; /* rounding up would wrap around */
-  return aligned_alloc(64, (bytes + 63u) / 64u * 64u);
-}
-
-__attribute__((export_name("scaly_free"))) void scaly_free(void* p) { free(p); }
-"""
-
-
 #: The archive of the allocation exports (the same for every module: link one).
 ALLOC_ARCHIVE = "libscaly_alloc.a"
 
@@ -85,7 +70,7 @@ def _render(functions, name, scalarize_limit, lanes):
 def _sources(module):
     n = module.name
     return {f"{n}.c": module.source, f"{n}.h": module.header, f"{n}_wasm.c": module.wasm_shim,
-            f"{n}_wasm.h": module.wasm_header, "scaly_alloc.c": ALLOC_SOURCE}
+            f"{n}_wasm.h": module.wasm_header, "scaly_alloc.c": module.wasm_alloc}
 
 
 def _outputs(module):
