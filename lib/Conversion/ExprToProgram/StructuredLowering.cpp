@@ -487,9 +487,10 @@ LogicalResult ProcLowering::lowerMatmul(ex::MatmulOp o) {
   OpBuilder::InsertionGuard guard(b);
   Ix bi{{}, 0};
   if (batch > 1) {
-    auto loop = pg::createCountedLoop(b, loc, 0, batch, 1, "b");
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    bi = Ix{loop.getInductionVar()};
+    // The products are independent: a nest over the batch.
+    SmallVector<Value> counters;
+    pg::createNest(b, loc, {{0, batch, 1, "b"}}, counters);
+    bi = Ix{counters[0]};
   }
   auto at = [&](Value p, int64_t size) -> Value {
     if (bi.isConst())

@@ -103,3 +103,19 @@ expr.func @colsum(%x: tensor<30x80xf64>) -> tensor<80xf64> attributes {arg_names
   %0 = expr.reduce sum %x axes [0] : tensor<30x80xf64> to tensor<80xf64>
   expr.return %0 : tensor<80xf64>
 }
+
+// -----
+
+// A batch of matrix products: independent, a nest over the batch, one
+// prog.matmul per element at its offset.
+// CHECK-LABEL: prog.proc @batched(
+// CHECK:         scf.parallel (%[[B:.*]]) = (%{{.*}}) to (%c3) step (%{{.*}}) {
+// CHECK-NEXT:      %[[B64:.*]] = arith.index_cast %[[B]] : index to i64
+// CHECK-NEXT:      %[[C:.*]] = prog.offset %{{.*}}[%[[B64]]] {scale = 400 : i64} : <f64> -> <f64>
+// CHECK:           prog.matmul %{{.*}}, %{{.*}} into %[[C]] m 20 k 20 n 20
+// CHECK-NEXT:      scf.reduce
+// CHECK-NEXT:    } {scaly.names = ["b"]}
+expr.func @batched(%a: tensor<3x20x20xf64>, %b: tensor<3x20x20xf64>) -> tensor<3x20x20xf64> attributes {arg_names = ["a", "b"], res_names = ["c"]} {
+  %0 = expr.matmul %a, %b : tensor<3x20x20xf64>, tensor<3x20x20xf64> to tensor<3x20x20xf64>
+  expr.return %0 : tensor<3x20x20xf64>
+}
