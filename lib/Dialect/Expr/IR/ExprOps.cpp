@@ -398,37 +398,27 @@ OpFoldResult SubOp::fold(FoldAdaptor a) {
 }
 
 namespace {
-/// x + (-y) -> x - y
-struct AddOfNeg : OpRewritePattern<AddOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rewriter) const override {
-    auto neg = op.getRhs().getDefiningOp<NegOp>();
+/// A negated right operand folds into the inverse op: x + (-y) -> x - y
+/// (OpT AddOp, InverseT SubOp) and x - (-y) -> x + y.
+template <typename OpT, typename InverseT>
+struct FoldNegatedRhs : OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpT op, PatternRewriter &rewriter) const override {
+    auto neg = op.getRhs().template getDefiningOp<NegOp>();
     if (!neg)
       return failure();
-    rewriter.replaceOpWithNewOp<SubOp>(op, op.getLhs(), neg.getOperand());
-    return success();
-  }
-};
-
-/// x - (-y) -> x + y
-struct SubOfNeg : OpRewritePattern<SubOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(SubOp op, PatternRewriter &rewriter) const override {
-    auto neg = op.getRhs().getDefiningOp<NegOp>();
-    if (!neg)
-      return failure();
-    rewriter.replaceOpWithNewOp<AddOp>(op, op.getLhs(), neg.getOperand());
+    rewriter.replaceOpWithNewOp<InverseT>(op, op.getLhs(), neg.getOperand());
     return success();
   }
 };
 } // namespace
 
 void AddOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
-  results.add<AddOfNeg>(context);
+  results.add<FoldNegatedRhs<AddOp, SubOp>>(context);
 }
 
 void SubOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
-  results.add<SubOfNeg>(context);
+  results.add<FoldNegatedRhs<SubOp, AddOp>>(context);
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor a) {
