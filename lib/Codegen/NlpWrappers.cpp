@@ -314,13 +314,8 @@ struct NlpWrapperBuilder {
             b.callOpaque({}, "scaly_nlp_get_stats", {solver(), b.address(last())});
           },
           [&] { failed(a); });
-      Value elapsed =
-          b.sub(b.call(now, {}), start);
-      b.assign(b.field(last(), "t_total", b.f64), elapsed);
-      Value glue = b.field(last(), "t_total", b.f64);
-      for (StringRef part : {"t_fe", "t_solver", "t_qp", "t_globalization"})
-        glue = b.sub(glue, b.field(last(), part, b.f64));
-      b.assign(b.field(last(), "t_glue", b.f64), glue);
+      recordTimes(b, now, start, [&] { return last(); },
+                  {"t_fe", "t_solver", "t_qp", "t_globalization"});
       b.unlock();
       b.ret();
     });

@@ -295,11 +295,7 @@ struct QpWrapperBuilder {
             b.callOpaque({}, "scaly_qp_get_stats", {solver(), b.address(last())});
           },
           [&] { failed(a); });
-      Value elapsed =
-          b.sub(b.call(now, {}), start);
-      b.assign(lastField("t_total", b.f64), elapsed);
-      b.assign(lastField("t_glue", b.f64),
-               b.sub(lastField("t_total", b.f64), lastField("t_qp", b.f64)));
+      recordTimes(b, now, start, [&] { return last(); }, {"t_qp"});
       b.unlock();
       b.ret();
     });

@@ -83,6 +83,19 @@ inline void statsAccessor(WrapperBuilder &b, const std::string &w) {
              });
 }
 
+/// The end of a timed solve: the time since `start` into `last().t_total`,
+/// and what the solver's own `parts` leave of it into `last().t_glue` (the
+/// time spent outside them).
+inline void recordTimes(WrapperBuilder &b, mlir::emitc::FuncOp now, Value start,
+                        llvm::function_ref<Value()> last, llvm::ArrayRef<llvm::StringRef> parts) {
+  Value elapsed = b.sub(b.call(now, {}), start);
+  b.assign(b.field(last(), "t_total", b.f64), elapsed);
+  Value glue = b.field(last(), "t_total", b.f64);
+  for (llvm::StringRef part : parts)
+    glue = b.sub(glue, b.field(last(), part, b.f64));
+  b.assign(b.field(last(), "t_glue", b.f64), glue);
+}
+
 /// Each NLP wrapper: its oracles' declarations, index tables and statics,
 /// the oracle callbacks the NLP library calls, `<w>_ready`, `<w>_kind`,
 /// `<w>_set_option`, `<w>_set_ipopt_option`, `<w>_stats` and the solve.
