@@ -78,6 +78,17 @@ mlir::scf::ParallelOp createNest(mlir::OpBuilder &b, mlir::Location loc,
 /// scaly.names; an error on the nest naming what is wrong otherwise.
 mlir::FailureOr<llvm::SmallVector<NestDim>> nestDims(mlir::scf::ParallelOp nest);
 
+class StoreOp;
+class OffsetOp;
+
+/// The i64 cast of a nest's counter `iv` when that cast is the counter's one
+/// use (as createNest makes it), else null.
+mlir::Value counterCast(mlir::Value iv);
+
+/// The store ending a nest's `body` (the op before its terminator) and the
+/// prog.offset it stores through; null for what the body does not end with.
+std::pair<StoreOp, OffsetOp> finalStore(mlir::Block *body);
+
 /// Whether a loop pass may clone `op`, run it more or fewer times in
 /// another order, or drop it unused: it holds no region and writes no
 /// memory (it computes, or only reads; integer division, which may trap

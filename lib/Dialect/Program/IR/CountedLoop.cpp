@@ -84,6 +84,17 @@ FailureOr<SmallVector<NestDim>> nestDims(scf::ParallelOp nest) {
   return dims;
 }
 
+Value counterCast(Value iv) {
+  auto cast = iv.hasOneUse() ? dyn_cast<arith::IndexCastOp>(*iv.getUsers().begin())
+                             : arith::IndexCastOp();
+  return cast && cast.getType().isInteger(64) ? cast.getResult() : Value();
+}
+
+std::pair<StoreOp, OffsetOp> finalStore(Block *body) {
+  auto store = dyn_cast_or_null<StoreOp>(body->getTerminator()->getPrevNode());
+  return {store, store ? store.getPtr().getDefiningOp<OffsetOp>() : OffsetOp()};
+}
+
 bool onlyComputesOrReads(Operation *op) {
   if (op->getNumRegions() > 0)
     return false;

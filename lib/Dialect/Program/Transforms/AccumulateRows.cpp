@@ -77,8 +77,7 @@ FailureOr<RowReduction> readRowReduction(scf::ForOp rows) {
   // The nest: the row loop's result stored, at an address computed after
   // it, as its last op.
   Block *body = r.nest.getBody();
-  r.store = dyn_cast_or_null<StoreOp>(body->getTerminator()->getPrevNode());
-  r.at = r.store ? r.store.getPtr().getDefiningOp<OffsetOp>() : OffsetOp();
+  std::tie(r.store, r.at) = finalStore(body);
   if (!r.store || r.store.getValues().size() != 1 ||
       r.store.getValues()[0] != rows.getResult(0) || !rows.getResult(0).hasOneUse() || !r.at ||
       r.at->getBlock() != body || r.at->isBeforeInBlock(rows) ||

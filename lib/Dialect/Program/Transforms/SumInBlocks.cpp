@@ -94,13 +94,11 @@ FailureOr<BlockedSum> readBlockedSum(ReduceOp sum) {
     return refuse("the nest writing its window is not one dimension over its elements by 1");
   Block *body = s.nest.getBody();
   Value iv = s.nest.getInductionVars()[0];
-  auto cast = iv.hasOneUse() ? dyn_cast<arith::IndexCastOp>(*iv.getUsers().begin())
-                             : arith::IndexCastOp();
-  auto store = dyn_cast_or_null<StoreOp>(body->getTerminator()->getPrevNode());
-  auto at = store ? store.getPtr().getDefiningOp<OffsetOp>() : OffsetOp();
-  if (!cast || !cast.getType().isInteger(64) || !store || store.getValues().size() != 1 ||
+  Value cast = counterCast(iv);
+  auto [store, at] = finalStore(body);
+  if (!cast || !store || store.getValues().size() != 1 ||
       store.getOffset() != 0 || !at || at.getBase() != s.window.getResult() ||
-      at.getIndex() != cast.getResult() || at.getScale() != 1 || at.getBias() != 0)
+      at.getIndex() != cast || at.getScale() != 1 || at.getBias() != 0)
     return refuse("the nest writing its window does not end with the store of element k at "
                   "k, its counter cast to i64");
   s.counter = cast;

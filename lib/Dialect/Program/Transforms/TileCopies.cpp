@@ -108,17 +108,13 @@ FailureOr<CopyNestBody> readCopyNest(scf::ParallelOp nest) {
     return nest.emitOpError("has a copy plan, but ") << why;
   };
   for (Value iv : nest.getInductionVars()) {
-    auto cast = iv.hasOneUse() ? dyn_cast<arith::IndexCastOp>(*iv.getUsers().begin())
-                               : arith::IndexCastOp();
-    if (!cast || !cast.getType().isInteger(64))
+    Value cast = counterCast(iv);
+    if (!cast)
       return refuse("a counter is read other than through one cast to i64");
     body.counters.push_back(cast);
   }
   Block *block = nest.getBody();
-  auto store = block->getTerminator()->getPrevNode()
-                   ? dyn_cast<StoreOp>(block->getTerminator()->getPrevNode())
-                   : StoreOp();
-  auto at = store ? store.getPtr().getDefiningOp<OffsetOp>() : OffsetOp();
+  auto [store, at] = finalStore(block);
   if (!store || store.getValues().size() != 1 || store.getOffset() != 0 || !at ||
       !at.getIndex() || at.getScale() != 1 || at.getBias() != 0 ||
       !isRowMajor(at.getIndex(), body.counters, body.dims, body.dims.size() - 1) ||
