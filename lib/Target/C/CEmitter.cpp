@@ -466,16 +466,10 @@ private:
         // `s.f` of a struct value (a wrapper's variable or static).
         .Case([&](emitc::MemberOp o) { return postfix(o.getOperand()) + "." + o.getMember().str(); })
         .Case([&](emitc::CallOpaqueOp o) {
-          std::string args;
-          for (auto [i, a] : llvm::enumerate(o.getOperands()))
-            args += (i ? ", " : "") + stripParens(expr(a));
-          return o.getCallee().str() + "(" + args + ")";
+          return o.getCallee().str() + "(" + argList(o.getOperands()) + ")";
         })
         .Case([&](cdecl::CompoundLiteralOp o) {
-          std::string elements;
-          for (auto [i, e] : llvm::enumerate(o.getElements()))
-            elements += (i ? ", " : "") + stripParens(expr(e));
-          return "(" + typeName(o.getType(), false) + "){" + elements + "}";
+          return "(" + typeName(o.getType(), false) + "){" + argList(o.getElements()) + "}";
         })
         .Case([&](emitc::CallOp o) { return callText(o); })
         .Default([&](Operation *other) {
@@ -750,12 +744,18 @@ private:
     return "if (" + llvm::join(conditions, " || ") + ") return" + result + ";";
   }
 
+  /// `a, b, ...`: the arguments of a call or the elements of a compound
+  /// literal, each without its outer parentheses.
+  std::string argList(ValueRange values) {
+    std::string list;
+    for (auto [i, v] : llvm::enumerate(values))
+      list += (i ? ", " : "") + stripParens(expr(v));
+    return list;
+  }
+
   /// `f(a, b)` for an emitc.call.
   std::string callText(emitc::CallOp call) {
-    std::string args;
-    for (auto [i, a] : llvm::enumerate(call.getOperands()))
-      args += (i ? ", " : "") + stripParens(expr(a));
-    return call.getCallee().str() + "(" + args + ")";
+    return call.getCallee().str() + "(" + argList(call.getOperands()) + ")";
   }
 };
 
