@@ -110,12 +110,10 @@ struct Builder : c::EmitCBuilder {
 
   /// `static const T name[n] = init;`
   void table(const Twine &name, Type elem, int64_t n, const std::string &init) {
-    b.create<emitc::GlobalOp>(loc, name.str(), emitc::ArrayType::get({n}, elem),
-                              emitc::OpaqueAttr::get(ctx, init), /*externSpecifier=*/false,
-                              /*staticSpecifier=*/true, /*constSpecifier=*/true);
+    staticVariable(name.str(), emitc::ArrayType::get({n}, elem), /*isConst=*/true, init);
   }
   Value global(const Twine &name, Type elem, int64_t n) {
-    return b.create<emitc::GetGlobalOp>(loc, emitc::ArrayType::get({n}, elem), name.str());
+    return EmitCBuilder::global(name.str(), emitc::ArrayType::get({n}, elem));
   }
 };
 
@@ -215,10 +213,7 @@ void evaluation(Builder &b, const CasadiEntry &e) {
             .setArgAttr(0, c::kConstAttr, b.b.getUnitAttr());
         int64_t nIn = std::max<size_t>(e.ins.size(), 1), nOut = std::max<size_t>(e.outs.size(), 1);
         auto array = [&](Type elem, int64_t n, StringRef name) {
-          auto v = b.b.create<emitc::VariableOp>(b.loc, emitc::ArrayType::get({n}, elem),
-                                                 emitc::OpaqueAttr::get(b.ctx, ""));
-          v->setAttr(c::kNameAttr, b.b.getStringAttr(name));
-          return v.getResult();
+          return b.variable(emitc::ArrayType::get({n}, elem), name);
         };
         // Scaly's inputs are const: `const casadi_real* a[n]`.
         Value a = array(b.realP, nIn, "a"), r = array(b.realP, nOut, "r");
@@ -285,11 +280,10 @@ void evaluation(Builder &b, const CasadiEntry &e) {
                 b.nonNull(to), [&] { b.assign(b.at(r, j), b.at(res, j)); },
                 [&] { b.assign(b.at(r, j), place(slot(n))); });
         }
-        Value status = b.b.create<emitc::CallOpaqueOp>(
-                              b.loc, TypeRange{b.cInt32}, e.scalyEntry,
-                              ValueRange{a, r, b.literal(b.cIntP, "0"), w, b.constant(b.cInt32, "0")})
-                           .getResult(0);
-        status.getDefiningOp()->setAttr(c::kNameAttr, b.b.getStringAttr("status"));
+        Value status = b.named(
+            b.callOpaque(b.cInt32, e.scalyEntry,
+                         {a, r, b.literal(b.cIntP, "0"), w, b.constant(b.cInt32, "0")}),
+            "status");
         bool transposed = llvm::any_of(e.outs, needsTranspose);
         if (transposed)
           b.ifElse(b.cmp(emitc::CmpPredicate::eq, status, b.constant(b.cInt32, "0")), [&] {

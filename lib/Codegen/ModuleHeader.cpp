@@ -89,16 +89,12 @@ StringRef layoutText(StringRef layout) {
 }
 
 /// Builds the header's ops at the end of one block.
-struct HeaderBuilder {
-  OpBuilder &b;
-  Location loc;
+struct HeaderBuilder : c::EmitCBuilder {
   const RenderOptions &o;
   bool cxx = o.lang == "cpp";
   MLIRContext *ctx = b.getContext();
 
   Type opaque(StringRef spelling) { return emitc::OpaqueType::get(ctx, spelling); }
-  void blank() { b.create<emitc::VerbatimOp>(loc, ""); }
-  void comment(StringRef text) { b.create<cdecl::CommentOp>(loc, text); }
   void define(StringRef name, Attribute value = {}) {
     b.create<cdecl::DefineOp>(loc, name, value);
   }
@@ -152,9 +148,8 @@ struct HeaderBuilder {
       specifiers.push_back("extern \"C\"");
     if (!o.entrySpecifier.empty())
       specifiers.push_back(o.entrySpecifier);
-    c::EmitCBuilder{b, loc}.function(name, specifiers,
-                                     c::entryParams(emitc::PointerType::get(opaque(pointee))),
-                                     {opaque("int")});
+    function(name, specifiers, c::entryParams(emitc::PointerType::get(opaque(pointee))),
+             {opaque("int")});
   }
 
   /// Each sparse output of an entry: a comment on its layout, its sizes, and
@@ -190,7 +185,7 @@ struct HeaderBuilder {
         if (o.sparseTables && values && !values.empty())
           define(prefix + "_" + table.upper(), values);
       }
-      blank();
+      blankLine();
     }
   }
 
@@ -215,38 +210,38 @@ struct HeaderBuilder {
     if (cxx) {
       region<cdecl::NamespaceOp>(
           [&] {
-            blank();
+            blankLine();
             for (auto [size, sizeName] : llvm::zip(sizes, sizeNames))
               b.create<cdecl::ConstexprOp>(loc, sizeName, opaque("int"), size);
-            blank();
+            blankLine();
             comment(doc);
             structOf("In", ports.ins, inNames);
-            blank();
+            blankLine();
             structOf("Out", ports.outs, outNames);
-            blank();
+            blankLine();
             entryDeclaration(name, elementCType(wElem));
-            blank();
+            blankLine();
           },
           name);
-      blank();
+      blankLine();
       sparseTables(name, ports.outs, outNames);
       return;
     }
     for (auto [size, sizeName] : llvm::zip(sizes, sizeNames))
       define(name + "_" + sizeName.str(), size);
-    blank();
+    blankLine();
     comment(doc);
     structOf(name + "_in", ports.ins, inNames);
-    blank();
+    blankLine();
     structOf(name + "_out", ports.outs, outNames);
-    blank();
+    blankLine();
     sparseTables(name, ports.outs, outNames);
     region<cdecl::ExternCOp>([&] {
-      blank();
+      blankLine();
       entryDeclaration(name, elementCType(wElem));
-      blank();
+      blankLine();
     });
-    blank();
+    blankLine();
   }
 };
 
@@ -260,22 +255,22 @@ OwningOpRef<ModuleOp> headerModule(StringRef moduleName, ArrayRef<prog::ProcOp> 
   OwningOpRef<ModuleOp> header = c::newCModule(ctx);
   Location loc = header->getLoc();
   OpBuilder b = OpBuilder::atBlockEnd(header->getBody());
-  HeaderBuilder h{b, loc, options};
+  HeaderBuilder h{{b, loc}, options};
   bool cxx = h.cxx;
   h.comment((recipe + "\n").str());
   std::string guard = "SCALY_" + moduleName.upper() + (cxx ? "_HPP" : "_H");
   h.region<cdecl::IfNotDefinedOp>(
       [&] {
         h.define(guard);
-        h.blank();
+        h.blankLine();
         static constexpr StringLiteral kC[] = {"stddef.h", "stdint.h"},
                                        kCxx[] = {"cstddef", "cstdint"};
         for (StringRef include : cxx ? ArrayRef(kCxx) : ArrayRef(kC))
           b.create<cdecl::IncludeOp>(loc, include, /*is_standard_include=*/true);
-        h.blank();
+        h.blankLine();
         // The entry's status codes, for callers (the source defines the same).
         h.region<cdecl::IfNotDefinedOp>([&] { c::defineStatusCodes(b, loc); }, "SCALY_SUCCESS");
-        h.blank();
+        h.blankLine();
         for (auto [proc, e, r] : llvm::zip(procs, ports, rendered))
           h.entrySection(proc, e, r);
         if (casadi)

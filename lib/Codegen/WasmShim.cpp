@@ -208,8 +208,7 @@ struct EntryShim {
   void exported(WasmExportKind kind, StringRef name, ArrayRef<CParam> params, CParam result,
                 emitc::FuncOp helper, function_ref<void()> tail = nullptr) {
     auto body = [&](ArrayRef<BlockArgument> a) {
-      Value status = b.call(helper, ValueRange(a));
-      status.getDefiningOp()->setAttr(c::kNameAttr, b.b.getStringAttr("status"));
+      Value status = b.named(b.call(helper, ValueRange(a)), "status");
       Value failed = b.cmp(emitc::CmpPredicate::ne, status, b.constant(b.cInt, "SCALY_SUCCESS"));
       b.ifElse(failed, [&] { b.call(fail, {b.string(e.name), status}); });
       if (tail)
@@ -488,7 +487,7 @@ void buildAlloc(ShimBuilder &b) {
                Value bytes = a[0];
                auto u = [&](StringRef text) { return b.constant(u32, text); };
                // NULL when rounding up would wrap around.
-               Value limit = b.b.create<emitc::SubOp>(b.loc, u32, u("UINT32_MAX"), u("63u"));
+               Value limit = b.sub(u("UINT32_MAX"), u("63u"));
                Value tooMany = b.cmp(emitc::CmpPredicate::gt, bytes, limit);
                b.b.create<cdecl::ReturnIfOp>(b.loc, ValueRange{tooMany}, b.null(voidPtr));
                Value lines = b.b.create<emitc::DivOp>(b.loc, u32, b.add(bytes, u("63u")), u("64u"));

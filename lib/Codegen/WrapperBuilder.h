@@ -47,13 +47,7 @@ struct WrapperBuilder : c::EmitCBuilder {
   Value field(Value v, llvm::StringRef name, Type t) {
     return b.create<mlir::emitc::MemberOp>(loc, t, name, v);
   }
-  Value sub(Value x, Value y) { return b.create<mlir::emitc::SubOp>(loc, x.getType(), x, y); }
   Value negate(Value v) { return b.create<mlir::emitc::LogicalNotOp>(loc, i1, v); }
-  /// `T name = value;`, the statement printed where it is built.
-  Value named(Value v, llvm::StringRef name) {
-    v.getDefiningOp()->setAttr(c::kNameAttr, b.getStringAttr(name));
-    return v;
-  }
   Value lockAddress() { return address(global("scaly_solvers_lock", mutex)); }
   void lock() { callOpaque({}, "pthread_mutex_lock", lockAddress()); }
   void unlock() { callOpaque({}, "pthread_mutex_unlock", lockAddress()); }

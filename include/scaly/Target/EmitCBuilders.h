@@ -186,8 +186,17 @@ struct EmitCBuilder {
   mlir::Value add(mlir::Value x, mlir::Value y) {
     return b.create<mlir::emitc::AddOp>(loc, x.getType(), x, y);
   }
+  mlir::Value sub(mlir::Value x, mlir::Value y) {
+    return b.create<mlir::emitc::SubOp>(loc, x.getType(), x, y);
+  }
   mlir::Value mul(mlir::Value x, mlir::Value y) {
     return b.create<mlir::emitc::MulOp>(loc, x.getType(), x, y);
+  }
+  /// `v`, its op's result named `name` in C: `T name = value;`, the
+  /// statement printed where it is built.
+  mlir::Value named(mlir::Value v, llvm::StringRef name) {
+    v.getDefiningOp()->setAttr(kNameAttr, b.getStringAttr(name));
+    return v;
   }
   mlir::Value cmp(mlir::emitc::CmpPredicate p, mlir::Value x, mlir::Value y) {
     return b.create<mlir::emitc::CmpOp>(loc, i1, p, x, y);
@@ -255,12 +264,9 @@ struct EmitCBuilder {
     for (size_t k = 0; k < values.size(); ++k)
       positions.push_back(
           b.create<mlir::emitc::ConstantOp>(loc, b.getI32Type(), b.getI32IntegerAttr(k)));
-    auto v = b.create<mlir::emitc::VariableOp>(
-        loc, mlir::emitc::ArrayType::get({static_cast<int64_t>(values.size())}, elem),
-        mlir::emitc::OpaqueAttr::get(b.getContext(), ""));
-    v->setAttr(kNameAttr, b.getStringAttr(name));
-    if (isConst)
-      v->setAttr(kConstAttr, b.getUnitAttr());
+    mlir::Value v = variable(
+        mlir::emitc::ArrayType::get({static_cast<int64_t>(values.size())}, elem), name, {},
+        isConst);
     for (auto [k, value] : llvm::zip(positions, values))
       assign(at(v, k), value);
     return v;

@@ -39,7 +39,6 @@ struct Builder : c::EmitCBuilder {
                                     : Attribute(b.getIntegerAttr(t, static_cast<int64_t>(v)));
     return b.create<emitc::ConstantOp>(loc, t, cast<TypedAttr>(a));
   }
-  Value sub(Value x, Value y) { return b.create<emitc::SubOp>(loc, x.getType(), x, y); }
   Value div(Value x, Value y) { return b.create<emitc::DivOp>(loc, x.getType(), x, y); }
   Value rem(Value x, Value y) { return b.create<emitc::RemOp>(loc, x.getType(), x, y); }
   /// A call of the module's helper `fn`, returning a `result`.
@@ -47,10 +46,6 @@ struct Builder : c::EmitCBuilder {
     return b.create<emitc::CallOp>(loc, fn, TypeRange{result}, args).getResult(0);
   }
   Value convert(Type t, Value v) { return b.create<emitc::CastOp>(loc, t, v); }
-  Value named(Value v, StringRef name) {
-    v.getDefiningOp()->setAttr(c::kNameAttr, b.getStringAttr(name));
-    return v;
-  }
   /// `T name = init;` (a constant, or no initializer).
   Value variable(Type t, StringRef name, Attribute init = {}) {
     if (!init)
