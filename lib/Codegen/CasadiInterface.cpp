@@ -160,8 +160,7 @@ void queries(Builder &b, const CasadiEntry &e) {
           b.loc, b.i1, b.cmp(emitc::CmpPredicate::ge, a[0], b.constant(b.cInt, "0")),
           b.cmp(emitc::CmpPredicate::lt, a[0], b.constant(b.cInt, Twine(n))));
       Value entry = b.at(b.global(f + tableName, elem, n + 1), a[0]);
-      b.ret(b.b.create<emitc::ConditionalOp>(b.loc, elem, inRange, entry,
-                                             b.literal(elem, "0")));
+      b.ret(b.select(elem, inRange, entry, b.literal(elem, "0")));
     });
   };
   lookup("_name_in", "_names_in", b.nameP, nIn);

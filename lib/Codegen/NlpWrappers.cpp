@@ -56,8 +56,6 @@ struct NlpWrapperBuilder {
     return b.global(name("_hess_full"), arrayOf(std::max<int64_t>(nlp.hessFull, 1), b.f64));
   }
   Value zero() { return first(b.global(name("_zero"), arrayOf(1, b.opaque("const double")))); }
-  Value isNull(Value p) { return b.cmp(emitc::CmpPredicate::eq, p, b.null(p.getType())); }
-  Value notNull(Value p) { return b.cmp(emitc::CmpPredicate::ne, p, b.null(p.getType())); }
 
   void declarationsTablesAndStatics() {
     b.comment(formatv("{0}: NLP with n = {1}, m = {2}, {3}{4}", w, nlp.n, nlp.m, nlp.solver,
@@ -143,7 +141,7 @@ struct NlpWrapperBuilder {
   /// problem's patterns and callbacks and the defaults fixed when tracing.
   emitc::FuncOp ready(ArrayRef<emitc::FuncOp> callbacks) {
     return b.function(name("_ready"), {"static"}, {}, {}, [&](ArrayRef<BlockArgument>) {
-      b.ifElse(isNull(solver()), [&] {
+      b.ifElse(b.isNull(solver()), [&] {
         Value problem = b.variable(b.opaque("scaly_nlp_problem"), "problem");
         auto set = [&](StringRef field, Value v) {
           b.assign(b.field(problem, field, v.getType()), v);
@@ -177,7 +175,7 @@ struct NlpWrapperBuilder {
                                    b.null(b.chars), b.integer("0")});
         b.assign(solver(), made);
         if (!nlp.ipoptOptions.empty())
-          b.ifElse(notNull(solver()), [&] {
+          b.ifElse(b.notNull(solver()), [&] {
             for (auto &[option, value] : nlp.ipoptOptions)
               b.callOpaque({}, "scaly_nlp_set_ipopt_option",
                            {solver(), b.constant(b.chars, c::stringLiteral(option)),
@@ -206,7 +204,7 @@ struct NlpWrapperBuilder {
       b.ifElse(
           b.callOpaque(b.i1, "isnan", a[1]),
           [&] {
-            b.ifElse(notNull(a[0]), [&] {
+            b.ifElse(b.notNull(a[0]), [&] {
               b.loop(b.index(nlp.optionCount), "k", [&](Value k) {
                 Value optionName =
                     b.callOpaque(b.chars, "scaly_nlp_option_name", {b.integer(backend), k});
@@ -224,9 +222,8 @@ struct NlpWrapperBuilder {
       Value known = b.cmp(emitc::CmpPredicate::ge, found, b.integer("0"));
       b.ifElse(known, [&] { b.assign(b.at(defaults(), found), a[1]); });
       b.unlock();
-      b.ret(b.b.create<emitc::ConditionalOp>(b.loc, b.cInt,
-                                             b.cmp(emitc::CmpPredicate::ge, found, b.integer("0")),
-                                             b.integer("0"), b.integer("(-1)")));
+      b.ret(b.select(b.cInt, b.cmp(emitc::CmpPredicate::ge, found, b.integer("0")),
+                     b.integer("0"), b.integer("(-1)")));
     });
   }
 
@@ -243,8 +240,8 @@ struct NlpWrapperBuilder {
           b.assign(status,
                    b.callOpaque(b.cInt, "scaly_nlp_set_ipopt_option", {solver(), a[0], a[1]}));
         };
-        b.ifElse(notNull(solver()), [&] {
-          b.ifElse(isNull(a[1]), set, [&] {
+        b.ifElse(b.notNull(solver()), [&] {
+          b.ifElse(b.isNull(a[1]), set, [&] {
             Value checked = b.callOpaque(b.cInt, "scaly_nlp_check_ipopt_option",
                                          {a[0], a[1], b.null(b.chars), b.integer("0")});
             b.ifElse(b.cmp(emitc::CmpPredicate::eq, checked, b.integer("0")), set);
@@ -294,7 +291,7 @@ struct NlpWrapperBuilder {
       b.call(readyFn, {});
       b.loop(b.index(nlp.optionCount), "k", [&](Value k) {
         b.assign(b.at(options, k), b.at(defaults(), k));
-        b.ifElse(notNull(callOptions()), [&] {
+        b.ifElse(b.notNull(callOptions()), [&] {
           Value given = b.callOpaque(b.i1, "isnan", b.at(callOptions(), k));
           b.ifElse(b.negate(given),
                    [&] { b.assign(b.at(options, k), b.castTo(b.f64, b.at(callOptions(), k))); });
@@ -302,9 +299,9 @@ struct NlpWrapperBuilder {
       });
       Value p = a[1];
       b.assign(parameters(),
-               b.b.create<emitc::ConditionalOp>(b.loc, constDoubleP, notNull(p), p, zero()));
+               b.select(constDoubleP, b.notNull(p), p, zero()));
       b.ifElse(
-          notNull(solver()),
+          b.notNull(solver()),
           [&] {
             SmallVector<Value> args{solver(), options};
             for (int k : {2, 3, 4, 5, 0, 6, 7, 8, 9, 10})

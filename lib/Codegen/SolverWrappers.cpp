@@ -195,7 +195,7 @@ struct QpWrapperBuilder {
   /// The call's options over the defaults: each that is not NaN; a bad one
   /// clears `ok`.
   void applyCallOptions(Value settingsVar, Value ok) {
-    b.ifElse(b.cmp(emitc::CmpPredicate::ne, callOptions(), b.null(b.options)), [&] {
+    b.ifElse(b.notNull(callOptions()), [&] {
       Value count = b.castTo(b.idx, b.callOpaque(b.cInt, "scaly_qp_option_count", {}));
       b.loop(count, "k", [&](Value k) {
         Value given = b.callOpaque(b.cInt, "isnan", b.at(callOptions(), k));
@@ -218,7 +218,7 @@ struct QpWrapperBuilder {
       b.ifElse(b.cmp(p, v, than), [&] { b.assign(ok, b.integer("0")); });
     };
     b.ifElse(
-        b.cmp(emitc::CmpPredicate::eq, solver(), b.null(solverP)),
+        b.isNull(solver()),
         [&] {
           Value made = b.callOpaque(solverP, "scaly_qp_setup",
                                     {b.address(data),
@@ -337,10 +337,8 @@ void withOptions(WrapperBuilder &b, const WrapperEntry &entry, ArrayRef<SolverWr
     };
     b.lock();
     for (auto [k, w] : llvm::enumerate(wrappers)) {
-      Value given = b.cmp(emitc::CmpPredicate::ne, options, b.null(optionsArg));
       Value mine = b.castTo(b.options, b.at(options, b.index(k)));
-      b.assign(callOptions(w),
-               b.b.create<emitc::ConditionalOp>(b.loc, b.options, given, mine, b.null(b.options)));
+      b.assign(callOptions(w), b.select(b.options, b.notNull(options), mine, b.null(b.options)));
     }
     Value status = b.named(
         b.call(target, a.drop_back()), "status");

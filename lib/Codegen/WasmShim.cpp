@@ -274,8 +274,7 @@ struct EntryShim {
         Value own = b.first(workspace());
         if (own.getType() != TP)
           own = b.castTo(TP, own);
-        Value given = b.cmp(emitc::CmpPredicate::ne, w, b.null(TP));
-        w = b.b.create<emitc::ConditionalOp>(b.loc, TP, given, w, own);
+        w = b.select(TP, b.notNull(w), w, own);
       }
       b.ret(b.callOpaque(b.cInt, e.name, {a[0], a[1], a[2], w, a[4]}));
     };

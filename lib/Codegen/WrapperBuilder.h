@@ -70,7 +70,7 @@ inline void statsAccessor(WrapperBuilder &b, const std::string &w) {
   b.function(w + "_stats", {}, {{statsP, false, "out"}}, {},
              [&](llvm::ArrayRef<mlir::BlockArgument> a) {
                b.lock();
-               b.ifElse(b.cmp(mlir::emitc::CmpPredicate::ne, a[0], b.null(statsP)),
+               b.ifElse(b.notNull(a[0]),
                         [&] { b.assign(b.at(a[0], b.index(0)), b.global(w + "_last", b.stats)); });
                b.unlock();
                b.ret();

@@ -163,6 +163,17 @@ struct EmitCBuilder {
     return v;
   }
   mlir::Value null(mlir::Type pointer) { return literal(pointer, "NULL"); }
+  /// `p == NULL`, `p != NULL`.
+  mlir::Value isNull(mlir::Value p) {
+    return cmp(mlir::emitc::CmpPredicate::eq, p, null(p.getType()));
+  }
+  mlir::Value notNull(mlir::Value p) {
+    return cmp(mlir::emitc::CmpPredicate::ne, p, null(p.getType()));
+  }
+  /// `cond ? x : y`, of type `t`.
+  mlir::Value select(mlir::Type t, mlir::Value cond, mlir::Value x, mlir::Value y) {
+    return b.create<mlir::emitc::ConditionalOp>(loc, t, cond, x, y);
+  }
   /// A call of `fn` in the module; its result, if any.
   mlir::Value call(mlir::emitc::FuncOp fn, mlir::ValueRange args) {
     auto op = b.create<mlir::emitc::CallOp>(loc, fn, args);
