@@ -259,19 +259,9 @@ struct NlpWrapperBuilder {
   /// NaN results and status ERROR: the solver could not be created.
   void failed(ArrayRef<BlockArgument> a) {
     Value x = a[8], lamG = a[9], lamX = a[10];
-    if (nlp.n)
-      b.loop(b.index(nlp.n), "i", [&](Value i) {
-        b.assign(b.at(x, i), b.constant(b.f64, "NAN"));
-        b.assign(b.at(lamX, i), b.constant(b.f64, "NAN"));
-      });
-    if (nlp.m)
-      b.loop(b.index(nlp.m), "i_g",
-             [&](Value i) { b.assign(b.at(lamG, i), b.constant(b.f64, "NAN")); });
-    b.callOpaque(
-        {}, "memset",
-        {b.address(last()), b.integer("0"), b.callOpaque(b.opaque("size_t"), "sizeof", last())});
-    b.assign(b.field(last(), "version", b.cInt), b.integer("SCALY_SOLVER_STATS_VERSION"));
-    b.assign(b.field(last(), "status", b.cInt), b.integer("SCALY_SOLVE_ERROR"));
+    fillNaN(b, nlp.n, "i", {x, lamX});
+    fillNaN(b, nlp.m, "i_g", {lamG});
+    errorStats(b, [&] { return last(); });
   }
 
   /// The solve the module's body calls (hidden: only the module calls it).

@@ -204,19 +204,20 @@ struct QpWrapperBuilder {
           Value status = b.callOpaque(b.cInt, "scaly_qp_set_option",
                                       {b.address(settingsVar), name, b.at(callOptions(), k),
                                        b.null(b.chars), b.integer("0")});
-          b.ifElse(b.cmp(emitc::CmpPredicate::ne, status, b.integer("0")),
-                   [&] { b.assign(ok, b.integer("0")); });
+          clearIf(b.cmp(emitc::CmpPredicate::ne, status, b.integer("0")), ok);
         });
       });
     });
   }
 
+  /// `if (cond) { ok = 0; }`.
+  void clearIf(Value cond, Value ok) {
+    b.ifElse(cond, [&] { b.assign(ok, b.integer("0")); });
+  }
+
   /// The solver set up on the first call, updated after; a failure clears
   /// `ok`.
   void setUpOrUpdate(Value data, Value settingsVar, Value ok) {
-    auto failsIf = [&](emitc::CmpPredicate p, Value v, Value than) {
-      b.ifElse(b.cmp(p, v, than), [&] { b.assign(ok, b.integer("0")); });
-    };
     b.ifElse(
         b.isNull(solver()),
         [&] {
@@ -225,7 +226,7 @@ struct QpWrapperBuilder {
                                      b.integer(qp.dense ? "SCALY_QP_DENSE" : "SCALY_QP_SPARSE"),
                                      b.address(settingsVar), b.null(b.chars), b.integer("0")});
           b.assign(solver(), made);
-          failsIf(emitc::CmpPredicate::eq, solver(), b.null(solverP));
+          clearIf(b.isNull(solver()), ok);
         },
         [&] {
           Value updated =
@@ -238,7 +239,7 @@ struct QpWrapperBuilder {
                 Value status =
                     b.callOpaque(b.cInt, "scaly_qp_update",
                                  {solver(), b.address(data), b.null(b.chars), b.integer("0")});
-                failsIf(emitc::CmpPredicate::ne, status, b.integer("0"));
+                clearIf(b.cmp(emitc::CmpPredicate::ne, status, b.integer("0")), ok);
               });
         });
   }
@@ -247,21 +248,10 @@ struct QpWrapperBuilder {
   /// options.
   void failed(ArrayRef<BlockArgument> a) {
     Value x = a[9], y = a[10], z = a[11], zBox = a[12];
-    auto fill = [&](int64_t count, StringRef counter, std::initializer_list<Value> outputs) {
-      if (count > 0)
-        b.loop(b.index(count), counter, [&](Value i) {
-          for (Value out : outputs)
-            b.assign(b.at(out, i), b.constant(b.f64, "NAN"));
-        });
-    };
-    fill(qp.n, "i", {x, zBox});
-    fill(qp.p, "i_y", {y});
-    fill(qp.m, "i_z", {z});
-    b.callOpaque(
-        {}, "memset",
-        {b.address(last()), b.integer("0"), b.callOpaque(b.opaque("size_t"), "sizeof", last())});
-    b.assign(lastField("version", b.cInt), b.integer("SCALY_SOLVER_STATS_VERSION"));
-    b.assign(lastField("status", b.cInt), b.integer("SCALY_SOLVE_ERROR"));
+    fillNaN(b, qp.n, "i", {x, zBox});
+    fillNaN(b, qp.p, "i_y", {y});
+    fillNaN(b, qp.m, "i_z", {z});
+    errorStats(b, [&] { return last(); });
     b.assign(lastField("native_status", b.cInt), b.integer("SCALY_QP_INVALID_DATA"));
   }
 

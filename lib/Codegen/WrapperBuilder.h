@@ -77,6 +77,28 @@ inline void statsAccessor(WrapperBuilder &b, const std::string &w) {
              });
 }
 
+/// `for (long long counter = 0; counter < count; ++counter)` setting
+/// element `counter` of each of `outputs` to NaN (nothing when `count` is 0):
+/// the results of a solve that could not run.
+inline void fillNaN(WrapperBuilder &b, int64_t count, llvm::StringRef counter,
+                    std::initializer_list<Value> outputs) {
+  if (count > 0)
+    b.loop(b.index(count), counter, [&](Value i) {
+      for (Value out : outputs)
+        b.assign(b.at(out, i), b.constant(b.f64, "NAN"));
+    });
+}
+
+/// `last()` cleared, its version set, its status SCALY_SOLVE_ERROR: the
+/// statistics of a solve that could not run.
+inline void errorStats(WrapperBuilder &b, llvm::function_ref<Value()> last) {
+  b.callOpaque({}, "memset",
+               {b.address(last()), b.integer("0"),
+                b.callOpaque(b.opaque("size_t"), "sizeof", last())});
+  b.assign(b.field(last(), "version", b.cInt), b.integer("SCALY_SOLVER_STATS_VERSION"));
+  b.assign(b.field(last(), "status", b.cInt), b.integer("SCALY_SOLVE_ERROR"));
+}
+
 /// The end of a timed solve: the time since `start` into `last().t_total`,
 /// and what the solver's own `parts` leave of it into `last().t_glue` (the
 /// time spent outside them).
