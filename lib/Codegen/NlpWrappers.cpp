@@ -45,17 +45,15 @@ struct NlpWrapperBuilder {
   std::string name(StringRef suffix) const { return w + suffix.str(); }
   Type arrayOf(int64_t n, Type elem) const { return emitc::ArrayType::get({n}, elem); }
   int64_t workLength() const { return (std::max<int64_t>(nlp.workspaceBytes, 8) + 7) / 8 + 1; }
-  Value solver() { return b.global(name("_solver"), solverP); }
-  Value last() { return b.global(name("_last"), b.stats); }
-  Value parameters() { return b.global(name("_p"), constDoubleP); }
-  Value defaults() { return b.global(name("_defaults"), arrayOf(nlp.optionCount, b.f64)); }
-  Value callOptions() { return b.global(name("_call_options"), b.options); }
+  Value solver() { return b.staticValue(name("_solver")); }
+  Value last() { return b.staticValue(name("_last")); }
+  Value parameters() { return b.staticValue(name("_p")); }
+  Value defaults() { return b.staticValue(name("_defaults")); }
+  Value callOptions() { return b.staticValue(name("_call_options")); }
   Value first(Value array) { return b.address(b.at(array, b.index(0))); }
-  Value work() { return first(b.global(name("_work"), arrayOf(workLength(), b.f64))); }
-  Value hessFull() {
-    return b.global(name("_hess_full"), arrayOf(std::max<int64_t>(nlp.hessFull, 1), b.f64));
-  }
-  Value zero() { return first(b.global(name("_zero"), arrayOf(1, b.opaque("const double")))); }
+  Value work() { return first(b.staticValue(name("_work"))); }
+  Value hessFull() { return b.staticValue(name("_hess_full")); }
+  Value zero() { return first(b.staticValue(name("_zero"))); }
 
   void declarationsTablesAndStatics() {
     b.comment(formatv("{0}: NLP with n = {1}, m = {2}, {3}{4}", w, nlp.n, nlp.m, nlp.solver,
@@ -71,14 +69,14 @@ struct NlpWrapperBuilder {
     indexTable(b, name("_hess_colptr"), nlp.hessColptr);
     indexTable(b, name("_hess_rowind"), nlp.hessRowind);
     indexTable(b, name("_hess_pick"), nlp.hessPick);
-    b.staticVariable(name("_work"), arrayOf(workLength(), b.f64));
-    b.staticVariable(name("_hess_full"), arrayOf(std::max<int64_t>(nlp.hessFull, 1), b.f64));
-    b.staticVariable(name("_zero"), arrayOf(1, b.opaque("const double")));
-    b.staticVariable(name("_p"), constDoubleP);
-    b.staticVariable(name("_solver"), solverP);
-    b.staticVariable(name("_last"), b.stats);
-    b.staticVariable(name("_defaults"), arrayOf(nlp.optionCount, b.f64));
-    b.staticVariable(name("_call_options"), b.options);
+    b.defineStatic(name("_work"), arrayOf(workLength(), b.f64));
+    b.defineStatic(name("_hess_full"), arrayOf(std::max<int64_t>(nlp.hessFull, 1), b.f64));
+    b.defineStatic(name("_zero"), arrayOf(1, b.opaque("const double")));
+    b.defineStatic(name("_p"), constDoubleP);
+    b.defineStatic(name("_solver"), solverP);
+    b.defineStatic(name("_last"), b.stats);
+    b.defineStatic(name("_defaults"), arrayOf(nlp.optionCount, b.f64));
+    b.defineStatic(name("_call_options"), b.options);
     b.blankLine();
   }
 
@@ -129,8 +127,7 @@ struct NlpWrapperBuilder {
           int64_t picked = nlp.hessPick.size();
           if (picked)
             b.loop(b.index(picked), "k", [&](Value k) {
-              Type table = arrayOf(picked, b.i32);
-              Value at = b.at(b.global(name("_hess_pick"), table), k);
+              Value at = b.at(b.staticValue(name("_hess_pick")), k);
               b.assign(b.at(a[4], k), b.at(hessFull(), at));
             });
           b.ret(status);
@@ -146,18 +143,15 @@ struct NlpWrapperBuilder {
         auto set = [&](StringRef field, Value v) {
           b.assign(b.field(problem, field, v.getType()), v);
         };
-        auto table = [&](StringRef suffix, size_t length) {
-          Type type = arrayOf(std::max<int64_t>(length, 1), b.i32);
-          return first(b.global(name(suffix), type));
-        };
+        auto table = [&](StringRef suffix) { return first(b.staticValue(name(suffix))); };
         set("n", b.constant(b.i32, Twine(nlp.n)));
         set("m", b.constant(b.i32, Twine(nlp.m)));
         set("jac_nnz", b.constant(b.i32, Twine(nlp.jacRowind.size())));
-        set("jac_colptr", table("_jac_colptr", nlp.jacColptr.size()));
-        set("jac_rowind", table("_jac_rowind", nlp.jacRowind.size()));
+        set("jac_colptr", table("_jac_colptr"));
+        set("jac_rowind", table("_jac_rowind"));
         set("hess_nnz", b.constant(b.i32, Twine(nlp.hessRowind.size())));
-        set("hess_colptr", table("_hess_colptr", nlp.hessColptr.size()));
-        set("hess_rowind", table("_hess_rowind", nlp.hessRowind.size()));
+        set("hess_colptr", table("_hess_colptr"));
+        set("hess_rowind", table("_hess_rowind"));
         set("context", b.null(voidP));
         // A function's name is its address; EmitC 19 has no op that takes
         // it, so the callback is named by a literal (it is defined above).

@@ -45,7 +45,7 @@ std::string codegen::initializer(const std::vector<int64_t> &values) {
 
 void codegen::indexTable(WrapperBuilder &b, StringRef name, const std::vector<int64_t> &values) {
   int64_t length = std::max<int64_t>(values.size(), 1);
-  b.staticVariable(name, emitc::ArrayType::get({length}, b.i32), true, initializer(values));
+  b.defineStatic(name, emitc::ArrayType::get({length}, b.i32), true, initializer(values));
 }
 
 namespace {
@@ -75,7 +75,7 @@ emitc::FuncOp prologue(WrapperBuilder &b, const SolverWrappersSpec &spec) {
             " * lock serializes the module's solves (recursive: _with_options holds it\n"
             " * around the entry, whose body takes it again per solve).");
   // A static initializer EmitC cannot build: glibc's macro, as opaque text.
-  b.staticVariable("scaly_solvers_lock", b.mutex, false, "PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP");
+  b.defineStatic("scaly_solvers_lock", b.mutex, false, "PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP");
   b.blankLine();
   emitc::FuncOp now =
       b.function("scaly_wrapper_now", {"static"}, {}, {b.f64}, [&](ArrayRef<BlockArgument>) {
@@ -102,10 +102,10 @@ struct QpWrapperBuilder {
   Type doubleP = emitc::PointerType::get(b.f64);
 
   std::string name(StringRef suffix) const { return w + suffix.str(); }
-  Value solver() { return b.global(name("_solver"), solverP); }
-  Value last() { return b.global(name("_last"), b.stats); }
-  Value defaults() { return b.global(name("_defaults"), settings); }
-  Value callOptions() { return b.global(name("_call_options"), b.options); }
+  Value solver() { return b.staticValue(name("_solver")); }
+  Value last() { return b.staticValue(name("_last")); }
+  Value defaults() { return b.staticValue(name("_defaults")); }
+  Value callOptions() { return b.staticValue(name("_call_options")); }
   Value lastField(StringRef field, Type t) { return b.field(last(), field, t); }
 
   void tablesAndStatics() {
@@ -117,21 +117,21 @@ struct QpWrapperBuilder {
            {std::pair{"colptr", &qp.colptr[k]}, std::pair{"rowind", &qp.rowind[k]}})
         indexTable(b, formatv("{0}_{1}_{2}", w, matrix, table).str(), *values);
     }
-    b.staticVariable(name("_solver"), solverP);
-    b.staticVariable(name("_last"), b.stats);
-    b.staticVariable(name("_defaults"), settings);
-    b.staticVariable(name("_defaults_ready"), b.cInt);
-    b.staticVariable(name("_call_options"), b.options);
+    b.defineStatic(name("_solver"), solverP);
+    b.defineStatic(name("_last"), b.stats);
+    b.defineStatic(name("_defaults"), settings);
+    b.defineStatic(name("_defaults_ready"), b.cInt);
+    b.defineStatic(name("_call_options"), b.options);
     b.blankLine();
   }
 
   /// `static void <w>_ready(void)`: the defaults, set once.
   emitc::FuncOp ready() {
     return b.function(name("_ready"), {"static"}, {}, {}, [&](ArrayRef<BlockArgument>) {
-      Value flag = b.global(name("_defaults_ready"), b.cInt);
+      Value flag = b.staticValue(name("_defaults_ready"));
       b.ifElse(b.negate(flag), [&] {
         b.callOpaque({}, "scaly_qp_default_settings", b.address(defaults()));
-        b.assign(b.global(name("_defaults_ready"), b.cInt), b.integer("1"));
+        b.assign(b.staticValue(name("_defaults_ready")), b.integer("1"));
       });
       b.ret();
     });
@@ -161,12 +161,8 @@ struct QpWrapperBuilder {
       b.assign(b.field(b.field(data, matrix, csc), field, t), v);
     };
     auto table = [&](StringRef what) {
-      Type type = emitc::ArrayType::get(
-          {std::max<int64_t>(
-              (what == "colptr" ? qp.colptr : qp.rowind)[StringRef("PAG").find(matrix)].size(), 1)},
-          b.i32);
       return b.address(
-          b.at(b.global(formatv("{0}_{1}_{2}", w, matrix, what).str(), type), b.index(0)));
+          b.at(b.staticValue(formatv("{0}_{1}_{2}", w, matrix, what).str()), b.index(0)));
     };
     set("nrow", b.i32, b.constant(b.i32, Twine(rows)));
     set("ncol", b.i32, b.constant(b.i32, Twine(qp.n)));
@@ -323,7 +319,7 @@ void withOptions(WrapperBuilder &b, const WrapperEntry &entry, ArrayRef<SolverWr
   b.function(entry.name + "_with_options", {}, params, {b.cInt}, [&](ArrayRef<BlockArgument> a) {
     Value options = a.back();
     auto callOptions = [&](const SolverWrapper &w) {
-      return b.global(w.name + "_call_options", b.options);
+      return b.staticValue(w.name + "_call_options");
     };
     b.lock();
     for (auto [k, w] : llvm::enumerate(wrappers)) {

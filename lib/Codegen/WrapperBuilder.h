@@ -12,6 +12,8 @@
 #include "scaly/Target/CEmitter.h"
 #include "scaly/Target/EmitCBuilders.h"
 
+#include "llvm/ADT/StringMap.h"
+
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/Builders.h"
 
@@ -48,7 +50,22 @@ struct WrapperBuilder : c::EmitCBuilder {
     return b.create<mlir::emitc::MemberOp>(loc, t, name, v);
   }
   Value negate(Value v) { return b.create<mlir::emitc::LogicalNotOp>(loc, i1, v); }
-  Value lockAddress() { return address(global("scaly_solvers_lock", mutex)); }
+  /// The type each static of the unit was defined with, by name: a read
+  /// takes it from here, so it cannot disagree with the definition.
+  llvm::StringMap<Type> statics = {};
+  /// `static [const] T name [= init];`, read back with staticValue.
+  void defineStatic(llvm::StringRef name, Type t, bool isConst = false,
+                    llvm::StringRef init = "") {
+    staticVariable(name, t, isConst, init);
+    statics[name] = t;
+  }
+  /// The static `name` that defineStatic defined.
+  Value staticValue(llvm::StringRef name) {
+    auto it = statics.find(name);
+    assert(it != statics.end() && "a static read before its definition");
+    return global(name, it->second);
+  }
+  Value lockAddress() { return address(staticValue("scaly_solvers_lock")); }
   void lock() { callOpaque({}, "pthread_mutex_lock", lockAddress()); }
   void unlock() { callOpaque({}, "pthread_mutex_unlock", lockAddress()); }
   /// `for (long long name = 0; name < count; ++name) body(name)`.
@@ -71,7 +88,7 @@ inline void statsAccessor(WrapperBuilder &b, const std::string &w) {
              [&](llvm::ArrayRef<mlir::BlockArgument> a) {
                b.lock();
                b.ifElse(b.notNull(a[0]),
-                        [&] { b.assign(b.at(a[0], b.index(0)), b.global(w + "_last", b.stats)); });
+                        [&] { b.assign(b.at(a[0], b.index(0)), b.staticValue(w + "_last")); });
                b.unlock();
                b.ret();
              });
