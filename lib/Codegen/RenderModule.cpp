@@ -83,7 +83,8 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
                                passList(createCSEPass(), expr::createHoistInvariants(),
                                         expr::createPlanFusion(fusion),
                                         expr::createPlanPlacement(placement),
-                                        expr::createPlanLoopOrders(orders)));
+                                        expr::createPlanLoopOrders(orders),
+                                        expr::createFormFusedOps()));
   LowerToProgramOptions lowerOptions;
   lowerOptions.entry = entry.str();
   pm.addPass(createLowerToProgram(lowerOptions));

@@ -255,8 +255,32 @@ def Expr_LoopOp : Expr_Op<"loop", [Expr_DifferentiatedByPass,
   }];
 }
 
-def Expr_YieldOp : Expr_Op<"yield", [Expr_DifferentiatedByPass, Pure, HasParent<"LoopOp">, Terminator, ReturnLike]> {
-  let summary = "yield one iteration's slices from an expr.loop";
+def Expr_FusedOp : Expr_Op<"fused", [Expr_DifferentiatedByPass, RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "a large value computed where it is read, by the ops of its body";
+  let description = [{
+    One fusion group, formed by scaly-form-fused-ops from scaly-plan-fusion's
+    marks: the body holds the elementwise ops, views (broadcast, transpose,
+    slice, reshape), concatenations and gathers that compute the yielded
+    value from values defined outside it. Nothing of it is stored: each
+    consumer's loop computes the element it reads through the whole body, so
+    a chain such as `(2*x).sin() + 1` read by a reduction is one loop. A
+    consumer that reads memory (a call, a helper) stores it first. The body
+    uses outer values directly, other expr.fused results among them.
+  }];
+  let results = (outs Expr_Array:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "attr-dict `:` type($result) $body";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The value the body computes (the yield's operand).
+    ::mlir::Value getRoot();
+  }];
+}
+
+def Expr_YieldOp : Expr_Op<"yield", [Expr_DifferentiatedByPass, Pure,
+    ParentOneOf<["LoopOp", "FusedOp"]>, Terminator, ReturnLike]> {
+  let summary = "yield one iteration's slices from an expr.loop, or the value of an expr.fused";
   let arguments = (ins Variadic<Expr_Array>:$operands);
   let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];
   let assemblyFormat = "($operands^ `:` type($operands))? attr-dict";

@@ -160,6 +160,24 @@ def PlanPlacement : Pass<"scaly-plan-placement"> {
                         "arrays with at most this many elements are scalarized (registers); recorded on each function for the lowering">];
 }
 
+def FormFusedOps : Pass<"scaly-form-fused-ops"> {
+  let summary = "Carry out scaly-plan-fusion's marks on the expression level: each group of marked ops that computes a value where it is read becomes one expr.fused op";
+  let description = [{
+    A marked op (scaly.fused), and a reshape of one, is computed where it
+    is read. Such an op read once, by another of its block, joins that
+    one's group; any other (read by an unmarked op, a terminator, an op of
+    a nested block, or more than once) roots a group: it and the members it
+    reads, transitively, move into the body of an expr.fused put where it
+    was, which its readers read instead. Nothing is cloned: a view read
+    twice is one group that both readers read (and that a reader needing
+    memory stores once). The expr.fused takes the root's plan (expr.place)
+    and location. scaly-lower-to-program computes exactly the bodies of
+    expr.fused where they are read, and refuses a marked op outside one.
+    Run after the plans (scaly-plan-placement, scaly-plan-loop-orders),
+    which read the marks.
+  }];
+}
+
 def OutlineEntries : Pass<"scaly-outline-entries", "::mlir::ModuleOp"> {
   let summary = "Move each entry of a module of several, with a copy of every function it reaches, into a nested builtin.module of its own, so a nested pipeline lowers the entries in parallel";
   let description = [{

@@ -123,11 +123,11 @@ LogicalResult ProcLowering::lowerOps(Block &block) {
 bool ProcLowering::isElementwise(Operation *op) { return ex::isElementwise(op); }
 
 bool ProcLowering::staysLazy(Operation *op) {
-  // A reshape is read through when its operand is; anything else as
-  // scaly-plan-fusion decided.
+  // A reshape is read through when its operand is; anything else when it is
+  // in the body of an expr.fused (scaly-form-fused-ops).
   if (auto r = dyn_cast<ex::ReshapeOp>(op))
     return values[r.getOperand()].lazy;
-  return op->hasAttr(ex::kFusedAttr);
+  return isa<ex::FusedOp>(op->getParentOp());
 }
 
 LogicalResult ProcLowering::lowerOp(Operation *op) {
@@ -243,6 +243,15 @@ LogicalResult ProcLowering::lowerOp(Operation *op) {
       .Case([&](ex::SumOp o) {
         SmallVector<Value> in = elements(o.getOperand(), loc);
         values[o] = Stored{{lowering::combine(b, ex::ReduceKind::sum, in, elementOf(o.getType()), loc)}, {}};
+        return success();
+      })
+      .Case([&](ex::FusedOp o) {
+        // Nothing is computed here: the body's values are computed where
+        // they are read, and so is the result.
+        if (failed(lowerOps(o.getBody().front())))
+          return failure();
+        Stored root = values[o.getRoot()]; // copy: the insert below may rehash
+        values[o.getResult()] = std::move(root);
         return success();
       })
       .Case([&](ex::CallOp o) { return lowerCall(o); })

@@ -136,6 +136,8 @@ bool ProcLowering::readsTransposed(Value v, bool &found) {
   if (!s.lazy)
     return true;
   Operation *op = v.getDefiningOp();
+  if (auto f = dyn_cast<ex::FusedOp>(op))
+    return readsTransposed(f.getRoot(), found);
   if (auto t = dyn_cast<ex::TransposeOp>(op)) {
     found |= ex::movesLastAxis(t);
     return readsTransposed(t.getOperand(), found);

@@ -18,6 +18,11 @@ LogicalResult ProcLowering::checkPlanned(ex::FuncOp func) {
     return func.emitOpError("has no scalarize limit (expr.scalarize_limit): run "
                             "scaly-plan-placement before scaly-lower-to-program");
   WalkResult walk = func.getBody().walk([](Operation *op) {
+    if (op->hasAttr(ex::kFusedAttr) && !isa<ex::FusedOp>(op->getParentOp())) {
+      op->emitOpError("is marked scaly.fused but is not in an expr.fused: run "
+                      "scaly-form-fused-ops before scaly-lower-to-program");
+      return WalkResult::interrupt();
+    }
     if (!ex::needsPlacement(op))
       return WalkResult::advance();
     if (!op->hasAttr(ex::kPlaceAttr)) {
@@ -81,9 +86,13 @@ Value ProcLowering::inMemory(Value v, Location loc) {
   if (s.inMemory())
     return s.ptr;
   OpBuilder::InsertionGuard guard(b);
+  // A value of an expr.fused body is defined where the expr.fused is.
+  Block *defined = v.getParentBlock();
+  while (isa<ex::FusedOp>(defined->getParentOp()))
+    defined = defined->getParentOp()->getBlock();
   bool placed = false;
   for (size_t k = 0; k + 1 < scopes.size(); ++k)
-    if (scopes[k].exprBlock == v.getParentBlock()) {
+    if (scopes[k].exprBlock == defined) {
       b.setInsertionPoint(scopes[k + 1].openedBy);
       placed = true;
       break;

@@ -203,8 +203,8 @@ private:
 
   static bool isElementwise(Operation *op);
 
-  /// Whether a large result is left lazy (computed where it is used): as
-  /// scaly-plan-fusion marked it (scaly.fused), or a reshape of a lazy value.
+  /// Whether a large result is left lazy (computed where it is used): an op
+  /// in the body of an expr.fused, or a reshape of a lazy value.
   bool staysLazy(Operation *op);
 
   LogicalResult lowerOp(Operation *op);

@@ -59,6 +59,8 @@ Value ProcLowering::elementAt(Value v, ArrayRef<Ix> idx, Location loc) {
     return loadAt(inMemory(v, loc), lin, loc);
   }
   Operation *op = v.getDefiningOp();
+  if (auto f = dyn_cast<ex::FusedOp>(op))
+    return elementAt(f.getRoot(), idx, loc);
   if (auto c = dyn_cast<ex::ConstantOp>(op))
     return splatScalar(c, loc);
   if (auto c = dyn_cast<ex::ConcatOp>(op))
@@ -119,6 +121,10 @@ void ProcLowering::materialize(Value v, Value dst, Location loc) {
   SmallVector<int64_t> shape = shapeOf(v);
   if (ex::numElements(v.getType()) == 0)
     return;
+  if (auto fused = v.getDefiningOp<ex::FusedOp>(); fused && values[v].lazy) {
+    materialize(fused.getRoot(), dst, loc);
+    return;
+  }
   if (auto concat = v.getDefiningOp<ex::ConcatOp>(); concat && values[v].lazy) {
     materializeConcat(concat, dst, loc);
     return;
@@ -170,6 +176,8 @@ bool ProcLowering::isFlat(Value v) {
   if (!s.lazy)
     return s.inMemory() || tensorOf(v.getType()).getRank() == 0;
   Operation *op = v.getDefiningOp();
+  if (auto f = dyn_cast<ex::FusedOp>(op))
+    return isFlat(f.getRoot());
   if (isa<ex::TransposeOp, ex::SliceOp, ex::ConcatOp>(op))
     return false;
   if (isa<ex::GatherOp>(op)) // reads its source at positions from a table
@@ -187,6 +195,8 @@ Value ProcLowering::elementFlat(Value v, Ix lin, Location loc) {
     return loadAt(s.ptr, lin, loc);
   }
   Operation *op = v.getDefiningOp();
+  if (auto f = dyn_cast<ex::FusedOp>(op))
+    return elementFlat(f.getRoot(), lin, loc);
   if (auto c = dyn_cast<ex::ConstantOp>(op))
     return splatScalar(c, loc);
   if (isa<ex::BroadcastOp>(op))

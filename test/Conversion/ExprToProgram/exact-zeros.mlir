@@ -1,4 +1,4 @@
-// RUN: scaly-opt %s --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-lower-to-program | FileCheck %s
+// RUN: scaly-opt %s --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-form-fused-ops --scaly-lower-to-program | FileCheck %s
 //
 // expr.mul / expr.div with `exact_zeros` (the tangent products of compressed
 // Jacobian sweeps, issue 33) lower to the plain op and a select of zero

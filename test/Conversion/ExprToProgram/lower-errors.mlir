@@ -1,5 +1,5 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-lower-to-program -verify-diagnostics
-// RUN: not scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-lower-to-program=entry=nothere 2>&1 | FileCheck %s --check-prefix=ENTRY
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-form-fused-ops --scaly-lower-to-program -verify-diagnostics
+// RUN: not scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-form-fused-ops --scaly-lower-to-program=entry=nothere 2>&1 | FileCheck %s --check-prefix=ENTRY
 //
 // scaly-lower-to-program refuses what earlier passes must remove (expr.map:
 // scaly-map-to-loop; calls without the block hint: scaly-expand-calls) and

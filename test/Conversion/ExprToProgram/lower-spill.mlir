@@ -1,4 +1,4 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-lower-to-program | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-form-fused-ops --scaly-lower-to-program | FileCheck %s
 //
 // Values that must be in memory spill to unplanned workspace windows
 // (offset -1, not printed; size = element count): a computed loop operand,

@@ -1,4 +1,4 @@
-// RUN: scaly-opt %s -split-input-file --scaly-map-to-loop --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-lower-to-program | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-map-to-loop --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-form-fused-ops --scaly-lower-to-program | FileCheck %s
 //
 // scaly-lower-to-program: every element becomes one scalar (arith/math ops
 // on prog.load results), outputs are written with one prog.store each,

@@ -1,4 +1,4 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-lower-to-program | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-form-fused-ops --scaly-lower-to-program | FileCheck %s
 //
 // The lowering emits the iteration space of a large array's loop nest, not
 // its loops: one scf.parallel over the array's axes (axes of one element

@@ -1,4 +1,4 @@
-// RUN: scaly-opt %s --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-lower-to-program | FileCheck %s
+// RUN: scaly-opt %s --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-form-fused-ops --scaly-lower-to-program | FileCheck %s
 //
 // Regression test (was: a value from outside a loop spilled inside it).
 // ProcLowering::inMemory spills a scalarized value at the current insertion

@@ -1,4 +1,4 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" --scaly-lower-to-program --scaly-accumulate-rows --scaly-parallel-to-loops | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" --scaly-form-fused-ops --scaly-lower-to-program --scaly-accumulate-rows --scaly-parallel-to-loops | FileCheck %s
 //
 // The row-accumulation strategy (the lowering's nest, LoopStrategies.cpp,
 // interchanged by scaly-accumulate-rows): a large reduction over one axis

@@ -1,4 +1,4 @@
-// RUN: scaly-opt %s --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-lower-to-program --scaly-parallel-to-loops --split-input-file | FileCheck %s
+// RUN: scaly-opt %s --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-form-fused-ops --scaly-lower-to-program --scaly-parallel-to-loops --split-input-file | FileCheck %s
 //
 // expr.scatter lowered: small, its elements (zeros and the placed values);
 // large, one loop filling the result with zeros, then the values written at

@@ -1,5 +1,5 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-lower-to-program --scaly-parallel-to-loops | FileCheck %s
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" --scaly-lower-to-program --scaly-parallel-to-loops | FileCheck %s --check-prefix=LIMIT
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-form-fused-ops --scaly-lower-to-program --scaly-parallel-to-loops | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" --scaly-form-fused-ops --scaly-lower-to-program --scaly-parallel-to-loops | FileCheck %s --check-prefix=LIMIT
 //
 // Arrays above scalarize-limit (64 by default) stay structured: an
 // elementwise chain with broadcast constants fuses into one scf.for, a

@@ -1,6 +1,6 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-lower-to-program --scaly-sum-in-blocks --scaly-parallel-to-loops | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-form-fused-ops --scaly-lower-to-program --scaly-sum-in-blocks --scaly-parallel-to-loops | FileCheck %s
 //
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-lower-to-program | FileCheck %s --check-prefix=LOWER
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-form-fused-ops --scaly-lower-to-program | FileCheck %s --check-prefix=LOWER
 //
 // A float sum of every element of a value computed where it is read, larger
 // than one block of 8192 (NumPy's buffer, and the sum helper's block): the

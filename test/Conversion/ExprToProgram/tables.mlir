@@ -1,4 +1,4 @@
-// RUN: scaly-opt %s --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-lower-to-program --scaly-parallel-to-loops | FileCheck %s
+// RUN: scaly-opt %s --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-form-fused-ops --scaly-lower-to-program --scaly-parallel-to-loops | FileCheck %s
 //
 // A large constant that is not a splat is read from a table (prog.table),
 // not stored element by element; a large gather reads its source position

@@ -1,4 +1,4 @@
-// RUN: scaly-opt %s --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" --scaly-lower-to-program="entry=tplus" --scaly-tile-copies --scaly-parallel-to-loops | scaly-translate --emit-c | FileCheck %s
+// RUN: scaly-opt %s --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" --scaly-form-fused-ops --scaly-lower-to-program="entry=tplus" --scaly-tile-copies --scaly-parallel-to-loops | scaly-translate --emit-c | FileCheck %s
 //
 // In C, a register block of a transposed copy (transpose-blocks.mlir) reads
 // its 16 elements into named variables, then stores each block row as one

@@ -1,4 +1,4 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" --scaly-lower-to-program --scaly-tile-copies --scaly-parallel-to-loops | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-plan-loop-orders="scalarize-limit=4" --scaly-form-fused-ops --scaly-lower-to-program --scaly-tile-copies --scaly-parallel-to-loops | FileCheck %s
 //
 // Register blocks: scaly-plan-loop-orders plans a float result computed
 // with arithmetic only through a transpose that moves the last axis

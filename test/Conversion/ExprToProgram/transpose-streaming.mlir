@@ -1,5 +1,5 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-lower-to-program --scaly-tile-copies --scaly-parallel-to-loops | FileCheck %s
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders="cached-bytes=0 tile-columns=128" --scaly-lower-to-program --scaly-tile-copies --scaly-parallel-to-loops | FileCheck %s --check-prefix=OPT
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders --scaly-form-fused-ops --scaly-lower-to-program --scaly-tile-copies --scaly-parallel-to-loops | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion --scaly-plan-placement --scaly-plan-loop-orders="cached-bytes=0 tile-columns=128" --scaly-form-fused-ops --scaly-lower-to-program --scaly-tile-copies --scaly-parallel-to-loops | FileCheck %s --check-prefix=OPT
 //
 // Streamed register blocks, as scaly-plan-loop-orders plans them
 // (expr.copy_plan, with its default thresholds) and the lowering

@@ -1,4 +1,4 @@
-// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-lower-to-program --scaly-tile-copies --scaly-parallel-to-loops | FileCheck %s
+// RUN: scaly-opt %s -split-input-file --scaly-plan-fusion="scalarize-limit=4" --scaly-plan-placement="scalarize-limit=4" --scaly-form-fused-ops --scaly-lower-to-program --scaly-tile-copies --scaly-parallel-to-loops | FileCheck %s
 //
 // Neither scaly-lower-to-program nor scaly-tile-copies decides a copy's
 // blocks: without scaly-plan-loop-orders a transposed copy is the plain

@@ -255,7 +255,7 @@ expr.func @f(%x: tensor<3x2xf64>) -> (tensor<3xf64>, tensor<3xf64>) attributes {
 
 expr.func @f(%x: tensor<f64>) -> tensor<f64> attributes {arg_names = ["x"], res_names = ["y"]} {
   %0 = expr.constant dense<1.0> : tensor<f64>
-  // expected-error @+1 {{'expr.yield' op expects parent op 'expr.loop'}}
+  // expected-error @+1 {{'expr.yield' op expects parent op to be one of 'expr.loop, expr.fused'}}
   expr.yield %0 : tensor<f64>
 }
 
@@ -374,4 +374,40 @@ expr.func @f(%x: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], 
   // expected-error @+1 {{failed to parse Expr_MathFnAttr parameter}}
   %0 = expr.math sine %x : tensor<2xf64>
   expr.return %0 : tensor<2xf64>
+}
+
+// -----
+
+// expr.fused: a body of elementwise ops, views, concatenations and gathers
+// only, no arguments, yielding one value of the result's type.
+expr.func @f(%x: tensor<4x2xf64>) -> tensor<4xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  // expected-error @+1 {{'expr.fused' op body may hold only elementwise ops, views, concatenations and gathers, found 'expr.reduce'}}
+  %0 = expr.fused : tensor<4xf64> {
+    %r = expr.reduce sum %x axes [1] : tensor<4x2xf64> to tensor<4xf64>
+    expr.yield %r : tensor<4xf64>
+  }
+  expr.return %0 : tensor<4xf64>
+}
+
+// -----
+
+expr.func @f(%x: tensor<4xf64>) -> tensor<4xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  // expected-error @+1 {{'expr.fused' op body must yield one value of the result's type 'tensor<4xf64>'}}
+  %0 = expr.fused : tensor<4xf64> {
+    %r = expr.reshape %x : tensor<4xf64> to tensor<2x2xf64>
+    expr.yield %r : tensor<2x2xf64>
+  }
+  expr.return %0 : tensor<4xf64>
+}
+
+// -----
+
+expr.func @f(%x: tensor<4xf64>) -> tensor<4xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  // expected-error @+1 {{'expr.fused' op body takes no arguments (it reads outer values directly)}}
+  %0 = expr.fused : tensor<4xf64> {
+  ^bb0(%a: tensor<4xf64>):
+    %n = expr.neg %a : tensor<4xf64>
+    expr.yield %n : tensor<4xf64>
+  }
+  expr.return %0 : tensor<4xf64>
 }

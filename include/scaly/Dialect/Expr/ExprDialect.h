@@ -53,7 +53,8 @@ inline bool isElementwise(mlir::Operation *op) {
 /// compute where they read it (never stored on its own).
 inline constexpr llvm::StringLiteral kFusedAttr = "scaly.fused";
 /// Whether lowering computes `v` where it is read, as scaly-plan-fusion's
-/// marks say: a value above `limit` elements of a marked op, a reshape of
+/// marks say: a value above `limit` elements of a marked op or of an
+/// expr.fused (scaly-form-fused-ops), a reshape of
 /// such a value, or a large splat constant (Plans.cpp).
 bool computedInPlace(mlir::Value v, int64_t limit);
 /// Whether row accumulation applies to `o`: one reduced axis, not the last,

@@ -351,6 +351,24 @@ LogicalResult LoopOp::verify() {
   return success();
 }
 
+Value FusedOp::getRoot() { return cast<YieldOp>(getBody().front().getTerminator()).getOperand(0); }
+
+LogicalResult FusedOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != 0)
+    return emitOpError("body takes no arguments (it reads outer values directly)");
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != 1 || yield.getOperand(0).getType() != getType())
+    return emitOpError("body must yield one value of the result's type ") << getType();
+  for (Operation &op : body.without_terminator())
+    if (!(isElementwise(&op) ||
+          isa<BroadcastOp, TransposeOp, SliceOp, ReshapeOp, ConcatOp, GatherOp>(op)))
+      return emitOpError("body may hold only elementwise ops, views, concatenations and "
+                         "gathers, found '")
+             << op.getName() << "'";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Constants and elementwise ops
 //===----------------------------------------------------------------------===//

@@ -23,7 +23,7 @@ bool scaly::expr::computedInPlace(Value v, int64_t limit) {
   Operation *def = v.getDefiningOp();
   if (!def || numElements(v.getType()) <= limit)
     return false;
-  if (def->hasAttr(kFusedAttr))
+  if (def->hasAttr(kFusedAttr) || isa<FusedOp>(def))
     return true;
   if (auto r = dyn_cast<ReshapeOp>(def))
     return computedInPlace(r.getOperand(), limit);

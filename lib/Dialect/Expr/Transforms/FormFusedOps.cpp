@@ -1,0 +1,104 @@
+//===- FormFusedOps.cpp - fusion groups as expr.fused ops -----------------===//
+//
+// scaly-plan-fusion decides which large values are computed where they are
+// read (scaly.fused). This pass carries that decision out on the expression
+// level, as Linalg's elementwise fusion does: each group of marked ops that
+// together compute one value read by something else becomes one expr.fused,
+// whose body the lowering computes element by element inside its
+// consumers' loops. The groups are then IR: printed, tested and checked on
+// their own, and the lowering no longer reads the marks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "scaly/Dialect/Expr/Passes.h"
+
+#include "scaly/Dialect/Expr/ExprDialect.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace scaly::expr {
+#define GEN_PASS_DEF_FORMFUSEDOPS
+#include "scaly/Dialect/Expr/Passes.h.inc"
+} // namespace scaly::expr
+
+using namespace mlir;
+using namespace scaly::expr;
+
+namespace {
+
+/// The ops of `block` computed where they are read: marked ones, and
+/// reshapes of those (a reshape of a value computed in place is read
+/// through), in block order.
+llvm::SetVector<Operation *> computedWhereRead(Block &block) {
+  llvm::SetVector<Operation *> members;
+  for (Operation &op : block.without_terminator()) {
+    if (op.getNumResults() != 1 || !isa<ExprDialect>(op.getDialect()))
+      continue;
+    bool member = op.hasAttr(kFusedAttr);
+    if (auto reshape = dyn_cast<ReshapeOp>(op))
+      member = members.contains(reshape.getOperand().getDefiningOp());
+    if (member)
+      members.insert(&op);
+  }
+  return members;
+}
+
+/// Clones `v` into the builder's block with the members it reads,
+/// transitively (each read once, by the member it is cloned for); anything
+/// else is read from outside.
+Value cloneGroup(OpBuilder &b, Value v, const llvm::SetVector<Operation *> &members,
+                 IRMapping &mapping) {
+  Operation *def = v.getDefiningOp();
+  if (!def || !members.contains(def))
+    return v;
+  if (Value done = mapping.lookupOrNull(v))
+    return done;
+  for (Value operand : def->getOperands())
+    cloneGroup(b, operand, members, mapping);
+  return b.clone(*def, mapping)->getResult(0);
+}
+
+void formGroups(Block &block) {
+  llvm::SetVector<Operation *> members = computedWhereRead(block);
+  OpBuilder b(block.getParentOp()->getContext());
+  for (Operation *root : members) {
+    // A value read once, by a member of this block, is computed in that
+    // member's group; any other roots a group of its own, which its
+    // readers read (a view read twice is then stored at most once).
+    Value value = root->getResult(0);
+    if (value.hasOneUse()) {
+      Operation *user = value.getUses().begin()->getOwner();
+      if (user->getBlock() == &block && members.contains(user))
+        continue;
+    }
+    b.setInsertionPoint(root);
+    auto fused = b.create<FusedOp>(root->getLoc(), value.getType());
+    if (Attribute place = root->getAttr(kPlaceAttr))
+      fused->setAttr(kPlaceAttr, place);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&fused.getBody().emplaceBlock());
+    IRMapping mapping;
+    Value computed = cloneGroup(b, value, members, mapping);
+    b.create<YieldOp>(root->getLoc(), ValueRange{computed});
+    value.replaceAllUsesWith(fused.getResult());
+  }
+  // The originals are read only by each other now, or by nothing.
+  for (Operation *op : llvm::reverse(members))
+    if (op->use_empty())
+      op->erase();
+}
+
+struct FormFusedOpsPass : public scaly::expr::impl::FormFusedOpsBase<FormFusedOpsPass> {
+  void runOnOperation() override {
+    SmallVector<Block *> blocks;
+    getOperation()->walk([&](Block *block) {
+      if (!isa<FusedOp>(block->getParentOp()))
+        blocks.push_back(block);
+    });
+    for (Block *block : blocks)
+      formGroups(*block);
+  }
+};
+
+} // namespace
