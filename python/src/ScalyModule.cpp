@@ -614,6 +614,13 @@ PYBIND11_MODULE(_scaly, m) {
   m.def("prelude_version", &jit::preludeVersion);
 
   registerForkHandlers();
+  // Interpreter exit waits for the warm-up and the workers, however the
+  // module was imported (scaly/runtime/warmup.py's hook only knows a load
+  // through scaly._core): tearing the compiler down under the thread crashes.
+  py::module_::import("atexit").attr("register")(py::cpp_function([] {
+    py::gil_scoped_release release;
+    joinWarmup();
+  }));
 
   m.def(
       "render_solver_wrappers",

@@ -94,6 +94,19 @@ def test_import_scaly_loads_no_compiler(tmp_path):
     assert out == ["False", "0"]
 
 
+def test_importing_the_compiler_module_directly_exits_cleanly(tmp_path):
+    # The warm-up thread starts when scaly._scaly loads; exit must wait for it
+    # even when the module is imported by name rather than through scaly._core
+    # (before the fix, 9 exits in 12 aborted or crashed tearing LLVM down under it).
+    env = dict(os.environ, PYTHONPATH=PACKAGE, SCALY_CACHE_DIR=str(tmp_path))
+    env.pop("SCALY_JIT_WARMUP", None)
+    env.pop("SCALY_CC", None)
+    for _ in range(6):
+        proc = subprocess.run([sys.executable, "-c", "import scaly._scaly"], env=env,
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+
+
 def test_a_warm_process_calls_without_tracing_or_the_compiler(tmp_path, scripts):
     cache = tmp_path / "cache"
     write(scripts, "model", PENDULUM)
