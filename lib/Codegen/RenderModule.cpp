@@ -84,6 +84,7 @@ void buildLoweringPipeline(OpPassManager &pm, StringRef entry, int64_t scalarize
                                         expr::createPlanFusion(fusion),
                                         expr::createPlanPlacement(placement),
                                         expr::createPlanLoopOrders(orders),
+                                        expr::createMoveReducedAxesLast(),
                                         expr::createFormFusedOps()));
   LowerToProgramOptions lowerOptions;
   lowerOptions.entry = entry.str();

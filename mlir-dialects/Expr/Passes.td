@@ -160,6 +160,24 @@ def PlanPlacement : Pass<"scaly-plan-placement"> {
                         "arrays with at most this many elements are scalarized (registers); recorded on each function for the lowering">];
 }
 
+def MoveReducedAxesLast : Pass<"scaly-move-reduced-axes-last"> {
+  let summary = "Give a large reduction over several axes that are not the trailing ones a transpose of its operand with them last (scaly.fused, planned into a workspace window), so it reduces trailing axes";
+  let description = [{
+    The reduction helpers read a contiguous run, or one strided run (one
+    axis). A reduction of an operand above the function's
+    expr.scalarize_limit over several axes that are not the trailing ones
+    reads neither: it reduces instead a transpose with the kept axes first
+    and the reduced ones last, in order, marked scaly.fused (computed where
+    it is read) and planned #expr.place<workspace>, and its axes become the
+    trailing ones. The lowering stores that transpose once (one nest in the
+    transposed order) and reduces contiguous runs of it. Runs after the
+    plans, so the transpose carries no register-block copy plan (its source
+    stride is that of the reduced axes, often a few elements, where blocks
+    measured slower), and before scaly-form-fused-ops. A function without
+    expr.scalarize_limit is refused.
+  }];
+}
+
 def FormFusedOps : Pass<"scaly-form-fused-ops"> {
   let summary = "Carry out scaly-plan-fusion's marks on the expression level: each group of marked ops that computes a value where it is read becomes one expr.fused op";
   let description = [{

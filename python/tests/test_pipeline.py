@@ -7,7 +7,8 @@ from scaly.codegen import render_c_module
 
 PASSES = ["scaly-roll-call-chains", "scaly-roll-repeats", "scaly-differentiate", "scaly-map-to-loop",
           "scaly-expand-calls", "scaly-simplify", "scaly-drop-unused-results", "cse", "scaly-hoist-invariants",
-          "scaly-plan-fusion", "scaly-plan-placement", "scaly-plan-loop-orders", "scaly-form-fused-ops",
+          "scaly-plan-fusion", "scaly-plan-placement", "scaly-plan-loop-orders",
+          "scaly-move-reduced-axes-last", "scaly-form-fused-ops",
           "scaly-lower-to-program", "scaly-accumulate-rows", "scaly-tile-copies",
           "scaly-sum-in-blocks", "scaly-parallel-to-loops",
           "scaly-canonicalize-program", "cse", "loop-invariant-code-motion", "scaly-split-long-procs",

@@ -380,52 +380,27 @@ LogicalResult ProcLowering::lowerReduce(ex::ReduceOp o) {
   // (LoopStrategies.cpp).
   if (accumulateRows(o) || sumInBlocks(o))
     return success();
-  // Large: the reduced axes must be trailing or a single axis (a strided
-  // run); otherwise a transposed copy puts them last.
+  // Large: the reduced axes are trailing (one contiguous run per result
+  // element) or a single axis (a strided run); scaly-move-reduced-axes-last
+  // gave any other a transpose with them last.
   bool trailing = ex::reducesTrailingAxes(o);
+  if (!trailing && axes.size() != 1)
+    return o.emitOpError("reduces several axes that are not the trailing ones: run "
+                         "scaly-move-reduced-axes-last before scaly-lower-to-program"),
+           failure();
   int64_t count = 1, stride = 1;
   for (int64_t a : axes)
     count *= shape[a];
-  Value ptr;
+  Value ptr = inMemory(in, loc);
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;)
+    strides[d - 1] = strides[d] * shape[d];
+  if (!trailing)
+    stride = strides[axes[0]];
   SmallVector<int64_t> keptStrides; // stride of each kept axis in `ptr`
-  if (trailing || axes.size() == 1) {
-    ptr = inMemory(in, loc);
-    SmallVector<int64_t> strides(shape.size(), 1);
-    for (size_t d = shape.size(); d-- > 1;)
-      strides[d - 1] = strides[d] * shape[d];
-    if (!trailing)
-      stride = strides[axes[0]];
-    for (size_t d = 0; d < shape.size(); ++d)
-      if (!llvm::is_contained(axes, static_cast<int64_t>(d)))
-        keptStrides.push_back(strides[d]);
-  } else {
-    SmallVector<int64_t> perm;
-    for (size_t d = 0; d < shape.size(); ++d)
-      if (!llvm::is_contained(axes, static_cast<int64_t>(d)))
-        perm.push_back(d);
-    llvm::append_range(perm, axes);
-    // Copy operand with the reduced axes moved last.
-    SmallVector<int64_t> moved;
-    for (int64_t p : perm)
-      moved.push_back(shape[p]);
-    Value window = newWindow(RankedTensorType::get(moved, elem), loc);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      SmallVector<Ix> ivs = openLoops(moved, loc);
-      SmallVector<Ix> at(shape.size());
-      for (auto [i, p] : llvm::enumerate(perm))
-        at[p] = ivs[i];
-      storeAt(elementAt(in, at, loc), window, linear(ivs, moved, loc), loc);
-    }
-    ptr = window;
-    int64_t s = count;
-    SmallVector<int64_t> kept(moved.begin(), moved.end() - axes.size());
-    keptStrides.assign(kept.size(), 0);
-    for (size_t d = kept.size(); d-- > 0;) {
-      keptStrides[d] = s;
-      s *= kept[d];
-    }
-  }
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (!llvm::is_contained(axes, static_cast<int64_t>(d)))
+      keptStrides.push_back(strides[d]);
   auto reduceAt = [&](Ix base) -> Value {
     Value at = ptr;
     if (!base.isConst() || base.c != 0)

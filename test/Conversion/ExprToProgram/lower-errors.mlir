@@ -83,3 +83,13 @@ expr.func @b(%z: tensor<2xf64>) -> tensor<2xf32> attributes {arg_names = ["z"], 
 expr.func @shared(%z: tensor<2xf64>) -> tensor<2xf64> attributes {arg_names = ["z"], res_names = ["y"]} {
   expr.return %z : tensor<2xf64>
 }
+
+// -----
+
+// A large reduction over several axes that are not the trailing ones is
+// given a transpose by scaly-move-reduced-axes-last, which was not run here.
+expr.func @middle(%x: tensor<5x4x5xf64>) -> tensor<4xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  // expected-error @+1 {{'expr.reduce' op reduces several axes that are not the trailing ones: run scaly-move-reduced-axes-last before scaly-lower-to-program}}
+  %s = expr.reduce sum %x axes [0, 2] : tensor<5x4x5xf64> to tensor<4xf64>
+  expr.return %s : tensor<4xf64>
+}

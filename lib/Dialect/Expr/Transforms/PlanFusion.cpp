@@ -34,8 +34,9 @@ namespace {
 /// plan, so that `v` is stored before it: a gather (at computed indices),
 /// and a reduction over trailing axes or one axis, not accumulated by rows
 /// (the reduction helpers and the strided runs read memory). A reduction
-/// over several other axes copies its operand with them moved last, and that
-/// copy computes the operand where it reads it; a float sum of everything
+/// over several other axes reads a transpose with them moved last
+/// (scaly-move-reduced-axes-last), and that transpose's copy computes the
+/// operand where it reads it; a float sum of everything
 /// larger than one block computes it one block at a time (sumsInBlocks).
 bool readsFromMemory(Operation *user, Value v, int64_t limit) {
   if (isa<GatherOp>(user))
