@@ -59,6 +59,13 @@ LogicalResult ProcLowering::checkYieldedIntoWindow(Operation *op) {
   return success();
 }
 
+Block *ProcLowering::scopeBlockOf(Value v) {
+  Block *block = v.getParentBlock();
+  while (isa<ex::FusedOp>(block->getParentOp()))
+    block = block->getParentOp()->getBlock();
+  return block;
+}
+
 Value ProcLowering::destinationOf(Value v) {
   ex::PlaceAttr place = ex::placeOf(v);
   if (!place || !place.isDestination())
@@ -69,7 +76,7 @@ Value ProcLowering::destinationOf(Value v) {
     base = index < outputs.size() ? outputs[index] : Value();
   } else {
     for (const Scope &s : scopes)
-      if (s.exprBlock == v.getParentBlock() && index < s.yieldMemory.size())
+      if (s.exprBlock == scopeBlockOf(v) && index < s.yieldMemory.size())
         base = s.yieldMemory[index];
   }
   if (!base || place.getOffset() == 0)
@@ -86,10 +93,7 @@ Value ProcLowering::inMemory(Value v, Location loc) {
   if (s.inMemory())
     return s.ptr;
   OpBuilder::InsertionGuard guard(b);
-  // A value of an expr.fused body is defined where the expr.fused is.
-  Block *defined = v.getParentBlock();
-  while (isa<ex::FusedOp>(defined->getParentOp()))
-    defined = defined->getParentOp()->getBlock();
+  Block *defined = scopeBlockOf(v);
   bool placed = false;
   for (size_t k = 0; k + 1 < scopes.size(); ++k)
     if (scopes[k].exprBlock == defined) {

@@ -90,6 +90,11 @@ private:
   /// that value's next value built in a window.
   static LogicalResult checkYieldedIntoWindow(Operation *op);
 
+  /// The block of the function or loop body `v` belongs to: a value of an
+  /// expr.fused body is where the expr.fused is (its yield plan and its
+  /// spills are that block's).
+  static Block *scopeBlockOf(Value v);
+
   /// The memory `v` is planned to be produced in (an output or a yielded
   /// slice, at its offset), or null when it has no such plan.
   Value destinationOf(Value v);
