@@ -121,3 +121,43 @@ expr.func @unmarked(%x: tensor<8xf64>) -> tensor<8xf64> attributes {arg_names = 
   %e = expr.math exp %n : tensor<8xf64>
   expr.return %e : tensor<8xf64>
 }
+
+// -----
+
+// A marked op read by nothing is erased, with the members only it read.
+// CHECK-LABEL: expr.func @dead(
+// CHECK-NOT:     expr.fused
+// CHECK-NOT:     expr.math
+// CHECK:         expr.return %arg0
+expr.func @dead(%x: tensor<8xf64>) -> tensor<8xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  %n = expr.neg %x {scaly.fused} : tensor<8xf64>
+  %e = expr.math exp %n {scaly.fused} : tensor<8xf64>
+  expr.return %x : tensor<8xf64>
+}
+
+// -----
+
+// A concatenation of parts produced in their place in a loop's yielded
+// slice is that slice, also as the root of a group: the lowering copies
+// nothing (no nest) after the two products.
+// CHECK-LABEL: expr.func @stacked(
+// CHECK:         expr.loop 3
+// CHECK:           expr.fused : tensor<16xf64> {
+// CHECK-NEXT:        expr.concat
+// CHECK-NEXT:        expr.reshape
+// LOWER-LABEL:   prog.proc @stacked(
+// LOWER:         scf.for
+// LOWER-COUNT-2:   prog.matmul
+// LOWER-NOT:       scf.parallel
+// LOWER:         prog.return
+expr.func @stacked(%a: tensor<4x4xf64>, %b: tensor<4x2xf64>) -> tensor<3x16xf64> attributes {arg_names = ["a", "b"], res_names = ["s"]} {
+  %r = expr.loop 3 () : () -> tensor<3x16xf64> {
+  ^bb0:
+    %m = expr.matmul %a, %b : tensor<4x4xf64>, tensor<4x2xf64> to tensor<4x2xf64>
+    %n = expr.matmul %a, %b : tensor<4x4xf64>, tensor<4x2xf64> to tensor<4x2xf64>
+    %c = expr.concat %m, %n {scaly.fused} : (tensor<4x2xf64>, tensor<4x2xf64>) -> tensor<8x2xf64>
+    %q = expr.reshape %c : tensor<8x2xf64> to tensor<16xf64>
+    expr.yield %q : tensor<16xf64>
+  }
+  expr.return %r : tensor<3x16xf64>
+}

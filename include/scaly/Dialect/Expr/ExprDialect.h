@@ -52,6 +52,13 @@ inline bool isElementwise(mlir::Operation *op) {
 /// The mark scaly-plan-fusion puts on an op whose large result its consumers
 /// compute where they read it (never stored on its own).
 inline constexpr llvm::StringLiteral kFusedAttr = "scaly.fused";
+/// Whether `op` may be computed where it is read (may be marked scaly.fused,
+/// may sit in an expr.fused body): an elementwise op, a view, a
+/// concatenation or a gather.
+bool isFusible(mlir::Operation *op);
+/// Whether the result of `op` is computed where it is read: `op` is
+/// marked scaly.fused (before scaly-form-fused-ops) or is an expr.fused.
+bool isComputedWhereRead(mlir::Operation *op);
 /// Whether lowering computes `v` where it is read, as scaly-plan-fusion's
 /// marks say: a value above `limit` elements of a marked op or of an
 /// expr.fused (scaly-form-fused-ops), a reshape of

@@ -361,8 +361,7 @@ LogicalResult FusedOp::verify() {
   if (yield.getNumOperands() != 1 || yield.getOperand(0).getType() != getType())
     return emitOpError("body must yield one value of the result's type ") << getType();
   for (Operation &op : body.without_terminator())
-    if (!(isElementwise(&op) ||
-          isa<BroadcastOp, TransposeOp, SliceOp, ReshapeOp, ConcatOp, GatherOp>(op)))
+    if (!isFusible(&op))
       return emitOpError("body may hold only elementwise ops, views, concatenations and "
                          "gathers, found '")
              << op.getName() << "'";

@@ -19,11 +19,20 @@
 using namespace mlir;
 using namespace scaly::expr;
 
+bool scaly::expr::isFusible(Operation *op) {
+  return isElementwise(op) ||
+         isa<BroadcastOp, TransposeOp, SliceOp, ReshapeOp, ConcatOp, GatherOp>(op);
+}
+
+bool scaly::expr::isComputedWhereRead(Operation *op) {
+  return op->hasAttr(kFusedAttr) || isa<FusedOp>(op);
+}
+
 bool scaly::expr::computedInPlace(Value v, int64_t limit) {
   Operation *def = v.getDefiningOp();
   if (!def || numElements(v.getType()) <= limit)
     return false;
-  if (def->hasAttr(kFusedAttr) || isa<FusedOp>(def))
+  if (isComputedWhereRead(def))
     return true;
   if (auto r = dyn_cast<ReshapeOp>(def))
     return computedInPlace(r.getOperand(), limit);

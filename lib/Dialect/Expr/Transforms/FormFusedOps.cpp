@@ -27,19 +27,24 @@ using namespace scaly::expr;
 
 namespace {
 
-/// The ops of `block` computed where they are read: marked ones, and
-/// reshapes of those (a reshape of a value computed in place is read
-/// through), in block order.
-llvm::SetVector<Operation *> computedWhereRead(Block &block) {
+/// The ops of `block` computed where they are read, in block order: marked
+/// ones, and reshapes of those (a reshape of a value computed in place is
+/// read through). A mark on an op that cannot be computed so (a hand-written
+/// one) is an error.
+FailureOr<llvm::SetVector<Operation *>> computedWhereRead(Block &block) {
   llvm::SetVector<Operation *> members;
   for (Operation &op : block.without_terminator()) {
-    if (op.getNumResults() != 1 || !isa<ExprDialect>(op.getDialect()))
-      continue;
     bool member = op.hasAttr(kFusedAttr);
     if (auto reshape = dyn_cast<ReshapeOp>(op))
-      member = members.contains(reshape.getOperand().getDefiningOp());
-    if (member)
-      members.insert(&op);
+      member |= members.contains(reshape.getOperand().getDefiningOp());
+    if (!member)
+      continue;
+    if (op.getNumResults() != 1 || !isFusible(&op))
+      return op.emitOpError("is marked ") << kFusedAttr
+                                          << " but cannot be computed where it is read (only "
+                                             "elementwise ops, views, concatenations and "
+                                             "gathers can)";
+    members.insert(&op);
   }
   return members;
 }
@@ -59,14 +64,19 @@ Value cloneGroup(OpBuilder &b, Value v, const llvm::SetVector<Operation *> &memb
   return b.clone(*def, mapping)->getResult(0);
 }
 
-void formGroups(Block &block) {
-  llvm::SetVector<Operation *> members = computedWhereRead(block);
+LogicalResult formGroups(Block &block) {
+  FailureOr<llvm::SetVector<Operation *>> found = computedWhereRead(block);
+  if (failed(found))
+    return failure();
+  llvm::SetVector<Operation *> &members = *found;
   OpBuilder b(block.getParentOp()->getContext());
   for (Operation *root : members) {
     // A value read once, by a member of this block, is computed in that
     // member's group; any other roots a group of its own, which its
     // readers read (a view read twice is then stored at most once).
     Value value = root->getResult(0);
+    if (value.use_empty()) // read by nothing: erased below
+      continue;
     if (value.hasOneUse()) {
       Operation *user = value.getUses().begin()->getOwner();
       if (user->getBlock() == &block && members.contains(user))
@@ -87,6 +97,7 @@ void formGroups(Block &block) {
   for (Operation *op : llvm::reverse(members))
     if (op->use_empty())
       op->erase();
+  return success();
 }
 
 struct FormFusedOpsPass : public scaly::expr::impl::FormFusedOpsBase<FormFusedOpsPass> {
@@ -97,7 +108,8 @@ struct FormFusedOpsPass : public scaly::expr::impl::FormFusedOpsBase<FormFusedOp
         blocks.push_back(block);
     });
     for (Block *block : blocks)
-      formGroups(*block);
+      if (failed(formGroups(*block)))
+        return signalPassFailure();
   }
 };
 

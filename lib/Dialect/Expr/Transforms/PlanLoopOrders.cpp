@@ -110,7 +110,7 @@ private:
       Held in = heldOf(r.getOperand());
       return in == Held::stored ? in : in == Held::lazy && oneUse ? Held::lazy : Held::either;
     }
-    if (!def->hasAttr(kFusedAttr))
+    if (!isComputedWhereRead(def))
       return Held::stored;
     // A marked value read once is read by this consumer only; a view read
     // several times may have been stored for another reader first.
@@ -198,7 +198,7 @@ struct PlanLoopOrdersPass : public scaly::expr::impl::PlanLoopOrdersBase<PlanLoo
   /// matrix product, say, may write it whole).
   static bool mayBeWritten(Operation *op) {
     Value r = op->getResult(0);
-    if (!op->hasAttr(kFusedAttr) || !r.hasOneUse())
+    if (!isComputedWhereRead(op) || !r.hasOneUse())
       return true;
     Operation *reader = *r.getUsers().begin();
     return !isElementwise(reader) && !isa<BroadcastOp, TransposeOp, SliceOp>(reader);
