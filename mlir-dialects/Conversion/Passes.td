@@ -11,10 +11,12 @@ def LowerToProgram : Pass<"scaly-lower-to-program", "::mlir::ModuleOp"> {
     The entry is the expr.func named by `entry` (default: the first one).
     Every element of a small array becomes a scalar SSA value; values that
     must live in memory (operands of kept calls and loops that are not
-    inputs) spill to workspace windows. A large value whose op
-    scaly-plan-fusion marked `scaly.fused` is computed in the loops that
-    read it; any other large value is stored once (without the plan,
-    nothing is fused). Where values live is scaly-plan-placement's plan,
+    inputs) spill to workspace windows. The body of an expr.fused
+    (scaly-form-fused-ops) is computed in the loops that read its value;
+    any other large value is stored once. A `scaly.fused` mark outside an
+    expr.fused, and a large reduction over several axes that are not the
+    trailing ones, are refused, naming the pass that handles them
+    (scaly-form-fused-ops, scaly-move-reduced-axes-last). Where values live is scaly-plan-placement's plan,
     which the lowering follows and requires: expr.place on each op,
     expr.next on each loop with carried values (a next value built in a
     window or as scalars), and the limit the function was planned with

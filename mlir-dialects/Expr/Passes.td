@@ -69,9 +69,10 @@ def PlanFusion : Pass<"scaly-plan-fusion"> {
   let summary = "Mark each op whose large result its consumers compute where they read it (scaly.fused): views always, an elementwise op, concatenation or gather when its result has one use";
   let description = [{
     Arrays above `scalarize-limit` elements lower to loops. A marked op is
-    never stored on its own: scaly-lower-to-program computes its elements in
-    the loop of each consumer (a chain of single-use elementwise ops is one
-    loop), and stores exactly the large values without the mark. Broadcast,
+    never stored on its own: scaly-form-fused-ops groups the marked ops into
+    expr.fused ops, whose elements scaly-lower-to-program computes in the
+    loop of each consumer (a chain of single-use elementwise ops is one
+    loop); it stores exactly the large values without the mark. Broadcast,
     transpose and slice are always marked; reshape never (it reads its
     operand's storage, or is read through when its operand is). A value
     whose one consumer reads it from memory (a gather; a reduction over
@@ -181,16 +182,18 @@ def MoveReducedAxesLast : Pass<"scaly-move-reduced-axes-last"> {
 def FormFusedOps : Pass<"scaly-form-fused-ops"> {
   let summary = "Carry out scaly-plan-fusion's marks on the expression level: each group of marked ops that computes a value where it is read becomes one expr.fused op";
   let description = [{
-    A marked op (scaly.fused), and a reshape of one, is computed where it
-    is read. Such an op read once, by another of its block, joins that
-    one's group; any other (read by an unmarked op, a terminator, an op of
+    A marked op (scaly.fused), and a reshape of one in its block, is
+    computed where it is read. Such an op read once, by another of its
+    block, joins that one's group; any other (read by an unmarked op, a terminator, an op of
     a nested block, or more than once) roots a group: it and the members it
     reads, transitively, move into the body of an expr.fused put where it
     was, which its readers read instead. Nothing is cloned: a view read
     twice is one group that both readers read (and that a reader needing
     memory stores once). The expr.fused takes the root's plan (expr.place)
-    and location. scaly-lower-to-program computes exactly the bodies of
-    expr.fused where they are read, and refuses a marked op outside one.
+    and location; a marked op read by nothing is erased, and a mark on an op
+    that cannot be computed where it is read (a reduction, a call) is an
+    error. scaly-lower-to-program computes exactly the bodies of expr.fused
+    where they are read, and refuses a marked op outside one.
     Run after the plans (scaly-plan-placement, scaly-plan-loop-orders),
     which read the marks.
   }];
