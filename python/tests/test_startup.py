@@ -103,7 +103,7 @@ def test_importing_the_compiler_module_directly_exits_cleanly(tmp_path):
     env.pop("SCALY_CC", None)
     for _ in range(6):
         proc = subprocess.run([sys.executable, "-c", "import scaly._scaly"], env=env,
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
 
 

@@ -233,6 +233,11 @@ def reduce_cases(size, kinds=("sum", "prod", "max", "min", "mean")):
                       lambda _, x, k=kind: getattr(x, k)(axis=0)))
         cases.append((f"{kind}_of_expression", a,
                       lambda _, x, k=kind: getattr(x * x + 1, k)(axis=-1)))
+        # Kept and reduced axes interleaved: the reduced ones are moved last
+        # by a transpose (scaly-move-reduced-axes-last), here of an expression.
+        s4 = (2, 2, 3, 4) if size == "small" else (2,) + s
+        cases.append((f"{kind}_rank4_interleaved", [(s4, None)],
+                      lambda _, x, k=kind: getattr(x * 0.5 + x, k)(axis=(0, 2))))
         if kind in ("sum", "prod"):
             # Empty reductions give the identity (max/min refuse, as NumPy does).
             for ax in (0, 1, None):

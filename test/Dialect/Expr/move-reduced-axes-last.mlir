@@ -44,3 +44,31 @@ expr.func @kept(%x: tensor<3x4x5xf64>, %s: tensor<2x1x2xf64>) -> (tensor<3xf64>,
   %c = expr.reduce sum %s axes [0, 2] : tensor<2x1x2xf64> to tensor<1xf64>
   expr.return %a, %b, %c : tensor<3xf64>, tensor<4x5xf64>, tensor<1xf64>
 }
+
+// -----
+
+// Kept and reduced axes interleaved (rank 4, axes [0, 2]), a maximum, and a
+// reduction in a loop body: each reduces a transpose with the kept axes
+// first; a marked operand is left to scaly-form-fused-ops.
+// CHECK-LABEL: expr.func @interleaved(
+// CHECK:         %[[T:.*]] = expr.transpose %arg0 [1, 3, 0, 2] {{.*}}: tensor<3x4x5x6xf64> to tensor<4x6x3x5xf64>
+// CHECK-NEXT:    expr.reduce max %[[T]] axes [2, 3] {{.*}}: tensor<4x6x3x5xf64> to tensor<4x6xf64>
+// CHECK:         expr.loop 2
+// CHECK:           %[[N:.*]] = expr.neg
+// CHECK-NEXT:      %[[L:.*]] = expr.transpose %[[N]] [1, 0, 2]
+// CHECK-NEXT:      expr.reduce sum %[[L]] axes [1, 2]
+// LOWER-LABEL: prog.proc @interleaved(
+// LOWER:         prog.reduce "max" %{{.*}} count 15 stride 1
+// LOWER:         scf.for
+// LOWER:           arith.negf
+// LOWER:           prog.reduce "sum" %{{.*}} count 15 stride 1
+expr.func @interleaved(%x: tensor<3x4x5x6xf64>, %s: tensor<2x3x4x5xf64>) -> (tensor<4x6xf64>, tensor<2x4xf64>) attributes {arg_names = ["x", "s"], res_names = ["m", "r"]} {
+  %m = expr.reduce max %x axes [0, 2] : tensor<3x4x5x6xf64> to tensor<4x6xf64>
+  %r = expr.loop 2 (%s) : (tensor<2x3x4x5xf64>) -> tensor<2x4xf64> {
+  ^bb0(%slice: tensor<3x4x5xf64>):
+    %n = expr.neg %slice : tensor<3x4x5xf64>
+    %t = expr.reduce sum %n axes [0, 2] : tensor<3x4x5xf64> to tensor<4xf64>
+    expr.yield %t : tensor<4xf64>
+  }
+  expr.return %m, %r : tensor<4x6xf64>, tensor<2x4xf64>
+}
