@@ -119,3 +119,36 @@ expr.func @sums_in_blocks(%x: tensor<20000xf64>, %k: tensor<20000xi64>) -> (tens
   %b = expr.reduce sum %q axes [0] : tensor<20000xi64> to tensor<i64>
   expr.return %a, %b : tensor<f64>, tensor<i64>
 }
+
+// -----
+
+// A matrix product, a kept call and a loop read their operands from memory:
+// an elementwise value each reads once is stored (no mark); the view the
+// product reads stays marked (views always are).
+// CHECK-LABEL: expr.func @memory_readers(
+// CHECK:         %[[P:.*]] = expr.neg %{{.*}} : tensor<8x8xf64>{{$}}
+// CHECK-NEXT:    expr.matmul %[[P]]
+// CHECK:         %[[T:.*]] = expr.transpose {{.*}} {scaly.fused}
+// CHECK-NEXT:    expr.matmul %[[T]]
+// CHECK:         %[[C:.*]] = expr.math exp %{{.*}} : tensor<8x8xf64>{{$}}
+// CHECK-NEXT:    expr.call @g(%[[C]])
+// CHECK:         %[[L:.*]] = expr.math sin %{{.*}} : tensor<8x8xf64>{{$}}
+// CHECK-NEXT:    expr.loop 8{{ ?}}(%[[L]])
+expr.func @memory_readers(%x: tensor<8x8xf64>) -> (tensor<8x8xf64>, tensor<8x8xf64>, tensor<8x8xf64>, tensor<8x8xf64>) attributes {arg_names = ["x"], res_names = ["a", "b", "c", "d"]} {
+  %p = expr.neg %x : tensor<8x8xf64>
+  %a = expr.matmul %p, %x : tensor<8x8xf64>, tensor<8x8xf64> to tensor<8x8xf64>
+  %t = expr.transpose %x [1, 0] : tensor<8x8xf64> to tensor<8x8xf64>
+  %b = expr.matmul %t, %x : tensor<8x8xf64>, tensor<8x8xf64> to tensor<8x8xf64>
+  %e = expr.math exp %x : tensor<8x8xf64>
+  %c = expr.call @g(%e) {block} : (tensor<8x8xf64>) -> tensor<8x8xf64>
+  %s = expr.math sin %x : tensor<8x8xf64>
+  %d = expr.loop 8 (%s) : (tensor<8x8xf64>) -> tensor<8x8xf64> {
+  ^bb0(%row: tensor<8xf64>):
+    %n = expr.neg %row : tensor<8xf64>
+    expr.yield %n : tensor<8xf64>
+  }
+  expr.return %a, %b, %c, %d : tensor<8x8xf64>, tensor<8x8xf64>, tensor<8x8xf64>, tensor<8x8xf64>
+}
+expr.func @g(%z: tensor<8x8xf64>) -> tensor<8x8xf64> attributes {arg_names = ["z"], res_names = ["y"], block} {
+  expr.return %z : tensor<8x8xf64>
+}

@@ -32,14 +32,16 @@ namespace {
 
 /// Whether `user` reads its large operand `v` from memory whatever its
 /// plan, so that `v` is stored before it: a gather (at computed indices),
-/// and a reduction over trailing axes or one axis, not accumulated by rows
-/// (the reduction helpers and the strided runs read memory). A reduction
+/// a matrix product of a large operand (prog.matmul), a call, a loop or a
+/// solver (operands by pointer), and a reduction over trailing axes or one
+/// axis, not accumulated by rows (the reduction helpers and the strided
+/// runs read memory). A reduction
 /// over several other axes reads a transpose with them moved last
 /// (scaly-move-reduced-axes-last), and that transpose's copy computes the
 /// operand where it reads it; a float sum of everything
 /// larger than one block computes it one block at a time (sumsInBlocks).
 bool readsFromMemory(Operation *user, Value v, int64_t limit) {
-  if (isa<GatherOp>(user))
+  if (isa<GatherOp, MatmulOp, CallOp, LoopOp, QpSolveOp, NlpSolveOp>(user))
     return true;
   auto reduce = dyn_cast<ReduceOp>(user);
   if (!reduce || numElements(v.getType()) <= limit || accumulatesRows(reduce, limit) ||
