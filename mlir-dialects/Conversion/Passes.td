@@ -10,8 +10,9 @@ def LowerToProgram : Pass<"scaly-lower-to-program", "::mlir::ModuleOp"> {
   let description = [{
     The entry is the expr.func named by `entry` (default: the first one).
     Every element of a small array becomes a scalar SSA value; values that
-    must live in memory (operands of kept calls and loops that are not
-    inputs) spill to workspace windows. The body of an expr.fused
+    must live in memory (operands of kept calls, loops and solvers, of a
+    matrix product of a large operand, a reduction's operand, a large
+    gather's source) and have none spill to workspace windows. The body of an expr.fused
     (scaly-form-fused-ops) is computed in the loops that read its value;
     any other large value is stored once. A `scaly.fused` mark outside an
     expr.fused, and a large reduction over several axes that are not the

@@ -72,10 +72,12 @@ def PlanFusion : Pass<"scaly-plan-fusion"> {
     never stored on its own: scaly-form-fused-ops groups the marked ops into
     expr.fused ops, whose elements scaly-lower-to-program computes in the
     loop of each consumer (a chain of single-use elementwise ops is one
-    loop); it stores exactly the large values without the mark. Broadcast,
+    loop); it stores the large values without the mark, and a marked one
+    only where a reader needs it in memory (a view a matrix product reads). Broadcast,
     transpose and slice are always marked; reshape never (it reads its
     operand's storage, or is read through when its operand is). A value
-    whose one consumer reads it from memory (a gather; a reduction over
+    whose one consumer reads it from memory (a gather, a matrix product, a
+    call, a loop, a solver; a reduction over
     trailing axes or one axis, not by row accumulation, nor a float sum of
     every element of more than one block of 8192, which computes it block
     by block) is not marked: the lowering stores it. Marks left by an earlier run are recomputed.

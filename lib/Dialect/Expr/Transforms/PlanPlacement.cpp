@@ -30,8 +30,9 @@
 // scaly-lower-to-program reads the plan: it computes a value planned into
 // registers as scalars and any other by loops (the scalarization decision),
 // produces a value in its planned output or slice, gives a workspace window
-// only to a value planned there, and refuses a function whose ops carry no
-// plan.
+// to a value planned there (and spills to one a value a reader needs in
+// memory that has none: scalars, a value computed where it is read), and
+// refuses a function whose ops carry no plan.
 //
 // Only values computed in the block of the return or yield are placed there
 // (a pointer into the output would not dominate a value from an enclosing
