@@ -123,13 +123,16 @@ expr.func @sums_in_blocks(%x: tensor<20000xf64>, %k: tensor<20000xi64>) -> (tens
 // -----
 
 // A matrix product, a kept call and a loop read their operands from memory:
-// an elementwise value each reads once is stored (no mark); the view the
-// product reads stays marked (views always are).
+// an elementwise value or a view each reads once is stored (no mark); a view
+// an elementwise op also reads stays marked.
 // CHECK-LABEL: expr.func @memory_readers(
 // CHECK:         %[[P:.*]] = expr.neg %{{.*}} : tensor<8x8xf64>{{$}}
 // CHECK-NEXT:    expr.matmul %[[P]]
-// CHECK:         %[[T:.*]] = expr.transpose {{.*}} {scaly.fused}
+// CHECK:         %[[T:.*]] = expr.transpose {{[^{]*}}: tensor<8x8xf64> to tensor<8x8xf64>{{$}}
 // CHECK-NEXT:    expr.matmul %[[T]]
+// CHECK:         %[[U:.*]] = expr.broadcast {{.*}} {scaly.fused}
+// CHECK-NEXT:    expr.matmul %[[U]]
+// CHECK-NEXT:    expr.add %[[U]], %[[U]] {scaly.fused}
 // CHECK:         %[[C:.*]] = expr.math exp %{{.*}} : tensor<8x8xf64>{{$}}
 // CHECK-NEXT:    expr.call @g(%[[C]])
 // CHECK:         %[[L:.*]] = expr.math sin %{{.*}} : tensor<8x8xf64>{{$}}
@@ -138,7 +141,13 @@ expr.func @memory_readers(%x: tensor<8x8xf64>) -> (tensor<8x8xf64>, tensor<8x8xf
   %p = expr.neg %x : tensor<8x8xf64>
   %a = expr.matmul %p, %x : tensor<8x8xf64>, tensor<8x8xf64> to tensor<8x8xf64>
   %t = expr.transpose %x [1, 0] : tensor<8x8xf64> to tensor<8x8xf64>
-  %b = expr.matmul %t, %x : tensor<8x8xf64>, tensor<8x8xf64> to tensor<8x8xf64>
+  %b0 = expr.matmul %t, %x : tensor<8x8xf64>, tensor<8x8xf64> to tensor<8x8xf64>
+  %v = expr.reduce sum %x axes [0] : tensor<8x8xf64> to tensor<8xf64>
+  %u = expr.broadcast %v : tensor<8xf64> to tensor<8x8xf64>
+  %um = expr.matmul %u, %x : tensor<8x8xf64>, tensor<8x8xf64> to tensor<8x8xf64>
+  %ua = expr.add %u, %u : tensor<8x8xf64>
+  %b1 = expr.add %b0, %um : tensor<8x8xf64>
+  %b = expr.add %b1, %ua : tensor<8x8xf64>
   %e = expr.math exp %x : tensor<8x8xf64>
   %c = expr.call @g(%e) {block} : (tensor<8x8xf64>) -> tensor<8x8xf64>
   %s = expr.math sin %x : tensor<8x8xf64>

@@ -53,14 +53,18 @@ bool readsFromMemory(Operation *user, Value v, int64_t limit) {
 /// Whether the large result of `op` is computed in its consumers (the
 /// marks of the ops before it already set).
 bool fusedIntoConsumers(Operation *op, int64_t limit) {
+  Value result = op->getResult(0);
+  bool onlyReadFromMemory =
+      result.hasOneUse() && readsFromMemory(*result.getUsers().begin(), result, limit);
+  // A view is read through by any number of readers, but one read only
+  // from memory is stored where it is made.
   if (auto slice = dyn_cast<SliceOp>(op)) {
     bool view = !computedInPlace(slice.getOperand(), limit) && contiguousStart(slice);
-    return !view;
+    return !view && !onlyReadFromMemory;
   }
   if (isa<BroadcastOp, TransposeOp>(op))
-    return true;
-  Value result = op->getResult(0);
-  bool singleUse = result.hasOneUse() && !readsFromMemory(*result.getUsers().begin(), result, limit);
+    return !onlyReadFromMemory;
+  bool singleUse = result.hasOneUse() && !onlyReadFromMemory;
   if (isa<ConcatOp, GatherOp>(op))
     return singleUse;
   return isElementwise(op) && singleUse;
