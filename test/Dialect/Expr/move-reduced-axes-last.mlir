@@ -4,14 +4,14 @@
 //
 // A large reduction over several axes that are not the trailing ones reduces
 // a transpose with them moved last (kept axes first, reduced axes in order),
-// marked scaly.fused and planned into a workspace window; the reduction then
+// planned into a workspace window (stored, not marked); the reduction then
 // reduces its trailing axes. One axis (a strided run), trailing axes and
 // small operands are left alone.
 
 // UNPLANNED: error: 'expr.func' op has no scalarize limit (expr.scalarize_limit): run scaly-plan-placement before scaly-move-reduced-axes-last
 
 // CHECK-LABEL: expr.func @middle(
-// CHECK:         %[[T:.*]] = expr.transpose %arg0 [1, 0, 2] {expr.place = [#expr.place<workspace>], scaly.fused} : tensor<3x4x5xf64> to tensor<4x3x5xf64>
+// CHECK:         %[[T:.*]] = expr.transpose %arg0 [1, 0, 2] {expr.place = [#expr.place<workspace>]} : tensor<3x4x5xf64> to tensor<4x3x5xf64>
 // CHECK-NEXT:    expr.reduce sum %[[T]] axes [1, 2] {{.*}}: tensor<4x3x5xf64> to tensor<4xf64>
 // The copy with the reduced axes last, by one nest in the transposed order,
 // then one contiguous sum of 15 per result element (4: scalars).
@@ -49,7 +49,8 @@ expr.func @kept(%x: tensor<3x4x5xf64>, %s: tensor<2x1x2xf64>) -> (tensor<3xf64>,
 
 // Kept and reduced axes interleaved (rank 4, axes [0, 2]), a maximum, and a
 // reduction in a loop body: each reduces a transpose with the kept axes
-// first; a marked operand is left to scaly-form-fused-ops.
+// first; a marked operand is left to scaly-form-fused-ops (a group the
+// transpose's nest reads).
 // CHECK-LABEL: expr.func @interleaved(
 // CHECK:         %[[T:.*]] = expr.transpose %arg0 [1, 3, 0, 2] {{.*}}: tensor<3x4x5x6xf64> to tensor<4x6x3x5xf64>
 // CHECK-NEXT:    expr.reduce max %[[T]] axes [2, 3] {{.*}}: tensor<4x6x3x5xf64> to tensor<4x6xf64>

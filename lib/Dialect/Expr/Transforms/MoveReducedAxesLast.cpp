@@ -3,9 +3,9 @@
 // The reduction helpers read memory: a run of contiguous elements, or one
 // strided run (a single axis). A large reduction over several axes that are
 // not the trailing ones reads neither, so this pass gives it an operand that
-// has them last: a transpose, computed where it is read (scaly.fused) and
-// planned into a workspace window, which the reduction stores once and then
-// reduces contiguous runs of. The lowering then has one form for large
+// has them last: a transpose planned into a workspace window (stored where
+// it is made, one nest in the transposed order), whose contiguous runs the
+// reduction reduces. The lowering then has one form for large
 // reductions, and the copy is an expression-level value like any other.
 //
 // The pass runs after the plans (so the transpose carries no register-block
@@ -30,7 +30,7 @@ using namespace scaly::expr;
 
 namespace {
 
-/// Moves the reduced axes of `o` last through a marked transpose.
+/// Moves the reduced axes of `o` last through a stored transpose.
 void moveReducedAxesLast(ReduceOp o) {
   auto type = cast<RankedTensorType>(o.getOperand().getType());
   ArrayRef<int64_t> axes = o.getAxes();
@@ -47,7 +47,6 @@ void moveReducedAxesLast(ReduceOp o) {
   auto transpose = b.create<TransposeOp>(o.getLoc(),
                                          RankedTensorType::get(moved, type.getElementType()),
                                          o.getOperand(), b.getDenseI64ArrayAttr(perm));
-  transpose->setAttr(kFusedAttr, b.getUnitAttr());
   transpose->setAttr(kPlaceAttr,
                      ArrayAttr::get(ctx, PlaceAttr::get(ctx, PlaceKind::workspace, 0, 0)));
   SmallVector<int64_t> trailing;
