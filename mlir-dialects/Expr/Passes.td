@@ -66,15 +66,17 @@ def Simplify : Pass<"scaly-simplify"> {
 }
 
 def PlanFusion : Pass<"scaly-plan-fusion"> {
-  let summary = "Mark each op whose large result its consumers compute where they read it (scaly.fused): views always, an elementwise op, concatenation or gather when its result has one use";
+  let summary = "Mark each op whose large result its consumers compute where they read it (scaly.fused): views unless their one reader reads memory, an elementwise op, concatenation or gather when its result has one use";
   let description = [{
     Arrays above `scalarize-limit` elements lower to loops. A marked op is
     never stored on its own: scaly-form-fused-ops groups the marked ops into
     expr.fused ops, whose elements scaly-lower-to-program computes in the
     loop of each consumer (a chain of single-use elementwise ops is one
     loop); it stores the large values without the mark, and a marked one
-    only where a reader needs it in memory (a view a matrix product reads). Broadcast,
-    transpose and slice are always marked; reshape never (it reads its
+    only where a reader needs it in memory (a view that a matrix product and
+    an elementwise op both read). Broadcast,
+    transpose and slice are marked whatever their uses, except one whose
+    only reader reads it from memory (stored where it is made); reshape never (it reads its
     operand's storage, or is read through when its operand is). A value
     whose one consumer reads it from memory (a gather, a matrix product, a
     call, a loop, a solver; a reduction over
@@ -164,16 +166,17 @@ def PlanPlacement : Pass<"scaly-plan-placement"> {
 }
 
 def MoveReducedAxesLast : Pass<"scaly-move-reduced-axes-last"> {
-  let summary = "Give a large reduction over several axes that are not the trailing ones a transpose of its operand with them last (scaly.fused, planned into a workspace window), so it reduces trailing axes";
+  let summary = "Give a large reduction over several axes that are not the trailing ones a transpose of its operand with them last (planned into a workspace window: stored), so it reduces trailing axes";
   let description = [{
     The reduction helpers read a contiguous run, or one strided run (one
     axis). A reduction of an operand above the function's
     expr.scalarize_limit over several axes that are not the trailing ones
     reads neither: it reduces instead a transpose with the kept axes first
-    and the reduced ones last, in order, marked scaly.fused (computed where
-    it is read) and planned #expr.place<workspace>, and its axes become the
-    trailing ones. The lowering stores that transpose once (one nest in the
-    transposed order) and reduces contiguous runs of it. Runs after the
+    and the reduced ones last, in order, planned #expr.place<workspace>
+    (unmarked: stored), and its axes become the trailing ones. The lowering
+    stores that transpose where it is made (one nest in the transposed
+    order, reading a marked operand where it reads it) and reduces
+    contiguous runs of it. Runs after the
     plans, so the transpose carries no register-block copy plan (its source
     stride is that of the reduced axes, often a few elements, where blocks
     measured slower), and before scaly-form-fused-ops. A function without
