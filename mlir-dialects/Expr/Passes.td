@@ -192,7 +192,8 @@ def FormFusedOps : Pass<"scaly-form-fused-ops"> {
     block, joins that one's group; any other (read by an unmarked op, a terminator, an op of
     a nested block, or more than once) roots a group: it and the members it
     reads, transitively, move into the body of an expr.fused put where it
-    was, which its readers read instead. Nothing is cloned: a view read
+    was, which its readers read instead (the ops in the body lose the mark:
+    the body says it). Nothing is cloned: a view read
     twice is one group that both readers read (and that a reader needing
     memory stores once). The expr.fused takes the root's plan (expr.place)
     and location; a marked op read by nothing is erased, and a mark on an op

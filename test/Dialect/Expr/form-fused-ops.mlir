@@ -12,12 +12,13 @@
 // that op's group; any other marked op roots one.
 
 // A chain of single-use marked ops is one group, rooted at the op the
-// unmarked reader (here the return) reads; unmarked ops stay outside.
+// unmarked reader (here the return) reads; unmarked ops stay outside. The
+// ops in the body lose their mark (the body says it).
 // CHECK-LABEL: expr.func @chain(
 // CHECK:         %[[STORED:.*]] = expr.mul %arg0, %arg0 : tensor<8xf64>
 // CHECK:         %[[F:.*]] = expr.fused : tensor<8xf64> {
-// CHECK-NEXT:      %[[S:.*]] = expr.math sin %[[STORED]] {scaly.fused}
-// CHECK-NEXT:      %[[A:.*]] = expr.add %[[S]], %[[STORED]] {scaly.fused}
+// CHECK-NEXT:      %[[S:.*]] = expr.math sin %[[STORED]] : tensor<{{[^{]*}}{{$}}
+// CHECK-NEXT:      %[[A:.*]] = expr.add %[[S]], %[[STORED]] : tensor<{{[^{]*}}{{$}}
 // CHECK-NEXT:      expr.yield %[[A]] : tensor<8xf64>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    expr.return %[[F]], %[[STORED]]
@@ -52,12 +53,12 @@ expr.func @chain(%x: tensor<8xf64>) -> (tensor<8xf64>, tensor<8xf64>) attributes
 // CHECK-NEXT:      expr.yield
 // CHECK-NEXT:    }
 // CHECK:         %[[N:.*]] = expr.fused : tensor<48xf64> {
-// CHECK-NEXT:      %[[NEG:.*]] = expr.neg %[[T]] {scaly.fused}
+// CHECK-NEXT:      %[[NEG:.*]] = expr.neg %[[T]] : tensor<{{[^{]*}}{{$}}
 // CHECK-NEXT:      %[[R:.*]] = expr.reshape %[[NEG]]
 // CHECK-NEXT:      expr.yield %[[R]]
 // CHECK-NEXT:    }
 // CHECK:         %[[E:.*]] = expr.fused : tensor<8x6xf64> {
-// CHECK-NEXT:      expr.math exp %[[T]] {scaly.fused}
+// CHECK-NEXT:      expr.math exp %[[T]] : tensor<{{[^{]*}}{{$}}
 // CHECK-NEXT:      expr.yield
 // CHECK-NEXT:    }
 // CHECK-NEXT:    expr.return %[[N]], %[[E]]
@@ -89,7 +90,7 @@ expr.func @shared(%x: tensor<6x8xf64>) -> (tensor<48xf64>, tensor<8x6xf64>) attr
 // CHECK-NEXT:    }
 // CHECK:         expr.loop 3
 // CHECK:           %[[F:.*]] = expr.fused : tensor<3x8xf64> {
-// CHECK-NEXT:        expr.mul %[[B]], %{{.*}} {scaly.fused}
+// CHECK-NEXT:        expr.mul %[[B]], %{{.*}} : tensor<{{[^{]*}}{{$}}
 // CHECK-NEXT:        expr.yield
 // CHECK-NEXT:      }
 // CHECK-NEXT:      expr.yield %[[F]]

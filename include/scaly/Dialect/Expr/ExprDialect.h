@@ -57,7 +57,8 @@ inline constexpr llvm::StringLiteral kFusedAttr = "scaly.fused";
 /// concatenation or a gather.
 bool isFusible(mlir::Operation *op);
 /// Whether the result of `op` is computed where it is read: `op` is
-/// marked scaly.fused (before scaly-form-fused-ops) or is an expr.fused.
+/// marked scaly.fused (before scaly-form-fused-ops), is an expr.fused or is
+/// in the body of one.
 bool isComputedWhereRead(mlir::Operation *op);
 /// Whether lowering computes `v` where it is read, as scaly-plan-fusion's
 /// marks say: a value above `limit` elements of a marked op or of an

@@ -25,7 +25,7 @@ bool scaly::expr::isFusible(Operation *op) {
 }
 
 bool scaly::expr::isComputedWhereRead(Operation *op) {
-  return op->hasAttr(kFusedAttr) || isa<FusedOp>(op);
+  return op->hasAttr(kFusedAttr) || isa<FusedOp>(op) || isa_and_nonnull<FusedOp>(op->getParentOp());
 }
 
 bool scaly::expr::computedInPlace(Value v, int64_t limit) {

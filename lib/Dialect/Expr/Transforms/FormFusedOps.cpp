@@ -61,7 +61,10 @@ Value cloneGroup(OpBuilder &b, Value v, const llvm::SetVector<Operation *> &memb
     return done;
   for (Value operand : def->getOperands())
     cloneGroup(b, operand, members, mapping);
-  return b.clone(*def, mapping)->getResult(0);
+  Operation *clone = b.clone(*def, mapping);
+  // The body says it now: the mark would only repeat it.
+  clone->removeAttr(kFusedAttr);
+  return clone->getResult(0);
 }
 
 LogicalResult formGroups(Block &block) {
