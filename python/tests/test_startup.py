@@ -144,6 +144,41 @@ def test_a_changed_value_is_traced_again(tmp_path, scripts, edit):
     assert second["counters"]["fast_hit"] == 0 and second["counters"]["render"] == 1
 
 
+# A user module the model reaches other than as a global of its own code:
+# its attributes count too (they once did not: a stale result was served).
+MODULE_READS = {
+    "package attribute": ("import pkg.sub", "pkg.sub.K"),
+    "closure": ("import pkg.sub\nmod = (lambda m: (lambda: m))(pkg.sub)", "mod().K"),
+    "helper's return value": ("import pkg.sub\ndef scale():\n    return pkg.sub", "scale().K"),
+}
+
+
+@pytest.mark.parametrize("reach", sorted(MODULE_READS))
+def test_a_changed_attribute_of_a_module_reached_indirectly_is_traced_again(
+        tmp_path, scripts, reach):
+    cache = tmp_path / "cache"
+    os.makedirs(os.path.join(scripts, "pkg"))
+    with open(os.path.join(scripts, "pkg", "__init__.py"), "w") as f:
+        f.write("from . import sub\n")
+    prelude, read = MODULE_READS[reach]
+    write(scripts, "model", f"""
+import numpy as np
+import scaly as sc
+{prelude}
+
+@sc.function(sc.arg("x", 3), outputs=sc.arg("y"))
+def scaled(x):
+    return x * {read}
+
+RESULTS = scaled(np.array([1.0, 2.0, 3.0])).tolist()
+""")
+    for k in (2.0, 3.0):
+        with open(os.path.join(scripts, "pkg", "sub.py"), "w") as f:
+            f.write(f"K = {k}\n")
+        got = run(scripts, "model", cache)
+        assert got["results"] == [k, 2 * k, 3 * k], reach
+
+
 def test_a_closure_over_a_new_function_is_traced_again(tmp_path, scripts):
     cache = tmp_path / "cache"
     body = """

@@ -9,7 +9,8 @@ trace, and tracing takes the compiler module (libLLVM, libMLIR, libclang-cpp:
                              "stamps": the compiler's files (path, size, mtime)}
 
 where <key> digests the decorated Python function's code, the values it reads
-(globals, closure cells, defaults, attributes of user modules it names), the
+(globals, closure cells, defaults, and the attributes of every user module it
+reaches, however it reaches it, that any code it reaches names), the
 declarations, Scaly's files and version, the compiler settings and the CPU.
 On a hit, `@sc.function` opens the shared object with dlopen and the Function
 is callable at once; the trace is made only if something asks for the graph
@@ -56,6 +57,19 @@ class _Opaque(Exception):
     """A value the key cannot digest: the function is traced as usual."""
 
 
+class _Walk(set):
+    """What one key's digest has met: the functions digested (the set), every name
+    any code reached reads (`names`), and the user modules reached (`modules`),
+    whose attributes of those names are digested last (a module reached through a
+    closure, a package attribute or a helper's return value is read by names the
+    code that holds it need not contain)."""
+
+    def __init__(self):
+        super().__init__()
+        self.names = set()
+        self.modules = {}
+
+
 def enabled():
     """Whether the trace-free index is used (SCALY_TRACE_FREE, default on; never
     while scaly.viz records)."""
@@ -98,6 +112,8 @@ def _value(h, v, seen, depth=0):
         _function(h, v, seen, depth + 1)
     elif t is types.ModuleType:
         h.update(f"module:{v.__name__};".encode())
+        if not _opaque_module(v.__name__):
+            seen.modules.setdefault(v.__name__, v)
     elif t is types.BuiltinFunctionType or isinstance(v, np.ufunc) or \
             (isinstance(v, type) and _opaque_module(v.__module__)):
         h.update(f"named:{getattr(v, '__module__', None)}.{getattr(v, '__qualname__', v)};".encode())
@@ -115,6 +131,7 @@ def _value(h, v, seen, depth=0):
 
 
 def _code(h, code, globals_, seen, depth):
+    seen.names.update(code.co_names)
     h.update(code.co_code)
     h.update(repr((code.co_names, code.co_freevars, code.co_argcount,
                    code.co_kwonlyargcount, code.co_flags)).encode())
@@ -129,19 +146,26 @@ def _code(h, code, globals_, seen, depth):
         v = globals_[name]
         h.update(f"global:{name}=".encode())
         _value(h, v, seen, depth + 1)
-        if type(v) is types.ModuleType and not _opaque_module(v.__name__):
-            # A user module: the attributes this code may read from it.
-            for attr in code.co_names:
-                a = getattr(v, attr, _MISSING)
-                if a is not _MISSING:
-                    h.update(f"attr:{name}.{attr}=".encode())
-                    if type(a) is types.ModuleType:
-                        h.update(f"module:{a.__name__};".encode())
-                    else:
-                        _value(h, a, seen, depth + 1)
 
 
 _MISSING = object()
+
+
+def _modules(h, seen):
+    """Digest the attributes of the user modules reached that some code reached
+    names, until no new one appears (digesting a value may reach more code, hence
+    more names, and more modules)."""
+    done = set()
+    while True:
+        todo = sorted((m, a) for m in seen.modules for a in seen.names if (m, a) not in done)
+        if not todo:
+            return
+        for module_name, attr in todo:
+            done.add((module_name, attr))
+            a = getattr(seen.modules[module_name], attr, _MISSING)
+            if a is not _MISSING:
+                h.update(f"attr:{module_name}.{attr}=".encode())
+                _value(h, a, seen, 1)
 
 
 def _function(h, f, seen, depth):
@@ -202,7 +226,9 @@ def function_key(pyfunc, inputs, outputs):
                 [repr(d) for d in inputs], [repr(d) for d in outputs])
     h.update(json.dumps(settings).encode())
     try:
-        _function(h, pyfunc, set(), 0)
+        walk = _Walk()
+        _function(h, pyfunc, walk, 0)
+        _modules(h, walk)
     except Exception:  # noqa: BLE001  (_Opaque, or a module attribute that raises on reading)
         return None
     return h.hexdigest()
