@@ -433,8 +433,18 @@ def _divmod(a, b, what):
     div = (a - mod) / b
     adjust = (mod != 0) & ((b < 0) != (mod < 0))
     div = where_(adjust, div - 1, div)
-    mod = where_(adjust, mod + b, where_(mod == 0, _signed_zero(b < 0, b), mod))
+    mod = where_(adjust, mod + b, where_(mod == 0, _zero_signed_like(b < 0, mod), mod))
     return a, b, div, mod
+
+
+def _zero_signed_like(negative, zero):
+    """`zero` (a +-0.0 of fmod's) with the sign NumPy gives it: -0.0 where `negative`
+    holds, else 0.0. Computed from `zero` by sign-exact additions, not picked as a
+    constant, so it keeps fmod's derivative: d(x % y)/dx is 1 where the remainder
+    is 0 too (x = 0, say), as everywhere else."""
+    plus = zero + 0.0            # +0.0 whatever zero's sign: (-0) + (+0) = +0
+    minus = -((-zero) + 0.0)     # -0.0 whatever zero's sign
+    return where_(negative, minus, plus)
 
 
 def floor_divide(a, b):

@@ -301,6 +301,25 @@ def test_where(name):
 # Casts
 # ---------------------------------------------------------------------------
 
+@pytest.mark.parametrize("n", [6, 300])
+def test_remainder_at_exact_multiples(n):
+    # x % y is x - y * floor(x / y): its derivatives are 1 and -floor(x / y) where
+    # the remainder is 0 too (x = 0, x a multiple of y), where NumPy's value is a
+    # zero with the sign of y (the derivative was lost there once).
+    @sc.function(sc.arg("x", n), sc.arg("y", n), outputs=sc.arg("r"))
+    def rem(x, y):
+        return x % y
+
+    k = np.arange(n) % 6
+    y = np.where(k % 2 == 0, 1.5, -1.5)
+    x = np.choose(k, [0.0, -0.0, 3.0, -4.5, 2.2, 1.0])  # four multiples, two not
+    got, want = rem(x, y), np.remainder(x, y)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    np.testing.assert_array_equal(np.diag(sc.jacobian(rem, wrt="x")(x, y)), np.ones(n))
+    np.testing.assert_array_equal(np.diag(sc.jacobian(rem, wrt="y")(x, y)), -np.floor(x / y))
+
+
 def test_cast_float64_through_float32():
     def body(m, x):
         y = m.sin(x).astype("float32") * 2.0
