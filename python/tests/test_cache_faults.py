@@ -150,3 +150,51 @@ def test_an_artifact_from_before_the_binding_is_bound_on_first_use(cache):
 
 def test_cache_error_is_an_os_error():
     assert issubclass(CacheError, OSError)
+
+
+FORKED_POOL = """
+import json, multiprocessing as mp
+import numpy as np
+import scaly as sc
+
+def work(k):
+    @sc.function(sc.arg("x", 3), outputs=sc.arg("y"))
+    def scaled(x):
+        return x * float(k)
+    return float(scaled(np.ones(3))[0])
+
+if __name__ == "__main__":
+    with mp.get_context("fork").Pool(2) as pool:
+        print(json.dumps({"v": pool.map(work, range(6))}))
+"""
+
+
+def test_forked_workers_leave_no_temporaries_and_publish_every_entry(cache, tmp_path):
+    # multiprocessing's forked workers end with os._exit: a background link was cut
+    # mid-write, leaving lib<name>.so.tmp.<pid>.* behind and no trace-free entry.
+    script = tmp_path / "pool.py"
+    script.write_text(FORKED_POOL)
+    out = run_snippet(f"exec(open({str(script)!r}).read())", cache,
+                      env_extra={"SCALY_TRACE_FREE": "1"})
+    assert out["v"] == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    assert temporaries(cache) == []
+    entries = [f for f in os.listdir(cache / "index") if f.startswith("fast-")]
+    assert len(entries) == 6
+
+
+def test_a_temporary_left_by_a_process_no_longer_running_is_removed(cache, tmp_path):
+    import subprocess
+    import sys
+
+    from scaly.runtime.cache_files import _write_atomic
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    target = cache / "k" / "file.json"
+    target.parent.mkdir(parents=True)
+    left = target.with_name(f"file.json.tmp.{int(dead.stdout)}.1")
+    live = target.with_name(f"file.json.tmp.{os.getppid()}.1")  # pytest's parent: running
+    left.write_bytes(b"half")
+    live.write_bytes(b"half")
+    _write_atomic(target, b"{}")
+    assert target.read_bytes() == b"{}"
+    assert not left.exists() and live.exists()

@@ -1,7 +1,8 @@
 """The JIT cache's files: the cache root, and writes that are never seen half done.
 
 Every file is written to a temporary named after the process and thread and
-renamed into place; a path taken by the wrong kind of file is a CacheError
+renamed into place (a temporary a process that no longer runs left is removed
+when the same file is written again); a path taken by the wrong kind of file is a CacheError
 naming it (Scaly never deletes what it did not write).
 """
 
@@ -67,6 +68,30 @@ def _replace(tmp, path):
         os.replace(tmp, path)
 
 
+def _process_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process: alive
+    return True
+
+
+def sweep_temporaries(path: Path):
+    """Remove the temporaries of `path` (`<path>.tmp.<pid>.<thread>`) that a process
+    no longer running left: one killed, or ended by os._exit, while it wrote
+    (multiprocessing's forked workers end so). A live process's are its own."""
+    for tmp in Path(path).parent.glob(Path(path).name + ".tmp.*"):
+        parts = tmp.name[len(Path(path).name) + len(".tmp."):].split(".")
+        if parts and parts[0].isdigit() and int(parts[0]) != os.getpid() \
+                and not _process_alive(int(parts[0])):
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+
+
 def _write_atomic(path: Path, data: bytes):
     """Write `data` to a file named after this process and thread, then rename it
     into place: readers see the old file or the new one, never a partial one."""
@@ -74,6 +99,7 @@ def _write_atomic(path: Path, data: bytes):
     directory = os.path.dirname(path)
     if not os.path.isdir(directory):
         _make_dirs(directory)
+    sweep_temporaries(Path(path))
     tmp = f"{path}.tmp.{os.getpid()}.{threading.get_ident()}"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)

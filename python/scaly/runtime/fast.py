@@ -318,6 +318,11 @@ def publish(cc, fn, directory: Path, name, workspace):
     if key is None or not enabled():
         return
     args = (cc, key, fn.name, fn.inputs, fn.outputs, Path(directory), name, workspace)
+    if _FORKED_CHILD:
+        # A forked worker (multiprocessing's) ends with os._exit, which would kill
+        # a background link mid-write: link now.
+        _publish(*args)
+        return
     thread = threading.Thread(target=_publish, args=args, name="scaly-fast-publish", daemon=True)
     with _PENDING_LOCK:
         _PENDING.append(thread)
@@ -333,6 +338,17 @@ def wait():
             thread = _PENDING.pop()
         thread.join()
 
+
+_FORKED_CHILD = False
+
+
+def _after_fork_in_child():
+    global _FORKED_CHILD, _LINKING
+    _FORKED_CHILD = True
+    _LINKING = threading.Lock()  # the parent's may have been held by its linking thread
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 _LINKING = threading.Lock()  # one link at a time: a process compiling many Functions
                              # must not start a compiler driver per Function at once
@@ -358,6 +374,7 @@ def _publish_now(cc, key, fn_name, inputs, outputs, directory, name, workspace):
             # shared object left there may be what missed (damaged). The object
             # file was verified by the ordinary path.
             import subprocess
+            jit.sweep_temporaries(so)
             tmp = so.with_name(f"{so.name}.tmp.{os.getpid()}.{threading.get_ident()}")
             try:
                 # --as-needed: a model without vector math does not make dlopen

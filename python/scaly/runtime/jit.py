@@ -38,7 +38,7 @@ from .. import _runtime
 from .._core import core as _scaly
 from ..codegen import _viz_watched, render_native
 from .cache_files import (CacheError, _make_dirs, _read_json, _replace, _sha256,  # noqa: F401
-                          _write_atomic, cache_root)
+                          _write_atomic, cache_root, sweep_temporaries)
 from .compiler import CompileError, _compiler, _cpu_identity, _libraries, _run  # noqa: F401
 
 # Raise whenever generated code or the cache layout changes.
