@@ -212,10 +212,20 @@ def _split_declarations(pyfunc, decls, outputs):
         if not isinstance(d, Arg):
             raise TypeError(f"sc.function: declarations must be sc.arg(...), got {d!r}")
     try:
-        params = [p for p in inspect.signature(pyfunc).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        signature = inspect.signature(pyfunc).parameters.values()
     except (TypeError, ValueError):
-        params = None
+        signature = None
+    params = None
+    if signature is not None:
+        params = [p for p in signature if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        variadic = [p for p in signature if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        if variadic:
+            # The declarations bind to named parameters only: with *args they
+            # would silently become outputs.
+            raise TypeError(f"sc.function: {pyfunc.__name__}() takes "
+                            f"{'*' if variadic[0].kind == variadic[0].VAR_POSITIONAL else '**'}"
+                            f"{variadic[0].name}; name each input as a parameter of its own, "
+                            "one per declared input")
     if outputs is None:
         # As in sc.function(sc.L("x", 3), sc.L("energy", ...)): the first k
         # declarations name the k parameters, the rest name the outputs.

@@ -420,6 +420,17 @@ def test_bad_declarations_type_error(decls, outputs, match):
         sc.function(*decls, outputs=outputs)(_f)
 
 
+@pytest.mark.parametrize("variadic,shown", [
+    pytest.param(lambda *xs: xs[0] + xs[1], "*xs", id="args"),
+    pytest.param(lambda x, **more: x, "**more", id="kwargs"),
+])
+def test_variadic_parameters_are_refused(variadic, shown):
+    # With *args the declarations bound to no parameter and silently became outputs.
+    with pytest.raises(TypeError, match=esc(f"takes {shown}; name each input as a parameter of "
+                                            "its own")):
+        sc.function(sc.arg("x", 3), sc.arg("y", 3))(variadic)
+
+
 def test_decorating_a_non_callable():
     with pytest.raises(TypeError, match="sc.function decorates a function, got 42"):
         sc.function(sc.arg("x", 3))(42)
