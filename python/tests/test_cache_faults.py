@@ -198,3 +198,24 @@ def test_a_temporary_left_by_a_process_no_longer_running_is_removed(cache, tmp_p
     _write_atomic(target, b"{}")
     assert target.read_bytes() == b"{}"
     assert not left.exists() and live.exists()
+
+
+def test_a_cache_root_that_cannot_be_made_is_a_cache_error_naming_it(tmp_path):
+    # /proc refuses new directories: a bare FileNotFoundError named neither the
+    # cache root nor SCALY_CACHE_DIR.
+    code = """
+    import json
+    import scaly as sc
+    from scaly.runtime import CacheError
+    @sc.function(sc.L("x", 3), sc.L("y", ...))
+    def double(x):
+        return 2 * x
+    try:
+        double([1.0, 2.0, 3.0])
+        print(json.dumps({"error": None}))
+    except CacheError as e:
+        print(json.dumps({"error": str(e)}))
+    """
+    out = run_snippet(code, "/proc/scaly-nope/cache")
+    assert out["error"] is not None
+    assert "/proc/scaly-nope/cache" in out["error"] and "SCALY_CACHE_DIR" in out["error"]

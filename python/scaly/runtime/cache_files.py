@@ -48,6 +48,10 @@ def _make_dirs(directory):
             raise
         raise CacheError(f"the cache is damaged: {taken[-1]} is a file where Scaly keeps a "
                          f"directory; delete it (rm '{taken[-1]}') and call again") from None
+    except OSError as e:  # no such parent that can be made, no permission, read-only
+        raise CacheError(f"cannot make the cache directory {directory} ({e.strerror}); the "
+                         f"cache root is {cache_root()}: set SCALY_CACHE_DIR to a directory "
+                         "you can write") from None
 
 
 def _replace(tmp, path):
