@@ -130,6 +130,12 @@ def test_bad_dimensions_raise_naming_the_argument(backend, name, change):
     assert any(names(str(info.value), k) for k in named), str(info.value)
 
 
+def test_p_and_c_of_different_sizes_are_both_named():
+    # P square but of another n than c: neither alone is "the" wrong one.
+    with pytest.raises(ValueError, match=r"P is 2 x 2 but c has 3 entries"):
+        solve_qp(np.eye(2), np.ones(3))
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_bad_warm_start_dimensions(backend):
     for name, value in (("x0", np.ones(2)), ("y0", np.ones(3)), ("z0", np.ones(1)),

@@ -134,6 +134,12 @@ class _Problem:
             raise ValueError("c is required: the cost vector, of length n")
         c = _vector(c, np.size(c) if n is None else n, "c")
         n = c.shape[0]
+        shape = getattr(P, "shape", None) if P is not None else None
+        shape = np.shape(P) if shape is None and P is not None else shape
+        if shape is not None and len(shape) == 2 and shape[0] == shape[1] and shape[0] != n:
+            # P and c disagree on n: name both rather than blame P alone.
+            raise ValueError(f"P is {shape[0]} x {shape[1]} but c has {n} entries: both must "
+                             "have the problem's n (P n x n, c of length n)")
         p = _rows(A, b, "A", "b")
         m = _rows(G, h_l if h_l is not None else h_u, "G", "h_l/h_u")
         self.n, self.p, self.m = n, p, m
