@@ -514,7 +514,7 @@ bool renderCModule(ModuleOp module, const RenderOptions &options, RenderedModule
   if (succeeded(lowered))
     lowered = lower.run(module);
   if (failed(lowered))
-    return fail("lowering to the program dialect failed");
+    return fail("the lowering pipeline (derivatives, plans, lowering, loop passes) failed");
   // The checkpoint: each entry's module on its own (in parallel; a module's
   // verification walks its symbol uses in one thread), before the merge,
   // which only moves and renames functions.

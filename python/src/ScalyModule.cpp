@@ -246,6 +246,9 @@ mlir::MLIRContext &sharedContext() {
     registerScalyDialects(registry);
     auto *c = new mlir::MLIRContext(registry, mlir::MLIRContext::Threading::DISABLED);
     c->loadAllAvailableDialects();
+    // An error names the op and says what is wrong; the op's generic form
+    // ("see current operation: %4:4 = ...") would only bury that for a user.
+    c->printOpOnDiagnostic(false);
     return c;
   }();
   return *ctx;

@@ -379,6 +379,14 @@ def test_derivatives_through_a_qp_solve_are_refused_by_name():
     for derivative in (sc.jacobian, sc.jacobian_sparsity):
         with pytest.raises(ValueError, match="expr.qp_solve.*not differentiable yet"):
             derivative(solved)
+    # A gradient is built at its first call: the same words then, without a dump
+    # of the op's generic form.
+    @sc.function(sc.arg("c", 2), outputs=sc.arg("s"))
+    def total(c):
+        return solved(c).sum()
+    with pytest.raises(RuntimeError, match="expr.qp_solve' op is not differentiable yet") as info:
+        sc.gradient(total)(np.ones(2))
+    assert "see current operation" not in str(info.value)
 
 
 def test_threads_share_a_solver_function_safely():
