@@ -411,3 +411,13 @@ expr.func @f(%x: tensor<4xf64>) -> tensor<4xf64> attributes {arg_names = ["x"], 
   }
   expr.return %0 : tensor<4xf64>
 }
+
+// -----
+
+expr.func @f(%x: tensor<4xf64>) -> tensor<4xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  // expected-error @+1 {{'expr.fused' op body must yield a value it computes, not one from outside it}}
+  %0 = expr.fused : tensor<4xf64> {
+    expr.yield %x : tensor<4xf64>
+  }
+  expr.return %0 : tensor<4xf64>
+}

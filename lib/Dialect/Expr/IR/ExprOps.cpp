@@ -360,6 +360,8 @@ LogicalResult FusedOp::verify() {
   auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getNumOperands() != 1 || yield.getOperand(0).getType() != getType())
     return emitOpError("body must yield one value of the result's type ") << getType();
+  if (yield.getOperand(0).getParentBlock() != &body)
+    return emitOpError("body must yield a value it computes, not one from outside it");
   for (Operation &op : body.without_terminator())
     if (!isFusible(&op))
       return emitOpError("body may hold only elementwise ops, views, concatenations and "

@@ -67,6 +67,10 @@ public:
     if (v.getParentBlock() != block || planned.count(v))
       return;
     planned[v] = PlaceAttr::get(ctx, kind, index, offset);
+    // An expr.fused is produced where its body's value is (planned after
+    // scaly-form-fused-ops: the body then holds what the root was made of).
+    if (auto fused = v.getDefiningOp<FusedOp>())
+      placeInto(fused.getRoot(), kind, index, offset, &fused.getBody().front());
     if (auto reshape = v.getDefiningOp<ReshapeOp>())
       if (reshape.getOperand().hasOneUse())
         placeInto(reshape.getOperand(), kind, index, offset, block);
@@ -94,7 +98,10 @@ public:
   /// stored. The yield operands of its body: stacked ones into this
   /// iteration's slice, carried ones built in a window into that window.
   void placeYielded(YieldOp yield) {
-    auto loop = cast<LoopOp>(yield->getParentOp());
+    // An expr.fused's yield is its value: placed with the expr.fused.
+    auto loop = dyn_cast<LoopOp>(yield->getParentOp());
+    if (!loop)
+      return;
     unsigned carried = loop.getNumCarried();
     planNextValues(loop);
     for (auto [k, v] : llvm::enumerate(yield.getOperands()))
