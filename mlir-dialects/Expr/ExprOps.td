@@ -50,7 +50,13 @@ class Expr_Op<string mnemonic, list<Trait> traits = []>
 
 // Element types Scaly traces: float64, float32, int32, int64, bool.
 def Expr_ElementType : AnyTypeOf<[F64, F32, I32, I64, I1]>;
-def Expr_Array : StaticShapeTensorOf<[F64, F32, I32, I64, I1]>;
+// An element count that overflows int64 (2^61 x 4) made the lowering count
+// elements without end: such a type is refused by every op's verifier.
+def Expr_Array : ConfinedType<StaticShapeTensorOf<[F64, F32, I32, I64, I1]>,
+    [CPred<"::scaly::expr::hasCountableElements($_self)">],
+    "statically shaped tensor of 64-bit float or 32-bit float or 32-bit signless integer or "
+    "64-bit signless integer or 1-bit signless integer values whose element count fits in "
+    "64 bits">;
 def Expr_FloatArray : StaticShapeTensorOf<[F64, F32]>;
 
 //===----------------------------------------------------------------------===//

@@ -298,7 +298,7 @@ expr.func @f(%x: tensor<?xf64>) -> tensor<2xf64> attributes {arg_names = ["x"], 
 // -----
 
 expr.func @f(%x: tensor<2xf16>) attributes {arg_names = ["x"], res_names = []} {
-  // expected-error @+1 {{'expr.neg' op operand #0 must be statically shaped tensor of 64-bit float or 32-bit float or 32-bit signless integer or 64-bit signless integer or 1-bit signless integer values, but got 'tensor<2xf16>'}}
+  // expected-error @+1 {{'expr.neg' op operand #0 must be statically shaped tensor of 64-bit float or 32-bit float or 32-bit signless integer or 64-bit signless integer or 1-bit signless integer values whose element count fits in 64 bits, but got 'tensor<2xf16>'}}
   %0 = expr.neg %x : tensor<2xf16>
   expr.return
 }
@@ -420,4 +420,14 @@ expr.func @f(%x: tensor<4xf64>) -> tensor<4xf64> attributes {arg_names = ["x"], 
     expr.yield %x : tensor<4xf64>
   }
   expr.return %0 : tensor<4xf64>
+}
+
+// -----
+
+// An element count beyond int64 (2^61 x 4): the lowering counted elements
+// without end.
+expr.func @huge(%x: tensor<2305843009213693952x4xf64>) -> tensor<2305843009213693952xf64> attributes {arg_names = ["x"], res_names = ["y"]} {
+  // expected-error @+1 {{'expr.reduce' op operand #0 must be statically shaped tensor of 64-bit float or 32-bit float or 32-bit signless integer or 64-bit signless integer or 1-bit signless integer values whose element count fits in 64 bits, but got 'tensor<2305843009213693952x4xf64>'}}
+  %s = expr.reduce sum %x axes [1] : tensor<2305843009213693952x4xf64> to tensor<2305843009213693952xf64>
+  expr.return %s : tensor<2305843009213693952xf64>
 }

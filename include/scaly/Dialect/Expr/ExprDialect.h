@@ -33,6 +33,8 @@
 namespace scaly::expr {
 /// Number of elements of a static shaped type (1 for a scalar).
 int64_t numElements(mlir::Type type);
+/// Whether the element count of the shaped `type` fits in int64.
+bool hasCountableElements(mlir::Type type);
 /// C name of a math function for the given element type (sin / sinf).
 std::string cMathName(llvm::StringRef fn, mlir::Type elementType);
 /// `type` (a ranked tensor) with a leading axis of length `count` added: the

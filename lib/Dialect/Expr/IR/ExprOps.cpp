@@ -16,6 +16,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 #include <cmath>
 
 using namespace mlir;
@@ -50,6 +51,17 @@ int64_t scaly::expr::numElements(Type type) {
   if (auto shaped = dyn_cast<ShapedType>(type))
     return shaped.getNumElements();
   return 1;
+}
+
+bool scaly::expr::hasCountableElements(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return true;
+  int64_t count = 1;
+  for (int64_t d : shaped.getShape())
+    if (llvm::MulOverflow(count, d, count))
+      return false;
+  return true;
 }
 
 RankedTensorType scaly::expr::withLeadingAxis(Type type, int64_t count) {
