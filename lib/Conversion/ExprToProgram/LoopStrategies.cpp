@@ -135,9 +135,7 @@ bool ProcLowering::readsTransposed(Value v, bool &found) {
   const Stored &s = values[v];
   if (!s.lazy)
     return true;
-  Operation *op = v.getDefiningOp();
-  if (auto f = dyn_cast<ex::FusedOp>(op))
-    return readsTransposed(f.getRoot(), found);
+  Operation *op = computingOp(v);
   if (auto t = dyn_cast<ex::TransposeOp>(op)) {
     found |= ex::movesLastAxis(t);
     return readsTransposed(t.getOperand(), found);
@@ -154,7 +152,8 @@ bool ProcLowering::readsTransposed(Value v, bool &found) {
 }
 
 void ProcLowering::handCopyPlan(Value v) {
-  Attribute plan = v.getDefiningOp() ? v.getDefiningOp()->getAttr(ex::kCopyPlanAttr) : Attribute();
+  Operation *op = computingOp(v);
+  Attribute plan = op ? op->getAttr(ex::kCopyPlanAttr) : Attribute();
   auto nest = dyn_cast_or_null<scf::ParallelOp>(b.getInsertionBlock()->getParentOp());
   SmallVector<int64_t> shape = shapeOf(v);
   // The nest's last two dimensions must be the value's last two axes (an

@@ -146,6 +146,10 @@ private:
 
   void storeAt(Value x, Value ptr, Ix lin, Location loc);
 
+  /// The op that computes the elements of `v`: for an expr.fused, the op of
+  /// its body that yields them (reading a fused value reads its body).
+  static Operation *computingOp(Value v);
+
   /// Element `idx` of `v`, computing a lazy value in place (fusion).
   Value elementAt(Value v, ArrayRef<Ix> idx, Location loc);
 

@@ -49,6 +49,12 @@ void ProcLowering::storeAt(Value x, Value ptr, Ix lin, Location loc) {
     b.create<pg::StoreOp>(loc, ValueRange{x}, advanced(ptr, lin.v, loc), b.getI64IntegerAttr(0));
 }
 
+Operation *ProcLowering::computingOp(Value v) {
+  if (auto fused = v.getDefiningOp<ex::FusedOp>())
+    return fused.getRoot().getDefiningOp();
+  return v.getDefiningOp();
+}
+
 Value ProcLowering::elementAt(Value v, ArrayRef<Ix> idx, Location loc) {
   const Stored &s = values[v];
   SmallVector<int64_t> shape = shapeOf(v);
@@ -58,9 +64,7 @@ Value ProcLowering::elementAt(Value v, ArrayRef<Ix> idx, Location loc) {
       return element(s, lin.c, loc);
     return loadAt(inMemory(v, loc), lin, loc);
   }
-  Operation *op = v.getDefiningOp();
-  if (auto f = dyn_cast<ex::FusedOp>(op))
-    return elementAt(f.getRoot(), idx, loc);
+  Operation *op = computingOp(v);
   if (auto c = dyn_cast<ex::ConstantOp>(op))
     return splatScalar(c, loc);
   if (auto c = dyn_cast<ex::ConcatOp>(op))
@@ -121,18 +125,15 @@ void ProcLowering::materialize(Value v, Value dst, Location loc) {
   SmallVector<int64_t> shape = shapeOf(v);
   if (ex::numElements(v.getType()) == 0)
     return;
-  if (auto fused = v.getDefiningOp<ex::FusedOp>(); fused && values[v].lazy) {
-    materialize(fused.getRoot(), dst, loc);
-    return;
-  }
-  if (auto concat = v.getDefiningOp<ex::ConcatOp>(); concat && values[v].lazy) {
+  Operation *lazy = values[v].lazy ? computingOp(v) : nullptr;
+  if (auto concat = dyn_cast_or_null<ex::ConcatOp>(lazy)) {
     materializeConcat(concat, dst, loc);
     return;
   }
   // A reshape keeps the row-major order: its operand is written as it is
   // (a stack of columns reshaped into an output is stored in place, not
   // through a copy indexed by divisions).
-  if (auto reshape = v.getDefiningOp<ex::ReshapeOp>(); reshape && values[v].lazy) {
+  if (auto reshape = dyn_cast_or_null<ex::ReshapeOp>(lazy)) {
     materialize(reshape.getOperand(), dst, loc);
     return;
   }
@@ -175,9 +176,7 @@ bool ProcLowering::isFlat(Value v) {
   const Stored &s = values[v];
   if (!s.lazy)
     return s.inMemory() || tensorOf(v.getType()).getRank() == 0;
-  Operation *op = v.getDefiningOp();
-  if (auto f = dyn_cast<ex::FusedOp>(op))
-    return isFlat(f.getRoot());
+  Operation *op = computingOp(v);
   if (isa<ex::TransposeOp, ex::SliceOp, ex::ConcatOp>(op))
     return false;
   if (isa<ex::GatherOp>(op)) // reads its source at positions from a table
@@ -194,9 +193,7 @@ Value ProcLowering::elementFlat(Value v, Ix lin, Location loc) {
       return elementStatic(v, 0, loc);
     return loadAt(s.ptr, lin, loc);
   }
-  Operation *op = v.getDefiningOp();
-  if (auto f = dyn_cast<ex::FusedOp>(op))
-    return elementFlat(f.getRoot(), lin, loc);
+  Operation *op = computingOp(v);
   if (auto c = dyn_cast<ex::ConstantOp>(op))
     return splatScalar(c, loc);
   if (isa<ex::BroadcastOp>(op))
