@@ -8,13 +8,11 @@ user's tracing instead of delaying the first numerical call.
 
 Off with SCALY_JIT_WARMUP=0, and when SCALY_CC selects an external compiler.
 A fork waits for the thread first, so a child never inherits a half-built
-compiler; so does interpreter exit.
+compiler; so does interpreter exit (the compiler module registers that wait
+itself when it loads, however it is imported).
 """
 
-import atexit
 import os
-
-from .. import _core
 
 # Flags that turn off vector gather and scatter instructions (slow on CPUs
 # with the Downfall mitigation); used with Clang where it accepts them.
@@ -30,12 +28,3 @@ def x86():
     """Whether this is an x86-64 machine."""
     return os.uname().machine in ("x86_64", "amd64")
 
-
-def wait():
-    """Wait for the warm-up to finish (a no-op when it is off, done, or the compiler
-    module was never loaded)."""
-    if _core.loaded():
-        _core.load().warmup_join()
-
-
-atexit.register(wait)  # never tear the compiler down under the thread
