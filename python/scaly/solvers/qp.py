@@ -134,9 +134,8 @@ class _Problem:
             raise ValueError("c is required: the cost vector, of length n")
         c = _vector(c, np.size(c) if n is None else n, "c")
         n = c.shape[0]
-        shape = getattr(P, "shape", None) if P is not None else None
-        shape = np.shape(P) if shape is None and P is not None else shape
-        if shape is not None and len(shape) == 2 and shape[0] == shape[1] and shape[0] != n:
+        shape = () if P is None else _shape(P)
+        if len(shape) == 2 and shape[0] == shape[1] and shape[0] != n:
             # P and c disagree on n: name both rather than blame P alone.
             raise ValueError(f"P is {shape[0]} x {shape[1]} but c has {n} entries: both must "
                              "have the problem's n (P n x n, c of length n)")
@@ -159,12 +158,17 @@ class _Problem:
                          _ptr(self.x_u))
 
 
+def _shape(M):
+    """The shape of a matrix given as a SciPy sparse matrix or an array-like."""
+    return M.shape if hasattr(M, "shape") else np.shape(M)
+
+
 def _rows(M, rhs, name, rhs_name):
     if M is None:
         if rhs is not None and np.size(rhs) > 0:
             raise ValueError(f"{rhs_name} is given without {name}")
         return 0
-    shape = M.shape if hasattr(M, "shape") else np.shape(M)
+    shape = _shape(M)
     if len(shape) == 1:
         return 1
     if len(shape) != 2:
